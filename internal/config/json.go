@@ -1,0 +1,486 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// SyntaxError is a JSON syntax error with its 1-based line and column.
+type SyntaxError struct {
+	Msg          string
+	Line, Column int
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+}
+
+// ParseJSON decodes data as JavaScript's JSON.parse does (a later duplicate key replaces the value
+// but keeps the first position), keeping object key order.
+func ParseJSON(data []byte) (Value, error) {
+	p := jsonParser{data: data}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.data) {
+		return nil, p.errorf("unexpected %q after the JSON value", p.data[p.pos])
+	}
+	return v, nil
+}
+
+const maxJSONDepth = 10000
+
+type jsonParser struct {
+	data []byte
+	pos  int
+}
+
+func (p *jsonParser) errorf(format string, args ...any) error {
+	line, col := 1, 1
+	for i := 0; i < p.pos && i < len(p.data); i++ {
+		if p.data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return &SyntaxError{Msg: fmt.Sprintf(format, args...), Line: line, Column: col}
+}
+
+func (p *jsonParser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value(depth int) (Value, error) {
+	if depth > maxJSONDepth {
+		return nil, p.errorf("nesting deeper than %d", maxJSONDepth)
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.errorf("unexpected end of JSON input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		return p.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case p.literal("true"):
+		return true, nil
+	case p.literal("false"):
+		return false, nil
+	case p.literal("null"):
+		return nil, nil
+	default:
+		return nil, p.errorf("unexpected %q", c)
+	}
+}
+
+func (p *jsonParser) literal(word string) bool {
+	if len(p.data)-p.pos >= len(word) && string(p.data[p.pos:p.pos+len(word)]) == word {
+		p.pos += len(word)
+		return true
+	}
+	return false
+}
+
+func (p *jsonParser) object(depth int) (Value, error) {
+	p.pos++ // {
+	o := &Object{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return o, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.errorf("expected a string key")
+		}
+		key, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.errorf("expected ':' after object key")
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		o.Set(key, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of JSON input")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return o, nil
+		default:
+			return nil, p.errorf("expected ',' or '}' in object")
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (Value, error) {
+	p.pos++ // [
+	a := []any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return a, nil
+	}
+	for {
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of JSON input")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return a, nil
+		default:
+			return nil, p.errorf("expected ',' or ']' in array")
+		}
+	}
+}
+
+func (p *jsonParser) number() (Value, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, p.errorf("invalid number")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.errorf("invalid number")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.errorf("invalid number")
+		}
+	}
+	f, err := strconv.ParseFloat(string(p.data[start:p.pos]), 64)
+	if err != nil {
+		// Out of range: JavaScript gives ±Infinity, which JSON cannot carry back; keep the sign.
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, nil
+		}
+		return nil, p.errorf("invalid number")
+	}
+	return f, nil
+}
+
+func (p *jsonParser) str() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	// Fast path: no escapes.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := string(p.data[start:p.pos])
+			p.pos++
+			if !utf8.ValidString(s) {
+				return toValidUTF8(s), nil
+			}
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.errorf("control character in string")
+		}
+		p.pos++
+	}
+	buf := append([]byte(nil), p.data[start:p.pos]...)
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return toValidUTF8(string(buf)), nil
+		case c < 0x20:
+			return "", p.errorf("control character in string")
+		case c != '\\':
+			buf = append(buf, c)
+			p.pos++
+			continue
+		}
+		p.pos++
+		if p.pos >= len(p.data) {
+			break
+		}
+		e := p.data[p.pos]
+		p.pos++
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := p.hex4()
+			if !ok {
+				return "", p.errorf("invalid unicode escape")
+			}
+			if utf16.IsSurrogate(r) {
+				if p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					save := p.pos
+					p.pos += 2
+					r2, ok := p.hex4()
+					if ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							buf = utf8.AppendRune(buf, d)
+							continue
+						}
+					}
+					p.pos = save
+				}
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", p.errorf("invalid escape '\\%c'", e)
+		}
+	}
+	return "", p.errorf("unterminated string")
+}
+
+func (p *jsonParser) hex4() (rune, bool) {
+	if p.pos+4 > len(p.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.data[p.pos : p.pos+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	p.pos += 4
+	return r, true
+}
+
+func toValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// AppendJSON appends v serialised as JavaScript's JSON.stringify(v, null, indent) does
+// (indent 0 means compact).
+func AppendJSON(dst []byte, v Value, indent int) []byte {
+	return appendJSON(dst, v, indent, 0)
+}
+
+// MarshalJSON returns v serialised as JSON.stringify(v, null, indent).
+func MarshalJSON(v Value, indent int) []byte {
+	return AppendJSON(nil, v, indent)
+}
+
+func appendNewline(dst []byte, indent, level int) []byte {
+	dst = append(dst, '\n')
+	for i := 0; i < indent*level; i++ {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+func appendJSON(dst []byte, v Value, indent, level int) []byte {
+	switch t := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		return strconv.AppendBool(dst, t)
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return append(dst, "null"...)
+		}
+		return AppendNumber(dst, t)
+	case int:
+		return strconv.AppendInt(dst, int64(t), 10)
+	case string:
+		return AppendString(dst, t)
+	case []any:
+		if len(t) == 0 {
+			return append(dst, "[]"...)
+		}
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if indent > 0 {
+				dst = appendNewline(dst, indent, level+1)
+			}
+			dst = appendJSON(dst, e, indent, level+1)
+		}
+		if indent > 0 {
+			dst = appendNewline(dst, indent, level)
+		}
+		return append(dst, ']')
+	case *Object:
+		if t == nil {
+			return append(dst, "null"...)
+		}
+		if len(t.Members) == 0 {
+			return append(dst, "{}"...)
+		}
+		dst = append(dst, '{')
+		for i, m := range t.Members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if indent > 0 {
+				dst = appendNewline(dst, indent, level+1)
+			}
+			dst = AppendString(dst, m.Key)
+			dst = append(dst, ':')
+			if indent > 0 {
+				dst = append(dst, ' ')
+			}
+			dst = appendJSON(dst, m.Value, indent, level+1)
+		}
+		if indent > 0 {
+			dst = appendNewline(dst, indent, level)
+		}
+		return append(dst, '}')
+	case map[string]any:
+		return appendJSON(dst, FromPlain(t), indent, level)
+	default:
+		return append(dst, "null"...)
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string literal, escaping as JSON.stringify does.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendNumber appends f formatted as JavaScript's Number#toString does.
+func AppendNumber(dst []byte, f float64) []byte {
+	if f == 0 {
+		return append(dst, '0')
+	}
+	abs := math.Abs(f)
+	if abs >= 1e-6 && abs < 1e21 {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	b := strconv.AppendFloat(nil, f, 'e', -1, 64)
+	// Go writes e+07 / e-07; JavaScript writes e+7 / e-7.
+	for i := 0; i < len(b); i++ {
+		if b[i] == 'e' && i+2 < len(b) {
+			exp := b[i+2:]
+			for len(exp) > 1 && exp[0] == '0' {
+				exp = exp[1:]
+			}
+			dst = append(dst, b[:i+2]...)
+			return append(dst, exp...)
+		}
+	}
+	return append(dst, b...)
+}
+
+// FormatNumber returns f formatted as JavaScript's Number#toString does.
+func FormatNumber(f float64) string {
+	return string(AppendNumber(nil, f))
+}

@@ -1,0 +1,165 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoadYAML(t *testing.T) {
+	t.Setenv("MOCKD_TEST_NAME", "")
+	cfg, err := Load([]string{"testdata/load/good.yaml", "testdata/load/mb.json"})
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(cfg.Imposters) != 2 {
+		t.Fatalf("got %d imposters, want 2", len(cfg.Imposters))
+	}
+	if p, _ := cfg.Server.Get("port"); p != 2626.0 {
+		t.Errorf("server.port = %v, want 2626", p)
+	}
+	imp, errs := ParseImposter(cfg.Imposters[0].Value, ParseOptions{Strict: true})
+	if len(errs) > 0 {
+		t.Fatalf("ParseImposter: %v", errs)
+	}
+	if imp.Name != "users" {
+		t.Errorf("name = %q, want the default from ${MOCKD_TEST_NAME:-users}", imp.Name)
+	}
+	got := string(MarshalJSON(imp.Stubs[0], 0))
+	if !strings.Contains(got, `"body":"{\"id\": 42}\n"`) || strings.Contains(got, "bodyFile") {
+		t.Errorf("bodyFile not replaced by the file's text: %s", got)
+	}
+	if got := string(MarshalJSON(imp.Stubs[1], 0)); !strings.Contains(got, "no ${TOKEN} here") {
+		t.Errorf("unset ${TOKEN} must stay literal for the copy behavior: %s", got)
+	}
+	// Mountebank JSON is lenient: unknown keys are accepted.
+	if _, errs := ParseImposter(cfg.Imposters[1].Value, ParseOptions{}); len(errs) > 0 {
+		t.Errorf("Mountebank JSON rejected: %v", errs)
+	}
+}
+
+func TestLoadErrorsNameFileLineAndField(t *testing.T) {
+	tests := []struct {
+		file string
+		want string
+	}{
+		{"testdata/load/bad_unknown_key.yaml", `testdata/load/bad_unknown_key.yaml:6:9: imposters[0].stubs[0].respones: unknown field "respones"`},
+		{"testdata/load/bad_port.yaml", `testdata/load/bad_port.yaml:2:5: imposters[0].port: invalid value for 'port'`},
+		{"testdata/load/missing.yaml", `testdata/load/missing.yaml: cannot read config: no such file or directory`},
+	}
+	for _, tt := range tests {
+		cfg, err := Load([]string{tt.file})
+		var problems []string
+		if err != nil {
+			problems = err.(*LoadError).Problems
+		} else {
+			for _, src := range cfg.Imposters {
+				_, errs := ParseImposter(src.Value, ParseOptions{Strict: src.Strict(), Path: src.Path})
+				for _, e := range errs {
+					problems = append(problems, src.Locate(e.Path, e.Message))
+				}
+			}
+		}
+		if len(problems) == 0 || !strings.HasPrefix(problems[0], tt.want) {
+			t.Errorf("%s: got problems %q, want one starting %q", tt.file, problems, tt.want)
+		}
+	}
+}
+
+func TestParseImposterValidation(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`{}`, []string{"'protocol' is a required field"}},
+		{`{"protocol":"http","port":-1}`, []string{"invalid value for 'port'"}},
+		{`{"protocol":"http","port":"4545.5"}`, []string{"invalid value for 'port'"}},
+		{`{"protocol":"http","port":65536}`, []string{"invalid value for 'port'"}},
+		{`{"protocol":"ftp"}`, []string{"the ftp protocol is not yet supported"}},
+		{`{"port":0}`, []string{"invalid value for 'port'", "'protocol' is a required field"}},
+		{`{"protocol":"http","stubs":[{}]}`, []string{"'responses' must be a non-empty array"}},
+		{`{"protocol":"http","stubs":[{"responses":[{"is":{},"repeat":0}]}]}`, []string{`"repeat" field must be an integer greater than 0`}},
+		{`{"protocol":"http","stubs":[{"responses":[{"inject":"function(){}"}]}]}`, []string{"JavaScript injection is not allowed unless mb is run with the --allowInjection flag"}},
+		{`{"protocol":"http","stubs":[{"responses":[{"is":{},"behaviors":[{"shellTransform":"x"}]}]}]}`, []string{"Shell execution is not allowed unless mb is run with the --allowInjection flag"}},
+		{`{"protocol":"http","port":"4545","stubs":[{"responses":[{"is":{}}]}]}`, nil},
+	}
+	for _, tt := range tests {
+		v, err := ParseJSON([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errs := ParseImposter(v, ParseOptions{})
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Message)
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("ParseImposter(%s) errors = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestUpcastBehaviors(t *testing.T) {
+	v, _ := ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":[{"is":{},"_behaviors":{"wait":100,"repeat":2,"shellTransform":"cmd"}}]}]}`))
+	imp, errs := ParseImposter(v, ParseOptions{AllowInjection: true})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := string(MarshalJSON(imp.Stubs[0], 0))
+	want := `{"responses":[{"is":{},"repeat":2,"behaviors":[{"wait":100},{"shellTransform":"cmd"}]}]}`
+	if got != want {
+		t.Errorf("upcast gave %s, want %s", got, want)
+	}
+}
+
+func TestYAMLConvertRoundTrip(t *testing.T) {
+	in := `{"imposters":[{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"body":{"id":1,"tags":["a","1"]}}}],` +
+		`"responses":[{"is":{"statusCode":200,"body":"line1\nline2","headers":{"X-N":"007","X-B":"true","X-E":""}}},{"is":{"body":"${TOKEN} and $${X}"}}]}]}]}`
+	v, err := ParseJSON([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := MarshalYAML(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := ParseYAML(y)
+	if err != nil {
+		t.Fatalf("ParseYAML of converted YAML: %v\n%s", err, y)
+	}
+	if got := string(MarshalJSON(back, 0)); got != in {
+		t.Errorf("round trip through YAML changed the config\n got %s\nwant %s\nyaml:\n%s", got, in, y)
+	}
+}
+
+func TestExpandEnv(t *testing.T) {
+	t.Setenv("MOCKD_A", "x")
+	tests := map[string]string{
+		"${MOCKD_A}":           "x",
+		"${MOCKD_UNSET}":       "${MOCKD_UNSET}",
+		"${MOCKD_UNSET:-dflt}": "dflt",
+		"${MOCKD_A:-dflt}":     "x",
+		"$${MOCKD_A}":          "${MOCKD_A}",
+		"a${MOCKD_A}b":         "axb",
+	}
+	for in, want := range tests {
+		if got, _ := ExpandEnv(in); got != want {
+			t.Errorf("ExpandEnv(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzParseYAML(f *testing.F) {
+	for _, s := range []string{"imposters:\n  - port: 4545\n    protocol: http\n", "a: &x {b: 1}\nc: *x\nd:\n  <<: *x\n", "- ${A:-1}\n- '$${B}'\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, _, err := ParseYAML(data)
+		if err != nil {
+			return
+		}
+		if _, err := MarshalYAML(v); err != nil {
+			t.Fatalf("MarshalYAML of a parsed document: %v", err)
+		}
+		ParseImposter(v, ParseOptions{Strict: true})
+	})
+}

@@ -1,0 +1,429 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Mountebank error codes, as its API returns them.
+const (
+	CodeBadData          = "bad data"
+	CodeInvalidInjection = "invalid injection"
+	CodeResourceConflict = "resource conflict"
+	CodeNoSuchResource   = "no such resource"
+	CodeInvalidJSON      = "invalid JSON"
+	CodeCannotStart      = "cannot start server"
+	CodeInsufficient     = "insufficient access"
+	CodeUnauthorized     = "unauthorized"
+	CodeInvalidProxy     = "invalid proxy"
+)
+
+// Error is one configuration or API error: Mountebank's code and message, the offending value
+// (Source, rendered as Mountebank does) and where it stands in the configuration (Path).
+type Error struct {
+	Code    string
+	Message string
+	Source  Value // nil when absent
+	Path    string
+}
+
+func (e *Error) Error() string {
+	if e.Path != "" {
+		return e.Path + ": " + e.Message
+	}
+	return e.Message
+}
+
+// Protocols mockd serves.
+var supportedProtocols = map[string]bool{"http": true}
+
+// Imposter is one decoded, validated imposter definition. Stubs and other nested values are
+// kept as ordered JSON so the API echoes them as they were given.
+type Imposter struct {
+	Protocol        string
+	Port            int // 0 until assigned
+	Host            string
+	Name            string
+	RecordRequests  bool
+	AllowCORS       bool
+	DefaultResponse *Object // nil when absent
+	Mode            string  // tcp: "text" or "binary"
+	Stubs           []*Object
+	// Header is the creation request less its stubs, as Mountebank keeps it for printing.
+	Header *Object
+}
+
+// ParseOptions tune ParseImposter.
+type ParseOptions struct {
+	// AllowInjection permits JavaScript and shell (Mountebank's --allowInjection).
+	AllowInjection bool
+	// Strict rejects unknown keys (mockd YAML); Mountebank JSON is lenient.
+	Strict bool
+	// Path prefixes every error path, e.g. "imposters[2]".
+	Path string
+}
+
+// ParseImposter validates one imposter creation request as Mountebank's imposters controller does
+// and returns its decoded form. It does not compile predicates; the imposter package does that.
+func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
+	obj, ok := v.(*Object)
+	if !ok || obj == nil {
+		return nil, []*Error{{Code: CodeBadData, Message: "'protocol' is a required field", Path: opts.Path}}
+	}
+	obj = Clone(obj).(*Object)
+	var errs []*Error
+	add := func(path, format string, args ...any) {
+		errs = append(errs, &Error{Code: CodeBadData, Message: fmt.Sprintf(format, args...), Path: joinPath(opts.Path, path)})
+	}
+	imp := &Imposter{}
+
+	if pv, present := obj.Get("port"); present && pv != nil {
+		port, ok := portValue(pv)
+		if !ok {
+			add("port", "invalid value for 'port'")
+		}
+		imp.Port = port
+	}
+	switch p := mustGet(obj, "protocol").(type) {
+	case nil:
+		add("protocol", "'protocol' is a required field")
+	case string:
+		if !supportedProtocols[p] {
+			add("protocol", "the %s protocol is not yet supported", p)
+		}
+		imp.Protocol = p
+	default:
+		add("protocol", "the %s protocol is not yet supported", jsString(p))
+	}
+	if opts.Strict {
+		errs = append(errs, unknownKeys(obj, opts.Path, imposterKeys)...)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	imp.Name = jsString(mustGet(obj, "name"))
+	if !obj.Has("name") || mustGet(obj, "name") == nil {
+		imp.Name = ""
+	}
+	imp.RecordRequests = Truthy(mustGet(obj, "recordRequests"))
+	imp.AllowCORS = Truthy(mustGet(obj, "allowCORS"))
+	imp.DefaultResponse = AsObject(mustGet(obj, "defaultResponse"))
+	if h, ok := mustGet(obj, "host").(string); ok {
+		imp.Host = h
+	}
+	imp.Mode = "text"
+	if m, ok := mustGet(obj, "mode").(string); ok && m == "binary" {
+		imp.Mode = "binary"
+	}
+
+	stubsVal := mustGet(obj, "stubs")
+	header := Clone(obj).(*Object)
+	header.Delete("stubs")
+	imp.Header = header
+
+	switch s := stubsVal.(type) {
+	case nil:
+	case []any:
+		for i, sv := range s {
+			path := fmt.Sprintf("stubs[%d]", i)
+			stub, serrs := ParseStub(sv, opts, joinPath(opts.Path, path))
+			errs = append(errs, serrs...)
+			if stub != nil {
+				imp.Stubs = append(imp.Stubs, stub)
+			}
+		}
+	default:
+		add("stubs", "'stubs' must be an array")
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return imp, nil
+}
+
+// ParseStub validates one stub as Mountebank's dry-run validator does (responses, injection,
+// repeat), upcasts old-style behaviors, and returns it. Predicates are checked when compiled.
+func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
+	obj, ok := v.(*Object)
+	if !ok || obj == nil {
+		return nil, []*Error{{Code: CodeBadData, Message: "'responses' must be a non-empty array", Source: v, Path: path}}
+	}
+	stub := Clone(obj).(*Object)
+	var errs []*Error
+	if opts.Strict {
+		errs = append(errs, unknownKeys(stub, path, stubKeys)...)
+	}
+	responses, _ := mustGet(stub, "responses").([]any)
+	if len(responses) == 0 {
+		return nil, append(errs, &Error{Code: CodeBadData, Message: "'responses' must be a non-empty array", Source: stub, Path: path})
+	}
+	for i, r := range responses {
+		if ro, ok := r.(*Object); ok {
+			upcastBehaviors(ro)
+			if opts.Strict {
+				errs = append(errs, unknownKeys(ro, fmt.Sprintf("%s.responses[%d]", path, i), responseKeys)...)
+			}
+		}
+	}
+	if !opts.AllowInjection {
+		if hasStubInjection(stub, responses) {
+			errs = append(errs, &Error{Code: CodeInvalidInjection,
+				Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag", Source: stub, Path: path})
+		}
+		if hasShellTransform(responses) {
+			errs = append(errs, &Error{Code: CodeInvalidInjection,
+				Message: "Shell execution is not allowed unless mb is run with the --allowInjection flag", Source: stub, Path: path})
+		}
+	}
+	for i, r := range responses {
+		ro, ok := r.(*Object)
+		if !ok {
+			continue
+		}
+		if rv, present := ro.Get("repeat"); present && !validRepeat(rv) {
+			errs = append(errs, &Error{Code: CodeBadData, Message: `"repeat" field must be an integer greater than 0`,
+				Source: ro, Path: fmt.Sprintf("%s.responses[%d].repeat", path, i)})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return stub, nil
+}
+
+func validRepeat(v Value) bool {
+	switch t := v.(type) {
+	case nil:
+		// typeof null is "object": Mountebank rejects it.
+		return false
+	case float64:
+		return t > 0
+	case string:
+		n, ok := parseIntPrefix(t)
+		return !ok || n > 0 // parseInt gives NaN for non-numbers, and NaN <= 0 is false
+	default:
+		return false
+	}
+}
+
+// parseIntPrefix parses a leading integer as JavaScript's parseInt does.
+func parseIntPrefix(s string) (int64, bool) {
+	s = strings.TrimLeft(s, " \t\n\r")
+	end := 0
+	if end < len(s) && (s[end] == '-' || s[end] == '+') {
+		end++
+	}
+	digits := end
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == digits {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s[:end], 10, 64)
+	return n, err == nil
+}
+
+// Repeat returns how many times a response is used before moving on (Mountebank's repeat, default 1).
+func Repeat(response *Object) int {
+	switch t := mustGet(response, "repeat").(type) {
+	case float64:
+		if t >= 1 && t < math.MaxInt32 {
+			return int(t)
+		}
+	case string:
+		if n, ok := parseIntPrefix(t); ok && n >= 1 && n < math.MaxInt32 {
+			return int(n)
+		}
+	}
+	return 1
+}
+
+func portValue(v Value) (int, bool) {
+	var f float64
+	switch t := v.(type) {
+	case float64:
+		f = t
+	case string:
+		if strings.Contains(t, ".") {
+			return 0, false
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil {
+			return 0, false
+		}
+		f = n
+	default:
+		return 0, false
+	}
+	if f != math.Trunc(f) || f <= 0 || f >= 65536 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func mustGet(o *Object, key string) Value {
+	v, _ := o.Get(key)
+	return v
+}
+
+// jsString renders v as JavaScript's String(v).
+func jsString(v Value) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return FormatNumber(t)
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			if e != nil {
+				parts[i] = jsString(e)
+			}
+		}
+		return strings.Join(parts, ",")
+	default:
+		return "[object Object]"
+	}
+}
+
+// upcastBehaviors turns Mountebank's old `_behaviors` object into the `behaviors` array, as its
+// compatibility module does before storing a stub.
+func upcastBehaviors(response *Object) {
+	old := AsObject(mustGet(response, "_behaviors"))
+	if old != nil {
+		if st, ok := mustGet(old, "shellTransform").(string); ok {
+			old.Set("shellTransform", []any{st})
+		}
+	}
+	if old == nil || response.Has("behaviors") || response.Has("repeat") {
+		return
+	}
+	var list []any
+	for _, key := range []string{"wait", "lookup", "copy", "shellTransform", "decorate"} {
+		v, ok := old.Get(key)
+		if !ok {
+			continue
+		}
+		if arr, isArr := v.([]any); isArr {
+			for _, e := range arr {
+				list = append(list, NewObject(key, e))
+			}
+		} else {
+			list = append(list, NewObject(key, v))
+		}
+	}
+	if rv, ok := old.Get("repeat"); ok {
+		response.Set("repeat", rv)
+	}
+	if list == nil {
+		list = []any{}
+	}
+	response.Set("behaviors", list)
+	response.Delete("_behaviors")
+}
+
+func behaviorsOf(response *Object) []any {
+	b, _ := mustGet(response, "behaviors").([]any)
+	return b
+}
+
+func hasBehavior(response *Object, kind string, filter func(Value) bool) bool {
+	for _, b := range behaviorsOf(response) {
+		bo := AsObject(b)
+		if v, ok := bo.Get(kind); ok && (filter == nil || filter(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasStubInjection(stub *Object, responses []any) bool {
+	for _, r := range responses {
+		ro := AsObject(r)
+		if ro == nil {
+			continue
+		}
+		_, isString := mustGet(ro, "inject").(string)
+		if Truthy(mustGet(ro, "inject")) || isString && ro.Has("inject") {
+			return true
+		}
+		if hasBehavior(ro, "decorate", nil) || hasBehavior(ro, "wait", func(v Value) bool { _, s := v.(string); return s }) {
+			return true
+		}
+		if proxy := AsObject(mustGet(ro, "proxy")); proxy != nil {
+			if Truthy(mustGet(proxy, "addDecorateBehavior")) {
+				return true
+			}
+			gens, _ := mustGet(proxy, "predicateGenerators").([]any)
+			for _, g := range gens {
+				if Truthy(mustGet(AsObject(g), "inject")) {
+					return true
+				}
+			}
+		}
+	}
+	return predicatesHaveInjection(mustGet(stub, "predicates"))
+}
+
+// predicatesHaveInjection mirrors Mountebank's check, which looks one level into the predicates
+// array for an `inject` key.
+func predicatesHaveInjection(v Value) bool {
+	switch t := v.(type) {
+	case []any:
+		for _, p := range t {
+			if Truthy(mustGet(AsObject(p), "inject")) {
+				return true
+			}
+		}
+	case *Object:
+		for _, m := range t.Members {
+			if Truthy(mustGet(AsObject(m.Value), "inject")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasShellTransform(responses []any) bool {
+	for _, r := range responses {
+		if ro := AsObject(r); ro != nil && hasBehavior(ro, "shellTransform", nil) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	imposterKeys = []string{"protocol", "port", "host", "name", "recordRequests", "numberOfRequests", "requests",
+		"stubs", "defaultResponse", "allowCORS", "endOfRequestResolver", "mode", "key", "cert", "mutualAuth",
+		"ciphers", "rejectUnauthorized", "_links"}
+	stubKeys     = []string{"predicates", "responses", "_links", "matches", "scenarioName"}
+	responseKeys = []string{"is", "proxy", "inject", "fault", "repeat", "behaviors", "_behaviors"}
+)
+
+func unknownKeys(o *Object, path string, known []string) []*Error {
+	var errs []*Error
+	for _, m := range o.Members {
+		found := false
+		for _, k := range known {
+			if k == m.Key {
+				found = true
+				break
+			}
+		}
+		if !found {
+			errs = append(errs, &Error{Code: CodeBadData, Path: joinPath(path, m.Key),
+				Message: fmt.Sprintf("unknown field %q (expected one of: %s)", m.Key, strings.Join(known, ", "))})
+		}
+	}
+	return errs
+}

@@ -1,0 +1,209 @@
+// Package config holds mockd's one model of imposters and stubs and decodes it from Mountebank JSON
+// and mockd YAML.
+//
+// Configuration values are kept as ordered JSON values (see Value) so that everything a user sends
+// comes back in the same order, as Mountebank does: `GET /imposters/:port` echoes stubs as they were
+// given and `is` bodies that are JSON objects are serialised in their original key order.
+package config
+
+import "math"
+
+// Value is one decoded JSON value: nil, bool, float64, string, []any or *Object.
+// Numbers are float64, exactly as in JavaScript.
+type Value = any
+
+// Member is one key of an Object.
+type Member struct {
+	Key   string
+	Value Value
+}
+
+// Object is a JSON object that keeps its keys in insertion order, like a JavaScript object
+// with non-numeric keys. It is not safe for concurrent mutation; published objects are treated as
+// immutable and cloned before change.
+type Object struct {
+	Members []Member
+}
+
+// NewObject returns an object with the given key/value pairs (key, value, key, value, …).
+func NewObject(kv ...any) *Object {
+	o := &Object{Members: make([]Member, 0, len(kv)/2)}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+// Len returns the number of keys.
+func (o *Object) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.Members)
+}
+
+// Get returns the value of key and whether it is present.
+func (o *Object) Get(key string) (Value, bool) {
+	if o == nil {
+		return nil, false
+	}
+	for i := range o.Members {
+		if o.Members[i].Key == key {
+			return o.Members[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+// Has reports whether key is present.
+func (o *Object) Has(key string) bool {
+	_, ok := o.Get(key)
+	return ok
+}
+
+// Set sets key to v, keeping the key's position when it exists and appending it otherwise.
+func (o *Object) Set(key string, v Value) {
+	for i := range o.Members {
+		if o.Members[i].Key == key {
+			o.Members[i].Value = v
+			return
+		}
+	}
+	o.Members = append(o.Members, Member{Key: key, Value: v})
+}
+
+// Delete removes key if present.
+func (o *Object) Delete(key string) {
+	for i := range o.Members {
+		if o.Members[i].Key == key {
+			o.Members = append(o.Members[:i], o.Members[i+1:]...)
+			return
+		}
+	}
+}
+
+// Keys returns the keys in order.
+func (o *Object) Keys() []string {
+	keys := make([]string, 0, o.Len())
+	if o != nil {
+		for _, m := range o.Members {
+			keys = append(keys, m.Key)
+		}
+	}
+	return keys
+}
+
+// Clone returns a deep copy of v.
+func Clone(v Value) Value {
+	switch t := v.(type) {
+	case *Object:
+		if t == nil {
+			return (*Object)(nil)
+		}
+		c := &Object{Members: make([]Member, len(t.Members))}
+		for i, m := range t.Members {
+			c.Members[i] = Member{Key: m.Key, Value: Clone(m.Value)}
+		}
+		return c
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			c[i] = Clone(e)
+		}
+		return c
+	default:
+		return v
+	}
+}
+
+// Plain converts v to the plain Go form encoding/json produces (map[string]any for objects),
+// for code that does not care about key order.
+func Plain(v Value) any {
+	switch t := v.(type) {
+	case *Object:
+		if t == nil {
+			return nil
+		}
+		m := make(map[string]any, len(t.Members))
+		for _, mem := range t.Members {
+			m[mem.Key] = Plain(mem.Value)
+		}
+		return m
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			c[i] = Plain(e)
+		}
+		return c
+	default:
+		return v
+	}
+}
+
+// FromPlain converts a plain Go JSON value (map[string]any, []any, numbers of any Go kind…)
+// into a Value. Map keys are sorted, since a Go map has no order.
+func FromPlain(v any) Value {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sortStrings(keys)
+		o := &Object{Members: make([]Member, 0, len(keys))}
+		for _, k := range keys {
+			o.Members = append(o.Members, Member{Key: k, Value: FromPlain(t[k])})
+		}
+		return o
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			c[i] = FromPlain(e)
+		}
+		return c
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	case float32:
+		return float64(t)
+	default:
+		return v
+	}
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// Truthy reports whether v is truthy in JavaScript's sense.
+func Truthy(v Value) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case float64:
+		return t != 0 && !math.IsNaN(t)
+	case string:
+		return t != ""
+	default:
+		return true
+	}
+}
+
+// AsObject returns v as an object, or nil when it is not one.
+func AsObject(v Value) *Object {
+	o, _ := v.(*Object)
+	return o
+}
+
+// IsObject reports whether v is a JSON object (not an array), as Mountebank's helpers.isObject.
+func IsObject(v Value) bool {
+	o, ok := v.(*Object)
+	return ok && o != nil
+}
