@@ -1,0 +1,1017 @@
+package match
+
+import (
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/antchfx/xmlquery"
+	"github.com/antchfx/xpath"
+
+	"github.com/mockd/mockd/internal/request"
+)
+
+var decodeUTF8 = func(b []byte) string { return request.DecodeUTF8(b) }
+
+// evalCtx evaluates predicates of one Set against one request.
+type evalCtx struct {
+	set  *Set
+	r    *request.Request
+	dry  bool
+	cur  *pred
+	root reqObj
+	kv   [3]kvObj // views of query, headers, form for the current predicate
+	buf  []byte
+
+	// bodyText is the body as the current pipe transformed it, so tryJSON
+	// can recognise the body and use the per-request memo.
+	bodyText string
+	bodyPipe *pipe
+	rawBody  any // r.Body boxed once per evaluation
+}
+
+var ctxPool = sync.Pool{New: func() any { return &evalCtx{} }}
+
+func acquireCtx(s *Set, r *request.Request, dry bool) *evalCtx {
+	c := ctxPool.Get().(*evalCtx)
+	c.set, c.r, c.dry = s, r, dry
+	return c
+}
+
+func releaseCtx(c *evalCtx) {
+	buf := c.buf[:0]
+	*c = evalCtx{buf: buf}
+	ctxPool.Put(c)
+}
+
+// stub evaluates the predicates of one stub: all must match.
+func (c *evalCtx) stub(ps []*pred) (bool, error) {
+	for _, p := range ps {
+		ok, err := c.eval(p)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (c *evalCtx) eval(p *pred) (bool, error) {
+	switch p.op {
+	case opNot:
+		ok, err := c.eval(p.sub[0])
+		return !ok && err == nil, err
+	case opOr:
+		for _, s := range p.sub {
+			ok, err := c.eval(s)
+			if err != nil || ok {
+				return ok, err
+			}
+		}
+		return false, nil
+	case opAnd:
+		for _, s := range p.sub {
+			ok, err := c.eval(s)
+			if err != nil || !ok {
+				return false, err
+			}
+		}
+		return true, nil
+	case opInject:
+		if c.dry {
+			return true, nil
+		}
+		if c.set.injector == nil {
+			return false, &Error{Code: "invalid injection", Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag", Source: p.src, Stub: -1}
+		}
+		return c.set.injector.Predicate(p.src, c.r)
+	case opThrow:
+		return false, p.err
+	case opDeepEquals:
+		return c.deepEquals(p)
+	}
+	return c.create(p)
+}
+
+func (c *evalCtx) begin(p *pred) {
+	c.cur = p
+	c.root = reqObj{c: c}
+	c.bodyPipe = nil
+}
+
+// create evaluates equals, contains, startsWith, endsWith, exists, matches.
+func (c *evalCtx) create(p *pred) (bool, error) {
+	if p.pp.selErr != nil {
+		return false, p.pp.selErr
+	}
+	if p.op == opMatches && p.pp.binary {
+		return false, validationError("the matches predicate is not allowed in binary mode", nil)
+	}
+	if p.err != nil {
+		return false, p.err
+	}
+	c.begin(p)
+	if err := c.unboundCheck(); err != nil {
+		return false, err
+	}
+	return c.satisfied(p.exp, &c.root)
+}
+
+// satisfied is predicates.js predicateSatisfied; exp is *eobj or *earr.
+func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
+	if !truthy(act) {
+		return false, nil
+	}
+	if s, ok := act.(string); ok {
+		act = c.tryJSON(s)
+	}
+	var keys []string
+	var vals []any
+	switch t := exp.(type) {
+	case *eobj:
+		keys, vals = t.keys, t.vals
+	case *earr:
+		vals = t.elems
+	}
+	ro, isReq := act.(*reqObj)
+	fast := isReq && c.cur.pp.simple
+	for i, e := range vals {
+		if fast {
+			// A plain request string against a scalar: compare without
+			// boxing or copying the string.
+			if l, ok := e.(*eleaf); ok {
+				if f, ok := ro.lookup(keys[i]); ok {
+					if raw, ok := ro.rawString(f); ok {
+						ok, err := c.fnRaw(l, raw)
+						if err != nil || !ok {
+							return false, err
+						}
+						continue
+					}
+				}
+			}
+		}
+		var a any
+		if keys != nil {
+			a = c.get(act, keys[i])
+		} else {
+			a = c.getIndex(act, i)
+		}
+		ea, eIsArr := e.(*earr)
+		aa, aIsArr := a.([]any)
+		var ok bool
+		var err error
+		switch {
+		case eIsArr && aIsArr:
+			ok = true
+			for _, ee := range ea.elems {
+				found := false
+				for _, x := range aa {
+					if found, err = c.test(ee, x); err != nil || found {
+						break
+					}
+				}
+				if err != nil || !found {
+					ok = false
+					break
+				}
+			}
+		case !eIsArr && aIsArr:
+			if c.cur.exists && truthy(e) {
+				ok = true
+			} else {
+				ok, err = c.some(e, aa)
+			}
+		case !eIsArr && isUndef(a) && isArray(act):
+			ok, err = c.some(exp, act.([]any))
+		default:
+			if isObject(e) {
+				if isUndef(a) {
+					ok = false
+				} else {
+					ok, err = c.satisfied(e, a)
+				}
+			} else {
+				ok, err = c.test(e, a)
+			}
+		}
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (c *evalCtx) some(e any, arr []any) (bool, error) {
+	for _, x := range arr {
+		ok, err := c.test(e, x)
+		if err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// test is predicates.js testPredicate.
+func (c *evalCtx) test(e any, a any) (bool, error) {
+	if isUndef(a) {
+		a = ""
+	}
+	if isObject(e) {
+		return c.satisfied(e, a)
+	}
+	return c.fn(e.(*eleaf), a)
+}
+
+// fn applies the operator to an expected scalar and an actual value.
+func (c *evalCtx) fn(e *eleaf, a any) (bool, error) {
+	switch c.cur.op {
+	case opEquals:
+		if e.v == nil {
+			return a == nil, nil
+		}
+		switch t := a.(type) {
+		case string:
+			return e.s == t, nil
+		case nil:
+			return false, nil
+		case float64:
+			// String(x) is injective on numbers up to 0 === -0.
+			return e.isNum && e.num == t, nil
+		case bool:
+			return e.s == "true" && t || e.s == "false" && !t, nil
+		}
+		return e.s == jsString(a), nil
+	case opExists:
+		s, isStr := a.(string)
+		empty := isStr && s == ""
+		if truthy(e.v) {
+			return !empty, nil
+		}
+		return empty, nil
+	case opMatches:
+		if e.re == nil {
+			return false, nil
+		}
+		if s, ok := a.(string); ok {
+			return e.re.MatchString(s), nil
+		}
+		return e.re.MatchString(jsString(a)), nil
+	}
+	// contains, startsWith, endsWith: actual.indexOf(...)
+	switch t := a.(type) {
+	case string:
+		switch c.cur.op {
+		case opContains:
+			return strings.Contains(t, e.s), nil
+		case opStartsWith:
+			return strings.HasPrefix(t, e.s), nil
+		default:
+			switch e.v.(type) {
+			case string:
+				return strings.HasSuffix(t, e.s), nil
+			case nil:
+				return false, typeError("Cannot read properties of null (reading 'length')")
+			}
+			// expected.length is undefined: indexOf from NaN, i.e. 0.
+			return strings.Contains(t, e.s), nil
+		}
+	case []any:
+		from := 0
+		if c.cur.op == opEndsWith {
+			switch ev := e.v.(type) {
+			case string:
+				from = len(t) - len16(ev)
+				if from < 0 {
+					from += len(t)
+					if from < 0 {
+						from = 0
+					}
+				}
+			case nil:
+				return false, typeError("Cannot read properties of null (reading 'length')")
+			}
+		}
+		for i := from; i < len(t); i++ {
+			if strictEquals(e.v, t[i]) {
+				if c.cur.op == opStartsWith {
+					return i == 0, nil
+				}
+				return true, nil
+			}
+		}
+		return false, nil
+	case nil:
+		return false, typeError("Cannot read properties of null (reading 'indexOf')")
+	}
+	return false, typeError("actual.indexOf is not a function")
+}
+
+// fnRaw is fn for a request string under a simple pipe (maybe lowercased).
+func (c *evalCtx) fnRaw(e *eleaf, raw string) (bool, error) {
+	lower := c.cur.pp.valLower
+	switch c.cur.op {
+	case opEquals:
+		if e.v == nil {
+			return false, nil
+		}
+		if lower {
+			return equalLower(raw, e.s), nil
+		}
+		return raw == e.s, nil
+	case opExists:
+		if truthy(e.v) {
+			return raw != "", nil
+		}
+		return raw == "", nil
+	case opMatches:
+		if e.re == nil {
+			return false, nil
+		}
+		return e.re.MatchString(raw), nil
+	}
+	if lower {
+		raw = jsLower(raw)
+	}
+	return c.fn(e, raw)
+}
+
+// equalLower reports jsLower(s) == lower without allocating for ASCII s.
+func equalLower(s, lower string) bool {
+	if len(s) != len(lower) {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return jsLower(s) == lower
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return jsLower(s) == lower
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// deepEquals is predicates.js deepEquals.
+func (c *evalCtx) deepEquals(p *pred) (bool, error) {
+	if p.pp.selErr != nil {
+		return false, p.pp.selErr
+	}
+	if c.r.BodyMissing && !c.dry {
+		return false, typeError("Cannot read properties of undefined (reading 'toString')")
+	}
+	c.begin(p)
+	if err := c.unboundCheck(); err != nil {
+		return false, err
+	}
+	for i, k := range p.exp.keys {
+		e := p.exp.vals[i]
+		a := c.get(&c.root, k)
+		if s, ok := a.(string); ok {
+			if l, ok := e.(*eleaf); ok {
+				if l.s != s {
+					return false, nil
+				}
+				continue
+			}
+			if isObject(e) {
+				if c.canonBody(s) != p.canon[i] {
+					return false, nil
+				}
+				continue
+			}
+		}
+		if isUndef(a) {
+			return false, nil
+		}
+		c.buf = appendCanon(c.buf[:0], a)
+		if string(c.buf) != p.canon[i] {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// canonBody is stringify(normalize(forceStrings(tryJSON(s)))) for deepEquals,
+// memoized when s is the body.
+func (c *evalCtx) canonBody(s string) string {
+	pp := c.cur.pp
+	isBody := c.isBodyText(s)
+	if isBody {
+		if v, ok := c.r.Memo(pp.canonID); ok {
+			return v.(string)
+		}
+	}
+	v := c.tryJSON(s)
+	v = transformAll(forceStrings(v), pp.keyLower, c.strPipe, true)
+	out := string(appendCanon(nil, v))
+	if isBody {
+		c.r.SetMemo(pp.canonID, out)
+	}
+	return out
+}
+
+// strPipe is the string transform of normalize without selectors.
+func (c *evalCtx) strPipe(s string) string {
+	pp := c.cur.pp
+	if pp.binary {
+		s = decodeBase64(s)
+	}
+	if pp.valLower {
+		s = jsLower(s)
+	}
+	if pp.except != nil {
+		s = pp.except.ReplaceAllString(s, "")
+	}
+	return s
+}
+
+func (c *evalCtx) isBodyText(s string) bool {
+	return c.bodyPipe == c.cur.pp && len(s) == len(c.bodyText) &&
+		unsafe.StringData(s) == unsafe.StringData(c.bodyText)
+}
+
+// get is actual[key] for the values predicates see.
+func (c *evalCtx) get(act any, k string) any {
+	switch t := act.(type) {
+	case *reqObj:
+		return t.get(k)
+	case *kvObj:
+		return t.get(k)
+	case map[string]any:
+		if v, ok := t[k]; ok {
+			return v
+		}
+		return undef
+	case []any:
+		if k == "length" {
+			return float64(len(t))
+		}
+		if i, ok := arrayIndex(k); ok && i < len(t) {
+			return t[i]
+		}
+		return undef
+	case string:
+		if k == "length" {
+			return float64(len16(t))
+		}
+		if i, ok := arrayIndex(k); ok {
+			if ch, ok := charAt16(t, i); ok {
+				return ch
+			}
+		}
+		return undef
+	}
+	return undef
+}
+
+func (c *evalCtx) getIndex(act any, i int) any {
+	switch t := act.(type) {
+	case []any:
+		if i < len(t) {
+			return t[i]
+		}
+		return undef
+	case string:
+		if ch, ok := charAt16(t, i); ok {
+			return ch
+		}
+		return undef
+	case map[string]any, *kvObj, *reqObj:
+		return c.get(act, itoa(i))
+	}
+	return undef
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// Request fields, in the order httpRequest.js (or the dry-run test request)
+// creates them.
+type fieldID uint8
+
+const (
+	fRequestFrom fieldID = iota
+	fMethod
+	fPath
+	fQuery
+	fHeaders
+	fBody
+	fIP
+	fForm
+	fData
+	fIsDryRun
+)
+
+var fieldNames = [...]string{"requestFrom", "method", "path", "query", "headers", "body", "ip", "form", "data", "isDryRun"}
+var fieldNamesLower = [...]string{"requestfrom", "method", "path", "query", "headers", "body", "ip", "form", "data", "isdryrun"}
+
+var (
+	httpFields     = []fieldID{fRequestFrom, fMethod, fPath, fQuery, fHeaders, fBody, fIP}
+	httpFormFields = []fieldID{fRequestFrom, fMethod, fPath, fQuery, fHeaders, fBody, fIP, fForm}
+	httpDryFields  = []fieldID{fRequestFrom, fMethod, fPath, fQuery, fHeaders, fForm, fBody, fIsDryRun}
+	tcpFields      = []fieldID{fRequestFrom, fIP, fData}
+	tcpDryFields   = []fieldID{fData, fIsDryRun}
+)
+
+// reqObj is the normalized request object of the current predicate.
+type reqObj struct{ c *evalCtx }
+
+func (o *reqObj) fields() []fieldID {
+	r := o.c.r
+	switch {
+	case r.TCP && o.c.dry:
+		return tcpDryFields
+	case r.TCP:
+		return tcpFields
+	case o.c.dry:
+		return httpDryFields
+	case r.HasForm:
+		return httpFormFields
+	}
+	return httpFields
+}
+
+func (o *reqObj) lookup(k string) (fieldID, bool) {
+	names := &fieldNames
+	if o.c.cur.pp.keyLower {
+		names = &fieldNamesLower
+	}
+	for _, f := range o.fields() {
+		if names[f] == k {
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// rawString returns the untransformed value of a string field ("" for a
+// missing body, which testPredicate reads as "").
+func (o *reqObj) rawString(f fieldID) (string, bool) {
+	r := o.c.r
+	switch f {
+	case fRequestFrom:
+		return r.RequestFrom, true
+	case fMethod:
+		return r.Method, true
+	case fPath:
+		return r.Path, true
+	case fIP:
+		return r.IP, true
+	case fData:
+		return r.Data, true
+	case fBody:
+		if r.BodyMissing && !o.c.dry {
+			return "", true
+		}
+		return r.Body, true
+	}
+	return "", false
+}
+
+func (o *reqObj) get(k string) any {
+	f, ok := o.lookup(k)
+	if !ok {
+		return undef
+	}
+	return o.value(f)
+}
+
+func (o *reqObj) value(f fieldID) any {
+	c := o.c
+	r := c.r
+	switch f {
+	case fRequestFrom:
+		return c.pipeString(r.RequestFrom, false)
+	case fMethod:
+		return c.pipeString(r.Method, false)
+	case fPath:
+		return c.pipeString(r.Path, false)
+	case fIP:
+		return c.pipeString(r.IP, false)
+	case fData:
+		return c.pipeString(r.Data, false)
+	case fBody:
+		if r.BodyMissing && !c.dry {
+			return undef
+		}
+		return c.pipeString(r.Body, true)
+	case fQuery:
+		c.kv[0] = kvObj{c: c, kvs: r.Query}
+		return &c.kv[0]
+	case fHeaders:
+		c.kv[1] = kvObj{c: c, kvs: r.Headers, header: true}
+		return &c.kv[1]
+	case fForm:
+		c.kv[2] = kvObj{c: c, kvs: r.Form}
+		return &c.kv[2]
+	case fIsDryRun:
+		if c.cur.pp.force {
+			return "true"
+		}
+		return true
+	}
+	return undef
+}
+
+func (o *reqObj) materialize() map[string]any {
+	m := map[string]any{}
+	names := &fieldNames
+	if o.c.cur.pp.keyLower {
+		names = &fieldNamesLower
+	}
+	for _, f := range o.fields() {
+		v := o.value(f)
+		if kv, ok := v.(*kvObj); ok {
+			v = kv.materialize()
+		}
+		m[names[f]] = v
+	}
+	return m
+}
+
+// kvObj is the normalized view of query, headers or form.
+type kvObj struct {
+	c      *evalCtx
+	kvs    []request.KV
+	header bool // combine repeated names as headersMap.ofRaw does
+}
+
+func (o *kvObj) norm(name string) string {
+	if o.c.cur.pp.keyLower {
+		return jsLower(name)
+	}
+	return name
+}
+
+func (o *kvObj) matches(name, k string) bool {
+	if !o.c.cur.pp.keyLower {
+		return name == k
+	}
+	if len(name) != len(k) {
+		// Lowercasing keeps ASCII lengths; only non-ASCII can change length.
+		for i := 0; i < len(name); i++ {
+			if name[i] >= 0x80 {
+				return jsLower(name) == k
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		a := name[i]
+		if a >= 0x80 {
+			return jsLower(name) == k
+		}
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if a != k[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// winner returns the raw name whose value obj[k] has: among names that
+// normalize to k, the one first seen last (JavaScript assigns in key order).
+func (o *kvObj) winner(k string) (string, bool) {
+	var cand string
+	found := false
+	var seen [4]string
+	seenList := seen[:0]
+outer:
+	for _, kv := range o.kvs {
+		if !o.matches(kv.Name, k) {
+			continue
+		}
+		if found && kv.Name == cand {
+			continue
+		}
+		for _, s := range seenList {
+			if s == kv.Name {
+				continue outer
+			}
+		}
+		seenList = append(seenList, kv.Name)
+		cand, found = kv.Name, true
+	}
+	return cand, found
+}
+
+func (o *kvObj) get(k string) any {
+	name, ok := o.winner(k)
+	if !ok {
+		return undef
+	}
+	return o.valueOf(name)
+}
+
+// valueOf combines the values of one raw name (string, or array when
+// repeated) and transforms them.
+func (o *kvObj) valueOf(name string) any {
+	var first string
+	var arr []any
+	n := 0
+	for _, kv := range o.kvs {
+		if kv.Name != name {
+			continue
+		}
+		switch {
+		case n == 0:
+			first, n = kv.Value, 1
+		case n == 1 && o.header && first == "":
+			first = kv.Value
+		case n == 1:
+			arr = append(arr, first, kv.Value)
+			n = 2
+		default:
+			arr = append(arr, kv.Value)
+		}
+	}
+	if n == 1 {
+		return o.c.pipeString(first, false)
+	}
+	for i, v := range arr {
+		arr[i] = o.c.pipeString(v.(string), false)
+	}
+	return sortJS(arr)
+}
+
+func (o *kvObj) materialize() map[string]any {
+	m := make(map[string]any, len(o.kvs))
+	for _, kv := range o.kvs {
+		k := o.norm(kv.Name)
+		if _, done := m[k]; done {
+			continue
+		}
+		name, _ := o.winner(k)
+		m[k] = o.valueOf(name)
+	}
+	return m
+}
+
+// pipeString transforms one request string as normalize does:
+// base64-decode, lowercase, except, then select.
+func (c *evalCtx) pipeString(raw string, isBody bool) any {
+	pp := c.cur.pp
+	if pp.simple && !pp.valLower {
+		if isBody {
+			c.bodyText, c.bodyPipe = raw, pp
+			if c.rawBody == nil {
+				c.rawBody = raw
+			}
+			return c.rawBody
+		}
+		return raw
+	}
+	var s string
+	if isBody {
+		v, ok := c.r.Memo(pp.textID)
+		if !ok {
+			v = c.strPipe(raw)
+			c.r.SetMemo(pp.textID, v)
+		}
+		s = v.(string)
+		c.bodyText, c.bodyPipe = s, pp
+		if pp.sel == nil {
+			return v // already boxed: no allocation
+		}
+	} else {
+		s = c.strPipe(raw)
+	}
+	if pp.sel == nil {
+		return s
+	}
+	return c.selectOn(s, isBody)
+}
+
+// tryJSON is predicates.js tryJSON: s parsed as JSON with keys and string
+// values transformed, or s itself.
+func (c *evalCtx) tryJSON(s string) any {
+	pp := c.cur.pp
+	isBody := c.isBodyText(s)
+	if isBody {
+		if v, ok := c.r.Memo(pp.jsonID); ok {
+			return v
+		}
+	}
+	var v any
+	var ok bool
+	if isBody && pp.simple {
+		// The body text is the raw body, maybe lowercased: parsing it and
+		// transforming keys and values gives the same.
+		v, ok = c.r.JSON()
+	} else {
+		v, ok = request.ParseJSON(s)
+	}
+	var out any = s
+	if ok {
+		if !pp.keyLower && !pp.valLower && pp.except == nil {
+			out = v
+		} else {
+			out = transformAll(v, pp.keyLower, func(s string) string {
+				if pp.valLower {
+					s = jsLower(s)
+				}
+				if pp.except != nil {
+					s = pp.except.ReplaceAllString(s, "")
+				}
+				return s
+			}, false)
+		}
+	}
+	if isBody {
+		c.r.SetMemo(pp.jsonID, out)
+	}
+	return out
+}
+
+// selectOn applies the predicate's jsonpath or xpath selector to s.
+func (c *evalCtx) selectOn(s string, isBody bool) any {
+	pp := c.cur.pp
+	if isBody {
+		if v, ok := c.r.Memo(pp.selID); ok {
+			return v
+		}
+	}
+	var out any
+	if pp.sel.xml {
+		out = c.selectXPath(s)
+	} else {
+		out = c.selectJSONPath(s)
+	}
+	if isBody {
+		c.r.SetMemo(pp.selID, out)
+	}
+	return out
+}
+
+func (c *evalCtx) selectJSONPath(s string) any {
+	pp := c.cur.pp
+	if !pp.sel.jpOK {
+		return undef
+	}
+	v := c.tryJSON(s)
+	if pp.force {
+		v = forceStrings(v)
+	}
+	if !isObject(v) {
+		// JSON.parse(possibleJSON)
+		p, ok := request.ParseJSON(jsString(v))
+		if !ok {
+			return undef
+		}
+		v = p
+	}
+	if !truthy(v) {
+		return undef
+	}
+	res := safeJPGet(pp.sel, v)
+	switch len(res) {
+	case 0:
+		return undef
+	case 1:
+		// orderIndependent sorts the selection when it is itself an array.
+		if a, ok := res[0].([]any); ok {
+			return sortJS(a)
+		}
+		return res[0]
+	}
+	return sortJS(res)
+}
+
+func safeJPGet(sel *selector, v any) (res []any) {
+	defer func() {
+		if recover() != nil {
+			res = nil
+		}
+	}()
+	if sel.jpLength != nil {
+		// jsonpath-plus reads "length" as an own property of arrays and strings.
+		for _, x := range sel.jpLength.Get(v) {
+			switch t := x.(type) {
+			case []any:
+				res = append(res, float64(len(t)))
+			case string:
+				res = append(res, float64(len16(t)))
+			case map[string]any:
+				if l, ok := t["length"]; ok {
+					res = append(res, l)
+				}
+			}
+		}
+		return res
+	}
+	return sel.jpExpr.Get(v)
+}
+
+// unboundCheck raises the error xpath.js raises for a selector with an
+// unbound prefix once the (body) document has an element.
+func (c *evalCtx) unboundCheck() error {
+	pp := c.cur.pp
+	if pp.sel == nil || !pp.sel.unbound || c.dry || c.r.TCP || c.r.BodyMissing || c.r.Body == "" {
+		return nil
+	}
+	doc := parseXML(c.strPipe(c.r.Body))
+	for n := doc.FirstChild; n != nil; n = n.NextSibling {
+		if n.Type == xmlquery.ElementNode {
+			return validationError("malformed xpath predicate selector", pp.sel.srcText)
+		}
+	}
+	return nil
+}
+
+func (c *evalCtx) selectXPath(s string) any {
+	pp := c.cur.pp
+	if s == "" {
+		return undef // xmldom gives no document
+	}
+	doc := parseXML(s)
+	x := pp.sel.xpPool.Get().(*xpath.Expr)
+	defer pp.sel.xpPool.Put(x)
+	res := safeEval(x, doc)
+	switch t := res.(type) {
+	case float64, bool:
+		return t
+	case *xpath.NodeIterator:
+		var vals []any
+		for t.MoveNext() {
+			vals = append(vals, xpathNodeValue(t.Current()))
+		}
+		switch len(vals) {
+		case 0:
+			return undef
+		case 1:
+			return vals[0]
+		}
+		return sortJS(vals)
+	}
+	return undef
+}
+
+func parseXML(s string) *xmlquery.Node {
+	doc, err := safeParseXML(s)
+	if err != nil || doc == nil {
+		return emptyDoc()
+	}
+	return doc
+}
+
+func safeParseXML(s string) (doc *xmlquery.Node, err error) {
+	defer func() {
+		if recover() != nil {
+			doc = nil
+		}
+	}()
+	return xmlquery.Parse(strings.NewReader(s))
+}
+
+// xpathNodeValue is xpath.js nodeValue.
+func xpathNodeValue(nav xpath.NodeNavigator) any {
+	if nav.NodeType() == xpath.AttributeNode {
+		return nav.Value()
+	}
+	var node *xmlquery.Node
+	switch n := nav.(type) {
+	case *nsNav:
+		node = n.Current()
+	case *xmlquery.NodeNavigator:
+		node = n.Current()
+	default:
+		return nav.Value()
+	}
+	switch node.Type {
+	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
+		return node.Data
+	case xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
+		if node.ProcInst != nil {
+			return node.ProcInst.Inst
+		}
+		return "undefined"
+	}
+	fc := node.FirstChild
+	if fc == nil {
+		return "undefined"
+	}
+	switch fc.Type {
+	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
+		return fc.Data
+	case xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
+		if fc.ProcInst != nil {
+			return fc.ProcInst.Inst
+		}
+	}
+	return "undefined"
+}

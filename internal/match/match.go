@@ -1,0 +1,192 @@
+// Package match compiles Mountebank predicates and finds the first stub of an
+// imposter whose predicates match a request, with Mountebank 2.9.1's exact
+// semantics (models/predicates.js).
+package match
+
+import (
+	"github.com/mockd/mockd/internal/request"
+)
+
+// Error is a Mountebank API error raised by a predicate (Code e.g. "bad
+// data", "invalid injection"). Code is empty for a JavaScript runtime error
+// (TypeError, SyntaxError) that Mountebank would surface without a code.
+type Error struct {
+	Code, Message string
+	// Source is what Mountebank reports as the error's source. It is nil
+	// where Mountebank reports the JSON text of the whole stub, which only
+	// the caller has.
+	Source any
+	// Stub is the index of the stub whose predicates raised the error at
+	// Compile, or -1.
+	Stub int
+}
+
+func (e *Error) Error() string {
+	if e.Code == "" {
+		return e.Message
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Errors is what Compile returns when several stubs are invalid: one *Error
+// per invalid stub, in the order Mountebank lists them (last stub first: its
+// validator concatenates the per-stub lists in reverse).
+type Errors []*Error
+
+func (es Errors) Error() string {
+	s := ""
+	for i, e := range es {
+		if i > 0 {
+			s += "; "
+		}
+		s += e.Error()
+	}
+	return s
+}
+
+// Unwrap lets errors.As find the first *Error.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+func validationError(msg string, source any) *Error {
+	return &Error{Code: "bad data", Message: msg, Source: source, Stub: -1}
+}
+
+func typeError(msg string) *Error {
+	return &Error{Message: msg, Stub: -1}
+}
+
+// Options configure Compile.
+type Options struct {
+	// Binary is true for an imposter in binary mode (Mountebank encoding
+	// "base64"): expected and actual values are base64-decoded, and matches,
+	// jsonpath and xpath are refused.
+	Binary bool
+	// TCP is true for a tcp imposter; it selects the request Mountebank's
+	// dry-run validation uses ({data: "test"} instead of the http one).
+	TCP bool
+	// Injector runs inject predicates; nil makes them fail at evaluation.
+	Injector Injector
+}
+
+// Injector evaluates a JavaScript predicate. Implemented by internal/script.
+type Injector interface {
+	Predicate(source string, r *request.Request) (bool, error)
+}
+
+// Set is the compiled predicates of all stubs of one imposter. It is
+// immutable and safe for concurrent use.
+type Set struct {
+	stubs    [][]*pred
+	idx      index
+	injector Injector
+}
+
+// Len is the number of stubs in s.
+func (s *Set) Len() int { return len(s.stubs) }
+
+// Find returns the index of the first stub whose predicates all match r (a
+// stub with no predicates matches everything), or -1. An error is what
+// Mountebank would raise evaluating the predicates (its imposter answers 500).
+func (s *Set) Find(r *request.Request) (int, error) {
+	c := acquireCtx(s, r, false)
+	defer releaseCtx(c)
+	if r.BodyMissing {
+		// deepEquals throws on such a request before looking at any field,
+		// so no stub may be skipped.
+		return s.scan(c, 0)
+	}
+	return s.idx.find(s, c, r)
+}
+
+func (s *Set) scan(c *evalCtx, from int) (int, error) {
+	for i := from; i < len(s.stubs); i++ {
+		ok, err := c.stub(s.stubs[i])
+		if err != nil {
+			return -1, err
+		}
+		if ok {
+			return i, nil
+		}
+	}
+	return -1, nil
+}
+
+// Match reports whether stub i matches r.
+func (s *Set) Match(i int, r *request.Request) (bool, error) {
+	if i < 0 || i >= len(s.stubs) {
+		return false, nil
+	}
+	c := acquireCtx(s, r, false)
+	defer releaseCtx(c)
+	return c.stub(s.stubs[i])
+}
+
+// Compile compiles stubs[i] = the "predicates" array of stub i, as plain
+// decoded JSON (nil, bool, float64, string, []any, map[string]any). It
+// returns the errors Mountebank's dry-run validation returns for those
+// predicates (an *Error, or Errors when several stubs are invalid); invalid
+// regular expressions and RE2-unsupported constructs are always errors.
+func Compile(stubs [][]any, opts Options) (*Set, error) {
+	cc := &compiler{binary: opts.Binary}
+	s := &Set{stubs: make([][]*pred, len(stubs)), injector: opts.Injector}
+	var errs Errors
+	for i, preds := range stubs {
+		cc.err = nil
+		ps := make([]*pred, len(preds))
+		for j, p := range preds {
+			ps[j] = cc.pred(p)
+		}
+		s.stubs[i] = ps
+		if cc.err != nil {
+			e := *cc.err
+			e.Stub = i
+			errs = append(errs, &e)
+			continue
+		}
+		if err := s.dryRun(ps, opts.TCP); err != nil {
+			e := *err
+			e.Stub = i
+			errs = append(errs, &e)
+		}
+	}
+	for i, j := 0, len(errs)-1; i < j; i, j = i+1, j-1 {
+		errs[i], errs[j] = errs[j], errs[i]
+	}
+	switch len(errs) {
+	case 0:
+	case 1:
+		return nil, errs[0]
+	default:
+		return nil, errs
+	}
+	s.idx = buildIndex(s.stubs)
+	return s, nil
+}
+
+// dryRun evaluates every top-level predicate against Mountebank's test
+// request, as dryRunValidator.js does, and returns the first error.
+func (s *Set) dryRun(ps []*pred, tcp bool) *Error {
+	r := &request.Request{}
+	if tcp {
+		r.TCP, r.Data = true, "test"
+	} else {
+		r.Method, r.Path, r.HasForm = "GET", "/", true
+	}
+	c := acquireCtx(s, r, true)
+	defer releaseCtx(c)
+	for _, p := range ps {
+		if _, err := c.eval(p); err != nil {
+			if e, ok := err.(*Error); ok {
+				return e
+			}
+			return typeError(err.Error())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package match
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/mockd/mockd/internal/request"
+)
+
+var fuzzRequest = &request.Request{
+	Method: "POST", Path: "/users/42",
+	Query:   []request.KV{{Name: "q", Value: "1"}, {Name: "q", Value: "2"}, {Name: "Name", Value: "x"}},
+	Headers: []request.KV{{Name: "Content-Type", Value: "application/json"}, {Name: "x-a", Value: ""}, {Name: "X-A", Value: "b"}},
+	Body:    `{"a":[1,{"b":"c"}],"n":null,"Name":"Mixed"}`, RequestFrom: "::ffff:127.0.0.1:5000", IP: "::ffff:127.0.0.1",
+}
+
+// FuzzCompile: arbitrary JSON predicates never panic, at compile time or
+// when evaluated.
+func FuzzCompile(f *testing.F) {
+	for _, tc := range loadMBCases(f) {
+		b, _ := json.Marshal([]any{tc.Predicate})
+		f.Add(string(b), tc.Binary)
+	}
+	f.Add(`[{"or":[{"and":[{"not":{"equals":{"path":"/"}}}]}]}]`, false)
+	f.Add(`[{"matches":{"body":"(?<x>a)\\k<x>"}}]`, false)
+	f.Add(`[{"equals":{"body":{"0":{"length":1}}},"xpath":{"selector":"//a:b","ns":{"a":1}}}]`, false)
+	f.Fuzz(func(t *testing.T, s string, binary bool) {
+		var preds []any
+		if json.Unmarshal([]byte(s), &preds) != nil {
+			var one any
+			if json.Unmarshal([]byte(s), &one) != nil {
+				return
+			}
+			preds = []any{one}
+		}
+		set, err := Compile([][]any{preds}, Options{Binary: binary, TCP: binary})
+		if err != nil {
+			return
+		}
+		r := *fuzzRequest
+		r.Query = append([]request.KV(nil), fuzzRequest.Query...)
+		_, _ = set.Find(&r)
+		r.TCP, r.Data = true, "aGVsbG8="
+		_, _ = set.Find(&r)
+	})
+}
+
+// FuzzFind: arbitrary request fields and bodies never panic against a fixed
+// set of predicates that parse bodies every way.
+func FuzzFind(f *testing.F) {
+	stubs := [][]any{}
+	var src = `[
+		[{"equals":{"body":{"a":[1,{"b":"c"}]}}}],
+		[{"deepEquals":{"body":{"a":"1"}}}],
+		[{"deepEquals":{"query":{"q":["1","2"]},"headers":{"x":"y"}}}],
+		[{"equals":{"body":"x"},"jsonpath":{"selector":"$..b"}}],
+		[{"deepEquals":{"body":["c"]},"jsonpath":{"selector":"$.a[*]"}}],
+		[{"matches":{"body":"^\\s*<"},"xpath":{"selector":"//a/@id"}}],
+		[{"equals":{"body":2},"xpath":{"selector":"count(//b:x)","ns":{"b":"urn:b"}}}],
+		[{"deepEquals":{"body":{"x":"1"}},"xpath":{"selector":"//x"}}],
+		[{"exists":{"body":{"n":false},"form":{"a":true}}}],
+		[{"contains":{"body":{"a":"q"}},"except":"\\d+"}],
+		[{"startsWith":{"headers":{"content-type":"app"}},"keyCaseSensitive":false,"caseSensitive":true}],
+		[{"endsWith":{"query":{"q":"2"}}}],
+		[{"not":{"or":[{"equals":{"method":"GET"}},{"matches":{"path":"^/a.*$"}}]}}],
+		[{"equals":{"body":{"x":{"length":2}}}}],
+		[]
+	]`
+	if err := json.Unmarshal([]byte(src), &stubs); err != nil {
+		f.Fatal(err)
+	}
+	set, err := Compile(stubs, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("GET", "/", "q=1&q=2", "Content-Type", "application/json", `{"a":[1,{"b":"c"}]}`)
+	f.Add("POST", "/a/b", "", "x", "y", `<a id="1"><b:x xmlns:b="urn:b"/></a>`)
+	f.Add("PUT", "/É", "%zz=%", "X-A", "", `[{"a":"1"},{"a":2}]`)
+	f.Add("get", "/x", "a", "content-type", "application/x-www-form-urlencoded", `a=1&a=&b`)
+	f.Fuzz(func(t *testing.T, method, path, query, hname, hvalue, body string) {
+		r := request.Acquire()
+		defer request.Release(r)
+		r.Method, r.Path, r.Body = method, path, body
+		r.Query = request.ParseQuery(r.Query, query)
+		r.Headers = append(r.Headers, request.KV{Name: hname, Value: hvalue}, request.KV{Name: hname, Value: body})
+		if request.IsURLEncodedForm(hvalue) && body != "" {
+			r.Form, r.HasForm = request.ParseQuery(r.Form, body), true
+		}
+		got, gerr := set.Find(r)
+		c := acquireCtx(set, r, false)
+		want, werr := set.scan(c, 0)
+		releaseCtx(c)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Fatalf("indexed Find = %d, %v; scan = %d, %v", got, gerr, want, werr)
+		}
+	})
+}

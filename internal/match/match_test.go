@@ -1,0 +1,410 @@
+package match
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/mockd/mockd/internal/request"
+)
+
+func decode(t testing.TB, s string) [][]any {
+	t.Helper()
+	var stubs [][]any
+	if err := json.Unmarshal([]byte(s), &stubs); err != nil {
+		t.Fatalf("bad test JSON %s: %v", s, err)
+	}
+	return stubs
+}
+
+// TestCompileErrors pins the validation errors of Mountebank's dry run
+// (checked against mb 2.9.1 POST /imposters).
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		name, stubs string
+		opts        Options
+		want        []Error // in Mountebank's order; nil: compiles
+	}{
+		{"ok", `[[{"equals":{"path":"/"}}]]`, Options{}, nil},
+		{"no predicates", `[[]]`, Options{}, nil},
+		{"missing predicate", `[[{"foo":{"body":"x"}}]]`, Options{},
+			[]Error{{Code: "bad data", Message: "missing predicate", Source: map[string]any{"foo": map[string]any{"body": "x"}}}}},
+		{"missing predicate after false top-level", `[[{"equals":{"path":"/x"}},{"bogus":1}]]`, Options{},
+			[]Error{{Code: "bad data", Message: "missing predicate", Source: map[string]any{"bogus": 1.0}}}},
+		{"or short-circuits in dry run", `[[{"or":[{"equals":{"path":"/"}},{"bogus":1}]}]]`, Options{}, nil},
+		{"or not an array", `[[{"or":{"a":1}}]]`, Options{}, []Error{{Message: "predicate.or.some is not a function"}}},
+		{"equals null", `[[{"equals":null}]]`, Options{}, []Error{{Message: "Cannot convert undefined or null to object"}}},
+		{"not null", `[[{"not":null}]]`, Options{}, []Error{{Message: "Cannot convert undefined or null to object"}}},
+		{"malformed xpath", `[[{"equals":{"body":"x"},"xpath":{"selector":"//a[["}}]]`, Options{},
+			[]Error{{Code: "bad data", Message: "malformed xpath predicate selector", Source: "//a[["}}},
+		{"xpath string result", `[[{"equals":{"body":"x"},"xpath":{"selector":"string(//a)"}}]]`, Options{},
+			[]Error{{Message: "result.map is not a function"}}},
+		{"xpath unbound prefix compiles", `[[{"equals":{"body":"x"},"xpath":{"selector":"//a:b"}}]]`, Options{}, nil},
+		{"jsonpath malformed compiles", `[[{"equals":{"body":"x"},"jsonpath":{"selector":"$..[["}}]]`, Options{}, nil},
+		{"jsonpath selector not a string", `[[{"equals":{"body":"x"},"jsonpath":{"selector":1}}]]`, Options{},
+			[]Error{{Message: "Cannot read properties of undefined (reading 'toLowerCase')"}}},
+		{"binary matches", `[[{"matches":{"data":"x"}}]]`, Options{Binary: true, TCP: true},
+			[]Error{{Code: "bad data", Message: "the matches predicate is not allowed in binary mode"}}},
+		{"binary jsonpath", `[[{"equals":{"data":"x"},"jsonpath":{"selector":"$.a"}}]]`, Options{Binary: true, TCP: true},
+			[]Error{{Code: "bad data", Message: "the jsonpath predicate parameter is not allowed in binary mode"}}},
+		{"binary xpath", `[[{"equals":{"data":"x"},"xpath":{"selector":"//a"}}]]`, Options{Binary: true, TCP: true},
+			[]Error{{Code: "bad data", Message: "the xpath predicate parameter is not allowed in binary mode"}}},
+		{"invalid regex", `[[{"matches":{"path":"("}}]]`, Options{},
+			[]Error{{Message: "Invalid regular expression: /(/: missing closing )"}}},
+		{"invalid nested regex", `[[{"matches":{"body":{"a":"["}}}]]`, Options{},
+			[]Error{{Message: "Invalid regular expression: /[/: missing terminating ] for character class"}}},
+		{"invalid except", `[[{"equals":{"body":"x"},"except":"("}]]`, Options{},
+			[]Error{{Message: "Invalid regular expression: /(/: missing closing )"}}},
+		{"lookahead refused", `[[{"matches":{"path":"^(?!/admin)"}}]]`, Options{},
+			[]Error{{Code: "bad data", Message: "invalid regular expression /^(?!/admin)/: lookaround assertions are not supported (mockd runs regular expressions with RE2)", Source: "^(?!/admin)"}}},
+		{"backreference refused", `[[{"matches":{"path":"(a)\\1"}}]]`, Options{},
+			[]Error{{Code: "bad data", Message: "invalid regular expression /(a)\\1/: backreferences are not supported (mockd runs regular expressions with RE2)", Source: "(a)\\1"}}},
+		{"several stubs, last first", `[[{"equals":{"path":"/x"}}],[{"bogus":1}],[{"matches":{"body":"("}}]]`, Options{},
+			[]Error{{Message: "Invalid regular expression: /(/: missing closing )", Stub: 2},
+				{Code: "bad data", Message: "missing predicate", Source: map[string]any{"bogus": 1.0}, Stub: 1}}},
+		{"inject compiles without injector", `[[{"inject":"function(){return false}"}]]`, Options{}, nil},
+		{"tcp dry run request", `[[{"or":[{"equals":{"data":"test"}},{"bogus":1}]}]]`, Options{TCP: true}, nil},
+		{"tcp dry run reaches bogus", `[[{"or":[{"equals":{"path":"/"}},{"bogus":1}]}]]`, Options{TCP: true},
+			[]Error{{Code: "bad data", Message: "missing predicate", Source: map[string]any{"bogus": 1.0}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Compile(decode(t, tt.stubs), tt.opts)
+			if tt.want == nil {
+				if err != nil || s == nil {
+					t.Fatalf("Compile(%s) = %v, want success", tt.stubs, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Compile(%s) succeeded, want %v", tt.stubs, tt.want)
+			}
+			var got []*Error
+			var list Errors
+			var one *Error
+			switch {
+			case errors.As(err, &list) && len(tt.want) > 1:
+				got = list
+			case errors.As(err, &one):
+				got = []*Error{one}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("Compile(%s) = %v, want %d errors", tt.stubs, err, len(tt.want))
+			}
+			for i, w := range tt.want {
+				g := got[i]
+				if g.Code != w.Code || g.Message != w.Message || fmt.Sprint(g.Source) != fmt.Sprint(w.Source) {
+					t.Errorf("error %d = {%q %q %v}, want {%q %q %v}", i, g.Code, g.Message, g.Source, w.Code, w.Message, w.Source)
+				}
+				if len(tt.want) > 1 && g.Stub != w.Stub {
+					t.Errorf("error %d stub = %d, want %d", i, g.Stub, w.Stub)
+				}
+			}
+		})
+	}
+}
+
+type fakeInjector struct {
+	calls int
+	ok    bool
+	err   error
+}
+
+func (f *fakeInjector) Predicate(src string, r *request.Request) (bool, error) {
+	f.calls++
+	return f.ok, f.err
+}
+
+func TestInject(t *testing.T) {
+	stubs := decode(t, `[[{"inject":"function (config) { return true; }"}]]`)
+	s, err := Compile(stubs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Find(&request.Request{Method: "GET", Path: "/"})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != "invalid injection" {
+		t.Fatalf("Find with nil Injector = %v, want invalid injection error", err)
+	}
+	inj := &fakeInjector{ok: true}
+	s, err = Compile(stubs, Options{Injector: inj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inj.calls != 0 {
+		t.Fatalf("dry run called the injector %d times", inj.calls)
+	}
+	if i, err := s.Find(&request.Request{Method: "GET", Path: "/"}); i != 0 || err != nil || inj.calls != 1 {
+		t.Fatalf("Find = %d, %v (calls %d), want 0, nil, 1", i, err, inj.calls)
+	}
+}
+
+func TestFind(t *testing.T) {
+	stubs := decode(t, `[
+		[{"equals":{"method":"POST","path":"/users"}}],
+		[{"equals":{"path":"/users/42"}},{"equals":{"method":"GET"}}],
+		[{"startsWith":{"path":"/users"}}],
+		[{"deepEquals":{"path":"/Exact"}, "caseSensitive":true}],
+		[{"equals":{"method":"delete"}}],
+		[{"matches":{"path":"^/re/\\d+$"}}],
+		[]
+	]`)
+	s, err := Compile(stubs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		method, path string
+		want         int
+	}{
+		{"POST", "/users", 0},
+		{"post", "/USERS", 0},
+		{"GET", "/users/42", 1},
+		{"PUT", "/users/42", 2},
+		{"GET", "/users", 2},
+		{"GET", "/Exact", 3},
+		{"GET", "/exact", 6},
+		{"DELETE", "/x", 4},
+		{"GET", "/re/12", 5},
+		{"GET", "/nothing", 6},
+	}
+	for _, tt := range tests {
+		r := &request.Request{Method: tt.method, Path: tt.path}
+		got, err := s.Find(r)
+		if err != nil || got != tt.want {
+			t.Errorf("Find(%s %s) = %d, %v; want %d", tt.method, tt.path, got, err, tt.want)
+		}
+		ok, err := s.Match(tt.want, r)
+		if !ok || err != nil {
+			t.Errorf("Match(%d, %s %s) = %v, %v; want true", tt.want, tt.method, tt.path, ok, err)
+		}
+	}
+}
+
+func TestFindNoStubMatches(t *testing.T) {
+	s, err := Compile(decode(t, `[[{"equals":{"path":"/a"}}]]`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, err := s.Find(&request.Request{Method: "GET", Path: "/b"}); i != -1 || err != nil {
+		t.Fatalf("Find = %d, %v; want -1", i, err)
+	}
+	empty, _ := Compile(nil, Options{})
+	if i, _ := empty.Find(&request.Request{}); i != -1 {
+		t.Fatalf("Find on no stubs = %d, want -1", i)
+	}
+}
+
+// TestFindErrorOrder: an error raised by a stub before the winner surfaces,
+// one after it does not (Mountebank stops at the first match).
+func TestFindErrorOrder(t *testing.T) {
+	s, err := Compile(decode(t, `[
+		[{"equals":{"path":"/first"}}],
+		[{"or":[{"equals":{"path":"/"}},{"bogus":1}]}],
+		[{"equals":{"path":"/x"}}]
+	]`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, err := s.Find(&request.Request{Method: "GET", Path: "/first"}); i != 0 || err != nil {
+		t.Fatalf("Find(/first) = %d, %v; want 0", i, err)
+	}
+	if _, err := s.Find(&request.Request{Method: "GET", Path: "/x"}); err == nil {
+		t.Fatalf("Find(/x) must raise stub 1's missing predicate")
+	}
+}
+
+// TestFindBodyParsedOnce: many JSON body stubs share one parse per request.
+func TestFindBodyParsedOnce(t *testing.T) {
+	var stubs [][]any
+	for i := 0; i < 50; i++ {
+		stubs = append(stubs, []any{map[string]any{"equals": map[string]any{"body": map[string]any{"id": float64(i)}}}})
+	}
+	s, err := Compile(stubs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &request.Request{Method: "POST", Path: "/", Body: `{"id": 49, "name": "X"}`}
+	if i, err := s.Find(r); i != 49 || err != nil {
+		t.Fatalf("Find = %d, %v; want 49", i, err)
+	}
+	a, b := s.stubs[0][0].pp, s.stubs[49][0].pp
+	if a.jsonID != b.jsonID || a.textID != b.textID {
+		t.Fatalf("stubs with the same parameters must share memo keys: %d/%d vs %d/%d", a.jsonID, a.textID, b.jsonID, b.textID)
+	}
+	if _, ok := r.Memo(a.jsonID); !ok {
+		t.Fatalf("parsed body not memoized on the request")
+	}
+}
+
+// TestIndexNeverChangesWinner compares the indexed Find with a plain scan
+// over random stubs and requests.
+func TestIndexNeverChangesWinner(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	methods := []string{"GET", "POST", "get", "Delete"}
+	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", ""}
+	for round := 0; round < 200; round++ {
+		var stubs [][]any
+		n := 1 + rng.Intn(30)
+		for i := 0; i < n; i++ {
+			var preds []any
+			for j := rng.Intn(3); j >= 0; j-- {
+				op := []string{"equals", "deepEquals", "contains", "startsWith", "matches", "exists"}[rng.Intn(6)]
+				exp := map[string]any{}
+				if rng.Intn(3) > 0 {
+					exp["path"] = paths[rng.Intn(len(paths))]
+				}
+				if rng.Intn(2) == 0 {
+					exp["method"] = methods[rng.Intn(len(methods))]
+				}
+				if op == "exists" {
+					for k := range exp {
+						exp[k] = rng.Intn(2) == 0
+					}
+				}
+				if op == "matches" {
+					for k, v := range exp {
+						exp[k] = fmt.Sprintf("^%v", v)
+					}
+				}
+				p := map[string]any{op: exp}
+				switch rng.Intn(6) {
+				case 0:
+					p["caseSensitive"] = true
+				case 1:
+					p["except"] = "a"
+				case 2:
+					p["keyCaseSensitive"] = false
+					p["caseSensitive"] = true
+				}
+				preds = append(preds, p)
+			}
+			stubs = append(stubs, preds)
+		}
+		s, err := Compile(stubs, Options{})
+		if err != nil {
+			t.Fatalf("Compile: %v", err)
+		}
+		for k := 0; k < 20; k++ {
+			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))]}
+			got, gerr := s.Find(r)
+			c := acquireCtx(s, r, false)
+			want, werr := s.scan(c, 0)
+			releaseCtx(c)
+			if got != want || (gerr == nil) != (werr == nil) {
+				b, _ := json.Marshal(stubs)
+				t.Fatalf("Find(%s %s) = %d, %v; scan = %d, %v\nstubs %s", r.Method, r.Path, got, gerr, want, werr, b)
+			}
+		}
+	}
+}
+
+func TestJSNumber(t *testing.T) {
+	for f, want := range map[float64]string{
+		42: "42", 1.5: "1.5", -3: "-3", 0: "0", 1e21: "1e+21", 1e20: "100000000000000000000",
+		1e-7: "1e-7", 0.000001: "0.000001", 1.5e-7: "1.5e-7", 123456789012: "123456789012", 0.1: "0.1",
+		-1e-7: "-1e-7", 2.5e25: "2.5e+25",
+	} {
+		if got := jsNumber(f); got != want {
+			t.Errorf("jsNumber(%v) = %q, want %q", f, got, want)
+		}
+	}
+}
+
+func TestJSLower(t *testing.T) {
+	for in, want := range map[string]string{
+		"ABC": "abc", "abc": "abc", "ÉCOLE": "école", "İ": "i\u0307", "ΟΔΟΣ": "οδος", "ΣΑ": "σα", "": "",
+	} {
+		if got := jsLower(in); got != want {
+			t.Errorf("jsLower(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTranslateRegex(t *testing.T) {
+	tests := []struct {
+		src, in string
+		ic      bool
+		want    bool
+	}{
+		{`^/users/\d+$`, "/users/12", false, true},
+		{`^a.b$`, "a\rb", false, false},
+		{`^a$`, "a\n", false, false},
+		{`\s`, "\u00a0", false, true},
+		{`\s`, "\v", false, true},
+		{`[\s]`, "\u3000", false, true},
+		{`\S`, "\u00a0", false, false},
+		{`^\a\e$`, "ae", false, true},
+		{`^a{$`, "a{", false, true},
+		{`^a{2}$`, "aa", false, true},
+		{`^a{2,}$`, "aaa", false, true},
+		{`^[]$`, "", false, false},
+		{`^[^]$`, "\n", false, true},
+		{`\u0041`, "A", false, true},
+		{`\x41`, "A", false, true},
+		{`HELLO`, "hello", true, true},
+		{`[\b]`, "\b", false, true},
+		{`\cJ`, "\n", false, true},
+		{`(?<year>\d{4})`, "2024", false, true},
+		{`\/`, "/", false, true},
+		{`a]`, "a]", false, true},
+		{`\0`, "\x00", false, true},
+	}
+	for _, tt := range tests {
+		re, err := compileJSRegex(tt.src, tt.ic)
+		if err != nil {
+			t.Errorf("compileJSRegex(%q): %v", tt.src, err)
+			continue
+		}
+		if got := re.MatchString(tt.in); got != tt.want {
+			t.Errorf("/%s/ (RE2 %s) on %q = %v, want %v", tt.src, re, tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestFindConcurrent runs selectors and regexes from many goroutines (run
+// with -race): a Set is shared by all connections of an imposter.
+func TestFindConcurrent(t *testing.T) {
+	s, err := Compile(decode(t, `[
+		[{"equals":{"body":2},"xpath":{"selector":"count(//item)"}}],
+		[{"equals":{"body":"one"},"xpath":{"selector":"//item[@id='1']"}}],
+		[{"equals":{"body":"nigel rees"},"jsonpath":{"selector":"$.store.book[?(@.price < 10)].author"}}],
+		[{"matches":{"path":"^/x/\\d+$"}}]
+	]`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := []struct {
+		body string
+		want int
+	}{
+		{`<r><item/><item/></r>`, 0},
+		{`<r><item id="1">One</item></r>`, 1},
+		{`{"store":{"book":[{"author":"Nigel Rees","price":8.95},{"author":"E","price":12}]}}`, 2},
+		{`<r><item/></r>`, -1},
+	}
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for i := 0; i < 200; i++ {
+				b := bodies[(g+i)%len(bodies)]
+				r := request.Acquire()
+				r.Method, r.Path, r.Body = "POST", "/y", b.body
+				got, err := s.Find(r)
+				request.Release(r)
+				if err != nil || got != b.want {
+					done <- fmt.Errorf("Find(%s) = %d, %v; want %d", b.body, got, err, b.want)
+					return
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package match
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mockd/mockd/internal/request"
+)
+
+var sinkInt int
+
+func methodPathStubs(n int) [][]any {
+	stubs := make([][]any, n)
+	for i := range stubs {
+		stubs[i] = []any{map[string]any{"equals": map[string]any{"method": "GET", "path": fmt.Sprintf("/api/items/%d", i)}}}
+	}
+	return stubs
+}
+
+func jsonBodyStubs(n int) [][]any {
+	stubs := make([][]any, n)
+	for i := range stubs {
+		stubs[i] = []any{map[string]any{
+			"equals": map[string]any{"method": "POST", "body": map[string]any{"id": float64(i), "kind": "order"}},
+		}}
+	}
+	return stubs
+}
+
+func benchFind(b *testing.B, stubs [][]any, r *request.Request, want int) {
+	s, err := Compile(stubs, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got, err := s.Find(r); got != want || err != nil {
+		b.Fatalf("Find = %d, %v; want %d", got, err, want)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sinkInt, _ = s.Find(r)
+	}
+}
+
+func BenchmarkFindMethodPath(b *testing.B) {
+	for _, n := range []int{10, 1000, 10000} {
+		stubs := methodPathStubs(n)
+		b.Run(fmt.Sprintf("stubs=%d/first", n), func(b *testing.B) {
+			benchFind(b, stubs, &request.Request{Method: "GET", Path: "/api/items/0"}, 0)
+		})
+		b.Run(fmt.Sprintf("stubs=%d/last", n), func(b *testing.B) {
+			benchFind(b, stubs, &request.Request{Method: "GET", Path: fmt.Sprintf("/api/items/%d", n-1)}, n-1)
+		})
+		b.Run(fmt.Sprintf("stubs=%d/nomatch", n), func(b *testing.B) {
+			benchFind(b, stubs, &request.Request{Method: "GET", Path: "/nothing"}, -1)
+		})
+	}
+}
+
+// BenchmarkFindJSONBody uses a fresh request each iteration, as a server
+// does, so the body is parsed once per Find.
+func BenchmarkFindJSONBody(b *testing.B) {
+	for _, n := range []int{10, 1000, 10000} {
+		stubs := jsonBodyStubs(n)
+		for _, tc := range []struct {
+			name string
+			id   int
+		}{{"first", 0}, {"last", n - 1}, {"nomatch", -1}} {
+			body := fmt.Sprintf(`{"id": %d, "kind": "ORDER", "extra": [1, 2, 3]}`, tc.id)
+			want := tc.id
+			b.Run(fmt.Sprintf("stubs=%d/%s", n, tc.name), func(b *testing.B) {
+				s, err := Compile(stubs, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := request.Acquire()
+				r.Method, r.Path, r.Body = "POST", "/orders", body
+				if got, err := s.Find(r); got != want || err != nil {
+					b.Fatalf("Find = %d, %v; want %d", got, err, want)
+				}
+				request.Release(r)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					r := request.Acquire()
+					r.Method, r.Path, r.Body = "POST", "/orders", body
+					sinkInt, _ = s.Find(r)
+					request.Release(r)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkFindParallel(b *testing.B) {
+	s, err := Compile(methodPathStubs(1000), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		r := &request.Request{Method: "GET", Path: "/api/items/999"}
+		n := 0
+		for pb.Next() {
+			n, _ = s.Find(r)
+		}
+		sinkInt = n
+	})
+}

@@ -1,0 +1,320 @@
+package match
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// JavaScript \s: white space and line terminators.
+const jsSpaceClass = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+
+// translateRegex turns a JavaScript regular expression source (no u flag)
+// into RE2 syntax with the same meaning, or fails for constructs RE2 cannot
+// express (backreferences, lookaround).
+func translateRegex(src string, ignoreCase bool) (string, error) {
+	var b strings.Builder
+	if ignoreCase {
+		b.WriteString("(?i)")
+	}
+	// JavaScript's $ (no m flag) matches only at the end of input, like \z;
+	// '.' excludes all four line terminators.
+	inClass := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(src) {
+				return "", fmt.Errorf("\\ at end of pattern")
+			}
+			i++
+			n, err := translateEscape(&b, src, i, inClass)
+			if err != nil {
+				return "", err
+			}
+			i = n
+		case inClass:
+			switch c {
+			case ']':
+				inClass = false
+				b.WriteByte(']')
+			case '[':
+				b.WriteString(`\[`)
+			default:
+				b.WriteByte(c)
+			}
+		case c == '[':
+			// [] matches nothing, [^] matches anything.
+			if strings.HasPrefix(src[i:], "[]") {
+				b.WriteString(`[^\x00-\x{10FFFF}]`)
+				i++
+				continue
+			}
+			if strings.HasPrefix(src[i:], "[^]") {
+				b.WriteString(`[\x00-\x{10FFFF}]`)
+				i += 2
+				continue
+			}
+			inClass = true
+			b.WriteByte('[')
+			if i+1 < len(src) && src[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			// A leading ']' is not special in RE2 but closes the class in JavaScript: [] handled above.
+		case c == '.':
+			b.WriteString(`[^\n\r\x{2028}\x{2029}]`)
+		case c == '$':
+			b.WriteString(`\z`)
+		case c == '(':
+			if strings.HasPrefix(src[i:], "(?=") || strings.HasPrefix(src[i:], "(?!") ||
+				strings.HasPrefix(src[i:], "(?<=") || strings.HasPrefix(src[i:], "(?<!") {
+				return "", errUnsupported("lookaround assertions")
+			}
+			if strings.HasPrefix(src[i:], "(?<") {
+				b.WriteString("(?P<")
+				i += 2
+				continue
+			}
+			b.WriteByte('(')
+		case c == '{':
+			// A '{' that does not start a valid quantifier is a literal in JavaScript.
+			if j := quantifierEnd(src, i); j > 0 {
+				b.WriteString(src[i : j+1])
+				i = j
+			} else {
+				b.WriteString(`\{`)
+			}
+		case c == '}':
+			b.WriteString(`\}`)
+		case c == ']':
+			b.WriteString(`\]`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if inClass {
+		return "", fmt.Errorf("missing terminating ] for character class")
+	}
+	return b.String(), nil
+}
+
+// quantifierEnd returns the index of the '}' closing a {n}, {n,} or {n,m}
+// quantifier starting at src[i], or -1.
+func quantifierEnd(src string, i int) int {
+	j := i + 1
+	d := 0
+	for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+		j++
+		d++
+	}
+	if d == 0 || j >= len(src) {
+		return -1
+	}
+	if src[j] == '}' {
+		return j
+	}
+	if src[j] != ',' {
+		return -1
+	}
+	j++
+	for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+		j++
+	}
+	if j < len(src) && src[j] == '}' {
+		return j
+	}
+	return -1
+}
+
+func translateEscape(b *strings.Builder, src string, i int, inClass bool) (int, error) {
+	e := src[i]
+	switch e {
+	case 'd', 'D', 'w', 'W':
+		b.WriteByte('\\')
+		b.WriteByte(e)
+	case 's':
+		if inClass {
+			b.WriteString(jsSpaceClass)
+		} else {
+			b.WriteString("[" + jsSpaceClass + "]")
+		}
+	case 'S':
+		if inClass {
+			// RE2 cannot negate a set inside a class; this approximates [^\s] members.
+			b.WriteString(`\S`)
+		} else {
+			b.WriteString("[^" + jsSpaceClass + "]")
+		}
+	case 'b':
+		if inClass {
+			b.WriteString(`\x08`)
+		} else {
+			b.WriteString(`\b`)
+		}
+	case 'B':
+		if inClass {
+			b.WriteByte('B')
+		} else {
+			b.WriteString(`\B`)
+		}
+	case 'n', 'r', 't', 'f':
+		b.WriteByte('\\')
+		b.WriteByte(e)
+	case 'v':
+		b.WriteString(`\x0B`)
+	case '0':
+		if i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9' {
+			// Legacy octal escape.
+			j := i
+			v := 0
+			for j < len(src) && j < i+3 && src[j] >= '0' && src[j] <= '7' && v*8+int(src[j]-'0') <= 0377 {
+				v = v*8 + int(src[j]-'0')
+				j++
+			}
+			fmt.Fprintf(b, `\x{%x}`, v)
+			return j - 1, nil
+		}
+		b.WriteString(`\x00`)
+	case 'c':
+		if i+1 < len(src) && isAlpha(src[i+1]) {
+			fmt.Fprintf(b, `\x{%x}`, src[i+1]&31)
+			return i + 1, nil
+		}
+		b.WriteString(`\\c`)
+	case 'x':
+		if i+2 < len(src) && isHex(src[i+1]) && isHex(src[i+2]) {
+			b.WriteString(`\x{` + src[i+1:i+3] + `}`)
+			return i + 2, nil
+		}
+		b.WriteByte('x')
+	case 'u':
+		if i+4 < len(src) && isHex(src[i+1]) && isHex(src[i+2]) && isHex(src[i+3]) && isHex(src[i+4]) {
+			b.WriteString(`\x{` + src[i+1:i+5] + `}`)
+			return i + 4, nil
+		}
+		b.WriteByte('u')
+	case 'k':
+		if strings.Contains(src, "(?<") {
+			return 0, errUnsupported("backreferences")
+		}
+		b.WriteByte('k')
+	default:
+		switch {
+		case e >= '1' && e <= '9':
+			// A backreference when it names an existing group; otherwise a
+			// legacy octal escape or the digit itself.
+			j := i
+			for j < len(src) && src[j] >= '0' && src[j] <= '9' {
+				j++
+			}
+			n, _ := strconv.Atoi(src[i:j])
+			if !inClass && n <= countGroups(src) {
+				return 0, errUnsupported("backreferences")
+			}
+			if e <= '7' {
+				v := 0
+				k := i
+				for k < len(src) && k < i+3 && src[k] >= '0' && src[k] <= '7' && v*8+int(src[k]-'0') <= 0377 {
+					v = v*8 + int(src[k]-'0')
+					k++
+				}
+				fmt.Fprintf(b, `\x{%x}`, v)
+				return k - 1, nil
+			}
+			b.WriteByte(e)
+		case e < 0x80 && !isAlnum(e):
+			// Identity escape of punctuation.
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		case e < 0x80:
+			// Identity escape of a letter without special meaning: the letter.
+			b.WriteByte(e)
+		default:
+			// Non-ASCII: copy the whole UTF-8 sequence.
+			b.WriteByte(e)
+		}
+	}
+	return i, nil
+}
+
+func countGroups(src string) int {
+	n := 0
+	inClass := false
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+		case c == '[':
+			inClass = true
+		case c == '(':
+			if !strings.HasPrefix(src[i:], "(?") || strings.HasPrefix(src[i:], "(?<") && !strings.HasPrefix(src[i:], "(?<=") && !strings.HasPrefix(src[i:], "(?<!") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func isAlnum(c byte) bool { return isAlpha(c) || (c >= '0' && c <= '9') }
+func isAlpha(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'f')
+}
+
+// unsupportedError is a valid JavaScript construct RE2 cannot run.
+type unsupportedError string
+
+func (e unsupportedError) Error() string {
+	return string(e) + " are not supported (mockd runs regular expressions with RE2)"
+}
+
+func errUnsupported(what string) error { return unsupportedError(what) }
+
+// regexError is the *Error for a pattern that does not compile: Mountebank
+// surfaces JavaScript's SyntaxError without a code; a construct only RE2
+// refuses is a "bad data" error of ours.
+func regexError(src string, err error) *Error {
+	if _, ok := err.(unsupportedError); ok {
+		return validationError(fmt.Sprintf("invalid regular expression /%s/: %v", src, err), src)
+	}
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return typeError(fmt.Sprintf("Invalid regular expression: /%s/: %s", src, se.Code))
+	}
+	return typeError(fmt.Sprintf("Invalid regular expression: /%s/: %v", src, err))
+}
+
+type reKey struct {
+	src string
+	ic  bool
+}
+
+var reCache sync.Map // reKey -> *regexp.Regexp
+
+// compileJSRegex compiles a JavaScript regular expression for RE2, sharing
+// identical patterns between stubs.
+func compileJSRegex(src string, ignoreCase bool) (*regexp.Regexp, error) {
+	k := reKey{src, ignoreCase}
+	if v, ok := reCache.Load(k); ok {
+		return v.(*regexp.Regexp), nil
+	}
+	t, err := translateRegex(src, ignoreCase)
+	if err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(t)
+	if err != nil {
+		return nil, err
+	}
+	reCache.Store(k, re)
+	return re, nil
+}

@@ -1,0 +1,224 @@
+package request
+
+import (
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// FromHTTP fills r from ctx as Mountebank's httpRequest.js builds its request
+// object, copying every byte it keeps: nothing from ctx outlives the handler.
+// IPv4 clients are reported as "::ffff:a.b.c.d", as node does for a server
+// listening on all interfaces (Mountebank's default).
+func FromHTTP(ctx *fasthttp.RequestCtx, r *Request) {
+	FromHTTPListen(ctx, r, false)
+}
+
+// FromHTTPListen is FromHTTP for a server bound to one address: with
+// plainIPv4 set, IPv4 clients are reported as "a.b.c.d", as node does for a
+// server bound to an IPv4 host (mb --host 127.0.0.1).
+func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
+	req := &ctx.Request
+	r.Method = string(req.Header.Method())
+	path, search := nodeURL(req.Header.RequestURI())
+	r.Path = path
+	r.Query = ParseQuery(r.Query[:0], search)
+
+	raw := req.Header.RawHeaders()
+	if len(raw) > 0 {
+		r.Headers = parseRawHeaders(r.Headers[:0], raw)
+	} else {
+		for k, v := range req.Header.All() {
+			r.Headers = append(r.Headers, KV{latin1(k), latin1(trimOWS(v))})
+		}
+	}
+
+	body := req.Body()
+	enc, encArray, _ := mbHeader(r.Headers, "Content-Encoding")
+	r.Body, r.BodyMissing = "", false
+	switch {
+	case !encArray && enc == "gzip":
+		dec, err := fasthttp.AppendGunzipBytes(nil, body)
+		if err != nil {
+			r.BodyMissing = true
+		} else {
+			r.Body = DecodeUTF8(dec)
+		}
+	case !encArray && enc == "br":
+		dec, err := fasthttp.AppendUnbrotliBytes(nil, body)
+		if err != nil {
+			r.BodyMissing = true
+		} else {
+			r.Body = DecodeUTF8(dec)
+		}
+	default:
+		r.Body = DecodeUTF8(body)
+	}
+
+	r.Form, r.HasForm = r.Form[:0], false
+	if r.Body != "" {
+		if ct, ctArray, ok := mbHeader(r.Headers, "Content-Type"); ok && !ctArray && IsURLEncodedForm(ct) {
+			r.Form = ParseQuery(r.Form, r.Body)
+			r.HasForm = true
+		}
+	}
+
+	r.IP, r.RequestFrom = nodeAddr(ctx.RemoteAddr(), plainIPv4)
+}
+
+// IsURLEncodedForm reports whether a Content-Type value names
+// application/x-www-form-urlencoded as httpRequest.js decides it (exact case).
+func IsURLEncodedForm(contentType string) bool {
+	if i := strings.IndexByte(contentType, ';'); i >= 0 {
+		contentType = contentType[:i]
+	}
+	return jsTrim(contentType) == "application/x-www-form-urlencoded"
+}
+
+// mbHeader looks a header up as headersMap.get does: the first distinct name
+// matching case-insensitively, whose values (same exact name) combine as
+// ofRaw combines them. isArray is true when that gives an array.
+func mbHeader(headers []KV, name string) (value string, isArray, found bool) {
+	exact := ""
+	for _, kv := range headers {
+		if equalFoldASCII(kv.Name, name) {
+			exact, found = kv.Name, true
+			break
+		}
+	}
+	if !found {
+		return "", false, false
+	}
+	n := 0
+	for _, kv := range headers {
+		if kv.Name != exact {
+			continue
+		}
+		// arrayifyIfExists: an empty current value is replaced, not extended.
+		if n == 0 || (n == 1 && value == "") {
+			value, n = kv.Value, 1
+			continue
+		}
+		n++
+	}
+	return value, n > 1, true
+}
+
+func nodeAddr(a net.Addr, plainIPv4 bool) (ip, from string) {
+	if a == nil {
+		return "", ""
+	}
+	var port int
+	var nip net.IP
+	switch t := a.(type) {
+	case *net.TCPAddr:
+		nip, port = t.IP, t.Port
+	case *net.UDPAddr:
+		nip, port = t.IP, t.Port
+	default:
+		host, p, err := net.SplitHostPort(a.String())
+		if err != nil {
+			return a.String(), a.String()
+		}
+		nip = net.ParseIP(host)
+		port, _ = strconv.Atoi(p)
+		if nip == nil {
+			ip = host
+		}
+	}
+	if nip != nil {
+		if v4 := nip.To4(); v4 != nil {
+			ip = v4.String()
+			if !plainIPv4 {
+				ip = "::ffff:" + ip
+			}
+		} else {
+			ip = nip.String()
+		}
+	}
+	if port != 0 {
+		from = ip + ":" + strconv.Itoa(port)
+	} else {
+		from = ip
+	}
+	return ip, from
+}
+
+// parseRawHeaders splits raw header bytes ("Name: value\r\n"...) into KVs in
+// arrival order, values trimmed and decoded as latin1, like node rawHeaders.
+func parseRawHeaders(dst []KV, raw []byte) []KV {
+	for len(raw) > 0 {
+		i := 0
+		for i < len(raw) && raw[i] != '\n' {
+			i++
+		}
+		line := raw[:i]
+		if i < len(raw) {
+			raw = raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		if len(line) == 0 {
+			continue
+		}
+		c := 0
+		for c < len(line) && line[c] != ':' {
+			c++
+		}
+		if c == len(line) {
+			continue
+		}
+		dst = append(dst, KV{latin1(trimOWS(line[:c])), latin1(trimOWS(line[c+1:]))})
+	}
+	return dst
+}
+
+func trimOWS(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// latin1 copies b into a string, reading each byte as one latin1 character
+// as node does for header values.
+func latin1(b []byte) string {
+	ascii := true
+	for _, c := range b {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return string(b)
+	}
+	var sb strings.Builder
+	sb.Grow(len(b) * 2)
+	for _, c := range b {
+		sb.WriteRune(rune(c))
+	}
+	return sb.String()
+}
+
+// jsTrim is String.prototype.trim: it removes JavaScript white space and
+// line terminators from both ends.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, isJSSpace)
+}
+
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}

@@ -1,0 +1,144 @@
+// Package request holds the protocol-neutral view of one request to an
+// imposter, as Mountebank's predicates, journal and scripts see it.
+package request
+
+import "sync"
+
+// KV is one name/value pair, in the order it arrived.
+type KV struct{ Name, Value string }
+
+// Request is the protocol-neutral view of one request, as Mountebank's
+// predicates and journal see it (the object httpRequest.js or tcpRequest.js
+// builds). A Request owns all its strings: nothing in it refers to memory of
+// the connection it came from.
+//
+// A Request is not safe for concurrent mutation; once filled it may be read
+// by several goroutines, but the lazily-filled caches (Memo, JSON) must then
+// be used from one goroutine at a time.
+type Request struct {
+	Method string
+	// Path is the URL path as node's new URL(req.url).pathname gives it:
+	// dot segments resolved, percent-encoding kept as sent.
+	Path string
+	// Query is decoded as node's querystring.parse: '+' is a space, %xx is
+	// decoded; order kept; repeated keys repeated.
+	Query []KV
+	// Headers has the names in their original case and order as sent (node
+	// rawHeaders), values trimmed and decoded as latin1 like node does.
+	Headers []KV
+	// Body is decoded per Content-Encoding gzip/br like httpRequest.js.
+	Body string
+	// BodyMissing is true when the body could not be decoded (bad gzip or br
+	// data): Mountebank then has no body at all (undefined), not "".
+	BodyMissing bool
+	// Form is set only when Content-Type is application/x-www-form-urlencoded
+	// and the body is non-empty; HasForm tells.
+	Form    []KV
+	HasForm bool
+	// RequestFrom is "ip:port" of the client, IP its address, both formatted
+	// as node formats socket.remoteAddress.
+	RequestFrom string
+	IP          string
+	// Data is the payload of a tcp request (base64 in binary mode).
+	Data string
+	// TCP marks a tcp request: Mountebank's tcp request has only
+	// requestFrom, ip and data.
+	TCP bool
+
+	jsonDone bool
+	jsonOK   bool
+	jsonVal  any
+	memo     []memoEntry
+}
+
+type memoEntry struct {
+	key uint64
+	val any
+}
+
+// Reset clears r for reuse, keeping allocated capacity.
+func (r *Request) Reset() {
+	q, h, f, m := r.Query[:0], r.Headers[:0], r.Form[:0], r.memo[:0]
+	clear(r.Query)
+	clear(r.Headers)
+	clear(r.Form)
+	clear(r.memo)
+	*r = Request{Query: q, Headers: h, Form: f, memo: m}
+}
+
+var pool = sync.Pool{New: func() any { return &Request{} }}
+
+// Acquire returns an empty Request from a pool. Release it when done.
+func Acquire() *Request { return pool.Get().(*Request) }
+
+// Release resets r and returns it to the pool; r must not be used afterwards.
+func Release(r *Request) {
+	r.Reset()
+	pool.Put(r)
+}
+
+// Memo returns the value a consumer cached on r under key with SetMemo.
+// Consumers (internal/match) use it to parse a body at most once per request
+// however many stubs read it. Valid until Reset.
+func (r *Request) Memo(key uint64) (any, bool) {
+	for i := range r.memo {
+		if r.memo[i].key == key {
+			return r.memo[i].val, true
+		}
+	}
+	return nil, false
+}
+
+// SetMemo caches v on r under key, replacing an earlier value.
+func (r *Request) SetMemo(key uint64, v any) {
+	for i := range r.memo {
+		if r.memo[i].key == key {
+			r.memo[i].val = v
+			return
+		}
+	}
+	r.memo = append(r.memo, memoEntry{key, v})
+}
+
+// JSON returns r.Body parsed as JSON.parse would parse it (objects as
+// map[string]any, numbers as float64), parsing it at most once. ok is false
+// when the body is not JSON.
+func (r *Request) JSON() (v any, ok bool) {
+	if !r.jsonDone {
+		r.jsonDone = true
+		r.jsonVal, r.jsonOK = ParseJSON(r.Body)
+	}
+	return r.jsonVal, r.jsonOK
+}
+
+// Header returns the value of the first header named name, case-insensitively,
+// and whether there is one.
+func (r *Request) Header(name string) (string, bool) {
+	for _, kv := range r.Headers {
+		if equalFoldASCII(kv.Name, name) {
+			return kv.Value, true
+		}
+	}
+	return "", false
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x != y {
+			if 'A' <= x && x <= 'Z' {
+				x += 'a' - 'A'
+			}
+			if 'A' <= y && y <= 'Z' {
+				y += 'a' - 'A'
+			}
+			if x != y {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,350 @@
+package request
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+type nodeCases struct {
+	URLs    [][3]*string         `json:"urls"`
+	Queries [][2]json.RawMessage `json:"queries"`
+	UTF8    [][2]json.RawMessage `json:"utf8"`
+}
+
+func loadNodeCases(t *testing.T) nodeCases {
+	t.Helper()
+	b, err := os.ReadFile("testdata/node_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nc nodeCases
+	if err := json.Unmarshal(b, &nc); err != nil {
+		t.Fatal(err)
+	}
+	return nc
+}
+
+// TestNodeURL compares nodeURL with node's new URL(target, base).
+func TestNodeURL(t *testing.T) {
+	for _, c := range loadNodeCases(t).URLs {
+		target := *c[0]
+		if c[1] == nil {
+			continue // node throws; mb answers 500
+		}
+		path, search := nodeURL([]byte(target))
+		if path != *c[1] {
+			t.Errorf("nodeURL(%q) path = %q, want %q", target, path, *c[1])
+		}
+		if search != *c[2] {
+			t.Errorf("nodeURL(%q) search = %q, want %q", target, search, *c[2])
+		}
+	}
+}
+
+// jsObject groups pairs as querystring.parse does and renders them as node's
+// JSON.stringify would (keys in first-seen order).
+func jsObject(kvs []KV) string {
+	var order []string
+	vals := map[string][]string{}
+	for _, kv := range kvs {
+		if _, ok := vals[kv.Name]; !ok {
+			order = append(order, kv.Name)
+		}
+		vals[kv.Name] = append(vals[kv.Name], kv.Value)
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range order {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		var vb []byte
+		if len(vals[k]) == 1 {
+			vb, _ = json.Marshal(vals[k][0])
+		} else {
+			vb, _ = json.Marshal(vals[k])
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func TestParseQueryNode(t *testing.T) {
+	for _, c := range loadNodeCases(t).Queries {
+		var in string
+		if err := json.Unmarshal(c[0], &in); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := json.Compact(&want, c[1]); err != nil {
+			t.Fatal(err)
+		}
+		got := jsObject(ParseQuery(nil, in))
+		// encoding/json escapes <, >, & and U+FFFD the same way on both sides
+		var norm any
+		_ = json.Unmarshal(want.Bytes(), &norm)
+		if got != want.String() {
+			var g any
+			_ = json.Unmarshal([]byte(got), &g)
+			if !reflect.DeepEqual(g, norm) || !sameKeyOrder(got, want.String()) {
+				t.Errorf("ParseQuery(%q) = %s, want %s", in, got, want.String())
+			}
+		}
+	}
+}
+
+func sameKeyOrder(a, b string) bool {
+	da, db := json.NewDecoder(strings.NewReader(a)), json.NewDecoder(strings.NewReader(b))
+	for {
+		ta, ea := da.Token()
+		tb, eb := db.Token()
+		if ea != nil || eb != nil {
+			return ea != nil && eb != nil
+		}
+		if !reflect.DeepEqual(ta, tb) {
+			return false
+		}
+	}
+}
+
+func TestParseQueryMaxKeys(t *testing.T) {
+	var parts []string
+	parts = append(parts, "", "", "")
+	for i := 0; i < 1005; i++ {
+		parts = append(parts, fmt.Sprintf("k%d=v", i))
+	}
+	got := ParseQuery(nil, strings.Join(parts, "&"))
+	if len(got) != 997 {
+		t.Fatalf("ParseQuery kept %d pairs, want 997 (node counts the first 1000 pieces)", len(got))
+	}
+}
+
+func TestDecodeUTF8Node(t *testing.T) {
+	for _, c := range loadNodeCases(t).UTF8 {
+		var in []int
+		var want string
+		_ = json.Unmarshal(c[0], &in)
+		_ = json.Unmarshal(c[1], &want)
+		b := make([]byte, len(in))
+		for i, v := range in {
+			b[i] = byte(v)
+		}
+		if got := DecodeUTF8(b); got != want {
+			t.Errorf("DecodeUTF8(% x) = %q, want %q", b, got, want)
+		}
+	}
+}
+
+func TestParseJSON(t *testing.T) {
+	tests := []struct {
+		in   string
+		ok   bool
+		want any
+	}{
+		{`{"a":1}`, true, map[string]any{"a": 1.0}},
+		{` [1,"x",null,true] `, true, []any{1.0, "x", nil, true}},
+		{`5`, true, 5.0},
+		{`"s"`, true, "s"},
+		{`null`, true, nil},
+		{``, false, nil},
+		{`abc`, false, nil},
+		{`{"a":}`, false, nil},
+		{`{"a":1,"a":2}`, true, map[string]any{"a": 2.0}},
+		{`[1,]`, false, nil},
+		{`{"a":1} x`, false, nil},
+	}
+	for _, tt := range tests {
+		got, ok := ParseJSON(tt.in)
+		if ok != tt.ok || (ok && !reflect.DeepEqual(got, tt.want)) {
+			t.Errorf("ParseJSON(%q) = %#v, %v; want %#v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestMbHeader(t *testing.T) {
+	h := []KV{{"x-e", ""}, {"X-E", "a"}, {"x-e", "z"}, {"A", "1"}, {"A", "2"}}
+	if v, arr, ok := mbHeader(h, "X-e"); !ok || arr || v != "z" {
+		t.Errorf("mbHeader x-e = %q %v %v, want z (first exact name x-e, '' replaced)", v, arr, ok)
+	}
+	if _, arr, ok := mbHeader(h, "a"); !ok || !arr {
+		t.Errorf("mbHeader a: want array")
+	}
+	if _, _, ok := mbHeader(h, "b"); ok {
+		t.Errorf("mbHeader b: want not found")
+	}
+}
+
+func TestIsURLEncodedForm(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"application/x-www-form-urlencoded":                 true,
+		" application/x-www-form-urlencoded ; charset=utf8": true,
+		"Application/x-www-form-urlencoded":                 false,
+		"application/json":                                  false,
+		"":                                                  false,
+	} {
+		if got := IsURLEncodedForm(ct); got != want {
+			t.Errorf("IsURLEncodedForm(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
+
+func TestResetAndPool(t *testing.T) {
+	r := Acquire()
+	r.Method, r.Path = "GET", "/x"
+	r.Query = append(r.Query, KV{"a", "b"})
+	r.SetMemo(7, "v")
+	r.Body = `{"a":1}`
+	if _, ok := r.JSON(); !ok {
+		t.Fatal("JSON() on JSON body: not ok")
+	}
+	Release(r)
+	r = Acquire()
+	defer Release(r)
+	if r.Method != "" || len(r.Query) != 0 || r.jsonDone {
+		t.Fatalf("Acquire after Release: not reset: %+v", r)
+	}
+	if _, ok := r.Memo(7); ok {
+		t.Fatal("Memo survived Reset")
+	}
+}
+
+// serve starts a fasthttp server like the imposter's (raw header names) and
+// returns its address and a channel receiving each request as FromHTTP
+// built it.
+func serve(t *testing.T) (string, chan *Request) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan *Request, 4)
+	s := &fasthttp.Server{
+		DisableHeaderNamesNormalizing: true,
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			r := &Request{}
+			FromHTTP(ctx, r)
+			ch <- r
+			ctx.SetBodyString("ok")
+		},
+	}
+	go func() { _ = s.Serve(ln) }()
+	t.Cleanup(func() { _ = s.Shutdown() })
+	return ln.Addr().String(), ch
+}
+
+func roundTrip(t *testing.T, addr, raw string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte(raw)); err != nil {
+		t.Fatal(err)
+	}
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(resp)
+	if err := resp.Read(bufio.NewReader(conn)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFromHTTPLoopback(t *testing.T) {
+	addr, ch := serve(t)
+	body := "a=1&b=x+y&a=%C3%A9"
+	roundTrip(t, addr, "POST /a/../Users%20x/?q=1&q=2&name=caf%C3%A9&flag HTTP/1.1\r\n"+
+		"Host: example\r\n"+
+		"x-f: 1\r\n"+
+		"X-F: 2\r\n"+
+		"User-Agent: test\r\n"+
+		"x-f:  3 \r\n"+
+		"X-Latin: \xc3\xa9\r\n"+
+		"Content-Type: application/x-www-form-urlencoded; charset=utf-8\r\n"+
+		fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body))
+	r := <-ch
+	if r.Method != "POST" || r.Path != "/Users%20x/" {
+		t.Errorf("method, path = %q, %q; want POST, /Users%%20x/", r.Method, r.Path)
+	}
+	wantQ := []KV{{"q", "1"}, {"q", "2"}, {"name", "café"}, {"flag", ""}}
+	if !reflect.DeepEqual(r.Query, wantQ) {
+		t.Errorf("query = %v, want %v", r.Query, wantQ)
+	}
+	wantH := []KV{{"Host", "example"}, {"x-f", "1"}, {"X-F", "2"}, {"User-Agent", "test"}, {"x-f", "3"},
+		{"X-Latin", "Ã©"}, {"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"},
+		{"Content-Length", fmt.Sprint(len(body))}}
+	if !reflect.DeepEqual(r.Headers, wantH) {
+		t.Errorf("headers = %q, want %q", r.Headers, wantH)
+	}
+	if r.Body != body || !r.HasForm {
+		t.Errorf("body, hasForm = %q, %v", r.Body, r.HasForm)
+	}
+	wantF := []KV{{"a", "1"}, {"b", "x y"}, {"a", "é"}}
+	if !reflect.DeepEqual(r.Form, wantF) {
+		t.Errorf("form = %v, want %v", r.Form, wantF)
+	}
+	if !strings.HasPrefix(r.RequestFrom, "::ffff:127.0.0.1:") || r.IP != "::ffff:127.0.0.1" {
+		t.Errorf("requestFrom, ip = %q, %q", r.RequestFrom, r.IP)
+	}
+}
+
+func TestFromHTTPEncodings(t *testing.T) {
+	addr, ch := serve(t)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write([]byte(`{"a":"b"}`))
+	_ = w.Close()
+	roundTrip(t, addr, fmt.Sprintf("POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s", gz.Len(), gz.String()))
+	if r := <-ch; r.Body != `{"a":"b"}` || r.BodyMissing {
+		t.Errorf("gzip body = %q (missing %v)", r.Body, r.BodyMissing)
+	}
+	roundTrip(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc")
+	if r := <-ch; r.Body != "" || !r.BodyMissing {
+		t.Errorf("bad gzip: body = %q, missing %v; want undefined body", r.Body, r.BodyMissing)
+	}
+	roundTrip(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nContent-Encoding: GZIP\r\nContent-Length: 3\r\n\r\nabc")
+	if r := <-ch; r.Body != "abc" || r.BodyMissing {
+		t.Errorf("GZIP (not exactly gzip) must be left alone: body = %q", r.Body)
+	}
+	roundTrip(t, addr, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na\xffb")
+	if r := <-ch; r.Body != "a\uFFFDb" {
+		t.Errorf("invalid UTF-8 body = %q, want replacement character", r.Body)
+	}
+	roundTrip(t, addr, "GET /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n")
+	if r := <-ch; r.HasForm {
+		t.Errorf("empty body must not have a form")
+	}
+}
+
+func TestNodeAddr(t *testing.T) {
+	tests := []struct {
+		addr     net.Addr
+		plain    bool
+		ip, from string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 80}, false, "::ffff:10.0.0.1", "::ffff:10.0.0.1:80"},
+		{&net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 80}, true, "10.0.0.1", "10.0.0.1:80"},
+		{&net.TCPAddr{IP: net.ParseIP("::1"), Port: 9}, false, "::1", "::1:9"},
+	}
+	for _, tt := range tests {
+		ip, from := nodeAddr(tt.addr, tt.plain)
+		if ip != tt.ip || from != tt.from {
+			t.Errorf("nodeAddr(%v, %v) = %q, %q; want %q, %q", tt.addr, tt.plain, ip, from, tt.ip, tt.from)
+		}
+	}
+}

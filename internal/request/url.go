@@ -1,0 +1,331 @@
+package request
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// nodeURL splits a request target into the pathname and the query string (without '?')
+// that node's new URL(target, "http://localhost") gives: dot segments
+// resolved, backslashes read as slashes, characters outside the path set
+// percent-encoded, and existing percent-encoding kept.
+func nodeURL(target []byte) (path, search string) {
+	// Leading and trailing C0 controls and spaces are stripped; tabs and
+	// newlines anywhere are removed.
+	start, end := 0, len(target)
+	for start < end && target[start] <= ' ' {
+		start++
+	}
+	for end > start && target[end-1] <= ' ' {
+		end--
+	}
+	t := target[start:end]
+	if hasTabOrNewline(t) {
+		c := make([]byte, 0, len(t))
+		for _, b := range t {
+			if b != '\t' && b != '\n' && b != '\r' {
+				c = append(c, b)
+			}
+		}
+		t = c
+	}
+
+	// Fragment and query.
+	frag := len(t)
+	for i, b := range t {
+		if b == '#' {
+			frag = i
+			break
+		}
+	}
+	t = t[:frag]
+	q := -1
+	for i, b := range t {
+		if b == '?' {
+			q = i
+			break
+		}
+	}
+	if q >= 0 {
+		search = string(t[q+1:])
+		t = t[:q]
+	}
+
+	if n := schemeLen(t); n > 0 {
+		scheme := strings.ToLower(string(t[:n]))
+		rest := t[n+1:]
+		if !isSpecialScheme(scheme) {
+			// Opaque path of a non-special URL.
+			return string(rest), search
+		}
+		if scheme == "http" && !(len(rest) > 0 && isSlash(rest[0])) {
+			// "http:foo" is relative to the (http) base.
+			return resolvePath(rest, true), search
+		}
+		for len(rest) > 0 && isSlash(rest[0]) {
+			rest = rest[1:]
+		}
+		return resolvePath(skipAuthority(rest), false), search
+	}
+	if len(t) >= 2 && isSlash(t[0]) && isSlash(t[1]) {
+		return resolvePath(skipAuthority(t[2:]), false), search
+	}
+	return resolvePath(t, len(t) == 0 || !isSlash(t[0])), search
+}
+
+func hasTabOrNewline(b []byte) bool {
+	for _, c := range b {
+		if c == '\t' || c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+func isSlash(b byte) bool { return b == '/' || b == '\\' }
+
+func isSpecialScheme(s string) bool {
+	switch s {
+	case "http", "https", "ws", "wss", "ftp", "file":
+		return true
+	}
+	return false
+}
+
+// schemeLen returns the length of a leading URL scheme followed by ':', or 0.
+func schemeLen(t []byte) int {
+	if len(t) == 0 || !isAlpha(t[0]) {
+		return 0
+	}
+	for i := 1; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == ':':
+			return i
+		case isAlpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.':
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+func isAlpha(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+
+func skipAuthority(t []byte) []byte {
+	for i, c := range t {
+		if isSlash(c) {
+			return t[i:]
+		}
+	}
+	return nil
+}
+
+// resolvePath applies the WHATWG path state to t: relative paths resolve
+// against "/", "." and ".." segments (also percent-encoded) are resolved.
+func resolvePath(t []byte, relative bool) string {
+	if !relative && len(t) > 0 && isSlash(t[0]) {
+		t = t[1:]
+	}
+	if len(t) == 0 {
+		return "/"
+	}
+	fast := true
+	for _, c := range t {
+		if c == '\\' || c == '.' || c == '%' || pathEscape(c) {
+			fast = false
+			break
+		}
+	}
+	if fast {
+		return "/" + string(t)
+	}
+	segs := make([]string, 0, 8)
+	for {
+		i := 0
+		for i < len(t) && !isSlash(t[i]) {
+			i++
+		}
+		seg := t[:i]
+		last := i == len(t)
+		switch {
+		case isDoubleDot(seg):
+			if len(segs) > 0 {
+				segs = segs[:len(segs)-1]
+			}
+			if last {
+				segs = append(segs, "")
+			}
+		case isSingleDot(seg):
+			if last {
+				segs = append(segs, "")
+			}
+		default:
+			segs = append(segs, escapePathSegment(seg))
+		}
+		if last {
+			break
+		}
+		t = t[i+1:]
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+func isSingleDot(s []byte) bool {
+	return string(s) == "." || strings.EqualFold(string(s), "%2e")
+}
+
+func isDoubleDot(s []byte) bool {
+	switch len(s) {
+	case 2:
+		return string(s) == ".."
+	case 4:
+		l := strings.ToLower(string(s))
+		return l == ".%2e" || l == "%2e."
+	case 6:
+		return strings.EqualFold(string(s), "%2e%2e")
+	}
+	return false
+}
+
+func pathEscape(c byte) bool {
+	switch c {
+	case ' ', '"', '#', '<', '>', '?', '`', '{', '}':
+		return true
+	}
+	return c < 0x20 || c >= 0x7F
+}
+
+func escapePathSegment(s []byte) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, c := range s {
+		if pathEscape(c) {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// ParseQuery appends to dst the pairs of s (the names and values may share
+// its memory) decoded as node's
+// querystring.parse decodes them: pieces split on '&' (only the first 1000
+// pieces count), name and value split on the first '=', '+' read as a space,
+// %xx decoded (invalid escapes kept), order kept. Empty pieces are skipped.
+func ParseQuery(dst []KV, s string) []KV {
+	const maxKeys = 1000
+	pieces := 0
+	for len(s) > 0 && pieces < maxKeys {
+		pieces++
+		i := strings.IndexByte(s, '&')
+		var piece string
+		if i < 0 {
+			piece, s = s, ""
+		} else {
+			piece, s = s[:i], s[i+1:]
+		}
+		if piece == "" {
+			continue
+		}
+		name, value := piece, ""
+		if j := strings.IndexByte(piece, '='); j >= 0 {
+			name, value = piece[:j], piece[j+1:]
+		}
+		dst = append(dst, KV{qsUnescape(name), qsUnescape(value)})
+	}
+	return dst
+}
+
+func qsUnescape(s string) string {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '+':
+			b = append(b, ' ')
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return DecodeUTF8(b)
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'f')
+}
+
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return (c | 0x20) - 'a' + 10
+}
+
+// DecodeUTF8 copies b into a string as node's buffer.toString() does: each
+// maximal invalid subsequence becomes one U+FFFD (the WHATWG UTF-8 decoder).
+func DecodeUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b)+8)
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x80 {
+			out = append(out, c)
+			i++
+			continue
+		}
+		var need int
+		lo, hi := byte(0x80), byte(0xBF)
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			need = 1
+		case c >= 0xE0 && c <= 0xEF:
+			need = 2
+			if c == 0xE0 {
+				lo = 0xA0
+			} else if c == 0xED {
+				hi = 0x9F
+			}
+		case c >= 0xF0 && c <= 0xF4:
+			need = 3
+			if c == 0xF0 {
+				lo = 0x90
+			} else if c == 0xF4 {
+				hi = 0x8F
+			}
+		default:
+			out = append(out, "\uFFFD"...)
+			i++
+			continue
+		}
+		j := i + 1
+		ok := true
+		for k := 0; k < need; k++ {
+			if j >= len(b) || b[j] < lo || b[j] > hi {
+				ok = false
+				break
+			}
+			lo, hi = 0x80, 0xBF
+			j++
+		}
+		if ok {
+			out = append(out, b[i:j]...)
+		} else {
+			out = append(out, "\uFFFD"...)
+		}
+		i = j
+	}
+	return string(out)
+}
