@@ -27,6 +27,31 @@ type Error struct {
 	Message string
 	Source  Value // nil when absent
 	Path    string
+	// Raw, when set, is the whole error object as the API renders it, for the errors Mountebank
+	// passes through from node unchanged (e.g. EADDRINUSE, which carries no message).
+	Raw *Object
+}
+
+// Render returns the error as Mountebank's API shows it inside {"errors":[…]}.
+func (e *Error) Render() *Object {
+	if e.Raw != nil {
+		return e.Raw
+	}
+	o := NewObject("code", e.Code, "message", e.Message)
+	if e.Source != nil {
+		o.Set("source", e.Source)
+	}
+	return o
+}
+
+// AddrInUse is the error Mountebank 2.9.1 returns when an imposter's port is taken: node's
+// listen error, passed through as it is.
+func AddrInUse(host string, port int) *Error {
+	if host == "" {
+		host = "::"
+	}
+	return &Error{Code: "EADDRINUSE", Message: fmt.Sprintf("Port %d is already in use", port),
+		Raw: NewObject("errno", -98.0, "code", "EADDRINUSE", "syscall", "listen", "address", host, "port", float64(port))}
 }
 
 func (e *Error) Error() string {
