@@ -1,0 +1,59 @@
+# mockd — see README.md. Every target works on a clean checkout.
+GO        ?= go
+BIN       ?= bin/mockd
+FUZZTIME  ?= 30s
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X github.com/mockd/mockd/internal/app.Version=$(VERSION)
+export CGO_ENABLED ?= 0
+
+.PHONY: build run test test-short fuzz bench bench-e2e fmt vet lint tidy-check check-all clean
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mockd
+
+run: build
+	./$(BIN) serve -c configs/example.yaml
+
+# Unit tests (with the race detector), black-box tests against the built binary, and the
+# Mountebank comparison suite (installs Mountebank 2.9.1 from npm into test/compat/node_modules).
+test: vet
+	CGO_ENABLED=1 $(GO) test -race -count=1 ./internal/... ./pkg/... ./cmd/...
+	$(GO) test -count=1 ./test/...
+
+test-short:
+	$(GO) test -short -count=1 ./internal/... ./pkg/... ./cmd/...
+
+# Runs every fuzz target for FUZZTIME each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./internal/... ./pkg/...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$target"; \
+	    $(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
+
+bench-e2e:
+	@if [ -f bench/Makefile ]; then $(MAKE) -C bench; else echo "bench/ harness not built yet (issue 5)"; exit 1; fi
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+
+lint:
+	@command -v golangci-lint >/dev/null || { echo "golangci-lint is not installed"; exit 1; }
+	golangci-lint run ./...
+
+tidy-check:
+	$(GO) mod tidy
+	git diff --exit-code go.mod go.sum
+
+check-all: vet tidy-check test
+
+clean:
+	rm -rf bin

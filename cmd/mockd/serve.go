@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mockd/mockd/internal/app"
+	"github.com/mockd/mockd/internal/config"
+)
+
+// serverFlags are `mb start`'s flags under their Mountebank names, plus mockd's -c.
+type serverFlags struct {
+	configs        []string
+	configfile     string
+	port           int
+	host           string
+	allowInjection bool
+	localOnly      bool
+	ipWhitelist    string
+	mock           bool
+	debug          bool
+	pidfile        string
+	logfile        string
+	loglevel       string
+	nologfile      bool
+	origin         string
+	apikey         string
+	datadir        string
+	noParse        bool
+	drain          time.Duration
+}
+
+func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
+	fs.StringArrayVarP(&f.configs, "config", "c", nil, "config file, directory or glob (YAML or Mountebank JSON); repeatable")
+	fs.StringVar(&f.configfile, "configfile", "", "Mountebank config file to load at start")
+	fs.IntVar(&f.port, "port", 2525, "admin API port (0 picks a free port)")
+	fs.StringVar(&f.host, "host", "", "address to bind the admin API and imposters to (default all interfaces)")
+	fs.BoolVar(&f.allowInjection, "allowInjection", false, "allow JavaScript injection and shell commands in stubs")
+	fs.BoolVar(&f.localOnly, "localOnly", false, "accept admin API requests from loopback only")
+	fs.StringVar(&f.ipWhitelist, "ipWhitelist", "*", "pipe-separated client addresses the admin API accepts")
+	fs.BoolVar(&f.mock, "mock", false, "record requests on every imposter")
+	fs.BoolVar(&f.debug, "debug", false, "record stub matches (shown as \"matches\" on each stub)")
+	defaultPid := ""
+	if mbStyle {
+		defaultPid = "mb.pid"
+	}
+	fs.StringVar(&f.pidfile, "pidfile", defaultPid, "write the process id to this file")
+	fs.StringVar(&f.logfile, "logfile", "", "append JSON log lines to this file")
+	fs.StringVar(&f.loglevel, "loglevel", "info", "debug, info, warn or error")
+	fs.BoolVar(&f.nologfile, "nologfile", false, "write no log file")
+	fs.StringVar(&f.origin, "origin", "", "CORS origin allowed on the admin API")
+	fs.StringVar(&f.apikey, "apikey", "", "require this key in the x-api-key header of admin requests")
+	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory (not yet supported)")
+	fs.BoolVar(&f.noParse, "noParse", false, "do not treat the config file as an EJS template")
+	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
+}
+
+func newServeCmd(name string, mbStyle bool) *cobra.Command {
+	f := &serverFlags{}
+	short := "Run mockd with the imposters of the given config files"
+	if mbStyle {
+		short = "Run mockd as `mb start` does (accepts Mountebank's flags)"
+	}
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServer(cmd, f)
+		},
+	}
+	f.register(cmd.Flags(), mbStyle)
+	return cmd
+}
+
+// applyServerBlock sets every flag the command line did not set from the YAML server block.
+func applyServerBlock(cmd *cobra.Command, f *serverFlags, server *config.Object) error {
+	for _, m := range server.Members {
+		if cmd.Flags().Changed(m.Key) {
+			continue
+		}
+		var text string
+		switch v := m.Value.(type) {
+		case string:
+			text = v
+		case bool:
+			text = strconv.FormatBool(v)
+		case float64:
+			text = config.FormatNumber(v)
+		case []any:
+			parts := make([]string, 0, len(v))
+			for _, e := range v {
+				parts = append(parts, fmt.Sprint(e))
+			}
+			text = strings.Join(parts, "|")
+		default:
+			return fmt.Errorf("server.%s: unsupported value", m.Key)
+		}
+		if m.Key == "configfile" {
+			return fmt.Errorf("server.configfile: not allowed inside a config file")
+		}
+		if err := cmd.Flags().Set(m.Key, text); err != nil {
+			return fmt.Errorf("server.%s: %w", m.Key, err)
+		}
+	}
+	return nil
+}
+
+func runServer(cmd *cobra.Command, f *serverFlags) error {
+	files := append([]string(nil), f.configs...)
+	if f.configfile != "" {
+		files = append(files, f.configfile)
+	}
+	var cfg *config.Config
+	if len(files) > 0 {
+		var err error
+		if cfg, err = config.Load(files); err != nil {
+			return configError(err)
+		}
+		if err := applyServerBlock(cmd, f, cfg.Server); err != nil {
+			return configError(err)
+		}
+	}
+	if f.datadir != "" {
+		return errors.New("--datadir is not supported yet by this version of mockd")
+	}
+	var whitelist []string
+	if f.ipWhitelist != "" && f.ipWhitelist != "*" {
+		whitelist = strings.Split(f.ipWhitelist, "|")
+	}
+	logfile := f.logfile
+	if f.nologfile {
+		logfile = ""
+	}
+	a, err := app.New(app.Options{
+		Port:           f.port,
+		Host:           f.host,
+		Config:         cfg,
+		AllowInjection: f.allowInjection,
+		LocalOnly:      f.localOnly,
+		IPWhitelist:    whitelist,
+		Mock:           f.mock,
+		Debug:          f.debug,
+		LogLevel:       f.loglevel,
+		LogFile:        logfile,
+		NoLogFile:      f.nologfile,
+		APIKey:         f.apikey,
+		Origin:         f.origin,
+		PidFile:        f.pidfile,
+		Console:        cmd.OutOrStdout(),
+	})
+	if err != nil {
+		return configError(err)
+	}
+	if err := a.Start(); err != nil {
+		return err
+	}
+	if f.pidfile != "" {
+		if err := os.WriteFile(f.pidfile, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			a.Stop(context.Background())
+			return fmt.Errorf("cannot write pid file: %w", err)
+		}
+		defer os.Remove(f.pidfile)
+	}
+	<-cmd.Context().Done()
+	ctx, cancel := context.WithTimeout(context.Background(), f.drain)
+	defer cancel()
+	a.Stop(ctx)
+	return nil
+}
+
+// configError prints every config problem and exits 1 without starting anything.
+func configError(err error) error {
+	var le *config.LoadError
+	if errors.As(err, &le) {
+		for _, p := range le.Problems {
+			fmt.Fprintln(os.Stderr, "mockd: config error:", p)
+		}
+		return exitError{code: 1}
+	}
+	return err
+}
+
+func newStopCmd() *cobra.Command {
+	var pidfile string
+	cmd := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop a mockd started with a pid file (as `mb stop`)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return stopByPidfile(pidfile)
+		},
+	}
+	cmd.Flags().StringVar(&pidfile, "pidfile", "mb.pid", "the pid file mockd start wrote")
+	return cmd
+}
+
+func stopByPidfile(pidfile string) error {
+	data, err := os.ReadFile(pidfile)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil // nothing running, as mb stop
+		}
+		return err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return fmt.Errorf("%s: not a process id: %q", pidfile, strings.TrimSpace(string(data)))
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	if err := proc.Signal(syscall.SIGTERM); err != nil {
+		if errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH) {
+			_ = os.Remove(pidfile)
+			return nil
+		}
+		return err
+	}
+	// Wait (bounded) for the process to go away so a following start can reuse the port.
+	for i := 0; i < 300; i++ {
+		if err := proc.Signal(syscall.Signal(0)); err != nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("process %d did not stop", pid)
+}
+
+func newRestartCmd() *cobra.Command {
+	f := &serverFlags{}
+	cmd := &cobra.Command{
+		Use:   "restart",
+		Short: "Stop the mockd named by --pidfile and start again (as `mb restart`)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := stopByPidfile(f.pidfile); err != nil {
+				return err
+			}
+			return runServer(cmd, f)
+		},
+	}
+	f.register(cmd.Flags(), true)
+	return cmd
+}
+
+func newValidateCmd() *cobra.Command {
+	var files []string
+	var allowInjection bool
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Compile every imposter of the config files and report every problem",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(files) == 0 {
+				return errors.New("validate needs at least one -c FILE")
+			}
+			n, err := app.Validate(files, allowInjection)
+			if err != nil {
+				return configError(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "ok: %d imposters in %s\n", n, strings.Join(files, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVarP(&files, "config", "c", nil, "config file, directory or glob; repeatable")
+	cmd.Flags().BoolVar(&allowInjection, "allowInjection", false, "allow JavaScript injection and shell commands")
+	return cmd
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print mockd's version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "mockd %s (Mountebank %s API)\n", app.Version, app.MountebankVersion)
+		},
+	}
+}

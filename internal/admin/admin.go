@@ -1,0 +1,373 @@
+// Package admin serves Mountebank's REST API over the imposter registry.
+package admin
+
+import (
+	"crypto/sha512"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+)
+
+// Options configure the admin API.
+type Options struct {
+	// Port is the admin port (used for links when a request has no Host header).
+	Port int
+	// APIKey, when set, must be sent in the x-api-key header (Mountebank's --apikey).
+	APIKey string
+	// AllowIP, when set, decides which clients may use the API (Mountebank's --localOnly and
+	// --ipWhitelist); a refused connection is closed without an answer.
+	AllowIP func(net.IP) bool
+	// AllowInjection permits JavaScript and shell in stubs.
+	AllowInjection bool
+	// Origin, when set, is the only origin CORS allows on the admin API (Mountebank's --origin).
+	Origin string
+	// Version is reported by GET /config.
+	Version string
+	// PublicOptions is the options object GET /config reports.
+	PublicOptions *config.Object
+	// Logs returns the log entries GET /logs serves.
+	Logs func() []any
+	// Logger receives operational messages; nil = slog.Default().
+	Logger *slog.Logger
+}
+
+// API is the admin API handler. It is safe for concurrent use.
+type API struct {
+	opts Options
+	reg  *imposter.Registry
+	log  *slog.Logger
+}
+
+// New returns the admin API over reg.
+func New(reg *imposter.Registry, opts Options) *API {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &API{opts: opts, reg: reg, log: opts.Logger}
+}
+
+// apiError is an error with Mountebank's code and the HTTP status it is answered with.
+type apiError struct {
+	status int
+	errs   []*config.Error
+}
+
+func badRequest(errs ...*config.Error) *apiError { return &apiError{status: 400, errs: errs} }
+
+// Handler serves one admin request. A panic becomes a 500 for that request only.
+func (a *API) Handler(ctx *fasthttp.RequestCtx) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("panic in admin API", "panic", p, "stack", string(debug.Stack()))
+			ctx.Response.Reset()
+			a.sendErrors(ctx, &apiError{status: 500, errs: []*config.Error{{Code: "internal error", Message: fmt.Sprint(p)}}})
+		}
+	}()
+	if a.opts.Origin != "" {
+		ctx.Response.Header.Set("Access-Control-Allow-Origin", a.opts.Origin)
+		ctx.Response.Header.Set("Vary", "Origin")
+	}
+	if !a.allowed(ctx) {
+		a.log.Warn("Blocking incoming connection from " + ctx.RemoteIP().String() + ". Turn off --localOnly or add to --ipWhitelist to allow")
+		ctx.Conn().Close()
+		return
+	}
+	if a.opts.APIKey != "" && !a.keyOK(ctx) {
+		a.sendErrors(ctx, &apiError{status: 401, errs: []*config.Error{{Code: config.CodeUnauthorized,
+			Message: "If you set the apiKey option, make sure you are sending the correct apiKey in the x-api-key header."}}})
+		return
+	}
+	method := string(ctx.Method())
+	path := string(ctx.Path())
+	a.log.Info(method + " " + string(ctx.RequestURI()))
+	if method == fasthttp.MethodOptions {
+		a.preflight(ctx)
+		return
+	}
+	if err := a.route(ctx, method, path); err != nil {
+		a.sendErrors(ctx, err)
+	}
+}
+
+func (a *API) keyOK(ctx *fasthttp.RequestCtx) bool {
+	got := ctx.Request.Header.Peek("x-api-key")
+	if len(got) == 0 {
+		return false
+	}
+	h1, h2 := sha512.Sum512(got), sha512.Sum512([]byte(a.opts.APIKey))
+	return subtle.ConstantTimeCompare(h1[:], h2[:]) == 1
+}
+
+func (a *API) allowed(ctx *fasthttp.RequestCtx) bool {
+	return a.opts.AllowIP == nil || a.opts.AllowIP(ctx.RemoteIP())
+}
+
+func (a *API) preflight(ctx *fasthttp.RequestCtx) {
+	ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET,HEAD,PUT,PATCH,POST,DELETE")
+	ctx.Response.Header.Set("Vary", "Access-Control-Request-Headers")
+	if h := ctx.Request.Header.Peek("Access-Control-Request-Headers"); len(h) > 0 {
+		ctx.Response.Header.SetBytesV("Access-Control-Allow-Headers", h)
+	}
+	ctx.Response.Header.Set("Content-Length", "0")
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if path == "/" {
+		parts = nil
+	}
+	switch {
+	case len(parts) == 0 && (method == "GET" || method == "HEAD"):
+		return a.home(ctx)
+	case len(parts) == 1 && parts[0] == "imposters":
+		switch method {
+		case "GET", "HEAD":
+			return a.listImposters(ctx)
+		case "POST":
+			return a.createImposter(ctx)
+		case "PUT":
+			return a.replaceImposters(ctx)
+		case "DELETE":
+			return a.deleteImposters(ctx)
+		}
+	case len(parts) == 1 && parts[0] == "config" && (method == "GET" || method == "HEAD"):
+		return a.config(ctx)
+	case len(parts) == 1 && parts[0] == "logs" && (method == "GET" || method == "HEAD"):
+		return a.logs(ctx)
+	case len(parts) >= 2 && parts[0] == "imposters":
+		return a.routeImposter(ctx, method, parts[1], parts[2:])
+	}
+	notFound(ctx, method, path)
+	return nil
+}
+
+func (a *API) routeImposter(ctx *fasthttp.RequestCtx, method, id string, rest []string) *apiError {
+	if len(rest) == 0 && method == "DELETE" {
+		return a.deleteImposter(ctx, id)
+	}
+	var handler func(*fasthttp.RequestCtx, *imposter.Imposter, []string) *apiError
+	switch {
+	case len(rest) == 0 && (method == "GET" || method == "HEAD"):
+		handler = a.getImposter
+	case len(rest) == 1 && method == "DELETE" && (rest[0] == "savedProxyResponses" || rest[0] == "requests"):
+		handler = a.deleteSavedProxyResponses
+	case len(rest) == 1 && method == "DELETE" && rest[0] == "savedRequests":
+		handler = a.deleteSavedRequests
+	case len(rest) == 1 && rest[0] == "stubs" && method == "PUT":
+		handler = a.replaceStubs
+	case len(rest) == 1 && rest[0] == "stubs" && method == "POST":
+		handler = a.addStub
+	case len(rest) == 2 && rest[0] == "stubs" && method == "PUT":
+		handler = a.replaceStub
+	case len(rest) == 2 && rest[0] == "stubs" && method == "DELETE":
+		handler = a.deleteStub
+	default:
+		notFound(ctx, method, string(ctx.Path()))
+		return nil
+	}
+	im := a.lookup(id)
+	if im == nil {
+		return &apiError{status: 404, errs: []*config.Error{{Code: config.CodeNoSuchResource, Message: "Try POSTing to /imposters first?"}}}
+	}
+	return handler(ctx, im, rest)
+}
+
+// lookup finds the imposter an :id names; Mountebank keys imposters by the port's string form.
+func (a *API) lookup(id string) *imposter.Imposter {
+	port, err := strconv.Atoi(id)
+	if err != nil || strconv.Itoa(port) != id {
+		return nil
+	}
+	return a.reg.Get(port)
+}
+
+// notFound answers as Express does for an unknown route.
+func notFound(ctx *fasthttp.RequestCtx, method, path string) {
+	ctx.SetStatusCode(fasthttp.StatusNotFound)
+	ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
+	ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'")
+	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
+	ctx.SetBodyString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot " +
+		method + " " + htmlEscape(path) + "</pre>\n</body>\n</html>\n")
+}
+
+func htmlEscape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+	return r.Replace(s)
+}
+
+// sendFormatted is send for the routes Mountebank answers through res.format (JSON or HTML),
+// which adds Vary: Accept.
+func sendFormatted(ctx *fasthttp.RequestCtx, status int, v config.Value) {
+	ctx.Response.Header.Add("Vary", "Accept")
+	send(ctx, status, v)
+}
+
+// send writes v as Express's res.send does with "json spaces" 2.
+func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
+	ctx.SetStatusCode(status)
+	ctx.Response.Header.Set("Content-Type", "application/json; charset=utf-8")
+	ctx.Response.SetBodyRaw(config.MarshalJSON(v, 2))
+}
+
+func (a *API) sendErrors(ctx *fasthttp.RequestCtx, e *apiError) {
+	send(ctx, e.status, errorsDoc(e.errs))
+}
+
+func errorsDoc(errs []*config.Error) *config.Object {
+	list := make([]any, 0, len(errs))
+	for _, e := range errs {
+		list = append(list, e.Render())
+	}
+	return config.NewObject("errors", list)
+}
+
+// baseURL is the scheme and host links are built from: the request's Host header, as Mountebank.
+func (a *API) baseURL(ctx *fasthttp.RequestCtx) string {
+	host := string(ctx.Request.Header.Host())
+	if host == "" {
+		host = "localhost:" + strconv.Itoa(a.opts.Port)
+	}
+	return "http://" + host
+}
+
+// readBody parses the request body as Mountebank's json middleware does: empty is "", anything
+// else must be JSON.
+func readBody(ctx *fasthttp.RequestCtx) (config.Value, *apiError) {
+	body := ctx.Request.Body()
+	if len(body) == 0 {
+		return "", nil
+	}
+	v, err := config.ParseJSON(body)
+	if err != nil {
+		return nil, badRequest(&config.Error{Code: config.CodeInvalidJSON, Message: "Unable to parse body as JSON", Source: string(body)})
+	}
+	return v, nil
+}
+
+func queryFlag(ctx *fasthttp.RequestCtx, key string) (set, isTrue bool) {
+	v := ctx.QueryArgs().Peek(key)
+	if v == nil {
+		return false, false
+	}
+	return true, strings.EqualFold(string(v), "true")
+}
+
+func (a *API) printOptions(ctx *fasthttp.RequestCtx) imposter.PrintOptions {
+	_, replayable := queryFlag(ctx, "replayable")
+	_, removeProxies := queryFlag(ctx, "removeProxies")
+	return imposter.PrintOptions{BaseURL: a.baseURL(ctx), Replayable: replayable, RemoveProxies: removeProxies}
+}
+
+// toAPIError converts an error from config or imposter into Mountebank's answer.
+func toAPIError(err error, source config.Value) *apiError {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		e := *ce
+		if e.Source == nil && source != nil {
+			e.Source = source
+		}
+		status := 400
+		if e.Code == config.CodeInsufficient {
+			status = 403
+		}
+		return &apiError{status: status, errs: []*config.Error{&e}}
+	}
+	return badRequest(&config.Error{Code: config.CodeBadData, Message: err.Error()})
+}
+
+func (a *API) home(ctx *fasthttp.RequestCtx) *apiError {
+	base := a.baseURL(ctx)
+	sendFormatted(ctx, 200, config.NewObject("_links", config.NewObject(
+		"imposters", config.NewObject("href", base+"/imposters"),
+		"config", config.NewObject("href", base+"/config"),
+		"logs", config.NewObject("href", base+"/logs"),
+	)))
+	return nil
+}
+
+func (a *API) config(ctx *fasthttp.RequestCtx) *apiError {
+	opts := a.opts.PublicOptions
+	if opts == nil {
+		opts = &config.Object{}
+	}
+	sendFormatted(ctx, 200, config.NewObject(
+		"version", a.opts.Version,
+		"options", opts,
+		"process", processInfo(),
+	))
+	return nil
+}
+
+func (a *API) logs(ctx *fasthttp.RequestCtx) *apiError {
+	var all []any
+	if a.opts.Logs != nil {
+		all = a.opts.Logs()
+	}
+	if len(all) == 0 {
+		all = []any{config.NewObject("level", "error", "message", "No logfile")}
+	}
+	start, end := 0, len(all)-1
+	if v := ctx.QueryArgs().Peek("startIndex"); v != nil {
+		if n, ok := parseIntPrefix(string(v)); ok {
+			start = n
+		}
+	}
+	if v := ctx.QueryArgs().Peek("endIndex"); v != nil {
+		if n, ok := parseIntPrefix(string(v)); ok {
+			end = n
+		}
+	}
+	sendFormatted(ctx, 200, config.NewObject("logs", jsSlice(all, start, end+1)))
+	return nil
+}
+
+// jsSlice mirrors Array.prototype.slice(start, end) with negative indexes.
+func jsSlice(list []any, start, end int) []any {
+	n := len(list)
+	clamp := func(i int) int {
+		if i < 0 {
+			i += n
+			if i < 0 {
+				i = 0
+			}
+		}
+		if i > n {
+			i = n
+		}
+		return i
+	}
+	start, end = clamp(start), clamp(end)
+	if start >= end {
+		return []any{}
+	}
+	return list[start:end]
+}
+
+func parseIntPrefix(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	end := 0
+	if end < len(s) && (s[end] == '-' || s[end] == '+') {
+		end++
+	}
+	d := end
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == d {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[:end])
+	return n, err == nil
+}

@@ -1,0 +1,312 @@
+package admin
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+)
+
+var started = time.Now()
+
+func (a *API) parseOptions() config.ParseOptions {
+	return config.ParseOptions{AllowInjection: a.opts.AllowInjection}
+}
+
+func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
+	opts := a.printOptions(ctx)
+	opts.List = !(opts.Replayable || opts.RemoveProxies)
+	sendFormatted(ctx, 200, config.NewObject("imposters", a.render(a.reg.All(), opts)))
+	return nil
+}
+
+func (a *API) render(list []*imposter.Imposter, opts imposter.PrintOptions) []any {
+	out := make([]any, 0, len(list))
+	for _, im := range list {
+		out = append(out, im.JSON(opts))
+	}
+	return out
+}
+
+func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
+	body, aerr := readBody(ctx)
+	if aerr != nil {
+		return aerr
+	}
+	def, errs := config.ParseImposter(body, a.parseOptions())
+	if len(errs) > 0 {
+		return badRequest(errs...)
+	}
+	im, err := a.reg.Create(def)
+	if err != nil {
+		return toAPIError(err, nil)
+	}
+	base := a.baseURL(ctx)
+	ctx.Response.Header.Set("Location", base+"/imposters/"+strconv.Itoa(im.Port()))
+	send(ctx, 201, im.JSON(imposter.PrintOptions{BaseURL: base}))
+	return nil
+}
+
+func (a *API) replaceImposters(ctx *fasthttp.RequestCtx) *apiError {
+	body, aerr := readBody(ctx)
+	if aerr != nil {
+		return aerr
+	}
+	obj := config.AsObject(body)
+	if obj == nil || !obj.Has("imposters") {
+		return badRequest(&config.Error{Code: config.CodeBadData, Message: "'imposters' is a required field"})
+	}
+	list, _ := get(obj, "imposters").([]any)
+	built := make([]*imposter.Imposter, 0, len(list))
+	var all []*config.Error
+	for _, v := range list {
+		def, errs := config.ParseImposter(v, a.parseOptions())
+		all = append(all, errs...)
+		if def == nil {
+			continue
+		}
+		im, err := a.reg.Build(def)
+		if err != nil {
+			all = append(all, toAPIError(err, nil).errs...)
+			continue
+		}
+		built = append(built, im)
+	}
+	if len(all) > 0 {
+		return badRequest(all...)
+	}
+	ims, err := a.reg.ReplaceAll(built)
+	if err != nil {
+		return toAPIError(err, nil)
+	}
+	send(ctx, 200, config.NewObject("imposters", a.render(ims, imposter.PrintOptions{BaseURL: a.baseURL(ctx), List: true})))
+	return nil
+}
+
+func (a *API) deleteImposters(ctx *fasthttp.RequestCtx) *apiError {
+	opts := a.printOptions(ctx)
+	// Mountebank defaults to replayable here, for backwards compatibility.
+	v := ctx.QueryArgs().Peek("replayable")
+	opts.Replayable = v == nil || string(bytesLower(v)) != "false"
+	rendered := a.render(a.reg.All(), opts)
+	a.reg.DeleteAll()
+	send(ctx, 200, config.NewObject("imposters", rendered))
+	return nil
+}
+
+func bytesLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
+	sendFormatted(ctx, 200, im.JSON(a.printOptions(ctx)))
+	return nil
+}
+
+func (a *API) deleteImposter(ctx *fasthttp.RequestCtx, id string) *apiError {
+	im := a.lookup(id)
+	if im == nil {
+		send(ctx, 200, &config.Object{})
+		return nil
+	}
+	rendered := im.JSON(a.printOptions(ctx))
+	a.reg.Delete(im.Port())
+	send(ctx, 200, rendered)
+	return nil
+}
+
+func (a *API) deleteSavedProxyResponses(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
+	if err := im.ReplaceStubs(withoutRecordedResponses(im.Definition().Stubs)); err != nil {
+		return toAPIError(err, nil)
+	}
+	sendFormatted(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	return nil
+}
+
+// withoutRecordedResponses drops responses a proxy recorded (an `is` with _proxyResponseTime),
+// and stubs left with none, as Mountebank's deleteSavedProxyResponses does.
+func withoutRecordedResponses(stubs []*config.Object) []*config.Object {
+	out := make([]*config.Object, 0, len(stubs))
+	for _, s := range stubs {
+		c := config.Clone(s).(*config.Object)
+		list, _ := get(c, "responses").([]any)
+		kept := make([]any, 0, len(list))
+		for _, r := range list {
+			is := config.AsObject(get(config.AsObject(r), "is"))
+			if _, recorded := get(is, "_proxyResponseTime").(float64); is != nil && recorded {
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		c.Set("responses", kept)
+		out = append(out, c)
+	}
+	return out
+}
+
+func (a *API) deleteSavedRequests(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
+	im.ClearRequests()
+	sendFormatted(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	return nil
+}
+
+// checkStubs validates new stubs as Mountebank's dry run does, without changing anything.
+func (a *API) checkStubs(im *imposter.Imposter, values []any) ([]*config.Object, *apiError) {
+	opts := a.parseOptions()
+	stubs := make([]*config.Object, 0, len(values))
+	var all []*config.Error
+	for _, v := range values {
+		s, errs := config.ParseStub(v, opts, "")
+		all = append(all, errs...)
+		if s != nil {
+			stubs = append(stubs, s)
+		}
+	}
+	if len(all) > 0 {
+		return nil, badRequest(all...)
+	}
+	for _, s := range stubs {
+		if err := im.CheckStubs([]*config.Object{s}); err != nil {
+			return nil, toAPIError(err, string(config.MarshalJSON(s, 0)))
+		}
+	}
+	return stubs, nil
+}
+
+func (a *API) replaceStubs(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
+	body, aerr := readBody(ctx)
+	if aerr != nil {
+		return aerr
+	}
+	v, present := config.AsObject(body).Get("stubs")
+	if !present {
+		return badRequest(&config.Error{Code: config.CodeBadData, Message: "'stubs' is a required field"})
+	}
+	list, isList := v.([]any)
+	if !isList {
+		return badRequest(&config.Error{Code: config.CodeBadData, Message: "'stubs' must be an array"})
+	}
+	stubs, aerr := a.checkStubs(im, list)
+	if aerr != nil {
+		return aerr
+	}
+	if err := im.ReplaceStubs(stubs); err != nil {
+		return toAPIError(err, nil)
+	}
+	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	return nil
+}
+
+func (a *API) addStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
+	body, aerr := readBody(ctx)
+	if aerr != nil {
+		return aerr
+	}
+	obj := config.AsObject(body)
+	count := im.StubCount()
+	index := count
+	var errs []*config.Error
+	if iv, present := obj.Get("index"); present {
+		f, isNum := iv.(float64)
+		if !isNum || f < 0 || f > float64(count) || f != float64(int(f)) {
+			errs = append(errs, &config.Error{Code: config.CodeBadData, Message: "'index' must be between 0 and the length of the stubs array"})
+		} else {
+			index = int(f)
+		}
+	}
+	stubVal, present := obj.Get("stub")
+	if !present {
+		errs = append(errs, &config.Error{Code: config.CodeBadData, Message: "must contain 'stub' field"})
+	}
+	if len(errs) > 0 {
+		return badRequest(errs...)
+	}
+	stubs, aerr := a.checkStubs(im, []any{stubVal})
+	if aerr != nil {
+		return aerr
+	}
+	if err := im.InsertStub(stubs[0], index); err != nil {
+		return toAPIError(err, nil)
+	}
+	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	return nil
+}
+
+// stubIndex parses a :stubIndex path segment as Mountebank looks it up: the canonical form of an
+// existing index.
+func stubIndex(im *imposter.Imposter, s string) (int, *apiError) {
+	n, err := strconv.Atoi(s)
+	if err != nil || strconv.Itoa(n) != s || n < 0 || n >= im.StubCount() {
+		return 0, &apiError{status: 404, errs: []*config.Error{{Code: config.CodeBadData,
+			Message: "'stubIndex' must be a valid integer, representing the array index position of the stub to replace"}}}
+	}
+	return n, nil
+}
+
+func (a *API) replaceStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest []string) *apiError {
+	index, aerr := stubIndex(im, rest[1])
+	if aerr != nil {
+		return aerr
+	}
+	body, aerr := readBody(ctx)
+	if aerr != nil {
+		return aerr
+	}
+	stubs, aerr := a.checkStubs(im, []any{body})
+	if aerr != nil {
+		return aerr
+	}
+	if err := im.ReplaceStub(stubs[0], index); err != nil {
+		return toAPIError(err, nil)
+	}
+	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	return nil
+}
+
+func (a *API) deleteStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest []string) *apiError {
+	index, aerr := stubIndex(im, rest[1])
+	if aerr != nil {
+		return aerr
+	}
+	if err := im.DeleteStub(index); err != nil {
+		return toAPIError(err, nil)
+	}
+	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	return nil
+}
+
+func get(o *config.Object, key string) config.Value {
+	v, _ := o.Get(key)
+	return v
+}
+
+func processInfo() *config.Object {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	cwd, _ := os.Getwd()
+	return config.NewObject(
+		"goVersion", runtime.Version(),
+		"architecture", runtime.GOARCH,
+		"platform", runtime.GOOS,
+		"rss", float64(ms.Sys),
+		"heapTotal", float64(ms.HeapSys),
+		"heapUsed", float64(ms.HeapAlloc),
+		"uptime", float64(time.Since(started).Milliseconds())/1000,
+		"cwd", cwd,
+	)
+}

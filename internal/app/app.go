@@ -1,0 +1,351 @@
+// Package app wires mockd together: config, imposters and the admin API. It handles no signals and
+// never exits the process, so tests can embed it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/admin"
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+)
+
+// Version is mockd's version, set at build time with -ldflags "-X github.com/mockd/mockd/internal/app.Version=…".
+var Version = "0.1.0-dev"
+
+// MountebankVersion is the Mountebank release whose behaviour mockd reproduces.
+const MountebankVersion = "2.9.1"
+
+// Options are everything `mockd start`/`serve` can set. Zero values are Mountebank's defaults
+// except Port (the caller sets 2525 or 0).
+type Options struct {
+	Port int
+	Host string
+	// Config holds the imposters to start with (config.Load); nil = none.
+	Config         *config.Config
+	AllowInjection bool
+	LocalOnly      bool
+	IPWhitelist    []string
+	Mock           bool
+	Debug          bool
+	LogLevel       string
+	LogFile        string
+	// NoLogFile hides the logs from GET /logs, as Mountebank's --nologfile does.
+	NoLogFile bool
+	APIKey    string
+	Origin    string
+	// PidFile is only reported by GET /config; the command writes the file.
+	PidFile string
+	// Console receives log lines; nil = os.Stdout.
+	Console io.Writer
+	// Quiet discards console log lines (tests).
+	Quiet bool
+}
+
+// Validate loads files and compiles every imposter in them without starting anything.
+func Validate(files []string, allowInjection bool) (int, error) {
+	cfg, err := config.Load(files)
+	if err != nil {
+		return 0, err
+	}
+	built, err := BuildImposters(imposter.NewRegistry(imposter.Options{AllowInjection: allowInjection}), cfg, allowInjection)
+	return len(built), err
+}
+
+// App is one mockd server.
+type App struct {
+	opts     Options
+	logs     *logCore
+	log      *slog.Logger
+	reg      *imposter.Registry
+	api      *admin.API
+	ln       net.Listener
+	server   *fasthttp.Server
+	done     chan struct{}
+	initial  []*imposter.Imposter
+	logClose io.Closer
+}
+
+// New loads and validates the configuration; nothing listens yet. A config error is returned
+// with every problem, each naming file, line and field.
+func New(opts Options) (*App, error) {
+	level, err := ParseLevel(opts.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{opts: opts}
+	var console io.Writer = os.Stdout
+	if opts.Console != nil {
+		console = opts.Console
+	}
+	if opts.Quiet {
+		console = nil
+	}
+	var file io.Writer
+	if opts.LogFile != "" {
+		f, err := os.OpenFile(opts.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("cannot open log file: %w", err)
+		}
+		file, a.logClose = f, f
+	}
+	a.logs = newLogCore(level, console, file)
+	a.log = slog.New(&logHandler{core: a.logs, scope: "mb:" + strconv.Itoa(opts.Port)})
+
+	a.reg = imposter.NewRegistry(imposter.Options{
+		Host:           opts.Host,
+		Debug:          opts.Debug,
+		Mock:           opts.Mock,
+		AllowInjection: opts.AllowInjection,
+		AllowIP:        ipFilter(opts.LocalOnly, opts.IPWhitelist),
+		Logger:         a.log,
+	})
+	if opts.Config != nil {
+		if a.initial, err = BuildImposters(a.reg, opts.Config, opts.AllowInjection); err != nil {
+			a.closeLog()
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// BuildImposters validates and compiles every imposter of cfg with reg's options, collecting all
+// problems, each located in its file.
+func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection bool) ([]*imposter.Imposter, error) {
+	var built []*imposter.Imposter
+	var problems []string
+	ports := map[int]string{}
+	for _, src := range cfg.Imposters {
+		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Strict: src.Strict(), Path: src.Path})
+		for _, e := range errs {
+			problems = append(problems, src.Locate(e.Path, e.Message))
+		}
+		if def == nil {
+			continue
+		}
+		if def.Port != 0 {
+			where := src.Locate(joinPath(src.Path, "port"), "")
+			if prev, dup := ports[def.Port]; dup {
+				problems = append(problems, src.Locate(joinPath(src.Path, "port"),
+					fmt.Sprintf("port %d is already used by the imposter at %s", def.Port, strings.TrimSuffix(prev, ": "))))
+			}
+			ports[def.Port] = where
+		}
+		im, err := reg.Build(def)
+		if err != nil {
+			var ce *config.Error
+			if errors.As(err, &ce) {
+				problems = append(problems, src.Locate(joinPath(src.Path, "stubs"), ce.Message))
+			} else {
+				problems = append(problems, src.Locate(src.Path, err.Error()))
+			}
+			continue
+		}
+		built = append(built, im)
+	}
+	if len(problems) > 0 {
+		return nil, &config.LoadError{Problems: problems}
+	}
+	return built, nil
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// Start listens on the admin port and starts every configured imposter. On error everything
+// started is stopped again.
+func (a *App) Start() error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(a.opts.Host, strconv.Itoa(a.opts.Port)))
+	if err != nil {
+		if errors.Is(err, errAddrInUse) || strings.Contains(err.Error(), "address already in use") {
+			return fmt.Errorf("cannot start admin API: port %d is already in use", a.opts.Port)
+		}
+		return fmt.Errorf("cannot start admin API: %w", err)
+	}
+	a.ln = ln
+	port := ln.Addr().(*net.TCPAddr).Port
+	a.log = slog.New(&logHandler{core: a.logs, scope: "mb:" + strconv.Itoa(port)})
+	a.api = admin.New(a.reg, admin.Options{
+		Port:           port,
+		APIKey:         a.opts.APIKey,
+		AllowIP:        ipFilter(a.opts.LocalOnly, a.opts.IPWhitelist),
+		AllowInjection: a.opts.AllowInjection,
+		Origin:         a.opts.Origin,
+		Version:        MountebankVersion,
+		PublicOptions:  a.publicOptions(port),
+		Logs:           a.logEntries(),
+		Logger:         a.log,
+	})
+	a.server = &fasthttp.Server{
+		Handler:               a.api.Handler,
+		NoDefaultServerHeader: true,
+		NoDefaultContentType:  true,
+		MaxRequestBodySize:    256 << 20,
+		IdleTimeout:           2 * time.Minute,
+		Logger:                quietLogger{},
+	}
+	a.done = make(chan struct{})
+	go func() {
+		defer close(a.done)
+		_ = a.server.Serve(ln)
+	}()
+	if len(a.initial) > 0 {
+		if _, err := a.reg.ReplaceAll(a.initial); err != nil {
+			a.Stop(context.Background())
+			var ce *config.Error
+			if errors.As(err, &ce) {
+				return fmt.Errorf("cannot start imposter: %s", ce.Message)
+			}
+			return fmt.Errorf("cannot start imposter: %w", err)
+		}
+	}
+	a.log.Info(fmt.Sprintf("mountebank v%s (mockd %s) now taking orders - point your browser to http://localhost:%d/ for help",
+		MountebankVersion, Version, port))
+	return nil
+}
+
+var errAddrInUse = errors.New("address already in use")
+
+// Addr returns the admin API's address once started.
+func (a *App) Addr() net.Addr {
+	if a.ln == nil {
+		return nil
+	}
+	return a.ln.Addr()
+}
+
+// Registry returns the running imposters.
+func (a *App) Registry() *imposter.Registry { return a.reg }
+
+// Stop stops the admin API and every imposter, letting requests in flight finish until ctx ends.
+func (a *App) Stop(ctx context.Context) {
+	if a.server != nil {
+		_ = a.server.ShutdownWithContext(ctx)
+		<-a.done
+		a.server = nil
+	}
+	a.reg.DeleteAll()
+	a.log.Info("Adios - see you soon?")
+	a.closeLog()
+}
+
+// logEntries is what GET /logs serves: nothing with --nologfile, as Mountebank.
+func (a *App) logEntries() func() []any {
+	if a.opts.NoLogFile {
+		return nil
+	}
+	return a.logs.entries
+}
+
+func (a *App) closeLog() {
+	if a.logClose != nil {
+		_ = a.logClose.Close()
+		a.logClose = nil
+	}
+}
+
+// publicOptions is what GET /config reports, with Mountebank's option names and defaults.
+func (a *App) publicOptions(port int) *config.Object {
+	o := config.NewObject("port", float64(port))
+	if a.opts.Host != "" {
+		o.Set("host", a.opts.Host)
+	}
+	o.Set("allowInjection", a.opts.AllowInjection)
+	o.Set("localOnly", a.opts.LocalOnly)
+	o.Set("ipWhitelist", stringList(a.opts.IPWhitelist))
+	o.Set("debug", a.opts.Debug)
+	if a.opts.Mock {
+		o.Set("mock", true)
+	}
+	o.Set("pidfile", orDefault(a.opts.PidFile, "mb.pid"))
+	if a.opts.Origin != "" {
+		o.Set("origin", a.opts.Origin)
+	} else {
+		o.Set("origin", false)
+	}
+	if a.opts.APIKey != "" {
+		o.Set("apikey", a.opts.APIKey)
+	} else {
+		o.Set("apikey", nil)
+	}
+	o.Set("noParse", false)
+	transports := config.NewObject("console", config.NewObject("colorize", true, "format", "%level: %message"))
+	if a.opts.LogFile != "" {
+		transports.Set("file", config.NewObject("path", a.opts.LogFile, "format", "json"))
+	}
+	o.Set("log", config.NewObject("level", orDefault(a.opts.LogLevel, "info"), "transports", transports))
+	o.Set("formatter", "mountebank-formatters")
+	o.Set("protofile", "protocols.json")
+	return o
+}
+
+func stringList(s []string) []any {
+	out := make([]any, 0, len(s))
+	for _, e := range s {
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		out = append(out, "*")
+	}
+	return out
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// ipFilter builds Mountebank's connection check: loopback clients are always allowed, and the
+// --ipWhitelist entries too unless --localOnly. It returns nil when every client is allowed.
+func ipFilter(localOnly bool, whitelist []string) func(net.IP) bool {
+	var allowed []net.IP
+	if !localOnly {
+		if len(whitelist) == 0 {
+			return nil
+		}
+		for _, entry := range whitelist {
+			entry = strings.ToLower(strings.TrimSpace(entry))
+			if entry == "*" {
+				return nil
+			}
+			if i := strings.IndexByte(entry, '%'); i >= 0 {
+				entry = entry[:i]
+			}
+			if ip := net.ParseIP(entry); ip != nil {
+				allowed = append(allowed, ip)
+			}
+		}
+	}
+	return func(ip net.IP) bool {
+		if ip.IsLoopback() {
+			return true
+		}
+		for _, a := range allowed {
+			if a.Equal(ip) {
+				return true
+			}
+		}
+		return false
+	}
+}

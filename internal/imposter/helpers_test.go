@@ -1,0 +1,5 @@
+package imposter
+
+import "time"
+
+var timeZero = time.Unix(0, 0)

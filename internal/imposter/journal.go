@@ -1,0 +1,255 @@
+package imposter
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// journal is a bounded ring of recorded requests: when either the count or the byte budget is
+// exceeded the oldest requests are dropped.
+type journal struct {
+	mu       sync.Mutex
+	entries  []journalEntry
+	head     int // index of the oldest entry
+	n        int
+	bytes    int
+	maxCount int
+	maxBytes int
+}
+
+type journalEntry struct {
+	req   *config.Object
+	at    time.Time
+	bytes int
+}
+
+func (j *journal) init(maxCount, maxBytes int) {
+	if maxCount <= 0 {
+		maxCount = 100000
+	}
+	if maxBytes <= 0 {
+		maxBytes = 256 << 20
+	}
+	j.maxCount, j.maxBytes = maxCount, maxBytes
+}
+
+func (j *journal) add(req *config.Object, at time.Time) {
+	size := approxSize(req)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for j.n > 0 && (j.n >= j.maxCount || j.bytes+size > j.maxBytes) {
+		j.dropOldest()
+	}
+	if len(j.entries) < j.maxCount && j.n == len(j.entries) {
+		// Grow lazily: most imposters record few requests.
+		j.entries = append(j.entries[:j.n:j.n], journalEntry{})
+		if j.head != 0 {
+			// Unreachable: growth only happens before the ring ever wraps.
+			panic("BUG: journal grew after wrapping")
+		}
+	}
+	idx := (j.head + j.n) % len(j.entries)
+	j.entries[idx] = journalEntry{req: req, at: at, bytes: size}
+	j.n++
+	j.bytes += size
+}
+
+func (j *journal) dropOldest() {
+	e := &j.entries[j.head]
+	j.bytes -= e.bytes
+	*e = journalEntry{}
+	j.head = (j.head + 1) % len(j.entries)
+	j.n--
+	if j.n == 0 {
+		j.head = 0
+	}
+}
+
+func (j *journal) clear() {
+	j.mu.Lock()
+	j.entries, j.head, j.n, j.bytes = nil, 0, 0, 0
+	j.mu.Unlock()
+}
+
+// list returns the recorded requests, oldest first, each with its timestamp.
+func (j *journal) list() []any {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]any, 0, j.n)
+	for i := 0; i < j.n; i++ {
+		e := j.entries[(j.head+i)%len(j.entries)]
+		r := config.Clone(e.req).(*config.Object)
+		r.Set("timestamp", e.at.UTC().Format("2006-01-02T15:04:05.000Z"))
+		out = append(out, r)
+	}
+	return out
+}
+
+func approxSize(o *config.Object) int {
+	n := 64
+	for _, m := range o.Members {
+		n += len(m.Key)
+		switch v := m.Value.(type) {
+		case string:
+			n += len(v)
+		case *config.Object:
+			n += approxSize(v)
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					n += len(s) + 8
+				}
+			}
+		}
+	}
+	return n
+}
+
+// recordedRequest renders a request in Mountebank's recorded shape: requestFrom, method, path,
+// query, headers (original case, repeated names as arrays), body, ip and, for url-encoded forms, form.
+func recordedRequest(r *request.Request) *config.Object {
+	o := &config.Object{Members: make([]config.Member, 0, 8)}
+	o.Set("requestFrom", r.RequestFrom)
+	o.Set("method", r.Method)
+	o.Set("path", r.Path)
+	o.Set("query", kvObject(r.Query))
+	o.Set("headers", kvObject(r.Headers))
+	if !r.BodyMissing {
+		o.Set("body", r.Body)
+	}
+	o.Set("ip", r.IP)
+	if r.HasForm {
+		o.Set("form", kvObject(r.Form))
+	}
+	return o
+}
+
+// kvObject groups pairs by name as node does: one value stays a string, repeats become an array.
+func kvObject(kvs []request.KV) *config.Object {
+	o := &config.Object{Members: make([]config.Member, 0, len(kvs))}
+	for _, kv := range kvs {
+		v, ok := o.Get(kv.Name)
+		switch {
+		case !ok:
+			o.Set(kv.Name, kv.Value)
+		case isList(v):
+			o.Set(kv.Name, append(v.([]any), kv.Value))
+		default:
+			o.Set(kv.Name, []any{v, kv.Value})
+		}
+	}
+	return o
+}
+
+func isList(v config.Value) bool {
+	_, ok := v.([]any)
+	return ok
+}
+
+// PrintOptions select what JSON renders, as Mountebank's query parameters do.
+type PrintOptions struct {
+	// BaseURL prefixes _links hrefs, e.g. "http://localhost:2525".
+	BaseURL       string
+	List          bool // the short form of GET /imposters
+	Replayable    bool
+	RemoveProxies bool
+}
+
+// JSON renders the imposter as Mountebank's imposter printer does, fields in its order.
+func (im *Imposter) JSON(opts PrintOptions) *config.Object {
+	o := &config.Object{}
+	o.Set("protocol", im.def.Protocol)
+	o.Set("port", float64(im.port))
+	if im.def.Name != "" {
+		o.Set("name", im.def.Name)
+	}
+	if dr, ok := im.def.Header.Get("defaultResponse"); ok && config.Truthy(dr) {
+		o.Set("defaultResponse", dr)
+	}
+	if !opts.Replayable {
+		o.Set("numberOfRequests", float64(im.numRequests.Load()))
+	}
+	if !opts.List {
+		o.Set("recordRequests", im.def.RecordRequests)
+	}
+	if v, ok := im.def.Header.Get("endOfRequestResolver"); ok && config.Truthy(v) {
+		o.Set("endOfRequestResolver", v)
+	}
+	self := opts.BaseURL + "/imposters/" + strconv.Itoa(im.port)
+	if opts.List {
+		o.Set("_links", links(self, true))
+		return o
+	}
+	if !opts.Replayable {
+		o.Set("requests", im.requestList())
+	}
+	stubs := im.tbl.Load().stubs
+	list := make([]any, 0, len(stubs))
+	for i, s := range stubs {
+		so := config.Clone(s.def).(*config.Object)
+		if !opts.Replayable {
+			s.mu.Lock()
+			if len(s.matches) > 0 {
+				so.Set("matches", config.Clone(s.matches))
+			}
+			s.mu.Unlock()
+		} else {
+			removeProxyTimes(so)
+		}
+		if opts.RemoveProxies {
+			if !dropProxies(so) {
+				continue
+			}
+		}
+		if !opts.Replayable {
+			so.Set("_links", config.NewObject("self", config.NewObject("href", self+"/stubs/"+strconv.Itoa(i))))
+		}
+		list = append(list, so)
+	}
+	o.Set("stubs", list)
+	if !opts.Replayable {
+		o.Set("_links", links(self, true))
+	}
+	return o
+}
+
+func (im *Imposter) requestList() []any {
+	if !(im.def.RecordRequests || im.opts.Mock) {
+		return []any{}
+	}
+	return im.journal.list()
+}
+
+func links(self string, withStubs bool) *config.Object {
+	l := config.NewObject("self", config.NewObject("href", self))
+	if withStubs {
+		l.Set("stubs", config.NewObject("href", self+"/stubs"))
+	}
+	return l
+}
+
+func removeProxyTimes(stub *config.Object) {
+	list, _ := get(stub, "responses").([]any)
+	for _, r := range list {
+		if is := config.AsObject(get(config.AsObject(r), "is")); is != nil {
+			is.Delete("_proxyResponseTime")
+		}
+	}
+}
+
+// dropProxies removes proxy responses from stub and reports whether any response is left.
+func dropProxies(stub *config.Object) bool {
+	list, _ := get(stub, "responses").([]any)
+	kept := make([]any, 0, len(list))
+	for _, r := range list {
+		if !config.AsObject(r).Has("proxy") {
+			kept = append(kept, r)
+		}
+	}
+	stub.Set("responses", kept)
+	return len(kept) > 0
+}

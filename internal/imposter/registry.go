@@ -1,0 +1,165 @@
+package imposter
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// stopTimeout bounds how long stopping an imposter waits for requests in flight.
+const stopTimeout = 5 * time.Second
+
+// Registry holds the running imposters by port. Changes are serialised; reads are safe for
+// concurrent use with them.
+type Registry struct {
+	opts Options
+
+	change sync.Mutex // serialises Add/Delete/ReplaceAll
+	mu     sync.RWMutex
+	byPort map[int]*Imposter
+}
+
+// NewRegistry returns an empty registry whose imposters use opts.
+func NewRegistry(opts Options) *Registry {
+	return &Registry{opts: opts, byPort: map[int]*Imposter{}}
+}
+
+// Options returns the options the registry's imposters run with.
+func (r *Registry) Options() Options { return r.opts }
+
+// Get returns the imposter on port, or nil.
+func (r *Registry) Get(port int) *Imposter {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byPort[port]
+}
+
+// All returns the imposters ordered by port, as Mountebank lists them.
+func (r *Registry) All() []*Imposter {
+	r.mu.RLock()
+	list := make([]*Imposter, 0, len(r.byPort))
+	for _, im := range r.byPort {
+		list = append(list, im)
+	}
+	r.mu.RUnlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].port < list[j].port })
+	return list
+}
+
+// Create compiles and starts one imposter; on error nothing changes.
+func (r *Registry) Create(def *config.Imposter) (*Imposter, error) {
+	r.change.Lock()
+	defer r.change.Unlock()
+	im, err := New(def, r.opts)
+	if err != nil {
+		return nil, err
+	}
+	if im.port != 0 && r.Get(im.port) != nil {
+		return nil, config.AddrInUse(r.bindHost(def), im.port)
+	}
+	if err := im.Start(); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.byPort[im.port] = im
+	r.mu.Unlock()
+	return im, nil
+}
+
+// bindHost is the address an imposter binds to.
+func (r *Registry) bindHost(def *config.Imposter) string {
+	if def.Host != "" {
+		return def.Host
+	}
+	return r.opts.Host
+}
+
+// Delete stops and removes the imposter on port and returns it (nil when there was none).
+func (r *Registry) Delete(port int) *Imposter {
+	r.change.Lock()
+	defer r.change.Unlock()
+	r.mu.Lock()
+	im := r.byPort[port]
+	delete(r.byPort, port)
+	r.mu.Unlock()
+	if im != nil {
+		stop(im)
+	}
+	return im
+}
+
+func stop(im *Imposter) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	im.Stop(ctx)
+}
+
+// DeleteAll stops and removes every imposter and returns them, ordered by port.
+func (r *Registry) DeleteAll() []*Imposter {
+	r.change.Lock()
+	defer r.change.Unlock()
+	return r.deleteAllLocked()
+}
+
+func (r *Registry) deleteAllLocked() []*Imposter {
+	all := r.All()
+	r.mu.Lock()
+	r.byPort = map[int]*Imposter{}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, im := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stop(im)
+		}()
+	}
+	wg.Wait()
+	return all
+}
+
+// Build compiles def into an imposter that uses the registry's options, without starting it.
+func (r *Registry) Build(def *config.Imposter) (*Imposter, error) {
+	return New(def, r.opts)
+}
+
+// ReplaceAll stops the running imposters and starts news (built with Build). Ports named twice
+// are refused before anything changes. When a new imposter cannot start, the ones started are
+// stopped and the error returned; the old set is gone then, as in Mountebank.
+func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
+	r.change.Lock()
+	defer r.change.Unlock()
+	seen := map[int]bool{}
+	for _, im := range news {
+		if im.port != 0 {
+			if seen[im.port] {
+				return nil, config.AddrInUse(r.bindHost(im.def), im.port)
+			}
+			seen[im.port] = true
+		}
+	}
+	r.deleteAllLocked()
+	var started []*Imposter
+	for _, im := range news {
+		if err := im.Start(); err != nil {
+			for _, s := range started {
+				stop(s)
+			}
+			return nil, err
+		}
+		started = append(started, im)
+	}
+	r.mu.Lock()
+	for _, im := range started {
+		r.byPort[im.port] = im
+	}
+	r.mu.Unlock()
+	return started, nil
+}
+
+// ErrNotFound is returned for a port with no imposter.
+var ErrNotFound = errors.New("no such imposter")

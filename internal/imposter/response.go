@@ -1,0 +1,217 @@
+package imposter
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// header is one response header line, as it goes on the wire.
+type header struct {
+	name, value string
+}
+
+// response is one compiled response of a stub: everything the hot path needs, precomputed.
+type response struct {
+	config *config.Object // the response as configured (for --debug matches)
+	is     *config.Object // the `is` object (for --debug matches)
+
+	status    int
+	statusErr error // an invalid statusCode fails the request as Mountebank does
+	headers   []header
+	body      []byte
+	// hasConnection and hasContentLength say whether the configured headers name them.
+	hasConnection    bool
+	hasContentLength bool
+}
+
+// responseKinds are the response types Mountebank knows.
+var responseKinds = []string{"is", "proxy", "inject", "fault"}
+
+// checkResponse returns Mountebank's dry-run error for a response config, or nil.
+func checkResponse(r *config.Object) *config.Error {
+	n := 0
+	for _, k := range responseKinds {
+		if v, ok := r.Get(k); ok && v != nil {
+			n++
+		}
+	}
+	if n > 1 {
+		return &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
+	}
+	if b, ok := r.Get("behaviors"); ok {
+		if list, isList := b.([]any); isList && len(list) > 0 {
+			return &config.Error{Code: config.CodeBadData, Message: "behaviors are not supported by this version of mockd", Source: r}
+		}
+	}
+	if is, ok := r.Get("is"); ok && config.Truthy(is) {
+		return nil
+	}
+	for _, k := range []string{"proxy", "inject", "fault"} {
+		if v, ok := r.Get(k); ok && config.Truthy(v) {
+			return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("%s responses are not supported by this version of mockd", k), Source: r}
+		}
+	}
+	return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
+}
+
+// compileResponse builds the wire form of an `is` response, falling back to the imposter's
+// defaultResponse field by field as Mountebank's postProcess does.
+func compileResponse(r *config.Object, def *config.Object, allowBinary bool) *response {
+	is := config.AsObject(get(r, "is"))
+	if is == nil {
+		is = &config.Object{}
+	}
+	out := &response{config: r, is: is}
+	if def == nil {
+		def = &config.Object{}
+	}
+
+	status := get(is, "statusCode")
+	if !config.Truthy(status) {
+		status = get(def, "statusCode")
+	}
+	out.status, out.statusErr = statusCode(status)
+
+	hv := get(is, "headers")
+	if !config.Truthy(hv) {
+		hv = get(def, "headers")
+	}
+	if ho := config.AsObject(hv); ho != nil {
+		for _, m := range ho.Members {
+			lower := strings.ToLower(m.Key)
+			if lower == "connection" {
+				out.hasConnection = true
+			}
+			if lower == "content-length" {
+				out.hasContentLength = true
+				continue // recomputed from the body, as Mountebank does
+			}
+			switch v := m.Value.(type) {
+			case []any:
+				for _, e := range v {
+					out.headers = append(out.headers, header{m.Key, jsText(e)})
+				}
+			default:
+				out.headers = append(out.headers, header{m.Key, jsText(v)})
+			}
+		}
+	}
+
+	body := get(is, "body")
+	if !config.Truthy(body) {
+		body = get(def, "body")
+	}
+	mode := get(is, "_mode")
+	if !config.Truthy(mode) {
+		mode = get(def, "_mode")
+	}
+	var text string
+	switch b := body.(type) {
+	case *config.Object, []any:
+		text = string(config.MarshalJSON(b, 4))
+	case nil:
+		text = ""
+	default:
+		if config.Truthy(b) {
+			text = jsText(b)
+		}
+	}
+	if mode == "binary" {
+		out.body = decodeBase64Loose(text)
+	} else {
+		out.body = []byte(text)
+	}
+	return out
+}
+
+func get(o *config.Object, key string) config.Value {
+	v, _ := o.Get(key)
+	return v
+}
+
+// statusCode converts a configured statusCode as node's writeHead does.
+func statusCode(v config.Value) (int, error) {
+	if v == nil || !config.Truthy(v) {
+		return 200, nil
+	}
+	var f float64
+	switch t := v.(type) {
+	case float64:
+		f = t
+	case string:
+		n, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil {
+			return 0, fmt.Errorf("Invalid status code: %s", t)
+		}
+		f = n
+	case bool:
+		f = 1
+	default:
+		return 0, fmt.Errorf("Invalid status code: %s", jsText(v))
+	}
+	code := int(math.Trunc(f))
+	if code < 100 || code > 999 {
+		return 0, fmt.Errorf("Invalid status code: %s", jsText(v))
+	}
+	return code, nil
+}
+
+// jsText renders a JSON value as JavaScript's String(value).
+func jsText(v config.Value) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return config.FormatNumber(t)
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			if e != nil {
+				parts[i] = jsText(e)
+			}
+		}
+		return strings.Join(parts, ",")
+	default:
+		return "[object Object]"
+	}
+}
+
+// decodeBase64Loose decodes base64 after dropping every character outside the alphabet, as
+// Mountebank does, and tolerates missing padding as node's Buffer.from(text, 'base64') does.
+func decodeBase64Loose(s string) []byte {
+	clean := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
+			clean = append(clean, c)
+		}
+	}
+	// Node stops at the first '='; everything after it is ignored.
+	if i := strings.IndexByte(s, '='); i >= 0 {
+		head := make([]byte, 0, i)
+		for j := 0; j < i; j++ {
+			c := s[j]
+			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
+				head = append(head, c)
+			}
+		}
+		clean = head
+	}
+	if len(clean)%4 == 1 {
+		clean = clean[:len(clean)-1]
+	}
+	out, err := base64.RawStdEncoding.DecodeString(string(clean))
+	if err != nil {
+		return nil
+	}
+	return out
+}

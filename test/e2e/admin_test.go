@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestBadInputChangesNothing sends malformed and invalid API requests and checks that the
+// running imposter keeps serving exactly as before.
+func TestBadInputChangesNothing(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"alive"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	_, _, before := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+
+	bad := []struct {
+		method, path, body string
+		status             int
+		code               string
+	}{
+		{"POST", "/imposters", `{"protocol":`, 400, "invalid JSON"},
+		{"POST", "/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, port), 400, "EADDRINUSE"}, // as Mountebank 2.9.1
+		{"POST", "/imposters", `{"protocol":"http","port":-5}`, 400, "bad data"},
+		{"PUT", "/imposters", `{"imposters":[{"protocol":"nope"}]}`, 400, "bad data"},
+		{"PUT", fmt.Sprintf("/imposters/%d/stubs", port), `{"stubs":[{"responses":[]}]}`, 400, "bad data"},
+		{"PUT", fmt.Sprintf("/imposters/%d/stubs/5", port), `{"responses":[{"is":{}}]}`, 404, "bad data"},
+		{"POST", fmt.Sprintf("/imposters/%d/stubs", port), `{"stub":{"responses":[{"inject":"function(){}"}]}}`, 400, "invalid injection"},
+		{"GET", "/imposters/1", ``, 404, "no such resource"},
+	}
+	for _, b := range bad {
+		status, _, body := do(t, b.method, s.Admin+b.path, b.body)
+		if status != b.status || !strings.Contains(body, `"code": "`+b.code+`"`) {
+			t.Errorf("%s %s %s → %d %s, want %d with code %q", b.method, b.path, b.body, status, body, b.status, b.code)
+		}
+	}
+	_, _, after := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+	if after != before {
+		t.Errorf("imposter changed after rejected requests\nbefore: %s\nafter:  %s", before, after)
+	}
+	if _, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); body != "alive" {
+		t.Errorf("imposter answers %q after rejected requests, want %q", body, "alive")
+	}
+}
+
+// TestKeepAlive checks the deliberate difference from Mountebank: connections stay open unless a
+// response sets Connection: close.
+func TestKeepAlive(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[
+		{"predicates":[{"equals":{"path":"/close"}}],"responses":[{"is":{"body":"bye","headers":{"Connection":"close"}}}]},
+		{"responses":[{"is":{"body":"hi"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	for i, path := range []string{"/a", "/b", "/close"} {
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
+		status, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("request %d on the same connection: %v", i+1, err)
+		}
+		if !strings.HasPrefix(status, "HTTP/1.1 200") {
+			t.Fatalf("request %d: status line %q", i+1, status)
+		}
+		length := 0
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line == "\r\n" {
+				break
+			}
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "Content-Length") {
+				length, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		body := make([]byte, length)
+		if _, err := r.Read(body); err != nil && length > 0 {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.ReadByte(); err == nil {
+		t.Error("connection still open after a response with Connection: close")
+	}
+}

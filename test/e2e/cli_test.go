@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigErrorNamesFileLineAndStartsNothing(t *testing.T) {
+	dir := t.TempDir()
+	port := listenFree(t)
+	file := filepath.Join(dir, "bad.yaml")
+	body := "imposters:\n  - port: " + strconv.Itoa(port) + "\n    protocol: http\n    stubs:\n      - predicates: [{equals: {path: /a}}]\n        respones: [{is: {statusCode: 200}}]\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tryStart(t, "-c", file)
+	if err == nil {
+		t.Fatal("mockd started with an invalid config")
+	}
+	want := file + `:6:9: imposters[0].stubs[0].respones: unknown field "respones"`
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error output does not name file, line and field\n got: %v\nwant: %s", err, want)
+	}
+	if !strings.Contains(err.Error(), "code 1") {
+		t.Errorf("want exit code 1, got: %v", err)
+	}
+}
+
+func TestConvertRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	yamlOut := filepath.Join(dir, "example.yaml")
+	jsonOut := filepath.Join(dir, "example.json")
+	jsonIn := filepath.Join(dir, "in.json")
+	in := `{"imposters":[{"protocol":"http","port":4545,"name":"x","stubs":[{"predicates":[{"deepEquals":{"query":{"a":["1","2"]}}}],"responses":[{"is":{"statusCode":201,"body":{"b":1,"a":[true,null]},"headers":{"X-Id":"007"}}},{"is":{"body":"${TOKEN}"},"repeat":2}]}]}]}`
+	if err := os.WriteFile(jsonIn, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) {
+		out, err := exec.Command(mockdBin, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("mockd %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("convert", jsonIn, "-o", yamlOut)
+	run("convert", yamlOut, "-o", jsonOut)
+	got, _ := os.ReadFile(jsonOut)
+	out, err := exec.Command(mockdBin, "convert", "--to", "json", jsonIn).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(out) {
+		t.Errorf("JSON → YAML → JSON changed the config\n got: %s\nwant: %s", got, out)
+	}
+}
+
+func TestStartStopWithPidfile(t *testing.T) {
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "mb.pid")
+	cmd := exec.Command(mockdBin, "start", "--port", "0", "--host", "127.0.0.1", "--pidfile", pidfile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(pidfile); err == nil {
+			break
+		}
+		if i > 600 {
+			_ = cmd.Process.Kill()
+			t.Fatal("mockd start wrote no pid file")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out, err := exec.Command(mockdBin, "stop", "--pidfile", pidfile).CombinedOutput(); err != nil {
+		t.Fatalf("mockd stop: %v\n%s", err, out)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("mockd start exited with %v after stop, want exit 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("mockd did not exit after mockd stop")
+	}
+	if _, err := os.Stat(pidfile); !os.IsNotExist(err) {
+		t.Errorf("pid file left behind after stop")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, err := exec.Command(mockdBin, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "mockd ") {
+		t.Fatalf("mockd version = %q, %v", out, err)
+	}
+}

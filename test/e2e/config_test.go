@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMergeFilesDirsAndGlobs loads a YAML file, a directory and a glob of Mountebank JSON files
+// in one server, with a server block setting a flag.
+func TestMergeFilesDirsAndGlobs(t *testing.T) {
+	dir := t.TempDir()
+	p1, p2, p3 := listenFree(t), listenFree(t), listenFree(t)
+	yml := write(t, dir, "main.yaml", fmt.Sprintf("server:\n  mock: true\nimposters:\n  - port: %d\n    protocol: http\n    stubs: [{responses: [{is: {body: one}}]}]\n", p1))
+	write(t, dir, "more/b.json", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"two"}}]}]}`, p2))
+	write(t, dir, "json/c.json", fmt.Sprintf(`{"imposters":[{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"three"}}]}]}]}`, p3))
+	s := start(t, "-c", yml, "-c", filepath.Join(dir, "more"), "-c", filepath.Join(dir, "json", "*.json"))
+	for port, want := range map[int]string{p1: "one", p2: "two", p3: "three"} {
+		if _, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); body != want {
+			t.Errorf("imposter %d answered %q, want %q", port, body, want)
+		}
+	}
+	// server: {mock: true} turned on recording everywhere.
+	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(p2), "")
+	if !strings.Contains(body, `"method": "GET"`) {
+		t.Errorf("server block's mock: true did not record requests:\n%s", body)
+	}
+}
+
+func TestDuplicatePortAcrossFilesIsAConfigError(t *testing.T) {
+	dir := t.TempDir()
+	port := listenFree(t)
+	a := write(t, dir, "a.yaml", fmt.Sprintf("imposters:\n  - {port: %d, protocol: http}\n", port))
+	b := write(t, dir, "b.yaml", fmt.Sprintf("imposters:\n  - {port: %d, protocol: http}\n", port))
+	_, err := tryStart(t, "-c", a, "-c", b)
+	if err == nil || !strings.Contains(err.Error(), "is already used by the imposter at "+a) {
+		t.Fatalf("want a config error naming both files, got: %v", err)
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	dir := t.TempDir()
+	bad := write(t, dir, "bad.yaml", "imposters:\n  - port: 0\n    protocol: http\n  - protocol: gopher\n    stubs: [{responses: []}]\n")
+	out, err := exec.Command(mockdBin, "validate", "-c", bad).CombinedOutput()
+	if err == nil {
+		t.Fatalf("validate accepted a bad file:\n%s", out)
+	}
+	for _, want := range []string{bad + ":2:5: imposters[0].port: invalid value for 'port'", bad + ":4:5: imposters[1].protocol: the gopher protocol is not yet supported"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out)
+		}
+	}
+	good := write(t, dir, "good.yaml", "imposters:\n  - protocol: http\n    stubs: [{responses: [{is: {body: x}}]}]\n")
+	if out, err := exec.Command(mockdBin, "validate", "-c", good).CombinedOutput(); err != nil {
+		t.Errorf("validate rejected a good file: %v\n%s", err, out)
+	}
+}
