@@ -10,13 +10,10 @@ import (
 	"net"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/match"
@@ -67,6 +64,48 @@ type table struct {
 	set   *match.Set
 }
 
+// protocolServer serves one protocol on an imposter's listener.
+type protocolServer interface {
+	// serve accepts connections on ln until shutdown; it returns nil after a shutdown.
+	serve(ln net.Listener) error
+	// shutdown stops accepting, lets requests in flight finish until ctx ends, and closes every
+	// connection.
+	shutdown(ctx context.Context) error
+}
+
+// protocolServers builds the server for each protocol mockd serves.
+var protocolServers = map[string]func(*Imposter) protocolServer{
+	"http": newHTTPServer,
+}
+
+// resolve counts and records req, finds the first matching stub and returns the response to
+// send: the stub's next response, or the imposter's default response when no stub matches
+// (st is nil then). It is the protocol-neutral part of serving a request.
+func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, recorded *config.Object, err *config.Error) {
+	im.numRequests.Add(1)
+	record := im.def.RecordRequests || im.opts.Mock
+	if record || im.opts.Debug {
+		recorded = recordedRequest(req)
+	}
+	if record {
+		im.journal.add(recorded, time.Now())
+	}
+	t := im.tbl.Load()
+	idx, ferr := t.set.Find(req)
+	if ferr != nil {
+		var me *match.Error
+		if errors.As(ferr, &me) {
+			return nil, nil, recorded, &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
+		}
+		return nil, nil, recorded, &config.Error{Code: config.CodeBadData, Message: ferr.Error()}
+	}
+	if idx < 0 {
+		return nil, im.defaultResp, recorded, nil
+	}
+	st = t.stubs[idx]
+	return st, st.nextResponse(), recorded, nil
+}
+
 // Imposter is one running imposter. Its methods are safe for concurrent use.
 type Imposter struct {
 	opts     Options
@@ -75,7 +114,7 @@ type Imposter struct {
 	encoding string
 
 	ln     net.Listener
-	server *fasthttp.Server
+	server protocolServer
 	done   chan struct{}
 	// plainIPv4 reports IPv4 clients as a.b.c.d (node does when bound to an IPv4 address)
 	// rather than ::ffff:a.b.c.d.
@@ -194,27 +233,22 @@ func (im *Imposter) Start() error {
 	im.port = addr.Port
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port
-	maxBody := im.opts.MaxBodySize
-	if maxBody <= 0 {
-		maxBody = 64 << 20
-	}
-	im.server = &fasthttp.Server{
-		Handler:                       im.handle,
-		Name:                          "",
-		NoDefaultServerHeader:         true,
-		NoDefaultContentType:          true,
-		DisableHeaderNamesNormalizing: true,
-		DisablePreParseMultipartForm:  true,
-		MaxRequestBodySize:            maxBody,
-		ReadBufferSize:                16 << 10,
-		IdleTimeout:                   2 * time.Minute,
-	}
 	im.log = im.opts.Logger.With("imposter", im.scope())
-	im.server.Logger = fasthttpLogger{im.log}
+	newServer, ok := protocolServers[im.def.Protocol]
+	if !ok {
+		_ = ln.Close()
+		return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("the %s protocol is not yet supported", im.def.Protocol)}
+	}
+	im.server = newServer(im)
 	im.done = make(chan struct{})
 	go func() {
 		defer close(im.done)
-		if err := im.server.Serve(ln); err != nil {
+		defer func() {
+			if p := recover(); p != nil {
+				im.log.Error("panic in imposter server", "panic", p, "stack", string(debug.Stack()))
+			}
+		}()
+		if err := im.server.serve(ln); err != nil {
 			im.log.Error("imposter stopped serving", "err", err)
 		}
 	}()
@@ -236,7 +270,7 @@ func (im *Imposter) Stop(ctx context.Context) {
 	if im.server == nil {
 		return
 	}
-	_ = im.server.ShutdownWithContext(ctx)
+	_ = im.server.shutdown(ctx)
 	<-im.done
 	im.log.Info("Ciao for now")
 }
@@ -349,117 +383,6 @@ func (im *Imposter) ClearRequests() {
 	im.numRequests.Store(0)
 }
 
-// handle serves one HTTP request. A panic becomes a 500 for this request only.
-func (im *Imposter) handle(ctx *fasthttp.RequestCtx) {
-	defer func() {
-		if p := recover(); p != nil {
-			im.log.Error("panic while serving a request", "panic", p, "stack", string(debug.Stack()))
-			ctx.Response.Reset()
-			writeError(ctx, &config.Error{Code: "internal error", Message: fmt.Sprint(p)})
-		}
-	}()
-	if im.opts.AllowIP != nil && !im.opts.AllowIP(ctx.RemoteIP()) {
-		im.log.Warn("Blocking incoming connection from " + ctx.RemoteIP().String() + ". Turn off --localOnly or add to --ipWhitelist to allow")
-		_ = ctx.Conn().Close()
-		return
-	}
-	req := request.Acquire()
-	defer request.Release(req)
-	request.FromHTTPListen(ctx, req, im.plainIPv4)
-
-	im.numRequests.Add(1)
-	record := im.def.RecordRequests || im.opts.Mock
-	var recorded *config.Object
-	if record || im.opts.Debug {
-		recorded = recordedRequest(req)
-	}
-	if record {
-		im.journal.add(recorded, time.Now())
-	}
-
-	t := im.tbl.Load()
-	idx, err := t.set.Find(req)
-	if err != nil {
-		var me *match.Error
-		if errors.As(err, &me) {
-			writeError(ctx, &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)})
-		} else {
-			writeError(ctx, &config.Error{Code: config.CodeBadData, Message: err.Error()})
-		}
-		return
-	}
-	var resp *response
-	var st *stub
-	if idx >= 0 {
-		st = t.stubs[idx]
-		resp = st.nextResponse()
-	} else {
-		resp = im.defaultResp
-	}
-	if resp.statusErr != nil {
-		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})
-		return
-	}
-	im.write(ctx, req, resp)
-	if st != nil && im.opts.Debug {
-		st.recordMatch(recorded, resp)
-	}
-}
-
-func (im *Imposter) write(ctx *fasthttp.RequestCtx, req *request.Request, resp *response) {
-	ctx.SetStatusCode(resp.status)
-	h := &ctx.Response.Header
-	for _, hd := range resp.headers {
-		h.Add(hd.name, hd.value)
-	}
-	if im.def.AllowCORS && req.Method == "OPTIONS" {
-		acrh, _ := req.Header("Access-Control-Request-Headers")
-		acrm, _ := req.Header("Access-Control-Request-Method")
-		origin, _ := req.Header("Origin")
-		if acrh != "" && acrm != "" && origin != "" {
-			setCORS(h, resp, "Access-Control-Allow-Headers", acrh)
-			setCORS(h, resp, "Access-Control-Allow-Methods", acrm)
-			setCORS(h, resp, "Access-Control-Allow-Origin", origin)
-		}
-	}
-	if resp.hasConnection {
-		// fasthttp honours Connection: close only through its own flag.
-		if v := h.Peek("Connection"); string(v) == "close" {
-			ctx.SetConnectionClose()
-		}
-	}
-	ctx.Response.SetBodyRaw(resp.body)
-}
-
-// setCORS sets a CORS header, replacing a configured one of the same name in any case.
-func setCORS(h *fasthttp.ResponseHeader, resp *response, name, value string) {
-	for _, hd := range resp.headers {
-		if strings.EqualFold(hd.name, name) {
-			h.Del(hd.name)
-			h.Set(hd.name, value)
-			return
-		}
-	}
-	h.Set(name, value)
-}
-
-// writeError answers a request that failed inside the imposter as Mountebank does: a 500 with
-// its error body.
-func writeError(ctx *fasthttp.RequestCtx, e *config.Error) {
-	ctx.SetStatusCode(fasthttp.StatusInternalServerError)
-	ctx.Response.Header.Set("content-type", "application/json")
-	ctx.Response.SetBodyRaw(ErrorBody([]*config.Error{e}, 0))
-}
-
-// ErrorBody renders Mountebank's {"errors":[...]} document with the given indent.
-func ErrorBody(errs []*config.Error, indent int) []byte {
-	list := make([]any, 0, len(errs))
-	for _, e := range errs {
-		list = append(list, e.Render())
-	}
-	return config.MarshalJSON(config.NewObject("errors", list), indent)
-}
-
 func (s *stub) recordMatch(req *config.Object, resp *response) {
 	m := config.NewObject(
 		"timestamp", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
@@ -471,12 +394,4 @@ func (s *stub) recordMatch(req *config.Object, resp *response) {
 	s.mu.Lock()
 	s.matches = append(s.matches, m)
 	s.mu.Unlock()
-}
-
-type fasthttpLogger struct{ l *slog.Logger }
-
-func (f fasthttpLogger) Printf(format string, args ...any) {
-	if f.l != nil {
-		f.l.Debug(fmt.Sprintf(format, args...))
-	}
 }

@@ -1,0 +1,142 @@
+package imposter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// httpServer serves an http imposter with fasthttp.
+type httpServer struct {
+	im  *Imposter
+	srv *fasthttp.Server
+}
+
+func newHTTPServer(im *Imposter) protocolServer {
+	maxBody := im.opts.MaxBodySize
+	if maxBody <= 0 {
+		maxBody = 64 << 20
+	}
+	h := &httpServer{im: im}
+	h.srv = &fasthttp.Server{
+		Handler:                       h.handle,
+		NoDefaultServerHeader:         true,
+		NoDefaultContentType:          true,
+		DisableHeaderNamesNormalizing: true,
+		DisablePreParseMultipartForm:  true,
+		MaxRequestBodySize:            maxBody,
+		ReadBufferSize:                16 << 10,
+		IdleTimeout:                   2 * time.Minute,
+		Logger:                        fasthttpLogger{im.log},
+	}
+	return h
+}
+
+func (h *httpServer) serve(ln net.Listener) error { return h.srv.Serve(ln) }
+
+func (h *httpServer) shutdown(ctx context.Context) error { return h.srv.ShutdownWithContext(ctx) }
+
+// handle serves one HTTP request. A panic becomes a 500 for this request only.
+func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
+	im := h.im
+	defer func() {
+		if p := recover(); p != nil {
+			im.log.Error("panic while serving a request", "panic", p, "stack", string(debug.Stack()))
+			ctx.Response.Reset()
+			writeError(ctx, &config.Error{Code: "internal error", Message: fmt.Sprint(p)})
+		}
+	}()
+	if im.opts.AllowIP != nil && !im.opts.AllowIP(ctx.RemoteIP()) {
+		im.log.Warn("Blocking incoming connection from " + ctx.RemoteIP().String() + ". Turn off --localOnly or add to --ipWhitelist to allow")
+		_ = ctx.Conn().Close()
+		return
+	}
+	req := request.Acquire()
+	defer request.Release(req)
+	request.FromHTTPListen(ctx, req, im.plainIPv4)
+
+	st, resp, recorded, err := im.resolve(req)
+	if err != nil {
+		writeError(ctx, err)
+		return
+	}
+	if resp.statusErr != nil {
+		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})
+		return
+	}
+	im.writeHTTP(ctx, req, resp)
+	if st != nil && im.opts.Debug {
+		st.recordMatch(recorded, resp)
+	}
+}
+
+func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, resp *response) {
+	ctx.SetStatusCode(resp.status)
+	h := &ctx.Response.Header
+	for _, hd := range resp.headers {
+		h.Add(hd.name, hd.value)
+	}
+	if im.def.AllowCORS && req.Method == "OPTIONS" {
+		acrh, _ := req.Header("Access-Control-Request-Headers")
+		acrm, _ := req.Header("Access-Control-Request-Method")
+		origin, _ := req.Header("Origin")
+		if acrh != "" && acrm != "" && origin != "" {
+			setCORS(h, resp, "Access-Control-Allow-Headers", acrh)
+			setCORS(h, resp, "Access-Control-Allow-Methods", acrm)
+			setCORS(h, resp, "Access-Control-Allow-Origin", origin)
+		}
+	}
+	if resp.hasConnection {
+		// fasthttp honours Connection: close only through its own flag.
+		if v := h.Peek("Connection"); string(v) == "close" {
+			ctx.SetConnectionClose()
+		}
+	}
+	ctx.Response.SetBodyRaw(resp.body)
+}
+
+// setCORS sets a CORS header, replacing a configured one of the same name in any case.
+func setCORS(h *fasthttp.ResponseHeader, resp *response, name, value string) {
+	for _, hd := range resp.headers {
+		if strings.EqualFold(hd.name, name) {
+			h.Del(hd.name)
+			h.Set(hd.name, value)
+			return
+		}
+	}
+	h.Set(name, value)
+}
+
+// writeError answers a request that failed inside the imposter as Mountebank does: a 500 with
+// its error body.
+func writeError(ctx *fasthttp.RequestCtx, e *config.Error) {
+	ctx.SetStatusCode(fasthttp.StatusInternalServerError)
+	ctx.Response.Header.Set("content-type", "application/json")
+	ctx.Response.SetBodyRaw(ErrorBody([]*config.Error{e}, 0))
+}
+
+// ErrorBody renders Mountebank's {"errors":[...]} document with the given indent.
+func ErrorBody(errs []*config.Error, indent int) []byte {
+	list := make([]any, 0, len(errs))
+	for _, e := range errs {
+		list = append(list, e.Render())
+	}
+	return config.MarshalJSON(config.NewObject("errors", list), indent)
+}
+
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	if f.l != nil {
+		f.l.Debug(fmt.Sprintf(format, args...))
+	}
+}
