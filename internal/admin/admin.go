@@ -16,6 +16,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/metrics"
 )
 
 // Options configure the admin API.
@@ -35,6 +36,8 @@ type Options struct {
 	Version string
 	// PublicOptions is the options object GET /config reports.
 	PublicOptions *config.Object
+	// Metrics is served at GET /metrics; nil answers 404.
+	Metrics *metrics.Registry
 	// Logs returns the log entries GET /logs serves.
 	Logs func() []any
 	// Logger receives operational messages; nil = slog.Default().
@@ -145,6 +148,9 @@ func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
 		return a.config(ctx)
 	case len(parts) == 1 && parts[0] == "logs" && (method == "GET" || method == "HEAD"):
 		return a.logs(ctx)
+	case len(parts) == 1 && parts[0] == "metrics" && method == "GET" && a.opts.Metrics != nil:
+		a.opts.Metrics.Handler(ctx)
+		return nil
 	case len(parts) >= 2 && parts[0] == "imposters":
 		return a.routeImposter(ctx, method, parts[1], parts[2:])
 	}

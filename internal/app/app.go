@@ -19,6 +19,7 @@ import (
 	"github.com/mockd/mockd/internal/admin"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/metrics"
 )
 
 // Version is mockd's version, set at build time with -ldflags "-X github.com/mockd/mockd/internal/app.Version=…".
@@ -74,6 +75,7 @@ type App struct {
 	server   *fasthttp.Server
 	done     chan struct{}
 	initial  []*imposter.Imposter
+	metrics  *metrics.Registry
 	logClose io.Closer
 }
 
@@ -103,7 +105,9 @@ func New(opts Options) (*App, error) {
 	a.logs = newLogCore(level, console, file)
 	a.log = slog.New(&logHandler{core: a.logs, scope: "mb:" + strconv.Itoa(opts.Port)})
 
+	a.metrics = metrics.New()
 	a.reg = imposter.NewRegistry(imposter.Options{
+		Metrics:        a.metrics,
 		Host:           opts.Host,
 		Debug:          opts.Debug,
 		Mock:           opts.Mock,
@@ -189,6 +193,7 @@ func (a *App) Start() error {
 		Version:        MountebankVersion,
 		PublicOptions:  a.publicOptions(port),
 		Logs:           a.logEntries(),
+		Metrics:        a.metrics,
 		Logger:         a.log,
 	})
 	a.server = &fasthttp.Server{

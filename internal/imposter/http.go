@@ -56,6 +56,9 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		}
 	}()
 	if im.opts.AllowIP != nil && !im.opts.AllowIP(ctx.RemoteIP()) {
+		if im.metrics != nil {
+			im.metrics.Blocked.Inc()
+		}
 		im.log.Warn("Blocking incoming connection from " + ctx.RemoteIP().String() + ". Turn off --localOnly or add to --ipWhitelist to allow")
 		_ = ctx.Conn().Close()
 		return
@@ -73,7 +76,13 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})
 		return
 	}
-	im.writeHTTP(ctx, req, resp)
+	if m := im.metrics; m != nil {
+		t0 := time.Now()
+		im.writeHTTP(ctx, req, resp)
+		m.RespDuration.Observe(time.Since(t0).Seconds())
+	} else {
+		im.writeHTTP(ctx, req, resp)
+	}
 	if st != nil && im.opts.Debug {
 		st.recordMatch(recorded, resp)
 	}

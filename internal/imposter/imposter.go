@@ -17,6 +17,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/match"
+	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -36,6 +37,8 @@ type Options struct {
 	JournalBytes int
 	// AllowIP, when set, decides which clients an imposter answers; others are disconnected.
 	AllowIP func(net.IP) bool
+	// Metrics receives per-imposter request counts and durations; nil = none.
+	Metrics *metrics.Registry
 	// MaxBodySize bounds request bodies; 0 = 64 MiB.
 	MaxBodySize int
 	// Logger receives operational messages; nil = slog.Default().
@@ -83,6 +86,12 @@ var protocolServers = map[string]func(*Imposter) protocolServer{
 // (st is nil then). It is the protocol-neutral part of serving a request.
 func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, recorded *config.Object, err *config.Error) {
 	im.numRequests.Add(1)
+	m := im.metrics
+	var start time.Time
+	if m != nil {
+		m.Requests.Inc()
+		start = time.Now()
+	}
 	record := im.def.RecordRequests || im.opts.Mock
 	if record || im.opts.Debug {
 		recorded = recordedRequest(req)
@@ -99,7 +108,13 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		}
 		return nil, nil, recorded, &config.Error{Code: config.CodeBadData, Message: ferr.Error()}
 	}
+	if m != nil {
+		m.MatchDuration.Observe(time.Since(start).Seconds())
+	}
 	if idx < 0 {
+		if m != nil {
+			m.NoMatch.Inc()
+		}
 		return nil, im.defaultResp, recorded, nil
 	}
 	st = t.stubs[idx]
@@ -126,6 +141,7 @@ type Imposter struct {
 	journal     journal
 	defaultResp *response
 	log         *slog.Logger
+	metrics     *metrics.Imposter // nil when metrics are off
 }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
@@ -234,6 +250,7 @@ func (im *Imposter) Start() error {
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port
 	im.log = im.opts.Logger.With("imposter", im.scope())
+	im.metrics = im.opts.Metrics.ForImposter("[" + im.scope() + "] ")
 	newServer, ok := protocolServers[im.def.Protocol]
 	if !ok {
 		_ = ln.Close()
@@ -272,6 +289,7 @@ func (im *Imposter) Stop(ctx context.Context) {
 	}
 	_ = im.server.shutdown(ctx)
 	<-im.done
+	im.metrics.Remove()
 	im.log.Info("Ciao for now")
 }
 

@@ -97,3 +97,34 @@ func TestKeepAlive(t *testing.T) {
 		t.Error("connection still open after a response with Connection: close")
 	}
 }
+
+// TestMetrics checks GET /metrics uses Mountebank's metric names, labelled by imposter.
+func TestMetrics(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"name":"shop","stubs":[{"predicates":[{"equals":{"path":"/hit"}}],"responses":[{"is":{"body":"x"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	do(t, "GET", base+"/hit", "")
+	do(t, "GET", base+"/miss", "")
+	do(t, "GET", base+"/miss", "")
+	status, _, body := do(t, "GET", s.Admin+"/metrics", "")
+	if status != 200 {
+		t.Fatalf("GET /metrics: %d", status)
+	}
+	label := fmt.Sprintf(`imposter="[http:%d shop] "`, port)
+	for _, want := range []string{
+		"mb_request_total{" + label + "} 3",
+		"mb_no_match_total{" + label + "} 2",
+		"mb_predicate_match_duration_seconds_count{" + label + "} 3",
+		"mb_response_generation_duration_seconds_count{" + label + "} 3",
+		"go_goroutines ",
+		"process_resident_memory_bytes ",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /metrics lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+// Package metrics holds mockd's Prometheus collectors, named and labelled as Mountebank's so
+// existing dashboards keep working. Per-imposter children are resolved once, when an imposter
+// starts, never per request.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+)
+
+// Registry is the set of collectors GET /metrics serves. Safe for concurrent use.
+type Registry struct {
+	reg           *prometheus.Registry
+	matchDuration *prometheus.HistogramVec
+	noMatch       *prometheus.CounterVec
+	requests      *prometheus.CounterVec
+	respDuration  *prometheus.HistogramVec
+	blocked       *prometheus.CounterVec
+	handler       fasthttp.RequestHandler
+}
+
+// New returns a registry with Mountebank's imposter metrics plus the Go and process collectors.
+func New() *Registry {
+	r := &Registry{
+		reg: prometheus.NewRegistry(),
+		matchDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mb_predicate_match_duration_seconds",
+			Help:    "Time it takes to match the predicates and select a stub",
+			Buckets: []float64{0.01, 0.05, 0.1, 0.2, 0.5, 1},
+		}, []string{"imposter"}),
+		noMatch: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mb_no_match_total",
+			Help: "Number of times no stub matched the request",
+		}, []string{"imposter"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mb_request_total",
+			Help: "Number of requests to the imposter",
+		}, []string{"imposter"}),
+		respDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "mb_response_generation_duration_seconds",
+			Help:    "Time it takes to generate the response from a stub",
+			Buckets: []float64{0.01, 0.05, 0.1, 0.2, 0.5, 1, 3, 5, 10, 30},
+		}, []string{"imposter"}),
+		blocked: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mb_blocked_ip_total",
+			Help: "Number of times a connection was blocked from a non-whitelisted IP address",
+		}, []string{"imposter"}),
+	}
+	r.reg.MustRegister(r.matchDuration, r.noMatch, r.requests, r.respDuration, r.blocked,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{}))
+	return r
+}
+
+// Handler serves the metrics in Prometheus' text format.
+func (r *Registry) Handler(ctx *fasthttp.RequestCtx) { r.handler(ctx) }
+
+// Imposter is one imposter's resolved metric children. A nil *Imposter records nothing.
+type Imposter struct {
+	reg           *Registry
+	label         string
+	MatchDuration prometheus.Observer
+	NoMatch       prometheus.Counter
+	Requests      prometheus.Counter
+	RespDuration  prometheus.Observer
+	Blocked       prometheus.Counter
+}
+
+// ForImposter resolves the children for an imposter. label is Mountebank's scope prefix,
+// e.g. "[http:4545 users] ".
+func (r *Registry) ForImposter(label string) *Imposter {
+	if r == nil {
+		return nil
+	}
+	return &Imposter{
+		reg:           r,
+		label:         label,
+		MatchDuration: r.matchDuration.WithLabelValues(label),
+		NoMatch:       r.noMatch.WithLabelValues(label),
+		Requests:      r.requests.WithLabelValues(label),
+		RespDuration:  r.respDuration.WithLabelValues(label),
+		Blocked:       r.blocked.WithLabelValues(label),
+	}
+}
+
+// Remove drops the imposter's series (when the imposter is deleted).
+func (m *Imposter) Remove() {
+	if m == nil {
+		return
+	}
+	r := m.reg
+	r.matchDuration.DeleteLabelValues(m.label)
+	r.noMatch.DeleteLabelValues(m.label)
+	r.requests.DeleteLabelValues(m.label)
+	r.respDuration.DeleteLabelValues(m.label)
+	r.blocked.DeleteLabelValues(m.label)
+}
