@@ -1,6 +1,8 @@
 package match
 
 import (
+	"fmt"
+
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -14,8 +16,55 @@ import (
 type index struct {
 	pathCS, pathCI     map[string][]int32
 	methodCS, methodCI map[string][]int32
+	bodies             []*bodyGroup
 	always             []int32
 	all                bool // nothing indexed: scan every stub
+}
+
+// bodyGroup indexes stubs whose first predicate is equals on a JSON body
+// field with a literal value, e.g. {"equals": {"body": {"id": 42}}}, by
+// that field (all stubs of a group share the pipe's key and value case).
+// Such a predicate is false unless the body parses to an object whose field
+// has that value (or an array containing it), or to an array (then every
+// stub of the group is a candidate).
+type bodyGroup struct {
+	probe *pred // any predicate of the group: sets the pipe to parse the body
+	field string
+	byVal map[string][]int32
+	all   []int32
+}
+
+// bodyIndexable returns the body field and value the first predicate of a
+// stub requires.
+func bodyIndexable(ps []*pred) (field, value string, ok bool) {
+	if len(ps) == 0 {
+		return "", "", false
+	}
+	p := ps[0]
+	if p.op != opEquals || p.pp == nil || !p.pp.simple || p.err != nil || p.exp == nil || p.exists {
+		return "", "", false
+	}
+	name := fieldNames[fBody]
+	for i, k := range p.exp.keys {
+		if k != name && !(p.pp.keyLower && k == fieldNamesLower[fBody]) {
+			continue
+		}
+		o, isObj := p.exp.vals[i].(*eobj)
+		if !isObj {
+			return "", "", false
+		}
+		for j, fk := range o.keys {
+			if _, isIndex := arrayIndex(fk); isIndex || fk == "length" {
+				continue
+			}
+			l, isLeaf := o.vals[j].(*eleaf)
+			if !isLeaf || l.v == nil || l.s == "" {
+				continue
+			}
+			return fk, l.s, true
+		}
+	}
+	return "", "", false
 }
 
 type literal struct {
@@ -68,8 +117,26 @@ func buildIndex(stubs [][]*pred) index {
 		methodCS: map[string][]int32{}, methodCI: map[string][]int32{},
 	}
 	n := 0
+	groups := map[string]*bodyGroup{}
 	for i, ps := range stubs {
 		l, ok := indexable(ps)
+		if !ok || l.field != fPath {
+			// A body field is more selective than a method.
+			if f, v, bok := bodyIndexable(ps); bok {
+				pp := ps[0].pp
+				gk := fmt.Sprintf("%t|%t|%s", pp.keyLower, pp.valLower, f)
+				g := groups[gk]
+				if g == nil {
+					g = &bodyGroup{probe: ps[0], field: f, byVal: map[string][]int32{}}
+					groups[gk] = g
+					x.bodies = append(x.bodies, g)
+				}
+				g.byVal[v] = append(g.byVal[v], int32(i))
+				g.all = append(g.all, int32(i))
+				n++
+				continue
+			}
+		}
 		if !ok {
 			x.always = append(x.always, int32(i))
 			continue
@@ -131,12 +198,15 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 	if r.TCP {
 		path, method = "", ""
 	}
-	lists := [5][]int32{
+	var fixed [6][]int32
+	lists := append(fixed[:0],
 		x.pathCS[path],
 		lookupLower(x.pathCI, path, buf[:]),
 		x.methodCS[method],
 		lookupLower(x.methodCI, method, buf[:]),
-		x.always,
+		x.always)
+	for _, g := range x.bodies {
+		lists = g.candidates(c, lists)
 	}
 	n := len(lists)
 	for {
@@ -149,6 +219,21 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 		if best < 0 {
 			return -1, nil
 		}
+		if n > 8 {
+			// Many lists: drop the exhausted ones.
+			k := 0
+			for _, l := range lists {
+				if len(l) > 0 {
+					lists[k] = l
+					k++
+				}
+			}
+			if k < n {
+				best = -1
+				lists, n = lists[:k], k
+				continue
+			}
+		}
 		i := lists[best][0]
 		lists[best] = lists[best][1:]
 		ok, err := c.stub(s.stubs[i])
@@ -159,4 +244,53 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 			return int(i), nil
 		}
 	}
+}
+
+// candidates appends to lists the stubs of g that r's body can match.
+func (g *bodyGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
+	if c.r.TCP {
+		return lists
+	}
+	c.begin(g.probe)
+	s, ok := c.get(&c.root, fieldNames[fBody]).(string)
+	if !ok {
+		c.cur = nil
+		return lists // no body: the predicates are false
+	}
+	j := c.tryJSON(s)
+	c.cur = nil
+	switch t := j.(type) {
+	case []any:
+		// An array body: predicateSatisfied tries every element.
+		return append(lists, g.all)
+	case map[string]any:
+		v, ok := t[g.field]
+		if !ok {
+			return lists
+		}
+		if a, isArr := v.([]any); isArr {
+			for _, e := range a {
+				lists = appendVal(lists, g, e)
+			}
+			return lists
+		}
+		return appendVal(lists, g, v)
+	}
+	return lists
+}
+
+func appendVal(lists [][]int32, g *bodyGroup, v any) [][]int32 {
+	var key string
+	switch t := v.(type) {
+	case nil:
+		return lists // a JSON null equals no non-null literal
+	case string:
+		key = t
+	default:
+		key = jsString(t)
+	}
+	if l := g.byVal[key]; len(l) > 0 {
+		lists = append(lists, l)
+	}
+	return lists
 }

@@ -64,6 +64,9 @@ func FuzzFind(f *testing.F) {
 		[{"endsWith":{"query":{"q":"2"}}}],
 		[{"not":{"or":[{"equals":{"method":"GET"}},{"matches":{"path":"^/a.*$"}}]}}],
 		[{"equals":{"body":{"x":{"length":2}}}}],
+		[{"equals":{"body":{"id":1,"kind":"a"}}}],
+		[{"equals":{"body":{"id":"2"}},"caseSensitive":true}],
+		[{"equals":{"body":{"ID":true}}}],
 		[]
 	]`
 	if err := json.Unmarshal([]byte(src), &stubs); err != nil {

@@ -245,7 +245,13 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	methods := []string{"GET", "POST", "get", "Delete"}
 	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", ""}
-	for round := 0; round < 200; round++ {
+	bodyIndexed := 0
+	defer func() {
+		if bodyIndexed < 50 {
+			t.Errorf("only %d random sets used the body index", bodyIndexed)
+		}
+	}()
+	for round := 0; round < 400; round++ {
 		var stubs [][]any
 		n := 1 + rng.Intn(30)
 		for i := 0; i < n; i++ {
@@ -269,6 +275,21 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 						exp[k] = fmt.Sprintf("^%v", v)
 					}
 				}
+				if rng.Intn(3) == 0 && op != "matches" && op != "exists" {
+					body := map[string]any{}
+					switch rng.Intn(4) {
+					case 0:
+						body["id"] = float64(rng.Intn(3))
+					case 1:
+						body["id"] = fmt.Sprint(rng.Intn(3))
+					case 2:
+						body["ID"] = "X"
+					default:
+						body["id"] = true
+						body["n"] = nil
+					}
+					exp["body"] = body
+				}
 				p := map[string]any{op: exp}
 				switch rng.Intn(6) {
 				case 0:
@@ -287,8 +308,13 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Compile: %v", err)
 		}
+		if len(s.idx.bodies) > 0 {
+			bodyIndexed++
+		}
 		for k := 0; k < 20; k++ {
-			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))]}
+			bodies := []string{"", `{"id":1}`, `{"id":"2","n":null}`, `{"ID":"x"}`, `{"id":[0,"1",true]}`, `[{"id":1},{"id":2}]`,
+				`"str"`, `5`, `{"id":{"a":1}}`, `{"id":null}`, `{"id":true,"n":null}`, `not json`}
+			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))], Body: bodies[rng.Intn(len(bodies))]}
 			got, gerr := s.Find(r)
 			c := acquireCtx(s, r, false)
 			want, werr := s.scan(c, 0)
