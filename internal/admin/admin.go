@@ -278,6 +278,10 @@ func (a *API) printOptions(ctx *fasthttp.RequestCtx) imposter.PrintOptions {
 
 // toAPIError converts an error from config or imposter into Mountebank's answer.
 func toAPIError(err error, source config.Value) *apiError {
+	var list config.Errors
+	if errors.As(err, &list) {
+		return badRequest(list...)
+	}
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		e := *ce

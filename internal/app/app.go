@@ -148,11 +148,22 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 		}
 		im, err := reg.Build(def)
 		if err != nil {
-			var ce *config.Error
-			if errors.As(err, &ce) {
-				problems = append(problems, src.Locate(joinPath(src.Path, "stubs"), ce.Message))
-			} else {
+			var list config.Errors
+			var one *config.Error
+			switch {
+			case errors.As(err, &list):
+			case errors.As(err, &one):
+				list = config.Errors{one}
+			default:
 				problems = append(problems, src.Locate(src.Path, err.Error()))
+				continue
+			}
+			for _, ce := range list {
+				path := ce.Path
+				if path == "" {
+					path = "stubs"
+				}
+				problems = append(problems, src.Locate(joinPath(src.Path, path), ce.Message))
 			}
 			continue
 		}

@@ -32,6 +32,17 @@ type Error struct {
 	Raw *Object
 }
 
+// Errors is several errors reported together, in order.
+type Errors []*Error
+
+func (e Errors) Error() string {
+	msgs := make([]string, len(e))
+	for i, x := range e {
+		msgs[i] = x.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
 // Render returns the error as Mountebank's API shows it inside {"errors":[…]}.
 func (e *Error) Render() *Object {
 	if e.Raw != nil {

@@ -208,13 +208,41 @@ func (im *Imposter) compile(stubs []*stub) (*table, error) {
 	}
 	set, err := match.Compile(preds, match.Options{Binary: im.encoding == "base64"})
 	if err != nil {
-		var me *match.Error
-		if errors.As(err, &me) {
-			return nil, &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
-		}
-		return nil, &config.Error{Code: config.CodeBadData, Message: err.Error()}
+		return nil, predicateErrors(err, stubs)
 	}
 	return &table{stubs: stubs, set: set}, nil
+}
+
+// predicateErrors turns match's errors into Mountebank's: an error without a source names the
+// stub's JSON text, and a JavaScript error Mountebank reports without a code shows only that.
+func predicateErrors(err error, stubs []*stub) error {
+	var list match.Errors
+	var one *match.Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = match.Errors{one}
+	default:
+		return &config.Error{Code: config.CodeBadData, Message: err.Error()}
+	}
+	out := make(config.Errors, 0, len(list))
+	for _, me := range list {
+		ce := &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
+		if me.Stub >= 0 && me.Stub < len(stubs) {
+			ce.Path = "stubs[" + strconv.Itoa(me.Stub) + "].predicates"
+			if me.Source == nil {
+				ce.Source = string(config.MarshalJSON(stubs[me.Stub].def, 0))
+			}
+		}
+		if me.Code == "" {
+			ce.Raw = config.NewObject("source", ce.Source)
+		}
+		out = append(out, ce)
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return out
 }
 
 // Port returns the port the imposter listens on (assigned once started).
