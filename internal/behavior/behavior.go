@@ -1,0 +1,227 @@
+// Package behavior compiles Mountebank's response behaviors (wait, copy, lookup, decorate,
+// shellTransform) and applies them to a response, in order, as Mountebank 2.9.1's behaviors.js
+// does. `repeat` is not a behavior here: the imposter reads it with config.Repeat.
+package behavior
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
+)
+
+// Options configure Compile.
+type Options struct {
+	// Timeout bounds one shellTransform command; the command is killed when it runs out.
+	// Zero means script.DefaultTimeout. (Scripts are bounded by the script.Engine's limit.)
+	Timeout time.Duration
+	// Logger receives Mountebank's behavior log lines (missing CSV files, shell stderr…).
+	// Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Compiled is a response's behaviors, compiled once. It is immutable and safe for concurrent use.
+type Compiled struct {
+	steps []step
+	log   *slog.Logger
+}
+
+// step is one compiled behavior.
+type step interface {
+	apply(ctx context.Context, a *applyState) error
+}
+
+// applyState is what the steps of one Apply share.
+type applyState struct {
+	req      *request.Request
+	recorded *config.Object // the request as Mountebank's behaviors see it, made on first use
+	resp     *config.Object
+	scope    *script.Scope
+	log      *slog.Logger
+}
+
+func (a *applyState) request() *config.Object {
+	if a.recorded == nil {
+		a.recorded = script.Request(a.req)
+	}
+	return a.recorded
+}
+
+// Compile compiles a response's "behaviors" array (after config has upcast the old
+// `_behaviors` object). Behaviors run in array order and, within one object, in key order;
+// unknown keys are ignored as Mountebank ignores them. Regexes, XPath and JSONPath selectors are
+// compiled here and CSV files read here. Problems Mountebank only reports when a request comes
+// (an invalid regex or XPath) are kept and returned by Apply; Compile fails only when behaviors
+// is not an array.
+func Compile(behaviors []any, opts Options) (*Compiled, error) {
+	c := &Compiled{log: opts.Logger}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = script.DefaultTimeout
+	}
+	for _, b := range behaviors {
+		obj := config.AsObject(b)
+		if obj == nil {
+			continue
+		}
+		for _, m := range obj.Members {
+			var s step
+			switch m.Key {
+			case "wait":
+				s = compileWait(m.Value)
+			case "copy":
+				s = compileCopy(config.AsObject(m.Value))
+			case "lookup":
+				s = compileLookup(config.AsObject(m.Value), c.log)
+			case "decorate":
+				s = &decorateStep{source: jsString(m.Value)}
+			case "shellTransform":
+				s = &shellStep{command: jsString(m.Value), timeout: timeout}
+			}
+			if s != nil {
+				c.steps = append(c.steps, s)
+			}
+		}
+	}
+	return c, nil
+}
+
+// Len returns the number of behaviors that do something; 0 means Apply returns resp as is.
+func (c *Compiled) Len() int {
+	if c == nil {
+		return 0
+	}
+	return len(c.steps)
+}
+
+// Apply runs the behaviors on resp, a response object the caller owns (Mountebank clones `is`
+// for every request), and returns the resulting response, which may be resp changed in place or a
+// new object. scope runs decorate and wait functions and holds the imposter's state; it may be
+// nil when no behavior needs JavaScript. ctx cancels waits and shell commands. Errors are
+// *config.Error values in Mountebank's shapes, or *ShellError for a failed shellTransform.
+func (c *Compiled) Apply(ctx context.Context, r *request.Request, resp *config.Object, scope *script.Scope) (*config.Object, error) {
+	if c.Len() == 0 {
+		return resp, nil
+	}
+	a := &applyState{req: r, resp: resp, scope: scope, log: c.log}
+	for _, s := range c.steps {
+		if err := s.apply(ctx, a); err != nil {
+			return nil, err
+		}
+	}
+	return a.resp, nil
+}
+
+// waitStep is the wait behavior: a number of milliseconds or a JavaScript function.
+type waitStep struct {
+	ms     float64
+	source string // the function, when the value is not a number
+}
+
+func compileWait(v config.Value) step {
+	// Mountebank: parseInt(millisecondsOrFn); NaN means a function to evaluate.
+	if ms, ok := parseInt(v); ok {
+		return &waitStep{ms: ms}
+	}
+	return &waitStep{ms: math.NaN(), source: jsString(v)}
+}
+
+func (s *waitStep) apply(ctx context.Context, a *applyState) error {
+	ms := s.ms
+	if math.IsNaN(ms) {
+		if a.scope == nil {
+			return &config.Error{Code: config.CodeInvalidInjection, Message: script.MsgWait}
+		}
+		var err error
+		if ms, err = a.scope.Wait(s.source); err != nil {
+			return err
+		}
+	}
+	// setTimeout waits 1 ms for anything that is not a number from 1 to 2^31-1.
+	if !(ms >= 1) || ms > math.MaxInt32 {
+		ms = 1
+	}
+	t := time.NewTimer(time.Duration(ms * float64(time.Millisecond)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// decorateStep is the decorate behavior.
+type decorateStep struct{ source string }
+
+func (s *decorateStep) apply(ctx context.Context, a *applyState) error {
+	if a.scope == nil {
+		return &config.Error{Code: config.CodeInvalidInjection, Message: script.MsgDecorate}
+	}
+	out, err := a.scope.Decorate(ctx, s.source, a.req, a.resp)
+	if err != nil {
+		return err
+	}
+	a.resp = out
+	return nil
+}
+
+// parseInt is JavaScript's parseInt(String(v)) for the values a wait can hold.
+func parseInt(v config.Value) (float64, bool) {
+	s := jsString(v)
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	end := 0
+	if end < len(s) && (s[end] == '-' || s[end] == '+') {
+		end++
+	}
+	start := end
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == start {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(s[:end], 64)
+	return n, err == nil
+}
+
+// jsString renders v as JavaScript's String(v) does.
+func jsString(v config.Value) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case float64:
+		return config.FormatNumber(t)
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			if e != nil {
+				parts[i] = jsString(e)
+			}
+		}
+		return strings.Join(parts, ",")
+	case undefinedValue:
+		return "undefined"
+	default:
+		return "[object Object]"
+	}
+}
+
+// undefinedValue stands for JavaScript's undefined where it matters (a regex group that did not
+// take part in the match, a missing request field).
+type undefinedValue struct{}
+
+var undefined = undefinedValue{}

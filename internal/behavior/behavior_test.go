@@ -1,0 +1,201 @@
+package behavior
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
+)
+
+func jsonOf(v config.Value) string { return string(config.MarshalJSON(v, 0)) }
+
+func loadJSON(t testing.TB, file string) []any {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := config.ParseJSON(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return v.([]any)
+}
+
+// requestFrom builds a request.Request from Mountebank's recorded request shape.
+func requestFrom(o *config.Object) *request.Request {
+	r := &request.Request{}
+	kvs := func(v config.Value) []request.KV {
+		var out []request.KV
+		for _, m := range config.AsObject(v).Members {
+			if arr, ok := m.Value.([]any); ok {
+				for _, e := range arr {
+					out = append(out, request.KV{Name: m.Key, Value: e.(string)})
+				}
+			} else {
+				out = append(out, request.KV{Name: m.Key, Value: m.Value.(string)})
+			}
+		}
+		return out
+	}
+	r.RequestFrom, _ = get(o, "requestFrom").(string)
+	r.Method, _ = get(o, "method").(string)
+	r.Path, _ = get(o, "path").(string)
+	r.Query = kvs(get(o, "query"))
+	r.Headers = kvs(get(o, "headers"))
+	r.Body, _ = get(o, "body").(string)
+	r.IP, _ = get(o, "ip").(string)
+	return r
+}
+
+// TestApplyMountebank replays testdata/apply.json: each case's `want` is what Mountebank 2.9.1's
+// behaviors.execute returned for the request, response and behaviors.
+func TestApplyMountebank(t *testing.T) {
+	for _, c := range loadJSON(t, "testdata/apply.json") {
+		tc := c.(*config.Object)
+		name := get(tc, "name").(string)
+		t.Run(name, func(t *testing.T) {
+			comp, err := Compile(get(tc, "behaviors").([]any), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := config.Clone(get(tc, "response")).(*config.Object)
+			got, err := comp.Apply(context.Background(), requestFrom(config.AsObject(get(tc, "request"))), resp, nil)
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			if want := jsonOf(get(tc, "want")); jsonOf(got) != want {
+				t.Errorf("behaviors %s\n got %s\nwant %s", jsonOf(get(tc, "behaviors")), jsonOf(got), want)
+			}
+		})
+	}
+}
+
+// TestValidateMountebank replays testdata/validate.json, produced by Mountebank's behaviors.validate.
+func TestValidateMountebank(t *testing.T) {
+	for _, c := range loadJSON(t, "testdata/validate.json") {
+		tc := c.(*config.Object)
+		in := get(tc, "behaviors")
+		errs := Validate(in)
+		got := make([]any, 0, len(errs))
+		for _, e := range errs {
+			got = append(got, config.NewObject("code", e.Code, "message", e.Message, "source", e.Source))
+		}
+		if want := jsonOf(get(tc, "errors")); jsonOf(got) != want {
+			t.Errorf("Validate(%s)\n got %s\nwant %s", jsonOf(in), jsonOf(got), want)
+		}
+	}
+}
+
+func TestValidateCrashes(t *testing.T) {
+	// Mountebank 2.9.1 crashes on these; mockd reports bad data.
+	for _, in := range []string{`[null]`, `{"wait":1}`, `"x"`, `[{"copy":{"from":"path","into":"x","using":null}}]`, `[{"copy":{"from":null,"into":"x","using":{"method":"regex","selector":"x"}}}]`} {
+		v, _ := config.ParseJSON([]byte(in))
+		errs := Validate(v)
+		if len(errs) == 0 || errs[0].Code != config.CodeBadData {
+			t.Errorf("Validate(%s) = %v, want a bad data error", in, errs)
+		}
+	}
+}
+
+func TestDecorateAndWait(t *testing.T) {
+	scope := script.New(script.Options{Timeout: time.Second}).NewScope(nil)
+	behaviors := []any{
+		config.NewObject("wait", "function () { return 20; }"),
+		config.NewObject("copy", config.NewObject("from", "path", "into", "${P}", "using", config.NewObject("method", "regex", "selector", ".*"))),
+		config.NewObject("decorate", "function (request, response) { response.body = response.body.toUpperCase(); }"),
+		config.NewObject("wait", 10.0),
+	}
+	comp, _ := Compile(behaviors, Options{})
+	start := time.Now()
+	got, err := comp.Apply(context.Background(), &request.Request{Method: "GET", Path: "/abc"}, config.NewObject("body", "path=${P}"), scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jsonOf(got) != `{"body":"PATH=/ABC"}` {
+		t.Errorf("got %s", jsonOf(got))
+	}
+	if el := time.Since(start); el < 30*time.Millisecond {
+		t.Errorf("waits took %v, want at least 30ms", el)
+	}
+	// A throwing wait function gives Mountebank's error.
+	comp, _ = Compile([]any{config.NewObject("wait", "function () { throw new Error('w'); }")}, Options{})
+	_, err = comp.Apply(context.Background(), &request.Request{}, config.NewObject(), scope)
+	var ce *config.Error
+	if !errors.As(err, &ce) || ce.Message != "invalid wait injection" || jsonOf(ce.Source) != `{"source":"function () { throw new Error('w'); }","data":"w"}` {
+		t.Errorf("wait error = %v", err)
+	}
+}
+
+func TestInvalidSelectors(t *testing.T) {
+	for _, using := range []*config.Object{
+		config.NewObject("method", "regex", "selector", "("),
+		config.NewObject("method", "xpath", "selector", "//["),
+	} {
+		comp, _ := Compile([]any{config.NewObject("copy", config.NewObject("from", "body", "into", "X", "using", using))}, Options{})
+		if _, err := comp.Apply(context.Background(), &request.Request{Body: "x"}, config.NewObject("body", "X"), nil); err == nil {
+			t.Errorf("%s: no error", jsonOf(using))
+		}
+	}
+	// An invalid JSONPath selects nothing, as JSONPath-plus's exception is swallowed.
+	comp, _ := Compile([]any{config.NewObject("copy", config.NewObject("from", "body", "into", "X",
+		"using", config.NewObject("method", "jsonpath", "selector", "$[?(")))}, Options{})
+	got, err := comp.Apply(context.Background(), &request.Request{Body: `{"a":1}`}, config.NewObject("body", "X"), nil)
+	if err != nil || jsonOf(got) != `{"body":"X"}` {
+		t.Errorf("invalid jsonpath: %s %v", jsonOf(got), err)
+	}
+}
+
+func TestShellTransform(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no shell")
+	}
+	dir := t.TempDir()
+	argsScript := dir + "/args.sh"
+	envScript := dir + "/env.sh"
+	hang := dir + "/hang.sh"
+	_ = os.WriteFile(argsScript, []byte("#!/bin/sh\n# $1 is the request, $2 the response\nprintf '{\"body\":%s,\"statusCode\":201}' \"$(printf '%s' \"$1\" | sed 's/.*\"path\":\\(\"[^\"]*\"\\).*/\\1/')\"\n"), 0o755)
+	_ = os.WriteFile(envScript, []byte("#!/bin/sh\nprintf '%s' \"$MB_RESPONSE\" | sed 's/hello/bye/'\n"), 0o755)
+	_ = os.WriteFile(hang, []byte("#!/bin/sh\nsleep 30\n"), 0o755)
+	req := &request.Request{Method: "GET", Path: "/shell"}
+	tests := []struct {
+		cmds []string
+		want string
+		err  string
+	}{
+		{[]string{argsScript}, `{"body":"/shell","statusCode":201}`, ""},
+		{[]string{envScript}, `{"body":"bye"}`, ""},
+		{[]string{envScript, envScript}, `{"body":"bye"}`, ""},
+		{[]string{"printf 'not json'; true"}, "", "Shell command returned invalid JSON: 'not json'"},
+		{[]string{"exit 3"}, "", "Command failed: exit 3"},
+		{[]string{hang}, "", "killed after the time limit"},
+	}
+	for _, tc := range tests {
+		var bs []any
+		for _, c := range tc.cmds {
+			bs = append(bs, config.NewObject("shellTransform", c))
+		}
+		comp, _ := Compile(bs, Options{Timeout: 300 * time.Millisecond})
+		start := time.Now()
+		got, err := comp.Apply(context.Background(), req, config.NewObject("body", "hello"), nil)
+		if time.Since(start) > 3*time.Second {
+			t.Errorf("%v took %v", tc.cmds, time.Since(start))
+		}
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%v: error %v, want %q", tc.cmds, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || jsonOf(got) != tc.want {
+			t.Errorf("%v = %s, %v; want %s", tc.cmds, jsonOf(got), err, tc.want)
+		}
+	}
+}

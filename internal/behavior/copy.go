@@ -1,0 +1,380 @@
+package behavior
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+
+	"github.com/antchfx/xmlquery"
+	"github.com/antchfx/xpath"
+	"github.com/ohler55/ojg/jp"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// selector is a compiled `using` block: regex, xpath or jsonpath.
+type selector struct {
+	method string
+	re     *regexp.Regexp
+	xp     *xpath.Expr
+	jp     jp.Expr
+	err    error // reported when used, as Mountebank reports it
+}
+
+func compileSelector(using *config.Object) *selector {
+	method, _ := get(using, "method").(string)
+	sel := jsString(get(using, "selector"))
+	s := &selector{method: method}
+	switch method {
+	case "regex":
+		opts := config.AsObject(get(using, "options"))
+		flags := ""
+		if config.Truthy(get(opts, "ignoreCase")) {
+			flags += "i"
+		}
+		if config.Truthy(get(opts, "multiline")) {
+			flags += "m"
+		}
+		expr := sel
+		if flags != "" {
+			expr = "(?" + flags + ")" + sel
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			s.err = &config.Error{Message: "Invalid regular expression: /" + sel + "/" + flags + ": " + regexReason(err)}
+		}
+		s.re = re
+	case "xpath":
+		ns := map[string]string{}
+		if nsObj := config.AsObject(get(using, "ns")); nsObj != nil {
+			for _, m := range nsObj.Members {
+				ns[m.Key] = jsString(m.Value)
+			}
+		}
+		xp, err := xpath.CompileWithNS(sel, ns)
+		if err != nil {
+			s.err = &config.Error{Code: config.CodeBadData, Message: "malformed xpath predicate selector", Source: sel}
+		}
+		s.xp = xp
+	case "jsonpath":
+		// JSONPath-plus throws on a selector it cannot parse, and Mountebank then selects nothing.
+		s.jp, _ = jp.ParseString(sel)
+	}
+	return s
+}
+
+func regexReason(err error) string {
+	var re *syntax.Error
+	if errors.As(err, &re) {
+		return string(re.Code)
+	}
+	return err.Error()
+}
+
+// values returns what the selector selects from a request field, as Mountebank's getMatches:
+// for a regex the whole match then its groups; for xpath and jsonpath every selected value.
+func (s *selector) values(from config.Value) ([]config.Value, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	switch s.method {
+	case "regex":
+		text := jsString(from) // RegExp.exec coerces its argument to a string
+		loc := s.re.FindStringSubmatchIndex(text)
+		if loc == nil {
+			return nil, nil
+		}
+		vals := make([]config.Value, len(loc)/2)
+		for i := range vals {
+			if loc[2*i] < 0 {
+				vals[i] = undefined
+			} else {
+				vals[i] = text[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		return vals, nil
+	case "xpath":
+		return xpathValues(s.xp, from), nil
+	case "jsonpath":
+		return jsonpathValues(s.jp, from), nil
+	}
+	return nil, nil
+}
+
+// xpathValues follows Mountebank's xpath.select: a text node gives its text, an attribute its
+// value, an element the data of its first child ("undefined" when that is not text).
+func xpathValues(expr *xpath.Expr, from config.Value) []config.Value {
+	if expr == nil {
+		return nil
+	}
+	if _, isUndef := from.(undefinedValue); isUndef {
+		return nil
+	}
+	doc, err := xmlquery.Parse(strings.NewReader(jsString(from)))
+	if err != nil || doc == nil {
+		return nil
+	}
+	var out []config.Value
+	func() {
+		defer func() { _ = recover() }() // a selector the library cannot evaluate selects nothing
+		res := expr.Evaluate(xmlquery.CreateXPathNavigator(doc))
+		iter, ok := res.(*xpath.NodeIterator)
+		if !ok {
+			return // numbers and booleans have no length: no match
+		}
+		for iter.MoveNext() {
+			n := iter.Current().(*xmlquery.NodeNavigator).Current()
+			out = append(out, nodeValue(n, iter.Current()))
+		}
+	}()
+	return out
+}
+
+func nodeValue(n *xmlquery.Node, nav xpath.NodeNavigator) config.Value {
+	if nav.NodeType() == xpath.AttributeNode {
+		return nav.Value()
+	}
+	switch n.Type {
+	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
+		return n.Data
+	}
+	if c := n.FirstChild; c != nil {
+		switch c.Type {
+		case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
+			return c.Data
+		}
+	}
+	return "undefined"
+}
+
+// jsonpathValues follows Mountebank's jsonpath.select: the field is parsed as JSON unless it is
+// already an object, and every selected value is returned.
+func jsonpathValues(expr jp.Expr, from config.Value) []config.Value {
+	if expr == nil {
+		return nil
+	}
+	var data config.Value
+	switch t := from.(type) {
+	case *config.Object, []any:
+		data = t
+	case undefinedValue:
+		return nil
+	default:
+		v, err := config.ParseJSON([]byte(jsString(from)))
+		if err != nil {
+			return nil
+		}
+		data = v
+	}
+	var res []any
+	func() {
+		defer func() { _ = recover() }()
+		res = expr.Get(wrap(data))
+	}()
+	out := make([]config.Value, 0, len(res))
+	for _, r := range res {
+		out = append(out, unwrap(r))
+	}
+	return out
+}
+
+// keyed lets ojg walk a configuration object in its key order.
+type keyed struct{ o *config.Object }
+
+func (k keyed) ValueForKey(key string) (any, bool) {
+	v, ok := k.o.Get(key)
+	return wrap(v), ok
+}
+func (k keyed) SetValueForKey(string, any) {}
+func (k keyed) RemoveValueForKey(string)   {}
+func (k keyed) Keys() []string             { return k.o.Keys() }
+
+func wrap(v config.Value) any {
+	switch t := v.(type) {
+	case *config.Object:
+		if t == nil {
+			return nil
+		}
+		return keyed{t}
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = wrap(e)
+		}
+		return out
+	}
+	return v
+}
+
+func unwrap(v any) config.Value {
+	switch t := v.(type) {
+	case keyed:
+		return t.o
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = unwrap(e)
+		}
+		return out
+	case int64:
+		return float64(t)
+	case int:
+		return float64(t)
+	}
+	return v
+}
+
+// getFrom selects the request field a copy or lookup reads, as Mountebank's getFrom: a name
+// matched case-insensitively, or a one-key object naming a field and a key inside it; an array
+// gives its first element.
+func getFrom(obj config.Value, from config.Value) config.Value {
+	if _, isUndef := obj.(undefinedValue); isUndef || obj == nil {
+		return undefined // (null[key] throws in Mountebank; selecting nothing is the safe reading)
+	}
+	if fo := config.AsObject(from); fo != nil {
+		if fo.Len() == 0 {
+			return getFrom(member(obj, "undefined"), nil)
+		}
+		k := fo.Members[0].Key
+		return getFrom(member(obj, k), fo.Members[0].Value)
+	}
+	name := strings.ToLower(jsString(from))
+	var result config.Value = undefined
+	switch t := obj.(type) {
+	case *config.Object:
+		for _, m := range t.Members {
+			if strings.ToLower(m.Key) == name {
+				result = m.Value
+				break
+			}
+		}
+	case string:
+		if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(t) && strconv.Itoa(i) == name {
+			result = t[i : i+1]
+		}
+	}
+	if arr, ok := result.([]any); ok {
+		if len(arr) == 0 {
+			return undefined
+		}
+		return arr[0]
+	}
+	return result
+}
+
+// member is obj[key] for an object, undefined otherwise.
+func member(obj config.Value, key string) config.Value {
+	if o, ok := obj.(*config.Object); ok {
+		if v, has := o.Get(key); has {
+			return v
+		}
+	}
+	return undefined
+}
+
+// copyStep is the copy behavior.
+type copyStep struct {
+	from config.Value
+	into string
+	sel  *selector
+}
+
+func compileCopy(cfg *config.Object) step {
+	return &copyStep{
+		from: get(cfg, "from"),
+		into: jsString(get(cfg, "into")),
+		sel:  compileSelector(config.AsObject(get(cfg, "using"))),
+	}
+}
+
+func (s *copyStep) apply(_ context.Context, a *applyState) error {
+	vals, err := s.sel.values(getFrom(a.request(), s.from))
+	if err != nil {
+		return err
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	repl := make([]string, len(vals))
+	for i, v := range vals {
+		repl[i] = joinText(v)
+	}
+	replaceIn(a.resp, func(field string) string {
+		if !strings.Contains(field, s.into) {
+			return field
+		}
+		for i, r := range repl {
+			field = replaceAll(field, s.into+"["+strconv.Itoa(i)+"]", r)
+		}
+		return replaceAll(field, s.into, repl[0])
+	})
+	return nil
+}
+
+// joinText is what str.split(token).join(value) puts in place of the token: String(value), or
+// "," when value is undefined (join's default separator).
+func joinText(v config.Value) string {
+	if _, isUndef := v.(undefinedValue); isUndef {
+		return ","
+	}
+	return jsString(v)
+}
+
+// replaceAll is str.split(old).join(new), which for an empty old puts new between characters.
+func replaceAll(s, old, repl string) string {
+	if old == repl {
+		return s
+	}
+	if old == "" {
+		runes := strings.Split(s, "")
+		return strings.Join(runes, repl)
+	}
+	return strings.ReplaceAll(s, old, repl)
+}
+
+// replaceIn applies replacer to every string value and every key in v, recursively, as
+// Mountebank's globalObjectReplace does (a renamed key moves to the end of its object).
+func replaceIn(v config.Value, replacer func(string) string) {
+	switch t := v.(type) {
+	case *config.Object:
+		if t == nil {
+			return
+		}
+		type rename struct{ from, to string }
+		var renames []rename
+		for i := range t.Members {
+			m := &t.Members[i]
+			switch mv := m.Value.(type) {
+			case string:
+				m.Value = replacer(mv)
+			case *config.Object, []any:
+				replaceIn(mv, replacer)
+			}
+			if nk := replacer(m.Key); nk != m.Key {
+				renames = append(renames, rename{m.Key, nk})
+			}
+		}
+		for _, r := range renames {
+			val, _ := t.Get(r.from)
+			t.Set(r.to, val)
+			t.Delete(r.from)
+		}
+	case []any:
+		for i, e := range t {
+			switch ev := e.(type) {
+			case string:
+				t[i] = replacer(ev)
+			case *config.Object, []any:
+				replaceIn(ev, replacer)
+			}
+		}
+	}
+}
+
+func get(o *config.Object, key string) config.Value {
+	v, _ := o.Get(key)
+	return v
+}

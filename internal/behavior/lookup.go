@@ -1,0 +1,168 @@
+package behavior
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// lookupStep is the lookup behavior: a key selected from the request picks a CSV row whose
+// columns replace ${into}["column"], ${into}['column'] and ${into}[column] in the response.
+type lookupStep struct {
+	from      config.Value
+	sel       *selector
+	index     int
+	into      string
+	keyColumn string
+	table     *csvTable // nil when the data source is not csv
+}
+
+// csvTable is a CSV file read once at compile time: its header and the rows Mountebank's
+// streaming parser would reach before an error.
+type csvTable struct {
+	header []string
+	rows   [][]string
+	hasKey bool // the header names keyColumn
+}
+
+func compileLookup(cfg *config.Object, log *slog.Logger) step {
+	key := config.AsObject(get(cfg, "key"))
+	s := &lookupStep{
+		from: get(key, "from"),
+		sel:  compileSelector(config.AsObject(get(key, "using"))),
+		into: jsString(get(cfg, "into")),
+	}
+	if idx, ok := get(key, "index").(float64); ok && idx >= 0 && idx == float64(int(idx)) {
+		s.index = int(idx)
+	}
+	if csvCfg := config.AsObject(get(config.AsObject(get(cfg, "fromDataSource")), "csv")); csvCfg != nil {
+		s.keyColumn = jsString(get(csvCfg, "keyColumn"))
+		delim := ","
+		if d, ok := get(csvCfg, "delimiter").(string); ok && d != "" {
+			delim = d
+		}
+		s.table = readCSV(jsString(get(csvCfg, "path")), delim, s.keyColumn, log)
+	}
+	return s
+}
+
+// readCSV reads a CSV file as Mountebank's csv-parse does with its defaults (quotes, no
+// trimming, every record as long as the header). A file that cannot be read gives an empty table.
+func readCSV(path, delim, keyColumn string, log *slog.Logger) *csvTable {
+	t := &csvTable{}
+	f, err := os.Open(path)
+	if err != nil {
+		log.Error("Cannot read " + path + ": " + err.Error())
+		return t
+	}
+	defer f.Close()
+	var next func() ([]string, error)
+	if r, size := utf8.DecodeRuneInString(delim); size == len(delim) && r != '"' && r != '\r' && r != '\n' && r != utf8.RuneError {
+		cr := csv.NewReader(f)
+		cr.Comma = r
+		cr.FieldsPerRecord = 0
+		next = cr.Read
+	} else {
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return t
+		}
+		lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+		next = func() ([]string, error) {
+			for len(lines) > 0 {
+				l := lines[0]
+				lines = lines[1:]
+				if l != "" {
+					return strings.Split(l, delim), nil
+				}
+			}
+			return nil, io.EOF
+		}
+	}
+	for {
+		rec, err := next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				log.Debug("Error: " + err.Error())
+			}
+			break
+		}
+		if t.header == nil {
+			t.header = rec
+			for _, h := range rec {
+				if h == keyColumn {
+					t.hasKey = true
+				}
+			}
+			if !t.hasKey {
+				log.Error(`CSV headers "` + strings.Join(rec, ",") + `" with delimiter "` + delim + `" does not contain keyColumn:"` + keyColumn + `"`)
+				break
+			}
+			continue
+		}
+		t.rows = append(t.rows, rec)
+	}
+	return t
+}
+
+// row returns the first row whose keyColumn equals key, as column → value.
+func (t *csvTable) row(keyColumn, key string) *config.Object {
+	if t == nil || !t.hasKey {
+		return nil
+	}
+	for _, rec := range t.rows {
+		o := &config.Object{}
+		for i, h := range t.header {
+			if i < len(rec) {
+				o.Set(h, rec[i])
+			}
+		}
+		if v, ok := o.Get(keyColumn); ok && v == key {
+			return o
+		}
+	}
+	return nil
+}
+
+func (s *lookupStep) apply(_ context.Context, a *applyState) error {
+	vals, err := s.sel.values(getFrom(a.request(), s.from))
+	if err != nil {
+		return err
+	}
+	key := "undefined" // keyValues[index] is undefined when nothing was selected
+	if s.index < len(vals) {
+		key = joinKey(vals[s.index])
+	}
+	row := s.table.row(s.keyColumn, key)
+	if row.Len() == 0 {
+		return nil
+	}
+	replaceIn(a.resp, func(field string) string {
+		if !strings.Contains(field, s.into) {
+			return field
+		}
+		for _, m := range row.Members {
+			val := m.Value.(string)
+			for _, q := range []string{`"`, `'`, ``} {
+				field = replaceAll(field, s.into+"["+q+m.Key+q+"]", val)
+			}
+		}
+		return field
+	})
+	return nil
+}
+
+// joinKey is String(key) as localeCompare reads it.
+func joinKey(v config.Value) string {
+	if _, isUndef := v.(undefinedValue); isUndef {
+		return "undefined"
+	}
+	return jsString(v)
+}

@@ -1,0 +1,131 @@
+package script
+
+import (
+	"math"
+
+	"github.com/dop251/goja"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// maxDepth bounds the conversion of nested values between Go and JavaScript; deeper values
+// (or cycles) become null, where Mountebank's JSON.stringify would throw.
+const maxDepth = 200
+
+// toJS converts a configuration value to a JavaScript value in vm.
+func toJS(vm *goja.Runtime, v config.Value) goja.Value {
+	switch t := v.(type) {
+	case nil:
+		return goja.Null()
+	case string:
+		return vm.ToValue(t)
+	case float64:
+		return vm.ToValue(t)
+	case bool:
+		return vm.ToValue(t)
+	case *config.Object:
+		if t == nil {
+			return goja.Null()
+		}
+		o := vm.NewObject()
+		for _, m := range t.Members {
+			_ = o.Set(m.Key, toJS(vm, m.Value))
+		}
+		return o
+	case []any:
+		items := make([]any, len(t))
+		for i, e := range t {
+			items[i] = toJS(vm, e)
+		}
+		return vm.NewArray(items...)
+	default:
+		return vm.ToValue(config.FromPlain(t))
+	}
+}
+
+// fromJS converts a JavaScript value to a configuration value as JSON.stringify followed by
+// JSON.parse would: undefined, functions and symbols are dropped from objects (null in arrays),
+// non-finite numbers become null, and toJSON methods (Date, Buffer) are honoured. The second
+// result is false when the value itself would be dropped.
+func fromJS(vm *goja.Runtime, v goja.Value, depth int) (config.Value, bool) {
+	if v == nil || goja.IsUndefined(v) {
+		return nil, false
+	}
+	if goja.IsNull(v) {
+		return nil, true
+	}
+	o, isObj := v.(*goja.Object)
+	if !isObj {
+		switch x := v.Export().(type) {
+		case string:
+			return x, true
+		case bool:
+			return x, true
+		case int64:
+			return float64(x), true
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, true
+			}
+			return x, true
+		default:
+			if _, sym := v.(*goja.Symbol); sym {
+				return nil, false
+			}
+			return v.String(), true
+		}
+	}
+	if depth > maxDepth {
+		return nil, true
+	}
+	if o.ExportType() == lazyType {
+		return o.Export().(*lazy).export(depth), true
+	}
+	if _, fn := goja.AssertFunction(o); fn {
+		return nil, false
+	}
+	if tj, ok := goja.AssertFunction(o.Get("toJSON")); ok {
+		r, err := tj(o)
+		if err != nil {
+			return nil, true
+		}
+		return fromJS(vm, r, depth+1)
+	}
+	switch o.ClassName() {
+	case "Array":
+		n := int(o.Get("length").ToInteger())
+		arr := make([]any, n)
+		for i := 0; i < n; i++ {
+			e, ok := fromJS(vm, o.Get(itoa(i)), depth+1)
+			if ok {
+				arr[i] = e
+			}
+		}
+		return arr, true
+	case "String", "Number", "Boolean":
+		return fromJS(vm, vm.ToValue(o.Export()), depth+1)
+	}
+	keys := o.Keys()
+	obj := &config.Object{Members: make([]config.Member, 0, len(keys))}
+	for _, k := range keys {
+		e, ok := fromJS(vm, o.Get(k), depth+1)
+		if ok {
+			obj.Members = append(obj.Members, config.Member{Key: k, Value: e})
+		}
+	}
+	return obj, true
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	var b [20]byte
+	n := len(b)
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b[n:])
+}

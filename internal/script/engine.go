@@ -1,0 +1,104 @@
+// Package script runs Mountebank's JavaScript injection (inject predicates and responses, decorate
+// and wait behaviors) on goja, under a time limit.
+//
+// Design: an Engine holds what every imposter shares: the options, a cache of compiled programs
+// (a *goja.Program is immutable and shared by every runtime) and the prelude that builds the
+// Node-like environment. A Scope is one imposter: it owns one goja runtime, created on its first
+// script call, which holds the imposter's `state` (Mountebank's imposterState) and the deprecated
+// positional `state` (Mountebank's injectState) as native JavaScript objects.
+//
+// Calls on one Scope are serialised by a mutex. That is what Mountebank does (it runs every script
+// of every imposter one at a time on its event loop), and it lets state stay a live JavaScript
+// object: scripts may keep functions, dates and shared references in it, and no call pays to
+// marshal the state in and out. A runtime belongs to exactly one imposter, so nothing a script
+// leaves behind is visible to another imposter; calls on different Scopes run in parallel.
+package script
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// DefaultTimeout is the time limit of one script call when Options.Timeout is zero.
+const DefaultTimeout = 5 * time.Second
+
+// Options configure an Engine.
+type Options struct {
+	// Timeout bounds one script call, including the wait for an asynchronous callback.
+	// Zero means DefaultTimeout.
+	Timeout time.Duration
+	// Logger receives console output and the scripts' logger calls. Nil means slog.Default().
+	Logger *slog.Logger
+	// Env is what scripts see as process.env. Nil means the process environment at New.
+	Env map[string]string
+}
+
+// Engine compiles and caches scripts and creates Scopes. It is safe for concurrent use.
+type Engine struct {
+	timeout  time.Duration
+	logger   *slog.Logger
+	env      map[string]string
+	programs sync.Map // source text → *program
+	prelude  *goja.Program
+}
+
+// program is one compiled function expression, or why it does not compile.
+type program struct {
+	prog *goja.Program
+	err  error
+}
+
+// New returns an Engine.
+func New(opts Options) *Engine {
+	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env}
+	if e.timeout <= 0 {
+		e.timeout = DefaultTimeout
+	}
+	if e.logger == nil {
+		e.logger = slog.Default()
+	}
+	if e.env == nil {
+		e.env = map[string]string{}
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				e.env[k] = v
+			}
+		}
+	}
+	e.prelude = goja.MustCompile("prelude.js", preludeSource, true)
+	return e
+}
+
+// Timeout returns the time limit of one script call.
+func (e *Engine) Timeout() time.Duration { return e.timeout }
+
+// Check compiles source as Mountebank will evaluate it and returns the syntax error, if any.
+// Mountebank accepts invalid JavaScript when a stub is created and fails at request time, so
+// callers use Check only for reports such as `mockd validate`.
+func (e *Engine) Check(source string) error {
+	return e.compile(source).err
+}
+
+// compile returns the cached compiled form of the function expression source.
+func (e *Engine) compile(source string) *program {
+	if p, ok := e.programs.Load(source); ok {
+		return p.(*program)
+	}
+	// Mountebank evaluates `(${fn})(args…)`; the parenthesised expression is what we compile.
+	prog, err := goja.Compile("injection", "("+source+"\n)", true) // Mountebank evals in a strict module
+	p := &program{prog: prog, err: err}
+	if err != nil {
+		var se *goja.CompilerSyntaxError
+		if errors.As(err, &se) {
+			p.err = errors.New(se.Message)
+		}
+	}
+	actual, _ := e.programs.LoadOrStore(source, p)
+	return actual.(*program)
+}

@@ -1,0 +1,528 @@
+package script
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// maxCallStack bounds JavaScript recursion (V8 allows about ten thousand frames).
+const maxCallStack = 10000
+
+// runtime is one goja runtime and what lives in it for one Scope. It is used by one goroutine at
+// a time (the Scope's mutex holds it).
+type runtime struct {
+	vm            *goja.Runtime
+	log           *slog.Logger
+	imposterState *goja.Object // config.state, imposterState
+	injectState   *goja.Object // the deprecated positional `state` of inject responses
+	logger        *goja.Object // config.logger
+	fns           map[*goja.Program]goja.Callable
+
+	cfgKeys []cfgKeys // config key lists by request shape
+
+	timers    []*jsTimer
+	nextTimer int64
+
+	interrupt *time.Timer
+	fired     chan struct{}
+	deadline  time.Time
+	limit     time.Duration
+}
+
+// jsTimer is one pending setTimeout/setInterval/setImmediate.
+type jsTimer struct {
+	id       int64
+	when     time.Time
+	every    time.Duration // > 0 for setInterval
+	fn       goja.Callable
+	args     []goja.Value
+	canceled bool
+}
+
+// errTimeout is the value a runtime is interrupted with when a call runs out of time.
+type errTimeout struct{ limit time.Duration }
+
+func (e errTimeout) Error() string { return fmt.Sprintf("script timed out after %s", e.limit) }
+
+func (e *Engine) newRuntime(log *slog.Logger) *runtime {
+	vm := goja.New()
+	vm.SetMaxCallStackSize(maxCallStack)
+	rt := &runtime{vm: vm, log: log, fns: map[*goja.Program]goja.Callable{}, fired: make(chan struct{}, 1)}
+	rt.imposterState = vm.NewObject()
+	rt.injectState = vm.NewObject()
+	rt.interrupt = time.AfterFunc(time.Hour, func() {
+		vm.Interrupt(errTimeout{e.timeout})
+		rt.fired <- struct{}{}
+	})
+	rt.interrupt.Stop()
+
+	rt.logger = vm.NewObject()
+	for _, level := range []string{"debug", "info", "warn", "error"} {
+		lv := level
+		_ = rt.logger.Set(lv, func(call goja.FunctionCall) goja.Value {
+			rt.emit(lv, formatArgs(vm, call.Arguments))
+			return goja.Undefined()
+		})
+	}
+
+	g := vm.GlobalObject()
+	_ = g.Set("setTimeout", rt.setTimer(false))
+	_ = g.Set("setInterval", rt.setTimer(true))
+	_ = g.Set("setImmediate", func(call goja.FunctionCall) goja.Value {
+		args := append([]goja.Value{call.Argument(0), vm.ToValue(0)}, call.Arguments[min(1, len(call.Arguments)):]...)
+		return rt.setTimer(false)(goja.FunctionCall{Arguments: args})
+	})
+	clear := func(call goja.FunctionCall) goja.Value {
+		id := call.Argument(0).ToInteger()
+		for _, t := range rt.timers {
+			if t.id == id {
+				t.canceled = true
+			}
+		}
+		return goja.Undefined()
+	}
+	_ = g.Set("clearTimeout", clear)
+	_ = g.Set("clearInterval", clear)
+	_ = g.Set("clearImmediate", clear)
+
+	env := vm.NewObject()
+	for k, v := range e.env {
+		_ = env.Set(k, v)
+	}
+	native := vm.NewObject()
+	_ = native.Set("env", env)
+	_ = native.Set("format", func(call goja.FunctionCall) goja.Value { return vm.ToValue(formatArgs(vm, call.Arguments)) })
+	_ = native.Set("inspect", func(call goja.FunctionCall) goja.Value { return vm.ToValue(inspect(vm, call.Argument(0))) })
+	_ = native.Set("log", func(level, msg string) {
+		switch level {
+		case "log", "trace":
+			level = "info"
+		}
+		rt.emit(level, msg)
+	})
+	_ = native.Set("cwd", func() string { d, _ := os.Getwd(); return d })
+	_ = native.Set("isEncoding", func(enc string) bool { _, ok := encodeString("", enc); return ok })
+	_ = native.Set("encode", func(s, enc string) goja.ArrayBuffer {
+		b, ok := encodeString(s, enc)
+		if !ok {
+			panic(vm.NewTypeError("Unknown encoding: " + enc))
+		}
+		return vm.NewArrayBuffer(b)
+	})
+	_ = native.Set("decode", func(v goja.Value, enc string) string {
+		b, _ := v.Export().([]byte)
+		s, ok := decodeBytes(b, enc)
+		if !ok {
+			panic(vm.NewTypeError("Unknown encoding: " + enc))
+		}
+		return s
+	})
+	_ = native.Set("hash", func(alg string, v goja.Value) goja.ArrayBuffer {
+		b, _ := v.Export().([]byte)
+		var h hash.Hash
+		switch strings.ToLower(alg) {
+		case "md5":
+			h = md5.New()
+		case "sha1":
+			h = sha1.New()
+		case "sha256":
+			h = sha256.New()
+		case "sha512":
+			h = sha512.New()
+		default:
+			panic(vm.NewGoError(fmt.Errorf("Digest method not supported")))
+		}
+		h.Write(b)
+		return vm.NewArrayBuffer(h.Sum(nil))
+	})
+	_ = native.Set("randomBytes", func(n int) goja.ArrayBuffer {
+		if n < 0 || n > 1<<20 {
+			panic(vm.NewTypeError("The value of \"size\" is out of range."))
+		}
+		b := make([]byte, n)
+		_, _ = rand.Read(b)
+		return vm.NewArrayBuffer(b)
+	})
+	_ = native.Set("randomUUID", func() string {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		b[6] = b[6]&0x0f | 0x40
+		b[8] = b[8]&0x3f | 0x80
+		h := hex.EncodeToString(b[:])
+		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	})
+	_ = native.Set("qsParse", func(s string) goja.Value {
+		o := vm.NewObject()
+		for _, part := range strings.Split(s, "&") {
+			if part == "" {
+				continue
+			}
+			k, v, _ := strings.Cut(part, "=")
+			k, v = qsUnescape(k), qsUnescape(v)
+			switch cur := o.Get(k); {
+			case cur == nil:
+				_ = o.Set(k, v)
+			case cur.ExportType() != nil && cur.ExportType().Kind() == 23: // slice
+				_ = o.Set(k, vm.NewArray(append(cur.Export().([]any), v)...))
+			default:
+				_ = o.Set(k, vm.NewArray(cur, v))
+			}
+		}
+		return o
+	})
+	_ = native.Set("qsStringify", func(v goja.Value) string {
+		o, ok := v.(*goja.Object)
+		if !ok {
+			return ""
+		}
+		var parts []string
+		for _, k := range o.Keys() {
+			parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(o.Get(k).String()))
+		}
+		return strings.Join(parts, "&")
+	})
+
+	prelude, err := vm.RunProgram(e.prelude)
+	if err != nil {
+		panic("BUG: script prelude: " + err.Error())
+	}
+	fn, _ := goja.AssertFunction(prelude)
+	if _, err := fn(goja.Undefined(), g, native); err != nil {
+		panic("BUG: script prelude: " + err.Error())
+	}
+	return rt
+}
+
+func mustFunc(v goja.Value) goja.Callable {
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		panic("BUG: script prelude: helper is not a function")
+	}
+	return fn
+}
+
+func qsUnescape(s string) string {
+	u, err := url.QueryUnescape(s)
+	if err != nil {
+		return s
+	}
+	return u
+}
+
+func (rt *runtime) emit(level, msg string) {
+	switch level {
+	case "debug":
+		rt.log.Debug(msg)
+	case "warn":
+		rt.log.Warn(msg)
+	case "error":
+		rt.log.Error(msg)
+	default:
+		rt.log.Info(msg)
+	}
+}
+
+func (rt *runtime) setTimer(repeat bool) func(goja.FunctionCall) goja.Value {
+	return func(call goja.FunctionCall) goja.Value {
+		fn, ok := goja.AssertFunction(call.Argument(0))
+		if !ok {
+			panic(rt.vm.NewTypeError("The \"callback\" argument must be of type function"))
+		}
+		ms := call.Argument(1).ToFloat()
+		if !(ms >= 1) || ms > 2147483647 {
+			ms = 1
+		}
+		d := time.Duration(ms * float64(time.Millisecond))
+		rt.nextTimer++
+		t := &jsTimer{id: rt.nextTimer, when: time.Now().Add(d), fn: fn}
+		if len(call.Arguments) > 2 {
+			t.args = append([]goja.Value(nil), call.Arguments[2:]...)
+		}
+		if repeat {
+			t.every = d
+		}
+		rt.timers = append(rt.timers, t)
+		return rt.vm.ToValue(t.id)
+	}
+}
+
+// begin arms the time limit of one call.
+func (rt *runtime) begin(limit time.Duration) {
+	rt.deadline = time.Now().Add(limit)
+	rt.limit = limit
+	rt.interrupt.Reset(limit)
+}
+
+// end disarms the time limit, clears a pending interrupt and drops the timers the call left.
+func (rt *runtime) end() {
+	if !rt.interrupt.Stop() {
+		<-rt.fired
+	}
+	rt.vm.ClearInterrupt()
+	clear(rt.timers)
+	rt.timers = rt.timers[:0]
+}
+
+// errStalled is returned by runUntil when nothing left could make the awaited thing happen.
+var errStalled = fmt.Errorf("no pending timers")
+
+// runUntil runs due timers, in order, until done reports true, the deadline passes, or no timer
+// is left.
+func (rt *runtime) runUntil(ctx context.Context, done func() bool) error {
+	for !done() {
+		next := -1
+		for i, t := range rt.timers {
+			if t.canceled {
+				continue
+			}
+			if next < 0 || t.when.Before(rt.timers[next].when) {
+				next = i
+			}
+		}
+		if next < 0 {
+			return errStalled
+		}
+		t := rt.timers[next]
+		if wait := time.Until(t.when); wait > 0 {
+			if left := time.Until(rt.deadline); left < wait {
+				sleep(ctx, left)
+				return errTimeout{rt.limit}
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return err
+			}
+		}
+		if time.Now().After(rt.deadline) {
+			return errTimeout{rt.limit}
+		}
+		if t.every > 0 {
+			t.when = time.Now().Add(t.every)
+		} else {
+			rt.timers = append(rt.timers[:next], rt.timers[next+1:]...)
+		}
+		if _, err := t.fn(goja.Undefined(), t.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// formatArgs renders arguments as Node's util.format does, for the common directives.
+func formatArgs(vm *goja.Runtime, args []goja.Value) string {
+	if len(args) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	rest := args
+	if s, ok := args[0].Export().(string); ok && strings.IndexByte(s, '%') >= 0 {
+		rest = args[1:]
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c != '%' || i+1 == len(s) {
+				b.WriteByte(c)
+				continue
+			}
+			d := s[i+1]
+			switch d {
+			case '%':
+				b.WriteByte('%')
+				i++
+			case 's', 'd', 'i', 'f', 'j', 'o', 'O':
+				i++
+				if len(rest) == 0 {
+					b.WriteByte('%')
+					b.WriteByte(d)
+					continue
+				}
+				a := rest[0]
+				rest = rest[1:]
+				switch d {
+				case 's':
+					if _, isObj := a.(*goja.Object); isObj {
+						b.WriteString(inspect(vm, a))
+					} else {
+						b.WriteString(a.String())
+					}
+				case 'd', 'f':
+					b.WriteString(config.FormatNumber(a.ToFloat()))
+				case 'i':
+					b.WriteString(config.FormatNumber(float64(a.ToInteger())))
+				default:
+					b.WriteString(inspect(vm, a))
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+	} else {
+		b.WriteString(display(vm, args[0]))
+		rest = args[1:]
+	}
+	for _, a := range rest {
+		b.WriteByte(' ')
+		b.WriteString(display(vm, a))
+	}
+	return b.String()
+}
+
+func display(vm *goja.Runtime, v goja.Value) string {
+	if _, isObj := v.(*goja.Object); isObj {
+		return inspect(vm, v)
+	}
+	return v.String()
+}
+
+// inspect renders v compactly as JSON (undefined as "undefined").
+func inspect(vm *goja.Runtime, v goja.Value) string {
+	c, ok := fromJS(vm, v, 0)
+	if !ok {
+		if v == nil || goja.IsUndefined(v) {
+			return "undefined"
+		}
+		return v.String()
+	}
+	return string(config.MarshalJSON(c, 0))
+}
+
+// encodeString converts s to bytes in one of Node's Buffer encodings.
+func encodeString(s, enc string) ([]byte, bool) {
+	switch strings.ToLower(enc) {
+	case "utf8", "utf-8":
+		return []byte(s), true
+	case "base64", "base64url":
+		return decodeBase64(s), true
+	case "hex":
+		n := len(s) / 2 * 2
+		out := make([]byte, 0, n/2)
+		for i := 0; i+1 < n; i += 2 {
+			b, err := hex.DecodeString(s[i : i+2])
+			if err != nil {
+				break
+			}
+			out = append(out, b[0])
+		}
+		return out, true
+	case "latin1", "binary", "ascii":
+		out := make([]byte, 0, len(s))
+		for _, r := range s {
+			out = append(out, byte(r))
+		}
+		return out, true
+	case "ucs2", "ucs-2", "utf16le", "utf-16le":
+		out := make([]byte, 0, 2*len(s))
+		for _, r := range s {
+			if r > 0xffff {
+				r -= 0x10000
+				hi, lo := 0xd800+(r>>10), 0xdc00+(r&0x3ff)
+				out = append(out, byte(hi), byte(hi>>8), byte(lo), byte(lo>>8))
+				continue
+			}
+			out = append(out, byte(r), byte(r>>8))
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// decodeBase64 decodes standard or URL-safe base64 leniently, as Node does.
+func decodeBase64(s string) []byte {
+	clean := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
+			clean = append(clean, c)
+		case c == '-':
+			clean = append(clean, '+')
+		case c == '_':
+			clean = append(clean, '/')
+		case c == '=':
+			i = len(s)
+		}
+	}
+	if len(clean)%4 == 1 {
+		clean = clean[:len(clean)-1]
+	}
+	out, err := base64.RawStdEncoding.DecodeString(string(clean))
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// decodeBytes converts b to a string in one of Node's Buffer encodings.
+func decodeBytes(b []byte, enc string) (string, bool) {
+	switch strings.ToLower(enc) {
+	case "utf8", "utf-8":
+		return strings.ToValidUTF8(string(b), "\uFFFD"), true
+	case "base64":
+		return base64.StdEncoding.EncodeToString(b), true
+	case "base64url":
+		return base64.RawURLEncoding.EncodeToString(b), true
+	case "hex":
+		return hex.EncodeToString(b), true
+	case "latin1", "binary":
+		r := make([]rune, len(b))
+		for i, c := range b {
+			r[i] = rune(c)
+		}
+		return string(r), true
+	case "ascii":
+		r := make([]rune, len(b))
+		for i, c := range b {
+			r[i] = rune(c & 0x7f)
+		}
+		return string(r), true
+	case "ucs2", "ucs-2", "utf16le", "utf-16le":
+		var sb strings.Builder
+		for i := 0; i+1 < len(b); i += 2 {
+			u := rune(b[i]) | rune(b[i+1])<<8
+			if u >= 0xd800 && u < 0xdc00 && i+3 < len(b) {
+				lo := rune(b[i+2]) | rune(b[i+3])<<8
+				if lo >= 0xdc00 && lo < 0xe000 {
+					sb.WriteRune(0x10000 + (u-0xd800)<<10 + (lo - 0xdc00))
+					i += 2
+					continue
+				}
+			}
+			if !utf8.ValidRune(u) {
+				u = utf8.RuneError
+			}
+			sb.WriteRune(u)
+		}
+		return sb.String(), true
+	}
+	return "", false
+}

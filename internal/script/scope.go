@@ -1,0 +1,302 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+
+	"github.com/dop251/goja"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// Mountebank's messages for failed injections.
+const (
+	MsgPredicate = "invalid predicate injection"
+	MsgResponse  = "invalid response injection"
+	MsgDecorate  = "invalid decorator injection"
+	MsgWait      = "invalid wait injection"
+)
+
+// Scope is the JavaScript world of one imposter: its runtime and the state its predicates and
+// responses share across requests. It is safe for concurrent use; calls run one at a time.
+type Scope struct {
+	e   *Engine
+	log *slog.Logger
+	mu  sync.Mutex
+	rt  *runtime // created by the first call
+}
+
+// NewScope returns a Scope with empty state. log receives the scripts' console and logger
+// output; nil means the Engine's logger.
+func (e *Engine) NewScope(log *slog.Logger) *Scope {
+	if log == nil {
+		log = e.logger
+	}
+	return &Scope{e: e, log: log}
+}
+
+// Predicate runs an inject predicate as Mountebank's predicates.js does,
+// `(fn)(config, logger, imposterState)`, and reports whether its result is truthy.
+// A failure is a *config.Error with code "invalid injection".
+func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.runtime()
+	rt.begin(s.e.timeout)
+	defer rt.end()
+	fn, err := s.function(rt, source)
+	if err != nil {
+		return false, injectionError(MsgPredicate, predicateSource(source), err)
+	}
+	cfg := rt.newConfig(r, predicateConfigKeys, rt.imposterState, rt.logger)
+	v, err := fn(goja.Undefined(), cfg, rt.logger, rt.imposterState)
+	if err != nil {
+		return false, injectionError(MsgPredicate, predicateSource(source), err)
+	}
+	return v.ToBoolean(), nil
+}
+
+// Response runs an inject response as Mountebank's responseResolver.js does,
+// `(fn)(config, injectState, logger, done, imposterState)`, and returns the response object
+// it returned or passed to its callback (a promise is awaited). The wait for a callback ends at
+// the time limit or as soon as nothing is left that could call it. A returned primitive gives an
+// empty object, as Mountebank then uses every default. ctx cancels the wait.
+func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.runtime()
+	rt.begin(s.e.timeout)
+	defer rt.end()
+	fail := func(err error) (*config.Object, error) {
+		return nil, injectionError(MsgResponse, responseSource(source), err)
+	}
+	fn, err := s.function(rt, source)
+	if err != nil {
+		return fail(err)
+	}
+	var (
+		called bool
+		result goja.Value
+	)
+	done := rt.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		if !called {
+			called, result = true, call.Argument(0)
+		}
+		return goja.Undefined()
+	})
+	cfg := rt.newConfig(r, responseConfigKeys, rt.imposterState, rt.logger, done)
+	v, err := fn(goja.Undefined(), cfg, rt.injectState, rt.logger, done, rt.imposterState)
+	if err != nil {
+		return fail(err)
+	}
+	if !called && !goja.IsUndefined(v) {
+		called, result = true, v
+	}
+	if err := rt.runUntil(ctx, func() bool { return called }); err != nil {
+		if errors.Is(err, errStalled) {
+			err = errors.New("the injection returned undefined and can no longer call its callback")
+		}
+		return fail(err)
+	}
+	result, err = rt.settle(ctx, result)
+	if err != nil {
+		return fail(err)
+	}
+	return rt.responseFrom(result)
+}
+
+// Decorate runs a decorate behavior as Mountebank's behaviors.js does,
+// `(fn)(config, response, logger)`, and returns the response it returned or, when it returned
+// nothing, the response it modified. resp is not changed, but the result may share values with
+// it: the caller passes its own copy (Mountebank clones `is` for every request) and uses the
+// result from then on.
+func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.runtime()
+	rt.begin(s.e.timeout)
+	defer rt.end()
+	fail := func(err error) (*config.Object, error) {
+		return nil, injectionError(MsgDecorate, decorateSource(source), err)
+	}
+	fn, err := s.function(rt, source)
+	if err != nil {
+		return fail(err)
+	}
+	jsResp := rt.lazyValue(resp)
+	cfg := rt.newConfig(r, decorateConfigKeys, jsResp, rt.logger, rt.imposterState)
+	v, err := fn(goja.Undefined(), cfg, jsResp, rt.logger)
+	if err != nil {
+		return fail(err)
+	}
+	if !v.ToBoolean() {
+		v = jsResp
+	}
+	v, err = rt.settle(ctx, v)
+	if err != nil {
+		return fail(err)
+	}
+	return rt.responseFrom(v)
+}
+
+// Wait runs a wait behavior function as Mountebank does, `(fn)()`, and returns its result as a
+// number of milliseconds (NaN when it is not a number).
+func (s *Scope) Wait(source string) (float64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.runtime()
+	rt.begin(s.e.timeout)
+	defer rt.end()
+	fn, err := s.function(rt, source)
+	if err != nil {
+		return 0, injectionError(MsgWait, source, err)
+	}
+	v, err := fn(goja.Undefined())
+	if err != nil {
+		return 0, injectionError(MsgWait, source, err)
+	}
+	return v.ToFloat(), nil
+}
+
+func (s *Scope) runtime() *runtime {
+	if s.rt == nil {
+		s.rt = s.e.newRuntime(s.log)
+	}
+	return s.rt
+}
+
+// function returns the function source evaluates to in rt, evaluating it once per runtime.
+func (s *Scope) function(rt *runtime, source string) (goja.Callable, error) {
+	p := s.e.compile(source)
+	if p.err != nil {
+		return nil, p.err
+	}
+	if fn, ok := rt.fns[p.prog]; ok {
+		return fn, nil
+	}
+	v, err := rt.vm.RunProgram(p.prog)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		return nil, fmt.Errorf("%s is not a function", inspect(rt.vm, v))
+	}
+	rt.fns[p.prog] = fn
+	return fn, nil
+}
+
+var promiseType = reflect.TypeOf((*goja.Promise)(nil))
+
+// settle waits for v when it is a promise and returns what it resolves to.
+func (rt *runtime) settle(ctx context.Context, v goja.Value) (goja.Value, error) {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return v, nil
+	}
+	if o.ExportType() != promiseType {
+		return v, nil
+	}
+	p := o.Export().(*goja.Promise)
+	err := rt.runUntil(ctx, func() bool { return p.State() != goja.PromiseStatePending })
+	if errors.Is(err, errStalled) {
+		err = errors.New("the injection returned a promise that can no longer settle")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.State() == goja.PromiseStateRejected {
+		return nil, rejected{p.Result()}
+	}
+	return p.Result(), nil
+}
+
+// responseFrom converts the response a script produced. null fails as Mountebank fails when it
+// reads statusCode from it; any other non-object gives an empty response.
+func (rt *runtime) responseFrom(v goja.Value) (*config.Object, error) {
+	if v == nil || goja.IsNull(v) {
+		return nil, &config.Error{Message: "Cannot read properties of null (reading 'statusCode')"}
+	}
+	if goja.IsUndefined(v) {
+		return nil, &config.Error{Message: "Cannot read properties of undefined (reading 'statusCode')"}
+	}
+	var c config.Value
+	if ex := rt.vm.Try(func() { c, _ = fromJS(rt.vm, v, 0) }); ex != nil {
+		return nil, &config.Error{Message: ex.Error()}
+	}
+	if o, ok := c.(*config.Object); ok {
+		return o, nil
+	}
+	return &config.Object{}, nil
+}
+
+func predicateSource(fn string) string { return "(" + fn + ")(config, logger, imposterState);" }
+func responseSource(fn string) string {
+	return "(" + fn + ")(config, injectState, logger, done, imposterState);"
+}
+func decorateSource(fn string) string { return "(" + fn + ")(config, response, logger);" }
+
+// injectionError builds Mountebank's InjectionError: code "invalid injection", the message, and
+// in Source an object {source, data} whose members Mountebank renders beside code and message
+// (data is the script error's message and is absent when the thrown value had none).
+func injectionError(message, source string, err error) *config.Error {
+	src := config.NewObject("source", source)
+	if data, ok := errorData(err); ok {
+		src.Set("data", data)
+	}
+	return &config.Error{Code: config.CodeInvalidInjection, Message: message, Source: src}
+}
+
+// errorData returns what Mountebank reports as error.message for a failed script.
+func errorData(err error) (config.Value, bool) {
+	var thrown goja.Value
+	var ex *goja.Exception
+	var rj rejected
+	switch {
+	case errors.As(err, &ex):
+		thrown = ex.Value()
+	case errors.As(err, &rj):
+		thrown = rj.reason
+	}
+	if thrown != nil {
+		o, ok := thrown.(*goja.Object)
+		if !ok {
+			return nil, false // a thrown primitive has no message
+		}
+		m := o.Get("message")
+		if m == nil || goja.IsUndefined(m) {
+			return nil, false
+		}
+		if s, isStr := m.Export().(string); isStr {
+			return s, true
+		}
+		return m.String(), true
+	}
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		if t, ok := ie.Value().(errTimeout); ok {
+			return t.Error(), true
+		}
+		return fmt.Sprint(ie.Value()), true
+	}
+	var te errTimeout
+	if errors.As(err, &te) {
+		return te.Error(), true
+	}
+	return err.Error(), true
+}
+
+// rejected is the error of a promise a script returned that was rejected.
+type rejected struct{ reason goja.Value }
+
+func (r rejected) Error() string {
+	if r.reason == nil {
+		return "promise rejected"
+	}
+	return "promise rejected: " + r.reason.String()
+}
