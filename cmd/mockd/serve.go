@@ -37,6 +37,7 @@ type serverFlags struct {
 	datadir        string
 	noParse        bool
 	drain          time.Duration
+	scriptTimeout  time.Duration
 }
 
 func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
@@ -61,6 +62,7 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&f.apikey, "apikey", "", "require this key in the x-api-key header of admin requests")
 	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory (not yet supported)")
 	fs.BoolVar(&f.noParse, "noParse", false, "do not treat the config file as an EJS template")
+	fs.DurationVar(&f.scriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
 	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
 }
 
@@ -156,6 +158,7 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		APIKey:         f.apikey,
 		Origin:         f.origin,
 		PidFile:        f.pidfile,
+		ScriptTimeout:  f.scriptTimeout,
 		Console:        cmd.OutOrStdout(),
 	})
 	if err != nil {

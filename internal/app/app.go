@@ -20,6 +20,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // Version is mockd's version, set at build time with -ldflags "-X github.com/mockd/mockd/internal/app.Version=…".
@@ -46,6 +47,8 @@ type Options struct {
 	NoLogFile bool
 	APIKey    string
 	Origin    string
+	// ScriptTimeout bounds every JavaScript call and shell command; 0 = script.DefaultTimeout.
+	ScriptTimeout time.Duration
 	// PidFile is only reported by GET /config; the command writes the file.
 	PidFile string
 	// Console receives log lines; nil = os.Stdout.
@@ -106,7 +109,12 @@ func New(opts Options) (*App, error) {
 	a.log = slog.New(&logHandler{core: a.logs, scope: "mb:" + strconv.Itoa(opts.Port)})
 
 	a.metrics = metrics.New()
+	var engine *script.Engine
+	if opts.AllowInjection {
+		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log})
+	}
 	a.reg = imposter.NewRegistry(imposter.Options{
+		Script:         engine,
 		Metrics:        a.metrics,
 		Host:           opts.Host,
 		Debug:          opts.Debug,

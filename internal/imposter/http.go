@@ -72,6 +72,18 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
+	if resp.dynamic() {
+		if resp.kind == kindFault && httpFault(ctx, resp.fault) {
+			return
+		}
+		built, perr := im.produce(ctx, req, resp)
+		if perr != nil {
+			im.log.Error("cannot build the response", "err", perr)
+			writeError(ctx, perr)
+			return
+		}
+		resp = built
+	}
 	if resp.statusErr != nil {
 		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})
 		return
@@ -127,19 +139,10 @@ func setCORS(h *fasthttp.ResponseHeader, resp *response, name, value string) {
 
 // writeError answers a request that failed inside the imposter as Mountebank does: a 500 with
 // its error body.
-func writeError(ctx *fasthttp.RequestCtx, e *config.Error) {
+func writeError(ctx *fasthttp.RequestCtx, e error) {
 	ctx.SetStatusCode(fasthttp.StatusInternalServerError)
 	ctx.Response.Header.Set("content-type", "application/json")
-	ctx.Response.SetBodyRaw(ErrorBody([]*config.Error{e}, 0))
-}
-
-// ErrorBody renders Mountebank's {"errors":[...]} document with the given indent.
-func ErrorBody(errs []*config.Error, indent int) []byte {
-	list := make([]any, 0, len(errs))
-	for _, e := range errs {
-		list = append(list, e.Render())
-	}
-	return config.MarshalJSON(config.NewObject("errors", list), indent)
+	ctx.Response.SetBodyRaw(config.MarshalJSON(scriptErrorBody(e), 0))
 }
 
 type fasthttpLogger struct{ l *slog.Logger }

@@ -19,6 +19,7 @@ import (
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // Options are the server-wide settings every imposter shares.
@@ -37,6 +38,9 @@ type Options struct {
 	JournalBytes int
 	// AllowIP, when set, decides which clients an imposter answers; others are disconnected.
 	AllowIP func(net.IP) bool
+	// Script runs JavaScript (inject predicates and responses, decorate, wait functions); nil
+	// means no scripts can run.
+	Script *script.Engine
 	// Metrics receives per-imposter request counts and durations; nil = none.
 	Metrics *metrics.Registry
 	// MaxBodySize bounds request bodies; 0 = 64 MiB.
@@ -102,6 +106,10 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 	t := im.tbl.Load()
 	idx, ferr := t.set.Find(req)
 	if ferr != nil {
+		var ce *config.Error
+		if errors.As(ferr, &ce) {
+			return nil, nil, recorded, ce // from an inject predicate
+		}
 		var me *match.Error
 		if errors.As(ferr, &me) {
 			return nil, nil, recorded, &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
@@ -142,6 +150,7 @@ type Imposter struct {
 	defaultResp *response
 	log         *slog.Logger
 	metrics     *metrics.Imposter // nil when metrics are off
+	js          *script.Scope     // the imposter's script state; nil without a script engine
 }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
@@ -151,6 +160,9 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 		opts.Logger = slog.Default()
 	}
 	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8", log: opts.Logger}
+	if opts.Script != nil {
+		im.js = opts.Script.NewScope(opts.Logger)
+	}
 	if def.Mode == "binary" {
 		im.encoding = "base64"
 	}
@@ -184,6 +196,9 @@ func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 			return nil, err
 		}
 		cr := compileResponse(r, im.def.DefaultResponse, true)
+		if err := im.prepareDynamic(r, cr); err != nil {
+			return nil, err
+		}
 		for n := config.Repeat(r); n > 0; n-- {
 			s.responses = append(s.responses, cr)
 		}
@@ -206,7 +221,11 @@ func (im *Imposter) compile(stubs []*stub) (*table, error) {
 			preds[i] = nil
 		}
 	}
-	set, err := match.Compile(preds, match.Options{Binary: im.encoding == "base64"})
+	opts := match.Options{Binary: im.encoding == "base64", TCP: im.def.Protocol == "tcp"}
+	if im.js != nil {
+		opts.Injector = im.js
+	}
+	set, err := match.Compile(preds, opts)
 	if err != nil {
 		return nil, predicateErrors(err, stubs)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 )
 
@@ -27,6 +28,12 @@ type response struct {
 	// hasConnection and hasContentLength say whether the configured headers name them.
 	hasConnection    bool
 	hasContentLength bool
+
+	// kind is "is", "inject" or "fault"; anything but a plain `is` is built per request (dynamic.go).
+	kind      string
+	inject    string             // the inject function's source
+	fault     string             // the fault's name
+	behaviors *behavior.Compiled // nil when the response has none
 }
 
 // responseKinds are the response types Mountebank knows.
@@ -43,15 +50,12 @@ func checkResponse(r *config.Object) *config.Error {
 	if n > 1 {
 		return &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
 	}
-	if b, ok := r.Get("behaviors"); ok {
-		if list, isList := b.([]any); isList && len(list) > 0 {
-			return &config.Error{Code: config.CodeBadData, Message: "behaviors are not supported by this version of mockd", Source: r}
+	for _, k := range []string{"is", "inject", "fault"} {
+		if v, ok := r.Get(k); ok && config.Truthy(v) {
+			return nil
 		}
 	}
-	if is, ok := r.Get("is"); ok && config.Truthy(is) {
-		return nil
-	}
-	for _, k := range []string{"proxy", "inject", "fault"} {
+	for _, k := range []string{"proxy"} {
 		if v, ok := r.Get(k); ok && config.Truthy(v) {
 			return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("%s responses are not supported by this version of mockd", k), Source: r}
 		}

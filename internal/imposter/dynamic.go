@@ -1,0 +1,159 @@
+package imposter
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/behavior"
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// Response kinds a stub's response can have.
+const (
+	kindIs     = "is"
+	kindInject = "inject"
+	kindFault  = "fault"
+)
+
+// prepareDynamic records what a response needs beyond its precompiled `is` form: an inject
+// function, a fault, or behaviors (validated as Mountebank's behaviorsValidator does and compiled
+// once here).
+func (im *Imposter) prepareDynamic(r *config.Object, out *response) error {
+	out.kind = kindIs
+	if v, ok := r.Get("inject"); ok && config.Truthy(v) {
+		out.kind, out.inject = kindInject, jsText(v)
+	} else if v, ok := r.Get("fault"); ok && config.Truthy(v) {
+		out.kind, out.fault = kindFault, jsText(v)
+		return nil // Mountebank applies no behaviors to faults
+	}
+	bv, present := r.Get("behaviors")
+	if !present {
+		return nil
+	}
+	if errs := behavior.Validate(bv); len(errs) > 0 {
+		if len(errs) == 1 {
+			return errs[0]
+		}
+		return config.Errors(errs)
+	}
+	list, _ := bv.([]any)
+	comp, err := behavior.Compile(list, behavior.Options{Timeout: im.scriptTimeout(), Logger: im.log})
+	if err != nil {
+		return &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
+	}
+	if comp.Len() > 0 {
+		out.behaviors = comp
+	}
+	return nil
+}
+
+func (im *Imposter) scriptTimeout() time.Duration {
+	if im.opts.Script != nil {
+		return im.opts.Script.Timeout()
+	}
+	return 0
+}
+
+// dynamic reports whether the response is built per request.
+func (r *response) dynamic() bool {
+	return r.kind != kindIs || r.behaviors != nil
+}
+
+// produce builds a dynamic response for req: the `is` object or the inject function's result,
+// passed through the behaviors, then compiled like a configured response (defaultResponse filling
+// what it leaves out).
+func (im *Imposter) produce(ctx context.Context, req *request.Request, r *response) (*response, error) {
+	var obj *config.Object
+	if r.kind == kindInject {
+		if im.js == nil {
+			return nil, &config.Error{Code: config.CodeInvalidInjection,
+				Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag"}
+		}
+		var err error
+		if obj, err = im.js.Response(ctx, r.inject, req); err != nil {
+			return nil, err
+		}
+	} else {
+		obj = config.Clone(r.is).(*config.Object)
+	}
+	if r.behaviors != nil {
+		var err error
+		if obj, err = r.behaviors.Apply(ctx, req, obj, im.js); err != nil {
+			return nil, err
+		}
+	}
+	out := compileResponse(config.NewObject("is", obj), im.def.DefaultResponse, true)
+	out.config = r.config
+	return out, nil
+}
+
+// scriptErrorBody renders an error from a script, a behavior or a shell command as Mountebank does
+// in its 500 answer: invalid injection errors carry their source and data beside code and
+// message, JavaScript errors without a code carry only their message, and a failed shell command
+// is a bare string.
+func scriptErrorBody(err error) *config.Object {
+	var shell *behavior.ShellError
+	if asShell(err, &shell) {
+		return config.NewObject("errors", []any{shell.Text})
+	}
+	ce, ok := err.(*config.Error)
+	if !ok {
+		ce = &config.Error{Code: config.CodeBadData, Message: err.Error()}
+	}
+	var o *config.Object
+	switch {
+	case ce.Raw != nil:
+		o = ce.Raw
+	case ce.Code == "":
+		o = config.NewObject("message", ce.Message, "name", "Error")
+	default:
+		o = config.NewObject("code", ce.Code, "message", ce.Message, "name", "Error")
+		if src, isObj := ce.Source.(*config.Object); isObj && ce.Code == config.CodeInvalidInjection {
+			for _, m := range src.Members {
+				o.Set(m.Key, m.Value)
+			}
+		} else if ce.Source != nil {
+			o.Set("source", ce.Source)
+		}
+	}
+	return config.NewObject("errors", []any{o})
+}
+
+func asShell(err error, target **behavior.ShellError) bool {
+	se, ok := err.(*behavior.ShellError)
+	if ok {
+		*target = se
+	}
+	return ok
+}
+
+// garbage is what Mountebank writes for RANDOM_DATA_THEN_CLOSE.
+const garbage = `Htijy%@tWXJ/hQ#[Q:7G@dH4"gu[QaX&`
+
+// httpFault simulates a fault on the request's connection; it reports false for a fault name
+// Mountebank does not know, which then gets an ordinary (empty) response.
+func httpFault(ctx *fasthttp.RequestCtx, fault string) bool {
+	switch fault {
+	case "CONNECTION_RESET_BY_PEER":
+		ctx.HijackSetNoResponse(true)
+		ctx.Hijack(func(c net.Conn) {
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0) // close with RST
+			}
+			_ = c.Close()
+		})
+		return true
+	case "RANDOM_DATA_THEN_CLOSE":
+		ctx.HijackSetNoResponse(true)
+		ctx.Hijack(func(c net.Conn) {
+			_, _ = c.Write([]byte(garbage))
+			_ = c.Close()
+		})
+		return true
+	}
+	return false
+}
