@@ -73,7 +73,7 @@ func (e *Error) Error() string {
 }
 
 // Protocols mockd serves.
-var supportedProtocols = map[string]bool{"http": true}
+var supportedProtocols = map[string]bool{"http": true, "tcp": true, "smtp": true}
 
 // Imposter is one decoded, validated imposter definition. Stubs and other nested values are
 // kept as ordered JSON so the API echoes them as they were given.
@@ -155,6 +155,9 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 		imp.Mode = "binary"
 	}
 
+	if imp.Protocol == "tcp" {
+		upcastTCPProxy(obj)
+	}
 	stubsVal := mustGet(obj, "stubs")
 	header := Clone(obj).(*Object)
 	header.Delete("stubs")
@@ -174,6 +177,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	default:
 		add("stubs", "'stubs' must be an array")
 	}
+	errs = append(errs, tcpErrors(obj, imp.Protocol, opts)...)
 	if len(errs) > 0 {
 		return nil, errs
 	}

@@ -83,6 +83,8 @@ type protocolServer interface {
 // protocolServers builds the server for each protocol mockd serves.
 var protocolServers = map[string]func(*Imposter) protocolServer{
 	"http": newHTTPServer,
+	"tcp":  newTCPServer,
+	"smtp": newSMTPServer,
 }
 
 // resolve counts and records req, finds the first matching stub and returns the response to
@@ -191,6 +193,16 @@ func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 		r := config.AsObject(rv)
 		if r == nil {
 			return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: rv}
+		}
+		if im.def.Protocol == "tcp" {
+			cr, err := im.compileTCPResponse(r)
+			if err != nil {
+				return nil, err
+			}
+			for n := config.Repeat(r); n > 0; n-- {
+				s.responses = append(s.responses, cr)
+			}
+			continue
 		}
 		if err := checkResponse(r); err != nil {
 			return nil, err

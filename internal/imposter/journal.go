@@ -112,6 +112,9 @@ func approxSize(o *config.Object) int {
 // recordedRequest renders a request in Mountebank's recorded shape: requestFrom, method, path,
 // query, headers (original case, repeated names as arrays), body, ip and, for url-encoded forms, form.
 func recordedRequest(r *request.Request) *config.Object {
+	if r.TCP {
+		return config.NewObject("requestFrom", r.RequestFrom, "ip", r.IP, "data", r.Data)
+	}
 	o := &config.Object{Members: make([]config.Member, 0, 8)}
 	o.Set("requestFrom", r.RequestFrom)
 	o.Set("method", r.Method)
@@ -175,6 +178,9 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 	}
 	if !opts.List {
 		o.Set("recordRequests", im.def.RecordRequests)
+		if im.def.Protocol == "tcp" {
+			o.Set("mode", im.def.Mode) // the tcp server's metadata
+		}
 	}
 	if v, ok := im.def.Header.Get("endOfRequestResolver"); ok && config.Truthy(v) {
 		o.Set("endOfRequestResolver", v)

@@ -29,6 +29,8 @@ type response struct {
 	hasConnection    bool
 	hasContentLength bool
 
+	tcp *tcpResponse // tcp imposters only (tcp.go)
+
 	// kind is "is", "inject" or "fault"; anything but a plain `is` is built per request (dynamic.go).
 	kind      string
 	inject    string             // the inject function's source

@@ -1,0 +1,590 @@
+package imposter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net"
+	"net/mail"
+	"net/textproto"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// smtpMaxLine bounds one SMTP command line; longer lines end the session.
+const smtpMaxLine = 64 << 10
+
+// smtpServer accepts mail as Mountebank's smtp imposter (node's smtp-server) does and records
+// each message as a request.
+type smtpServer struct {
+	im       *Imposter
+	hostname string
+	maxSize  int
+
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func newSMTPServer(im *Imposter) protocolServer {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	s := &smtpServer{im: im, hostname: host, conns: map[net.Conn]struct{}{}, maxSize: im.opts.MaxBodySize}
+	if s.maxSize <= 0 {
+		s.maxSize = 64 << 20
+	}
+	return s
+}
+
+func (s *smtpServer) serve(ln net.Listener) error {
+	s.mu.Lock()
+	s.ln = ln
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		_ = ln.Close()
+		return nil
+	}
+	var delay time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			if delay == 0 {
+				delay = 5 * time.Millisecond
+			} else if delay < time.Second {
+				delay *= 2
+			}
+			s.im.log.Warn("accept failed", "err", err)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			_ = conn.Close()
+			return nil
+		}
+		s.conns[conn] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.handle(conn)
+	}
+}
+
+func (s *smtpServer) shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	if s.ln != nil {
+		_ = s.ln.Close()
+	}
+	for c := range s.conns {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *smtpServer) handle(conn net.Conn) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.im.log.Error("panic while serving an smtp connection", "panic", p, "stack", string(debug.Stack()))
+		}
+		_ = conn.Close()
+		s.mu.Lock()
+		delete(s.conns, conn)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+	ip, _ := request.NodeAddr(conn.RemoteAddr(), true)
+	if s.im.opts.AllowIP != nil {
+		if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !s.im.opts.AllowIP(a.IP) {
+			if s.im.metrics != nil {
+				s.im.metrics.Blocked.Inc()
+			}
+			s.im.log.Warn("Blocking incoming connection from " + ip + ". Turn off --localOnly or add to --ipWhitelist to allow")
+			return
+		}
+	}
+	sess := &smtpSession{
+		srv: s,
+		ip:  ip,
+		r:   bufio.NewReaderSize(conn, 4096),
+		w:   bufio.NewWriter(conn),
+		deadline: func() {
+			_ = conn.SetDeadline(time.Now().Add(tcpIdleTimeout))
+		},
+	}
+	sess.run()
+}
+
+// smtpSession is one SMTP conversation. It is not safe for concurrent use.
+type smtpSession struct {
+	srv      *smtpServer
+	ip       string
+	r        *bufio.Reader
+	w        *bufio.Writer
+	deadline func()
+
+	greeted  bool
+	mailFrom *string
+	rcptTo   []string
+}
+
+func (ss *smtpSession) reply(lines ...string) bool {
+	for _, l := range lines {
+		ss.w.WriteString(l)
+		ss.w.WriteString("\r\n")
+	}
+	return ss.w.Flush() == nil
+}
+
+// readLine reads one CRLF- (or LF-) terminated line without its terminator; it fails on a line
+// longer than smtpMaxLine.
+func (ss *smtpSession) readLine() (string, error) {
+	var buf []byte
+	for {
+		chunk, isPrefix, err := ss.r.ReadLine()
+		if err != nil {
+			return "", err
+		}
+		buf = append(buf, chunk...)
+		if len(buf) > smtpMaxLine {
+			return "", errors.New("line too long")
+		}
+		if !isPrefix {
+			return string(buf), nil
+		}
+	}
+}
+
+func (ss *smtpSession) run() {
+	if ss.deadline != nil {
+		ss.deadline()
+	}
+	if !ss.reply("220 " + ss.srv.hostname + " ESMTP") {
+		return
+	}
+	for {
+		if ss.deadline != nil {
+			ss.deadline()
+		}
+		line, err := ss.readLine()
+		if err != nil {
+			return
+		}
+		if !ss.command(line) {
+			return
+		}
+	}
+}
+
+// command handles one command line; it returns false when the session is over.
+func (ss *smtpSession) command(line string) bool {
+	verb, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	switch strings.ToUpper(verb) {
+	case "EHLO":
+		if arg == "" {
+			return ss.reply("501 Error: syntax: EHLO hostname")
+		}
+		ss.greeted, ss.mailFrom, ss.rcptTo = true, nil, nil
+		return ss.reply("250-"+ss.srv.hostname+" Nice to meet you, ["+ss.ip+"]", "250-PIPELINING", "250-8BITMIME", "250 SMTPUTF8")
+	case "HELO":
+		if arg == "" {
+			return ss.reply("501 Error: syntax: HELO hostname")
+		}
+		ss.greeted, ss.mailFrom, ss.rcptTo = true, nil, nil
+		return ss.reply("250 " + ss.srv.hostname + " Nice to meet you, [" + ss.ip + "]")
+	case "MAIL":
+		switch {
+		case !ss.greeted:
+			return ss.reply("503 Error: send HELO/EHLO first")
+		case ss.mailFrom != nil:
+			return ss.reply("503 Error: nested MAIL command")
+		}
+		addr, ok := smtpAddress(arg, "FROM:")
+		if !ok {
+			return ss.reply("501 Error: Bad sender address syntax")
+		}
+		ss.mailFrom = &addr
+		return ss.reply("250 Accepted")
+	case "RCPT":
+		switch {
+		case !ss.greeted:
+			return ss.reply("503 Error: send HELO/EHLO first")
+		case ss.mailFrom == nil:
+			return ss.reply("503 Error: need MAIL command")
+		}
+		addr, ok := smtpAddress(arg, "TO:")
+		if !ok || addr == "" {
+			return ss.reply("501 Error: Bad recipient address syntax")
+		}
+		ss.rcptTo = append(ss.rcptTo, addr)
+		return ss.reply("250 Accepted")
+	case "DATA":
+		switch {
+		case !ss.greeted:
+			return ss.reply("503 Error: send HELO/EHLO first")
+		case len(ss.rcptTo) == 0:
+			return ss.reply("503 Error: need RCPT command")
+		}
+		if !ss.reply("354 End data with <CR><LF>.<CR><LF>") {
+			return false
+		}
+		msg, err := ss.readData()
+		if err != nil {
+			return false
+		}
+		ss.srv.receive(ss.ip, *ss.mailFrom, ss.rcptTo, msg)
+		ss.mailFrom, ss.rcptTo = nil, nil
+		return ss.reply("250 OK: message queued")
+	case "RSET":
+		ss.mailFrom, ss.rcptTo = nil, nil
+		return ss.reply("250 Flushed")
+	case "NOOP":
+		return ss.reply("250 OK")
+	case "VRFY":
+		return ss.reply("252 Try to send something. No promises though")
+	case "HELP":
+		return ss.reply("214 See https://tools.ietf.org/html/rfc5321 for details")
+	case "QUIT":
+		ss.reply("221 Bye")
+		return false
+	default:
+		return ss.reply("500 Error: command not recognized")
+	}
+}
+
+// readData reads a dot-terminated message, undoing dot-stuffing, with CRLF line ends.
+func (ss *smtpSession) readData() ([]byte, error) {
+	var msg bytes.Buffer
+	for {
+		if ss.deadline != nil {
+			ss.deadline()
+		}
+		line, err := ss.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if line == "." {
+			return msg.Bytes(), nil
+		}
+		line = strings.TrimPrefix(line, ".")
+		if msg.Len()+len(line) > ss.srv.maxSize {
+			return nil, errors.New("message too large")
+		}
+		msg.WriteString(line)
+		msg.WriteString("\r\n")
+	}
+}
+
+// smtpAddress parses "FROM:<a@b.c> PARAMS" (prefix "FROM:") as smtp-server does.
+func smtpAddress(arg, prefix string) (string, bool) {
+	if len(arg) < len(prefix) || !strings.EqualFold(arg[:len(prefix)], prefix) {
+		return "", false
+	}
+	rest := strings.TrimSpace(arg[len(prefix):])
+	if strings.HasPrefix(rest, "<") {
+		end := strings.IndexByte(rest, '>')
+		if end < 0 {
+			return "", false
+		}
+		return strings.TrimSpace(rest[1:end]), true
+	}
+	addr, _, _ := strings.Cut(rest, " ")
+	if !strings.Contains(addr, "@") {
+		return "", false
+	}
+	return addr, true
+}
+
+// receive counts and records one message, as Mountebank's smtp imposter does.
+func (s *smtpServer) receive(ip, envelopeFrom string, envelopeTo []string, msg []byte) {
+	im := s.im
+	im.numRequests.Add(1)
+	if im.metrics != nil {
+		im.metrics.Requests.Inc()
+	}
+	if im.def.RecordRequests || im.opts.Mock {
+		im.journal.add(smtpRequest(ip, envelopeFrom, envelopeTo, msg), time.Now())
+	}
+}
+
+// smtpRequest renders a message in Mountebank's recorded shape (smtpRequest.js over
+// mailparser's simpleParser).
+func smtpRequest(ip, envelopeFrom string, envelopeTo []string, msg []byte) *config.Object {
+	to := make([]any, 0, len(envelopeTo))
+	for _, a := range envelopeTo {
+		to = append(to, a)
+	}
+	o := config.NewObject("requestFrom", ip, "ip", ip, "envelopeFrom", envelopeFrom, "envelopeTo", to)
+	m, err := mail.ReadMessage(bytes.NewReader(msg))
+	if err != nil {
+		m = &mail.Message{Header: mail.Header{}, Body: bytes.NewReader(msg)}
+	}
+	h := m.Header
+	if from := h["From"]; len(from) > 0 {
+		if a := firstAddress(from[len(from)-1]); a != nil {
+			o.Set("from", a)
+		}
+	}
+	for _, k := range []string{"To", "Cc", "Bcc"} {
+		list := []any{}
+		for _, v := range h[k] {
+			if a := firstAddress(v); a != nil {
+				list = append(list, a)
+			}
+		}
+		o.Set(strings.ToLower(k), list)
+	}
+	if subj := h["Subject"]; len(subj) > 0 {
+		o.Set("subject", decodeHeader(subj[len(subj)-1]))
+	}
+	o.Set("priority", "normal")
+	var refs []any
+	for _, v := range h["References"] {
+		for _, id := range strings.Fields(decodeHeader(v)) {
+			refs = append(refs, messageID(id))
+		}
+	}
+	switch len(refs) {
+	case 0:
+		o.Set("references", []any{})
+	case 1:
+		o.Set("references", refs[0])
+	default:
+		o.Set("references", refs)
+	}
+	if irt := h["In-Reply-To"]; len(irt) > 0 && strings.TrimSpace(irt[len(irt)-1]) != "" {
+		o.Set("inReplyTo", messageID(strings.TrimSpace(decodeHeader(irt[len(irt)-1]))))
+	} else {
+		o.Set("inReplyTo", []any{})
+	}
+	body, _ := io.ReadAll(m.Body)
+	p := &mailParts{}
+	p.walk(textproto.MIMEHeader(h), body, "", true, false)
+	o.Set("text", strings.TrimSpace(strings.Join(p.text, "\n")))
+	o.Set("html", strings.TrimSpace(strings.Join(p.html, "<br/>\n")))
+	o.Set("attachments", p.attachments)
+	return o
+}
+
+var wordDecoder = &mime.WordDecoder{CharsetReader: func(charset string, input io.Reader) (io.Reader, error) {
+	if r := charsetReader(charset, input); r != nil {
+		return r, nil
+	}
+	return nil, errors.New("unsupported charset " + charset)
+}}
+
+func decodeHeader(v string) string {
+	if d, err := wordDecoder.DecodeHeader(v); err == nil {
+		return strings.TrimSpace(d)
+	}
+	return strings.TrimSpace(v)
+}
+
+// messageID wraps an id in angle brackets as mailparser's ensureMessageIDFormat does.
+func messageID(id string) string {
+	if !strings.HasPrefix(id, "<") {
+		id = "<" + id
+	}
+	if !strings.HasSuffix(id, ">") {
+		id += ">"
+	}
+	return id
+}
+
+// firstAddress returns the first address of a header as {address, name}, or nil when it has none.
+func firstAddress(v string) *config.Object {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil
+	}
+	p := mail.AddressParser{WordDecoder: wordDecoder}
+	if list, err := p.ParseList(v); err == nil && len(list) > 0 {
+		return config.NewObject("address", list[0].Address, "name", list[0].Name)
+	}
+	if a, err := p.Parse(v); err == nil {
+		return config.NewObject("address", a.Address, "name", a.Name)
+	}
+	first, _, _ := strings.Cut(v, ",")
+	return config.NewObject("address", strings.Trim(strings.TrimSpace(first), "<>"), "name", "")
+}
+
+// mailParts collects the text, html and attachments of a MIME tree as mailparser does.
+type mailParts struct {
+	text, html  []string
+	attachments []any
+}
+
+// walk visits one MIME node. partID is mailparser's part id ("" for the root).
+func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, root, alternative bool) {
+	ctype, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil || h.Get("Content-Type") == "" {
+		ctype, params = "text/plain", map[string]string{}
+	}
+	if strings.HasPrefix(ctype, "multipart/") {
+		boundary := params["boundary"]
+		if boundary == "" {
+			return
+		}
+		mr := multipart.NewReader(bytes.NewReader(body), boundary)
+		alt := alternative || ctype == "multipart/alternative"
+		for i := 1; ; i++ {
+			part, err := mr.NextRawPart()
+			if err != nil {
+				return
+			}
+			child, err := io.ReadAll(part)
+			if err != nil && len(child) == 0 {
+				return
+			}
+			id := itoa(i)
+			if partID != "" {
+				id = partID + "." + id
+			}
+			p.walk(part.Header, child, id, false, alt)
+		}
+	}
+	disposition, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
+	if disposition != "" && disposition != "attachment" && disposition != "inline" {
+		disposition = "attachment"
+	}
+	isText := ctype == "text/plain" || ctype == "text/html"
+	if disposition == "" {
+		if isText {
+			disposition = "inline"
+		} else {
+			disposition = "attachment"
+		}
+	}
+	content := decodeTransfer(h.Get("Content-Transfer-Encoding"), body)
+	if !isText || disposition != "inline" {
+		a := config.NewObject("type", "attachment")
+		a.Set("content", nodeBuffer(content))
+		a.Set("contentType", ctype)
+		if partID == "" {
+			a.Set("partId", nil)
+		} else {
+			a.Set("partId", partID)
+		}
+		a.Set("release", nil)
+		if h.Get("Content-Disposition") != "" {
+			a.Set("contentDisposition", disposition)
+		}
+		name := dparams["filename"]
+		if name == "" {
+			name = params["name"]
+		}
+		if name != "" {
+			a.Set("filename", decodeHeader(name))
+		}
+		if cid := h.Get("Content-Id"); cid != "" {
+			a.Set("contentId", strings.TrimSpace(cid))
+			a.Set("cid", strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(cid), "<"), ">")))
+		}
+		a.Set("headers", &config.Object{})
+		sum := md5.Sum(content)
+		a.Set("checksum", hex.EncodeToString(sum[:]))
+		a.Set("size", float64(len(content)))
+		p.attachments = append(p.attachments, a)
+		return
+	}
+	if cs := params["charset"]; cs != "" {
+		if r := charsetReader(cs, bytes.NewReader(content)); r != nil {
+			if b, err := io.ReadAll(r); err == nil {
+				content = b
+			}
+		}
+	}
+	text := strings.ReplaceAll(decodeUTF8(content), "\r\n", "\n")
+	if ctype == "text/plain" {
+		p.text = append(p.text, text)
+	} else {
+		p.html = append(p.html, text)
+	}
+}
+
+func itoa(i int) string {
+	return config.FormatNumber(float64(i))
+}
+
+// nodeBuffer renders bytes as JSON.stringify renders a node Buffer.
+func nodeBuffer(b []byte) *config.Object {
+	data := make([]any, len(b))
+	for i, c := range b {
+		data[i] = float64(c)
+	}
+	return config.NewObject("type", "Buffer", "data", data)
+}
+
+func decodeTransfer(enc string, body []byte) []byte {
+	switch strings.ToLower(strings.TrimSpace(enc)) {
+	case "base64":
+		clean := make([]byte, 0, len(body))
+		for _, c := range body {
+			if c != '\r' && c != '\n' && c != ' ' && c != '\t' {
+				clean = append(clean, c)
+			}
+		}
+		return decodeBase64Loose(string(clean))
+	case "quoted-printable":
+		if b, err := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(body))); err == nil {
+			return b
+		}
+	}
+	return body
+}
+
+// charsetReader converts the charsets mail commonly uses to UTF-8; nil for UTF-8 and unknown ones.
+func charsetReader(charset string, input io.Reader) io.Reader {
+	switch strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(charset, "-", ""), "_", "")) {
+	case "iso88591", "latin1", "windows1252", "cp1252":
+		b, err := io.ReadAll(input)
+		if err != nil {
+			return nil
+		}
+		r := make([]rune, len(b))
+		for i, c := range b {
+			r[i] = rune(c)
+		}
+		return strings.NewReader(string(r))
+	case "utf8", "usascii", "ascii":
+		return input
+	}
+	return nil
+}

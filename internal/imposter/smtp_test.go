@@ -1,0 +1,104 @@
+package imposter
+
+import (
+	"bufio"
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+func newTestSMTP(t testing.TB) *smtpServer {
+	v, _ := config.ParseJSON([]byte(`{"protocol":"smtp","recordRequests":true}`))
+	def, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSMTPServer(im).(*smtpServer)
+	s.hostname = "mx"
+	return s
+}
+
+// converse plays client lines against a session and returns the server's replies.
+func converse(s *smtpServer, input string) string {
+	var out bytes.Buffer
+	ss := &smtpSession{srv: s, ip: "127.0.0.1", r: bufio.NewReader(strings.NewReader(input)), w: bufio.NewWriter(&out)}
+	ss.run()
+	return out.String()
+}
+
+func TestSMTPSession(t *testing.T) {
+	s := newTestSMTP(t)
+	in := "MAIL FROM:<a@b.c>\r\nEHLO\r\nHELO me\r\nDATA\r\nRCPT TO:<x@y.z>\r\nMAIL FROM:<a@b.c>\r\nMAIL FROM:<a@b.c>\r\nRCPT TO:bad\r\n" +
+		"RCPT TO:<x@y.z>\r\nDATA\r\nFrom: a@b.c\r\nSubject: s\r\n\r\n..dot\r\n.\r\nNOOP\r\nRSET\r\nVRFY x\r\nBOGUS\r\nQUIT\r\nNOOP\r\n"
+	want := "220 mx ESMTP\r\n" +
+		"503 Error: send HELO/EHLO first\r\n" +
+		"501 Error: syntax: EHLO hostname\r\n" +
+		"250 mx Nice to meet you, [127.0.0.1]\r\n" +
+		"503 Error: need RCPT command\r\n" +
+		"503 Error: need MAIL command\r\n" +
+		"250 Accepted\r\n" +
+		"503 Error: nested MAIL command\r\n" +
+		"501 Error: Bad recipient address syntax\r\n" +
+		"250 Accepted\r\n" +
+		"354 End data with <CR><LF>.<CR><LF>\r\n" +
+		"250 OK: message queued\r\n" +
+		"250 OK\r\n" +
+		"250 Flushed\r\n" +
+		"252 Try to send something. No promises though\r\n" +
+		"500 Error: command not recognized\r\n" +
+		"221 Bye\r\n"
+	if got := converse(s, in); got != want {
+		t.Errorf("replies:\n%s\nwant:\n%s", got, want)
+	}
+	reqs := s.im.journal.list()
+	if len(reqs) != 1 {
+		t.Fatalf("recorded %d messages, want 1", len(reqs))
+	}
+	r := reqs[0].(*config.Object)
+	if got := get(r, "text"); got != ".dot" {
+		t.Errorf("text = %q, want dot-stuffing undone", got)
+	}
+	if got := get(r, "envelopeFrom"); got != "a@b.c" {
+		t.Errorf("envelopeFrom = %v", got)
+	}
+}
+
+func TestSMTPRequest(t *testing.T) {
+	msg := "From: \"Sender Name\" <s@example.com>\r\nTo: \"Alice\" <a@example.com>, b@example.com\r\nTo: c@example.com\r\n" +
+		"Subject: =?UTF-8?B?SGVsbG8g8J+Mjg==?=\r\nReferences: <r1@x> r2@x\r\nIn-Reply-To: r1@x\r\n" +
+		"Content-Type: multipart/mixed; boundary=XX\r\n\r\n--XX\r\nContent-Type: text/plain\r\n\r\n  text  \r\n" +
+		"--XX\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\nContent-Id: <img1>\r\n\r\nAAE=\r\n--XX--\r\n"
+	got := string(config.MarshalJSON(smtpRequest("127.0.0.1", "e@x", []string{"r@x"}, []byte(msg)), 0))
+	want := `{"requestFrom":"127.0.0.1","ip":"127.0.0.1","envelopeFrom":"e@x","envelopeTo":["r@x"],` +
+		`"from":{"address":"s@example.com","name":"Sender Name"},` +
+		`"to":[{"address":"a@example.com","name":"Alice"},{"address":"c@example.com","name":""}],"cc":[],"bcc":[],` +
+		`"subject":"Hello 🌎","priority":"normal","references":["<r1@x>","<r2@x>"],"inReplyTo":"<r1@x>","text":"text","html":"",` +
+		`"attachments":[{"type":"attachment","content":{"type":"Buffer","data":[0,1]},"contentType":"image/png","partId":"2","release":null,` +
+		`"contentId":"<img1>","cid":"img1","headers":{},"checksum":"441077cc9e57554dd476bdfb8b8b8102","size":2}]}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// FuzzSMTPSession plays arbitrary byte streams as an SMTP client: the session must never
+// panic, whatever the commands and message.
+func FuzzSMTPSession(f *testing.F) {
+	f.Add([]byte("HELO x\r\nMAIL FROM:<a@b>\r\nRCPT TO:<c@d>\r\nDATA\r\nSubject: x\r\n\r\nhi\r\n.\r\nQUIT\r\n"))
+	f.Add([]byte("EHLO x\r\nMAIL FROM:<>\r\nRCPT TO:<c@d>\r\nDATA\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<p>\r\n--b--\r\n.\r\n"))
+	f.Add([]byte("\x00\xff\r\n\n\n.\r\n"))
+	s := newTestSMTP(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var out bytes.Buffer
+		ss := &smtpSession{srv: s, ip: "127.0.0.1", r: bufio.NewReader(bytes.NewReader(data)), w: bufio.NewWriter(&out)}
+		ss.run()
+		_ = smtpRequest("127.0.0.1", "", nil, data)
+		s.im.journal.clear()
+	})
+}

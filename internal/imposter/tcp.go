@@ -1,0 +1,594 @@
+package imposter
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"runtime/debug"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// tcpIdleTimeout is how long a tcp connection may stay silent before mockd closes it, and how
+// long a proxied origin may take to answer. Mountebank has no limit; a variable so tests can
+// shorten it.
+var tcpIdleTimeout = 2 * time.Minute
+
+// tcpReadSize is the most one read takes from a socket: node's 64 KiB, so that a packet is one
+// request as in Mountebank.
+const tcpReadSize = 64 << 10
+
+// randomFaultData is what Mountebank writes before closing for RANDOM_DATA_THEN_CLOSE.
+const randomFaultData = `Htijy%@tWXJ/hQ#[Q:7G@dH4"gu[QaX&`
+
+// tcpResponse is the tcp part of a compiled response.
+type tcpResponse struct {
+	data    []byte
+	hasData bool // data is truthy; otherwise the imposter's default data is sent
+	// badData is set when `data` is neither a string nor absent: node's Buffer.from fails, and
+	// Mountebank writes that error onto the socket.
+	badData bool
+	fault   string
+	proxy   *tcpProxy
+}
+
+// tcpProxy is a compiled tcp proxy response.
+type tcpProxy struct {
+	def        *config.Object // the proxy object as configured
+	to         string
+	addr       string // host:port; "" when to is not a tcp:// URL
+	toErr      *config.Error
+	mode       string
+	generators []*config.Object
+}
+
+// compileTCPResponse validates and compiles one response of a tcp imposter: `is` with `data`,
+// `proxy` to a tcp:// origin, or `fault`.
+func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Error) {
+	n := 0
+	for _, k := range responseKinds {
+		if v, ok := r.Get(k); ok && config.Truthy(v) {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
+	}
+	if b, ok := r.Get("behaviors"); ok {
+		if list, isList := b.([]any); isList && len(list) > 0 {
+			return nil, &config.Error{Code: config.CodeBadData, Message: "behaviors are not supported by this version of mockd", Source: r}
+		}
+	}
+	is := config.AsObject(get(r, "is"))
+	if is == nil {
+		is = &config.Object{}
+	}
+	out := &response{config: r, is: is, tcp: &tcpResponse{}}
+	switch {
+	case config.Truthy(get(r, "is")):
+		out.tcp.setData(get(is, "data"), im.encoding == "base64")
+	case config.Truthy(get(r, "proxy")):
+		p, err := compileTCPProxy(config.AsObject(get(r, "proxy")))
+		if err != nil {
+			return nil, err
+		}
+		out.tcp.proxy = p
+	case config.Truthy(get(r, "fault")):
+		out.tcp.fault = jsText(get(r, "fault"))
+	case config.Truthy(get(r, "inject")):
+		return nil, &config.Error{Code: config.CodeBadData, Message: "inject responses are not supported by this version of mockd", Source: r}
+	default:
+		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
+	}
+	return out, nil
+}
+
+// setData compiles a configured `data` value as Buffer.from(value, encoding) would.
+func (t *tcpResponse) setData(v config.Value, binary bool) {
+	if !config.Truthy(v) {
+		return
+	}
+	s, ok := v.(string)
+	if !ok {
+		t.badData = true
+		t.hasData = true
+		return
+	}
+	t.hasData = true
+	if binary {
+		t.data = decodeBase64Loose(s)
+	} else {
+		t.data = []byte(s)
+	}
+}
+
+func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
+	if p == nil {
+		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type"}
+	}
+	to, ok := get(p, "to").(string)
+	if !ok {
+		return nil, &config.Error{Code: config.CodeBadData, Message: "Missing to", Source: p}
+	}
+	out := &tcpProxy{def: p, to: to, mode: "proxyOnce"}
+	if m, ok := get(p, "mode").(string); ok && (m == "proxyAlways" || m == "proxyTransparent") {
+		out.mode = m
+	}
+	u, err := url.Parse(to)
+	switch {
+	case err != nil || u.Scheme == "":
+		return nil, &config.Error{Code: "ERR_INVALID_URL", Message: "Invalid URL", Source: to}
+	case u.Scheme != "tcp":
+		out.toErr = &config.Error{Code: "invalid proxy", Message: "Unable to proxy to any protocol other than tcp", Source: to}
+	default:
+		out.addr = u.Host
+	}
+	gens, _ := get(p, "predicateGenerators").([]any)
+	for _, g := range gens {
+		if o := config.AsObject(g); o != nil {
+			out.generators = append(out.generators, o)
+		}
+	}
+	return out, nil
+}
+
+// tcpServer serves a tcp imposter: one goroutine per connection, each packet a request unless
+// an end-of-request resolver says to wait for more.
+type tcpServer struct {
+	im          *Imposter
+	binary      bool
+	defaultData []byte
+	defaultBad  bool // defaultResponse has no usable data: Buffer.from(undefined) fails in Mountebank
+	// endOfRequest decides whether the bytes received so far make a whole request; nil means
+	// every packet is one (Mountebank's default).
+	endOfRequest func(data []byte) bool
+	maxRequest   int
+
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+func newTCPServer(im *Imposter) protocolServer {
+	s := &tcpServer{im: im, binary: im.encoding == "base64", conns: map[net.Conn]struct{}{}}
+	s.maxRequest = im.opts.MaxBodySize
+	if s.maxRequest <= 0 {
+		s.maxRequest = 64 << 20
+	}
+	if im.def.DefaultResponse == nil {
+		// Mountebank's default is {data: ''}: nothing is written.
+	} else if v, ok := im.def.DefaultResponse.Get("data"); ok {
+		var t tcpResponse
+		t.setData(v, s.binary)
+		s.defaultData = t.data
+		if _, isString := v.(string); !isString {
+			s.defaultBad = true
+		}
+	} else {
+		s.defaultBad = true
+	}
+	if eor := config.AsObject(get(im.def.Header, "endOfRequestResolver")); eor != nil && config.Truthy(get(eor, "inject")) {
+		im.log.Warn("endOfRequestResolver is not supported by this version of mockd; every packet is a request")
+	}
+	return s
+}
+
+func (s *tcpServer) serve(ln net.Listener) error {
+	s.mu.Lock()
+	s.ln = ln
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		_ = ln.Close()
+		return nil
+	}
+	var delay time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			// Out of file descriptors and the like: back off and keep serving.
+			if delay == 0 {
+				delay = 5 * time.Millisecond
+			} else if delay < time.Second {
+				delay *= 2
+			}
+			s.im.log.Warn("accept failed", "err", err)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			_ = conn.Close()
+			return nil
+		}
+		s.conns[conn] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.handle(conn)
+	}
+}
+
+// shutdown closes the listener and destroys every connection, as Mountebank does.
+func (s *tcpServer) shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	if s.ln != nil {
+		_ = s.ln.Close()
+	}
+	for c := range s.conns {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *tcpServer) handle(conn net.Conn) {
+	im := s.im
+	defer func() {
+		if p := recover(); p != nil {
+			im.log.Error("panic while serving a tcp connection", "panic", p, "stack", string(debug.Stack()))
+		}
+		_ = conn.Close()
+		s.mu.Lock()
+		delete(s.conns, conn)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+	buf := make([]byte, tcpReadSize)
+	var pending []byte
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(tcpIdleTimeout))
+		n, err := conn.Read(buf)
+		if n > 0 {
+			pending = append(pending, buf[:n]...)
+			if len(pending) > s.maxRequest {
+				im.log.Warn("tcp request too large; closing the connection", "client", conn.RemoteAddr().String(), "bytes", len(pending))
+				return
+			}
+			if s.endOfRequest == nil || s.endOfRequest(pending) {
+				payload := pending
+				pending = nil
+				if !s.respond(conn, payload) {
+					return
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// respond answers one request; it returns false when the connection must be dropped.
+func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
+	im := s.im
+	ip, from := request.NodeAddr(conn.RemoteAddr(), im.plainIPv4)
+	if im.opts.AllowIP != nil {
+		if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !im.opts.AllowIP(a.IP) {
+			if im.metrics != nil {
+				im.metrics.Blocked.Inc()
+			}
+			im.log.Warn("Blocking incoming connection from " + ip + ". Turn off --localOnly or add to --ipWhitelist to allow")
+			return false
+		}
+	}
+	req := request.Acquire()
+	defer request.Release(req)
+	req.TCP = true
+	req.IP, req.RequestFrom = ip, from
+	req.Data = s.encode(payload)
+
+	st, resp, recorded, cerr := im.resolve(req)
+	if cerr != nil {
+		s.writeError(conn, cerr.Render())
+		return true
+	}
+	var t0 time.Time
+	if im.metrics != nil {
+		t0 = time.Now()
+	}
+	keep := s.write(conn, req, st, resp)
+	if im.metrics != nil {
+		im.metrics.RespDuration.Observe(time.Since(t0).Seconds())
+	}
+	if st != nil && im.opts.Debug {
+		st.recordMatch(recorded, resp)
+	}
+	return keep
+}
+
+// write sends resp for req; it returns false when the connection must be dropped.
+func (s *tcpServer) write(conn net.Conn, req *request.Request, st *stub, resp *response) bool {
+	t := resp.tcp
+	if t == nil {
+		t = &tcpResponse{} // the default response
+	}
+	data, hasData, bad := t.data, t.hasData, t.badData
+	if t.proxy != nil {
+		out, errObj := s.proxy(req, st, t.proxy)
+		if errObj != nil {
+			s.writeError(conn, errObj)
+			return true
+		}
+		if out == nil {
+			return true // the origin closed without answering: Mountebank never answers either
+		}
+		data, hasData, bad = out, len(out) > 0, false
+	}
+	if !hasData {
+		data, bad = s.defaultData, s.defaultBad
+	}
+	if bad {
+		s.writeError(conn, config.NewObject("code", "ERR_INVALID_ARG_TYPE"))
+		return true
+	}
+	switch t.fault {
+	case "":
+	case "CONNECTION_RESET_BY_PEER":
+		// Mountebank destroys the socket: with the request read in full, the client sees the
+		// connection closed (FIN), not a reset (test/compat/scenarios/tcp-fault-reset.json).
+		return false
+	case "RANDOM_DATA_THEN_CLOSE":
+		_, _ = conn.Write([]byte(randomFaultData))
+		return false
+	default:
+		s.im.log.Error("Unexpected fault type [" + t.fault + "], expected either CONNECTION_RESET_BY_PEER or RANDOM_DATA_THEN_CLOSE")
+	}
+	if len(data) > 0 {
+		_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
+		if _, err := conn.Write(data); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// writeError writes Mountebank's {"errors":[error]} onto the socket, as its tcp server does
+// when resolving a response fails.
+func (s *tcpServer) writeError(conn net.Conn, e *config.Object) {
+	_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
+	_, _ = conn.Write(config.MarshalJSON(config.NewObject("errors", []any{e}), 0))
+}
+
+// encode renders request bytes as Mountebank does: base64 in binary mode, otherwise UTF-8 with
+// invalid bytes replaced by U+FFFD.
+func (s *tcpServer) encode(b []byte) string {
+	if s.binary {
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	return decodeUTF8(b)
+}
+
+// decodeUTF8 is node's buffer.toString('utf8'): each invalid sequence becomes U+FFFD.
+func decodeUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb bytes.Buffer
+	sb.Grow(len(b) + 8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n <= 1 {
+			sb.WriteRune(utf8.RuneError)
+			b = b[1:]
+			continue
+		}
+		sb.Write(b[:n])
+		b = b[n:]
+	}
+	return sb.String()
+}
+
+// proxy forwards req to the origin and returns its first answer (the bytes of the first read,
+// or as many as the end-of-request resolver wants), recording it as Mountebank's proxy modes
+// say. A nil answer without error means the origin closed without sending anything.
+func (s *tcpServer) proxy(req *request.Request, st *stub, p *tcpProxy) ([]byte, *config.Object) {
+	im := s.im
+	if p.toErr != nil {
+		return nil, p.toErr.Render()
+	}
+	start := time.Now()
+	payload := []byte(req.Data)
+	if s.binary {
+		payload = decodeBase64Loose(req.Data)
+	}
+	conn, err := net.DialTimeout("tcp", p.addr, tcpIdleTimeout)
+	if err != nil {
+		im.log.Error(fmt.Sprintf("Proxy %s transmission error X=> %v", p.addr, err))
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) {
+			return nil, config.NewObject("code", "invalid proxy", "message", "Cannot resolve "+quoteJS(p.to))
+		}
+		return nil, config.NewObject("code", "invalid proxy", "message", "Unable to connect to "+quoteJS(p.to))
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(tcpIdleTimeout))
+	if _, err := conn.Write(payload); err != nil {
+		return nil, nodeSocketError(err)
+	}
+	buf := make([]byte, tcpReadSize)
+	var got []byte
+	for {
+		n, err := conn.Read(buf)
+		if n > 0 {
+			got = append(got, buf[:n]...)
+			if s.endOfRequest == nil || s.endOfRequest(got) {
+				break
+			}
+		}
+		if err != nil {
+			if len(got) == 0 || isEOF(err) {
+				return nil, nil
+			}
+			return nil, nodeSocketError(err)
+		}
+	}
+	elapsed := time.Since(start)
+	if p.mode != "proxyTransparent" && st != nil {
+		s.recordProxy(req, st, p, s.encode(got), elapsed)
+	}
+	return got, nil
+}
+
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
+}
+
+// nodeSocketError renders a socket error the way JSON.stringify renders node's.
+func nodeSocketError(err error) *config.Object {
+	code := "ECONNRESET"
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		code = "ETIMEDOUT"
+	}
+	return config.NewObject("code", code, "message", err.Error())
+}
+
+func quoteJS(s string) string { return string(config.MarshalJSON(s, 0)) }
+
+// recordProxy saves the origin's answer as a new stub (proxyOnce: just before the proxy stub) or
+// a new response of the stub with the same generated predicates (proxyAlways), as Mountebank's
+// responseResolver does.
+func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, data string, elapsed time.Duration) {
+	im := s.im
+	preds := tcpPredicatesFor(req, p.generators)
+	is := config.NewObject("data", data, "_proxyResponseTime", float64(elapsed.Milliseconds()))
+	newResp := config.NewObject("is", is)
+	var extra []any
+	if config.Truthy(get(p.def, "addWaitBehavior")) && elapsed.Milliseconds() > 0 {
+		extra = append(extra, config.NewObject("wait", float64(elapsed.Milliseconds())))
+	}
+	if len(extra) > 0 {
+		newResp.Set("behaviors", extra)
+	}
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	old := im.tbl.Load().stubs
+	index := -1
+	for i, o := range old {
+		if o == st {
+			index = i
+			break
+		}
+	}
+	if index < 0 {
+		return // the proxy stub was removed meanwhile
+	}
+	if p.mode == "proxyAlways" {
+		want := string(config.MarshalJSON(preds, 0))
+		for i := index + 1; i < len(old); i++ {
+			have := get(old[i].def, "predicates")
+			if have == nil {
+				have = []any{}
+			}
+			if string(config.MarshalJSON(have, 0)) != want {
+				continue
+			}
+			def := config.Clone(old[i].def).(*config.Object)
+			list, _ := get(def, "responses").([]any)
+			def.Set("responses", append(list, newResp))
+			ns, err := im.newStub(def)
+			if err != nil {
+				im.log.Error("cannot record proxy response", "err", err)
+				return
+			}
+			stubs := append([]*stub(nil), old...)
+			stubs[i] = ns
+			if err := im.swap(stubs); err != nil {
+				im.log.Error("cannot record proxy response", "err", err)
+			}
+			return
+		}
+		index = len(old)
+	}
+	ns, err := im.newStub(config.NewObject("predicates", preds, "responses", []any{newResp}))
+	if err != nil {
+		im.log.Error("cannot record proxy response", "err", err)
+		return
+	}
+	stubs := make([]*stub, 0, len(old)+1)
+	stubs = append(stubs, old[:index]...)
+	stubs = append(stubs, ns)
+	stubs = append(stubs, old[index:]...)
+	if err := im.swap(stubs); err != nil {
+		im.log.Error("cannot record proxy response", "err", err)
+	}
+}
+
+// tcpPredicatesFor builds the predicates of a recorded proxy response from predicateGenerators,
+// as Mountebank's predicatesFor does for a tcp request {requestFrom, ip, data}. Injected
+// generators are not supported yet and add nothing.
+func tcpPredicatesFor(req *request.Request, gens []*config.Object) []any {
+	fields := config.NewObject("requestFrom", req.RequestFrom, "ip", req.IP, "data", req.Data)
+	preds := []any{}
+	for _, g := range gens {
+		if g.Has("inject") && config.Truthy(get(g, "inject")) {
+			continue
+		}
+		base := &config.Object{}
+		op, hasOp := g.Get("predicateOperator")
+		for _, m := range g.Members {
+			if m.Key != "matches" && m.Key != "predicateOperator" && m.Key != "ignore" {
+				base.Set(m.Key, config.Clone(m.Value))
+			}
+		}
+		matches := config.AsObject(get(g, "matches"))
+		if matches == nil {
+			continue
+		}
+		for _, m := range matches.Members {
+			pred := config.Clone(base).(*config.Object)
+			field, known := fields.Get(m.Key)
+			switch {
+			case m.Value == true && !hasOp:
+				de := &config.Object{}
+				if known {
+					de.Set(m.Key, field)
+				}
+				pred.Set("deepEquals", de)
+			case hasOp && op == "exists":
+				ex := &config.Object{}
+				for _, f := range fields.Members {
+					ex.Set(f.Key, m.Key != "")
+				}
+				pred.Set("exists", ex)
+			case hasOp:
+				pred.Set(jsText(op), config.Clone(fields))
+			default:
+				// buildEquals looks up the generator's keys inside a string field: nothing.
+				pred.Set("equals", config.NewObject(m.Key, &config.Object{}))
+			}
+			preds = append(preds, pred)
+		}
+	}
+	return preds
+}
