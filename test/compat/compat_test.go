@@ -208,11 +208,19 @@ func play(t *testing.T, file string, sc scenario, s *server) ([]exchange, []engi
 	exs := make([]exchange, len(sc.Steps))
 	ctxs := make([]engineCtx, len(sc.Steps))
 	for i, st := range sc.Steps {
-		addr, req, err := st.buildRequest(s.addr(), v)
-		if err != nil {
-			t.Fatalf("%s step %d: %v", file, i+1, err)
+		var ex exchange
+		switch {
+		case st.TCP != nil:
+			ex = st.TCP.exchange(v)
+		case st.SMTP != nil:
+			ex = st.SMTP.exchange(v)
+		default:
+			addr, req, err := st.buildRequest(s.addr(), v)
+			if err != nil {
+				t.Fatalf("%s step %d: %v", file, i+1, err)
+			}
+			ex = roundTrip(addr, req)
 		}
-		ex := roundTrip(addr, req)
 		exs[i] = ex
 		if s.engine == "mb" && st.ExpectStatus != 0 && ex.Status != st.ExpectStatus {
 			t.Errorf("%s step %d (%s): Mountebank answered %d %s, the scenario expects %d:\n%s",

@@ -31,6 +31,8 @@ type step struct {
 	Note  string     `json:"note,omitempty"`
 	Admin *adminStep `json:"admin,omitempty"`
 	HTTP  *httpStep  `json:"http,omitempty"`
+	TCP   *tcpStep   `json:"tcp,omitempty"`
+	SMTP  *smtpStep  `json:"smtp,omitempty"`
 
 	// Ignore lists paths into the compared answer (status, headers.<name>,
 	// body.<path>) that legitimately differ; "[*]" matches every element.
@@ -104,8 +106,8 @@ func loadScenario(file string) (scenario, error) {
 		return sc, fmt.Errorf("%s: no steps", file)
 	}
 	for i, st := range sc.Steps {
-		if (st.Admin == nil) == (st.HTTP == nil) {
-			return sc, fmt.Errorf("%s: step %d: exactly one of admin, http is required", file, i+1)
+		if st.kinds() != 1 {
+			return sc, fmt.Errorf("%s: step %d: exactly one of admin, http, tcp, smtp is required", file, i+1)
 		}
 		for _, p := range st.Ignore {
 			if _, err := parsePath(p); err != nil {
@@ -113,7 +115,7 @@ func loadScenario(file string) (scenario, error) {
 			}
 		}
 		var p int
-		if st.HTTP != nil && json.Unmarshal(st.HTTP.Port, &p) == nil && (p < imposterPortLow || p > imposterPortHigh) {
+		if port := st.imposterPort(); port != nil && json.Unmarshal(port, &p) == nil && (p < imposterPortLow || p > imposterPortHigh) {
 			return sc, fmt.Errorf("%s: step %d: imposter port %d outside %d-%d", file, i+1, p, imposterPortLow, imposterPortHigh)
 		}
 	}
@@ -153,9 +155,9 @@ func (sc scenario) ports() []int {
 				}
 			}
 		}
-		if st.HTTP != nil {
+		if port := st.imposterPort(); port != nil {
 			var n int
-			if json.Unmarshal(st.HTTP.Port, &n) == nil {
+			if json.Unmarshal(port, &n) == nil {
 				seen[n] = true
 			}
 		}
@@ -332,5 +334,35 @@ func (st step) describe() string {
 	if st.Admin != nil {
 		return fmt.Sprintf("admin %s %s", st.Admin.Method, st.Admin.Path)
 	}
+	switch {
+	case st.TCP != nil:
+		return fmt.Sprintf("tcp :%s", strings.Trim(string(st.TCP.Port), `"`))
+	case st.SMTP != nil:
+		return fmt.Sprintf("smtp :%s", strings.Trim(string(st.SMTP.Port), `"`))
+	}
 	return fmt.Sprintf("http %s :%s%s", st.HTTP.Method, strings.Trim(string(st.HTTP.Port), `"`), st.HTTP.Path)
+}
+
+// kinds counts the kinds of request a step names (exactly one is valid).
+func (st step) kinds() int {
+	n := 0
+	for _, set := range []bool{st.Admin != nil, st.HTTP != nil, st.TCP != nil, st.SMTP != nil} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// imposterPort is the port an imposter step talks to (nil for admin steps).
+func (st step) imposterPort() json.RawMessage {
+	switch {
+	case st.HTTP != nil:
+		return st.HTTP.Port
+	case st.TCP != nil:
+		return st.TCP.Port
+	case st.SMTP != nil:
+		return st.SMTP.Port
+	}
+	return nil
 }
