@@ -60,13 +60,25 @@ func (im *Imposter) scriptTimeout() time.Duration {
 
 // dynamic reports whether the response is built per request.
 func (r *response) dynamic() bool {
-	return r.kind != kindIs || r.behaviors != nil
+	return r.kind == kindInject || r.kind == kindFault || r.behaviors != nil
 }
 
 // produce builds a dynamic response for req: the `is` object or the inject function's result,
 // passed through the behaviors, then compiled like a configured response (defaultResponse filling
 // what it leaves out).
 func (im *Imposter) produce(ctx context.Context, req *request.Request, r *response) (*response, error) {
+	obj, err := im.buildObject(ctx, req, r)
+	if err != nil {
+		return nil, err
+	}
+	out := compileResponse(config.NewObject("is", obj), im.def.DefaultResponse, true)
+	out.config = r.config
+	return out, nil
+}
+
+// buildObject returns the response object of a dynamic response for req: a copy of the `is`
+// object or the inject function's result, passed through the behaviors.
+func (im *Imposter) buildObject(ctx context.Context, req *request.Request, r *response) (*config.Object, error) {
 	var obj *config.Object
 	if r.kind == kindInject {
 		if im.js == nil {
@@ -86,9 +98,7 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r *respon
 			return nil, err
 		}
 	}
-	out := compileResponse(config.NewObject("is", obj), im.def.DefaultResponse, true)
-	out.config = r.config
-	return out, nil
+	return obj, nil
 }
 
 // scriptErrorBody renders an error from a script, a behavior or a shell command as Mountebank does

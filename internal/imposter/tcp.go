@@ -63,11 +63,6 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Err
 	if n > 1 {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
 	}
-	if b, ok := r.Get("behaviors"); ok {
-		if list, isList := b.([]any); isList && len(list) > 0 {
-			return nil, &config.Error{Code: config.CodeBadData, Message: "behaviors are not supported by this version of mockd", Source: r}
-		}
-	}
 	is := config.AsObject(get(r, "is"))
 	if is == nil {
 		is = &config.Object{}
@@ -85,9 +80,21 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Err
 	case config.Truthy(get(r, "fault")):
 		out.tcp.fault = jsText(get(r, "fault"))
 	case config.Truthy(get(r, "inject")):
-		return nil, &config.Error{Code: config.CodeBadData, Message: "inject responses are not supported by this version of mockd", Source: r}
 	default:
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
+	}
+	if out.tcp.proxy == nil {
+		if err := im.prepareDynamic(r, out); err != nil {
+			var ce *config.Error
+			if errors.As(err, &ce) {
+				return nil, ce
+			}
+			var list config.Errors
+			if errors.As(err, &list) && len(list) > 0 {
+				return nil, list[0]
+			}
+			return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
+		}
 	}
 	return out, nil
 }
@@ -179,7 +186,19 @@ func newTCPServer(im *Imposter) protocolServer {
 		s.defaultBad = true
 	}
 	if eor := config.AsObject(get(im.def.Header, "endOfRequestResolver")); eor != nil && config.Truthy(get(eor, "inject")) {
-		im.log.Warn("endOfRequestResolver is not supported by this version of mockd; every packet is a request")
+		source := jsText(get(eor, "inject"))
+		if im.js == nil {
+			im.log.Warn("endOfRequestResolver needs --allowInjection; every packet is a request")
+		} else {
+			s.endOfRequest = func(data []byte) bool {
+				done, err := im.js.EndOfRequest(source, data, s.binary)
+				if err != nil {
+					im.log.Error("injection X=> " + err.Error())
+					return false
+				}
+				return done
+			}
+		}
 	}
 	return s
 }
@@ -331,6 +350,17 @@ func (s *tcpServer) write(conn net.Conn, req *request.Request, st *stub, resp *r
 	t := resp.tcp
 	if t == nil {
 		t = &tcpResponse{} // the default response
+	}
+	if resp.dynamic() && resp.kind != kindFault {
+		obj, err := s.im.buildObject(context.Background(), req, resp)
+		if err != nil {
+			s.im.log.Error("cannot build the response", "err", err)
+			_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
+			_, _ = conn.Write(config.MarshalJSON(scriptErrorBody(err), 0))
+			return true
+		}
+		t = &tcpResponse{}
+		t.setData(get(obj, "data"), s.binary)
 	}
 	data, hasData, bad := t.data, t.hasData, t.badData
 	if t.proxy != nil {

@@ -2,10 +2,12 @@ package script
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -299,4 +301,37 @@ func (r rejected) Error() string {
 		return "promise rejected"
 	}
 	return "promise rejected: " + r.reason.String()
+}
+
+// EndOfRequest runs a tcp imposter's endOfRequestResolver as Mountebank's tcp server does,
+// `(fn)(requestData, logger)`, and reports whether the data received so far is a whole request.
+// In text mode requestData is the UTF-8 text, in binary mode a Buffer. A failure is a
+// *config.Error with code "invalid injection"; Mountebank then treats the data as incomplete.
+func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.runtime()
+	rt.begin(s.e.timeout)
+	defer rt.end()
+	src := "(" + source + ")(requestData, logger)"
+	fn, err := s.function(rt, source)
+	if err != nil {
+		return false, injectionError("invalid end of request injection", src, err)
+	}
+	var arg goja.Value = rt.vm.ToValue(strings.ToValidUTF8(string(data), "\uFFFD"))
+	if binary {
+		from, ok := goja.AssertFunction(rt.vm.Get("Buffer").ToObject(rt.vm).Get("from"))
+		if !ok {
+			return false, errors.New("BUG: Buffer.from is missing from the script prelude")
+		}
+		arg, err = from(rt.vm.Get("Buffer"), rt.vm.ToValue(base64.StdEncoding.EncodeToString(data)), rt.vm.ToValue("base64"))
+		if err != nil {
+			return false, injectionError("invalid end of request injection", src, err)
+		}
+	}
+	v, err := fn(goja.Undefined(), arg, rt.logger)
+	if err != nil {
+		return false, injectionError("invalid end of request injection", src, err)
+	}
+	return v.ToBoolean(), nil
 }

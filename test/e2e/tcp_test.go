@@ -163,3 +163,33 @@ func TestSMTPReceivesMail(t *testing.T) {
 		t.Errorf("from = %v", got["from"])
 	}
 }
+
+// TestTCPScripts covers JavaScript on tcp imposters: an endOfRequestResolver that joins packets
+// until a newline, an inject response and a decorate behavior.
+func TestTCPScripts(t *testing.T) {
+	s := start(t, "--allowInjection")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"tcp","port":%d,"recordRequests":true,
+		"endOfRequestResolver":{"inject":"function (requestData) { return requestData.endsWith('\\n'); }"},
+		"stubs":[
+		{"predicates":[{"startsWith":{"data":"inject"}}],"responses":[{"inject":"function (config) { return { data: 'got ' + config.request.data.trim().length }; }"}]},
+		{"responses":[{"is":{"data":"plain"},"behaviors":[{"decorate":"function (config, response) { response.data = response.data.toUpperCase(); }"}]}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	c := dialTCP(t, port)
+	if _, err := c.Write([]byte("inj")); err != nil {
+		t.Fatal(err)
+	}
+	// "inj" alone is not a whole request: the answer comes only after the newline.
+	if got := ask(t, c, "ect me\n"); got != "got 9" {
+		t.Errorf("inject over two packets answered %q, want %q", got, "got 9")
+	}
+	if got := ask(t, c, "hello\n"); got != "PLAIN" {
+		t.Errorf("decorated response = %q, want %q", got, "PLAIN")
+	}
+	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+	if !strings.Contains(body, `"data": "inject me\n"`) {
+		t.Errorf("the joined request was not recorded as one:\n%s", body)
+	}
+}
