@@ -5,6 +5,8 @@ FUZZTIME  ?= 30s
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X github.com/mockd/mockd/internal/app.Version=$(VERSION)
 export CGO_ENABLED ?= 0
+# Every package but the black-box suites in test/.
+UNIT_PKGS  = $$($(GO) list ./... | grep -v '/test/')
 
 .PHONY: build run test test-short fuzz bench bench-e2e fmt vet lint tidy-check check-all clean
 
@@ -17,15 +19,15 @@ run: build
 # Unit tests (with the race detector), black-box tests against the built binary, and the
 # Mountebank comparison suite (installs Mountebank 2.9.1 from npm into test/compat/node_modules).
 test: vet
-	CGO_ENABLED=1 $(GO) test -race -count=1 ./internal/... ./pkg/... ./cmd/...
+	CGO_ENABLED=1 $(GO) test -race -count=1 $(UNIT_PKGS)
 	$(GO) test -count=1 ./test/...
 
 test-short:
-	$(GO) test -short -count=1 ./internal/... ./pkg/... ./cmd/...
+	$(GO) test -short -count=1 $(UNIT_PKGS)
 
 # Runs every fuzz target for FUZZTIME each.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./internal/... ./pkg/...); do \
+	@set -e; for pkg in $(UNIT_PKGS); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$target"; \
 	    $(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg; \
