@@ -330,13 +330,13 @@ func (a *API) logs(ctx *fasthttp.RequestCtx) *apiError {
 	}
 	start, end := 0, len(all)-1
 	if v := ctx.QueryArgs().Peek("startIndex"); v != nil {
-		if n, ok := parseIntPrefix(string(v)); ok {
-			start = n
+		if n, ok := config.ParseIntPrefix(string(v)); ok {
+			start = int(n)
 		}
 	}
 	if v := ctx.QueryArgs().Peek("endIndex"); v != nil {
-		if n, ok := parseIntPrefix(string(v)); ok {
-			end = n
+		if n, ok := config.ParseIntPrefix(string(v)); ok {
+			end = int(n)
 		}
 	}
 	sendFormatted(ctx, 200, config.NewObject("logs", jsSlice(all, start, end+1)))
@@ -363,21 +363,4 @@ func jsSlice(list []any, start, end int) []any {
 		return []any{}
 	}
 	return list[start:end]
-}
-
-func parseIntPrefix(s string) (int, bool) {
-	s = strings.TrimSpace(s)
-	end := 0
-	if end < len(s) && (s[end] == '-' || s[end] == '+') {
-		end++
-	}
-	d := end
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	if end == d {
-		return 0, false
-	}
-	n, err := strconv.Atoi(s[:end])
-	return n, err == nil
 }

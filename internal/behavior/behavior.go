@@ -7,8 +7,6 @@ import (
 	"context"
 	"log/slog"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
@@ -177,47 +175,16 @@ func (s *decorateStep) apply(ctx context.Context, a *applyState) error {
 
 // parseInt is JavaScript's parseInt(String(v)) for the values a wait can hold.
 func parseInt(v config.Value) (float64, bool) {
-	s := jsString(v)
-	s = strings.TrimLeft(s, " \t\n\r\v\f")
-	end := 0
-	if end < len(s) && (s[end] == '-' || s[end] == '+') {
-		end++
-	}
-	start := end
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	if end == start {
-		return 0, false
-	}
-	n, err := strconv.ParseFloat(s[:end], 64)
-	return n, err == nil
+	n, ok := config.ParseIntPrefix(jsString(v))
+	return float64(n), ok
 }
 
-// jsString renders v as JavaScript's String(v) does.
+// jsString renders v as JavaScript's String(v) does, undefined included.
 func jsString(v config.Value) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return t
-	case bool:
-		return strconv.FormatBool(t)
-	case float64:
-		return config.FormatNumber(t)
-	case []any:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			if e != nil {
-				parts[i] = jsString(e)
-			}
-		}
-		return strings.Join(parts, ",")
-	case undefinedValue:
+	if _, ok := v.(undefinedValue); ok {
 		return "undefined"
-	default:
-		return "[object Object]"
 	}
+	return config.JSString(v)
 }
 
 // undefinedValue stands for JavaScript's undefined where it matters (a regex group that did not

@@ -131,7 +131,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 		}
 		imp.Protocol = p
 	default:
-		add("protocol", "the %s protocol is not yet supported", jsString(p))
+		add("protocol", "the %s protocol is not yet supported", JSString(p))
 	}
 	if opts.Strict {
 		errs = append(errs, unknownKeys(obj, opts.Path, imposterKeys)...)
@@ -140,7 +140,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 		return nil, errs
 	}
 
-	imp.Name = jsString(mustGet(obj, "name"))
+	imp.Name = JSString(mustGet(obj, "name"))
 	if !obj.Has("name") || mustGet(obj, "name") == nil {
 		imp.Name = ""
 	}
@@ -242,16 +242,16 @@ func validRepeat(v Value) bool {
 	case float64:
 		return t > 0
 	case string:
-		n, ok := parseIntPrefix(t)
+		n, ok := ParseIntPrefix(t)
 		return !ok || n > 0 // parseInt gives NaN for non-numbers, and NaN <= 0 is false
 	default:
 		return false
 	}
 }
 
-// parseIntPrefix parses a leading integer as JavaScript's parseInt does.
-func parseIntPrefix(s string) (int64, bool) {
-	s = strings.TrimLeft(s, " \t\n\r")
+// ParseIntPrefix parses a leading integer as JavaScript's parseInt does; ok is false for NaN.
+func ParseIntPrefix(s string) (int64, bool) {
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
 	end := 0
 	if end < len(s) && (s[end] == '-' || s[end] == '+') {
 		end++
@@ -275,7 +275,7 @@ func Repeat(response *Object) int {
 			return int(t)
 		}
 	case string:
-		if n, ok := parseIntPrefix(t); ok && n >= 1 && n < math.MaxInt32 {
+		if n, ok := ParseIntPrefix(t); ok && n >= 1 && n < math.MaxInt32 {
 			return int(n)
 		}
 	}
@@ -310,8 +310,8 @@ func mustGet(o *Object, key string) Value {
 	return v
 }
 
-// jsString renders v as JavaScript's String(v).
-func jsString(v Value) string {
+// JSString renders v as JavaScript's String(v).
+func JSString(v Value) string {
 	switch t := v.(type) {
 	case nil:
 		return "null"
@@ -325,7 +325,7 @@ func jsString(v Value) string {
 		parts := make([]string, len(t))
 		for i, e := range t {
 			if e != nil {
-				parts[i] = jsString(e)
+				parts[i] = JSString(e)
 			}
 		}
 		return strings.Join(parts, ",")

@@ -17,7 +17,7 @@ func upcastTCPProxy(imposter *Object) {
 			}
 			host, port := mustGet(to, "host"), mustGet(to, "port")
 			if Truthy(host) && Truthy(port) {
-				proxy.Set("to", "tcp://"+jsString(host)+":"+jsString(port))
+				proxy.Set("to", "tcp://"+JSString(host)+":"+JSString(port))
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package imposter
 
 import (
-	"encoding/base64"
 	"fmt"
 	"math"
 	"strconv"
@@ -168,56 +167,7 @@ func statusCode(v config.Value) (int, error) {
 }
 
 // jsText renders a JSON value as JavaScript's String(value).
-func jsText(v config.Value) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return t
-	case bool:
-		return strconv.FormatBool(t)
-	case float64:
-		return config.FormatNumber(t)
-	case []any:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			if e != nil {
-				parts[i] = jsText(e)
-			}
-		}
-		return strings.Join(parts, ",")
-	default:
-		return "[object Object]"
-	}
-}
+var jsText = config.JSString
 
-// decodeBase64Loose decodes base64 after dropping every character outside the alphabet, as
-// Mountebank does, and tolerates missing padding as node's Buffer.from(text, 'base64') does.
-func decodeBase64Loose(s string) []byte {
-	clean := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
-			clean = append(clean, c)
-		}
-	}
-	// Node stops at the first '='; everything after it is ignored.
-	if i := strings.IndexByte(s, '='); i >= 0 {
-		head := make([]byte, 0, i)
-		for j := 0; j < i; j++ {
-			c := s[j]
-			if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' {
-				head = append(head, c)
-			}
-		}
-		clean = head
-	}
-	if len(clean)%4 == 1 {
-		clean = clean[:len(clean)-1]
-	}
-	out, err := base64.RawStdEncoding.DecodeString(string(clean))
-	if err != nil {
-		return nil
-	}
-	return out
-}
+// decodeBase64Loose decodes base64 as node's Buffer.from(text, 'base64') does.
+var decodeBase64Loose = config.DecodeBase64

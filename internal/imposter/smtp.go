@@ -3,7 +3,6 @@ package imposter
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
@@ -15,9 +14,7 @@ import (
 	"net/mail"
 	"net/textproto"
 	"os"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
@@ -34,11 +31,7 @@ type smtpServer struct {
 	hostname string
 	maxSize  int
 
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	connServer
 }
 
 func newSMTPServer(im *Imposter) protocolServer {
@@ -46,89 +39,15 @@ func newSMTPServer(im *Imposter) protocolServer {
 	if err != nil || host == "" {
 		host = "localhost"
 	}
-	s := &smtpServer{im: im, hostname: host, conns: map[net.Conn]struct{}{}, maxSize: im.opts.MaxBodySize}
+	s := &smtpServer{im: im, hostname: host, maxSize: im.opts.MaxBodySize}
+	s.connServer = connServer{log: im.log, handle: s.handle}
 	if s.maxSize <= 0 {
 		s.maxSize = 64 << 20
 	}
 	return s
 }
 
-func (s *smtpServer) serve(ln net.Listener) error {
-	s.mu.Lock()
-	s.ln = ln
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		_ = ln.Close()
-		return nil
-	}
-	var delay time.Duration
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			if delay == 0 {
-				delay = 5 * time.Millisecond
-			} else if delay < time.Second {
-				delay *= 2
-			}
-			s.im.log.Warn("accept failed", "err", err)
-			time.Sleep(delay)
-			continue
-		}
-		delay = 0
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			_ = conn.Close()
-			return nil
-		}
-		s.conns[conn] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.handle(conn)
-	}
-}
-
-func (s *smtpServer) shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	if s.ln != nil {
-		_ = s.ln.Close()
-	}
-	for c := range s.conns {
-		_ = c.Close()
-	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 func (s *smtpServer) handle(conn net.Conn) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.im.log.Error("panic while serving an smtp connection", "panic", p, "stack", string(debug.Stack()))
-		}
-		_ = conn.Close()
-		s.mu.Lock()
-		delete(s.conns, conn)
-		s.mu.Unlock()
-		s.wg.Done()
-	}()
 	ip, _ := request.NodeAddr(conn.RemoteAddr(), true)
 	if s.im.opts.AllowIP != nil {
 		if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !s.im.opts.AllowIP(a.IP) {

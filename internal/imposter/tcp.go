@@ -9,8 +9,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"runtime/debug"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -160,15 +158,12 @@ type tcpServer struct {
 	endOfRequest func(data []byte) bool
 	maxRequest   int
 
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	connServer
 }
 
 func newTCPServer(im *Imposter) protocolServer {
-	s := &tcpServer{im: im, binary: im.encoding == "base64", conns: map[net.Conn]struct{}{}}
+	s := &tcpServer{im: im, binary: im.encoding == "base64"}
+	s.connServer = connServer{log: im.log, handle: s.handle}
 	s.maxRequest = im.opts.MaxBodySize
 	if s.maxRequest <= 0 {
 		s.maxRequest = 64 << 20
@@ -203,85 +198,8 @@ func newTCPServer(im *Imposter) protocolServer {
 	return s
 }
 
-func (s *tcpServer) serve(ln net.Listener) error {
-	s.mu.Lock()
-	s.ln = ln
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		_ = ln.Close()
-		return nil
-	}
-	var delay time.Duration
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			// Out of file descriptors and the like: back off and keep serving.
-			if delay == 0 {
-				delay = 5 * time.Millisecond
-			} else if delay < time.Second {
-				delay *= 2
-			}
-			s.im.log.Warn("accept failed", "err", err)
-			time.Sleep(delay)
-			continue
-		}
-		delay = 0
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			_ = conn.Close()
-			return nil
-		}
-		s.conns[conn] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.handle(conn)
-	}
-}
-
-// shutdown closes the listener and destroys every connection, as Mountebank does.
-func (s *tcpServer) shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	if s.ln != nil {
-		_ = s.ln.Close()
-	}
-	for c := range s.conns {
-		_ = c.Close()
-	}
-	s.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		s.wg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 func (s *tcpServer) handle(conn net.Conn) {
 	im := s.im
-	defer func() {
-		if p := recover(); p != nil {
-			im.log.Error("panic while serving a tcp connection", "panic", p, "stack", string(debug.Stack()))
-		}
-		_ = conn.Close()
-		s.mu.Lock()
-		delete(s.conns, conn)
-		s.mu.Unlock()
-		s.wg.Done()
-	}()
 	buf := make([]byte, tcpReadSize)
 	var pending []byte
 	for {

@@ -187,7 +187,7 @@ func FuzzTCPSplitter(f *testing.F) {
 		s.wg.Add(1)
 		done := make(chan struct{})
 		go func() {
-			s.handle(server)
+			s.run(server) // serves and closes the connection, as for an accepted one
 			close(done)
 		}()
 		go io.Copy(io.Discard, client) //nolint:errcheck // drains answers until the pipe closes

@@ -422,7 +422,7 @@ func encodeString(s, enc string) ([]byte, bool) {
 	case "utf8", "utf-8":
 		return []byte(s), true
 	case "base64", "base64url":
-		return decodeBase64(s), true
+		return config.DecodeBase64(s), true
 	case "hex":
 		n := len(s) / 2 * 2
 		out := make([]byte, 0, n/2)
@@ -454,32 +454,6 @@ func encodeString(s, enc string) ([]byte, bool) {
 		return out, true
 	}
 	return nil, false
-}
-
-// decodeBase64 decodes standard or URL-safe base64 leniently, as Node does.
-func decodeBase64(s string) []byte {
-	clean := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
-			clean = append(clean, c)
-		case c == '-':
-			clean = append(clean, '+')
-		case c == '_':
-			clean = append(clean, '/')
-		case c == '=':
-			i = len(s)
-		}
-	}
-	if len(clean)%4 == 1 {
-		clean = clean[:len(clean)-1]
-	}
-	out, err := base64.RawStdEncoding.DecodeString(string(clean))
-	if err != nil {
-		return nil
-	}
-	return out
 }
 
 // decodeBytes converts b to a string in one of Node's Buffer encodings.
