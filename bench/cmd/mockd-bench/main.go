@@ -1,0 +1,589 @@
+// Command mockd-bench runs the same Mountebank imposters in mockd, Mountebank, Rift and a bare
+// fasthttp server, one engine at a time, pinned to one core with the load generator on another,
+// and writes a Markdown report and a CSV of throughput, latency, memory and ratios.
+//
+// Usage (from bench/): go run ./cmd/mockd-bench [--quick] [--engines mockd,mountebank,rift,ceiling]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	quick          bool
+	engines        []string
+	scenarios      string
+	duration       time.Duration
+	warmup         time.Duration
+	runs           int
+	connections    int
+	timeout        time.Duration
+	out            string
+	loadgen        string
+	engineCPU      string
+	loadCPU        string
+	mockdPath      string
+	mbPath         string
+	riftPath       string
+	riftVersion    string
+	installTimeout time.Duration
+	perf           bool
+}
+
+// harness holds one invocation's state.
+type harness struct {
+	ctx      context.Context
+	opts     options
+	root     string // the main module
+	benchDir string
+	peers    string // bench/.peers: built and installed engines
+	runDir   string // this run's logs, scripts and imposter files
+	stamp    string
+	results  []*result
+	engines  []*engine
+	skipped  map[string]string // engine -> why it is unavailable
+	closes   map[string]bool   // engines that answered with Connection: close
+	ports    map[int]bool
+	cmdline  string
+}
+
+// result is one scenario on one engine. Status is "ok", "invalid" (errors or wrong answers),
+// "unavailable" (the engine refused the imposter) or "n/a".
+type result struct {
+	Scenario   string
+	Engine     string
+	Status     string
+	Note       string
+	RPS        float64
+	P50MS      float64
+	P99MS      float64
+	Requests   int64
+	Errors     int64
+	RSSLoaded  int64   // KiB after the imposter was loaded, before traffic
+	RSSEnd     int64   // KiB after the last run
+	CPUPct     float64 // the engine's CPU use during the median run, % of one core
+	LoadCPUPct float64 // the load generator's, likewise
+	Runs       []*loadResult
+}
+
+func (h *harness) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "loadgen" {
+		if err := loadgenMain(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "mockd-bench:", err)
+		cancel()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	var o options
+	fs := flag.NewFlagSet("mockd-bench", flag.ContinueOnError)
+	fs.BoolVar(&o.quick, "quick", false, "run the ~2-minute subset (1 run of 2 s per scenario)")
+	engines := fs.String("engines", "mockd,mountebank,rift,ceiling", "comma-separated engines to run")
+	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names or name prefixes (default: all, or the quick subset)")
+	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 5s, 3s with --quick)")
+	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each scenario (default 2s, 1s with --quick)")
+	fs.IntVar(&o.runs, "runs", 0, "measured runs per scenario; the median by RPS is reported (default 3, 1 with --quick)")
+	fs.IntVar(&o.connections, "connections", 50, "keep-alive connections (a scenario may set its own)")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout; a slower answer is an error")
+	fs.StringVar(&o.out, "out", "", "directory for the report and CSV (default bench/results)")
+	fs.StringVar(&o.loadgen, "loadgen", "go", "load generator: go (this binary's own, checks every answer) or wrk")
+	fs.StringVar(&o.engineCPU, "engine-cpu", "1", "CPU list the engine is pinned to (taskset -c); empty disables pinning")
+	fs.StringVar(&o.loadCPU, "load-cpu", "0", "CPU list the load generator is pinned to")
+	fs.StringVar(&o.mockdPath, "mockd", "", "path to a mockd executable to use instead of building ./cmd/mockd")
+	fs.StringVar(&o.mbPath, "mb", "", "path to an mb 2.9.1 executable to use instead of installing one")
+	fs.StringVar(&o.riftPath, "rift", "", "path to a rift executable to use instead of building one")
+	fs.StringVar(&o.riftVersion, "rift-version", "", "rift-http-proxy version to cargo install (default: newest this Rust builds)")
+	fs.BoolVar(&o.perf, "perf", false, "record a CPU profile of mockd (perf record -g) during each scenario's first run; writes perf-*.txt to the run directory")
+	fs.DurationVar(&o.installTimeout, "install-timeout", 60*time.Minute, "how long building Rift may take")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	o.engines = splitList(*engines)
+	for _, p := range []*string{&o.mockdPath, &o.mbPath, &o.riftPath} {
+		if *p != "" && strings.ContainsRune(*p, os.PathSeparator) {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return err
+			}
+			*p = abs
+		}
+	}
+	if o.duration == 0 {
+		o.duration = pick(o.quick, 2*time.Second, 5*time.Second)
+	}
+	if o.warmup < 0 {
+		o.warmup = pick(o.quick, time.Second, 2*time.Second)
+	}
+	if o.runs == 0 {
+		o.runs = pick(o.quick, 1, 3)
+	}
+	if o.loadgen != "wrk" && o.loadgen != "go" {
+		return fmt.Errorf("--loadgen %q: want wrk or go", o.loadgen)
+	}
+
+	h := &harness{ctx: ctx, opts: o, skipped: map[string]string{}, closes: map[string]bool{}, ports: map[int]bool{}}
+	h.cmdline = "mockd-bench " + strings.Join(args, " ")
+	var err error
+	if h.root, err = findRoot(); err != nil {
+		return err
+	}
+	h.benchDir = filepath.Join(h.root, "bench")
+	h.peers = filepath.Join(h.benchDir, ".peers")
+	if o.out == "" {
+		o.out = filepath.Join(h.benchDir, "results")
+	}
+	if o.out, err = filepath.Abs(o.out); err != nil {
+		return err
+	}
+	h.opts.out = o.out
+	h.stamp = time.Now().UTC().Format("20060102-150405")
+	h.runDir = filepath.Join(o.out, h.stamp)
+	for _, d := range []string{h.peers, h.runDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := h.checkPinning(); err != nil {
+		return err
+	}
+	if o.loadgen == "wrk" {
+		if _, err := exec.LookPath("wrk"); err != nil {
+			return errors.New("wrk is not installed (apt-get install -y wrk), or use --loadgen go")
+		}
+	}
+
+	scens, err := selectScenarios(allScenarios(), o.quick, o.scenarios)
+	if err != nil {
+		return err
+	}
+	known := newEngines()
+	for _, name := range o.engines {
+		e, ok := known[name]
+		if !ok {
+			return fmt.Errorf("--engines: unknown engine %q (want mockd, mountebank, rift, ceiling)", name)
+		}
+		h.engines = append(h.engines, e)
+	}
+	h.logf("%d scenarios x %d engines; %d run(s) of %s after %s warm-up; %d connections; generator %s; run dir %s",
+		len(scens), len(h.engines), o.runs, o.duration, o.warmup, o.connections, o.loadgen, h.runDir)
+
+	var ready []*engine
+	for _, e := range h.engines {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := e.prepare(h, e); err != nil {
+			h.skipped[e.name] = err.Error()
+			h.logf("%s unavailable: %v", e.name, err)
+			continue
+		}
+		h.logf("%s: %s (%s)", e.name, e.version, e.bin)
+		ready = append(ready, e)
+	}
+	// Scenario by scenario, each engine alone in turn: the engines of one scenario are
+	// measured minutes apart at most, so a change in the machine's background load shifts
+	// them together and their ratios stay comparable.
+	client := &http.Client{Timeout: 5 * time.Minute}
+	for _, s := range scens {
+		for _, e := range ready {
+			if ctx.Err() != nil {
+				break
+			}
+			if e.ceiling {
+				h.runCeiling(e, s)
+			} else {
+				h.runEngine(e, s, client)
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		h.logf("interrupted; writing what was measured")
+	}
+	mdPath, csvPath, err := h.writeReport(scens)
+	if err != nil {
+		return err
+	}
+	h.logf("report: %s", mdPath)
+	h.logf("csv:    %s", csvPath)
+	return nil
+}
+
+func pick[T any](quick bool, q, full T) T {
+	if quick {
+		return q
+	}
+	return full
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// selectScenarios is the quick subset, the full set, or the named scenarios (a name that is not
+// a scenario's selects every scenario it prefixes).
+func selectScenarios(all []*scenario, quick bool, names string) ([]*scenario, error) {
+	var out []*scenario
+	if names == "" {
+		for _, s := range all {
+			if !quick || s.Quick {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	}
+	for _, n := range splitList(names) {
+		var exact, prefixed []*scenario
+		for _, s := range all {
+			if s.Name == n {
+				exact = append(exact, s)
+			} else if strings.HasPrefix(s.Name, n) {
+				prefixed = append(prefixed, s)
+			}
+		}
+		switch {
+		case len(exact) > 0:
+			out = append(out, exact...)
+		case len(prefixed) > 0:
+			out = append(out, prefixed...)
+		default:
+			return nil, fmt.Errorf("--scenarios: no scenario named %q", n)
+		}
+	}
+	return out, nil
+}
+
+// findRoot walks up from the working directory to the main module (github.com/mockd/mockd).
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("module github.com/mockd/mockd\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("cannot find the mockd repository (go.mod of github.com/mockd/mockd) above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// checkPinning turns pinning off, with a note, when taskset is missing or there are fewer than
+// two CPUs.
+func (h *harness) checkPinning() error {
+	if h.opts.engineCPU == "" || h.opts.loadCPU == "" {
+		h.opts.engineCPU, h.opts.loadCPU = "", ""
+		return nil
+	}
+	if _, err := exec.LookPath("taskset"); err != nil || runtime.NumCPU() < 2 {
+		h.logf("pinning disabled: need taskset and 2 CPUs (have %d)", runtime.NumCPU())
+		h.opts.engineCPU, h.opts.loadCPU = "", ""
+	}
+	return nil
+}
+
+func (h *harness) port(lo, hi int) (int, error) {
+	p, err := freePort(lo, hi, h.ports)
+	if err == nil {
+		h.ports[p] = true
+	}
+	return p, err
+}
+
+// startEngine starts e with its admin API on a free port in 33000-33999 and waits for it.
+func (h *harness) startEngine(e *engine) (*proc, int, error) {
+	port, err := h.port(33000, 33989)
+	if err != nil {
+		return nil, 0, err
+	}
+	h.ports[port+1] = true // Rift's metrics listener
+	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, e.name+".log"), h.runDir, e.bin, e.args(h, port)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := waitHTTP(p, fmt.Sprintf("http://127.0.0.1:%d/imposters", port), 120*time.Second); err != nil {
+		p.stop()
+		return nil, 0, fmt.Errorf("%s did not start: %w", e.name, err)
+	}
+	return p, port, nil
+}
+
+// runEngine measures one scenario on a fresh process of e, which runs alone: each scenario's
+// memory is that of its imposter alone, and no scenario inherits another's heap, caches or JIT
+// state.
+func (h *harness) runEngine(e *engine, s *scenario, client *http.Client) {
+	r := &result{Scenario: s.Name, Engine: e.name}
+	h.results = append(h.results, r)
+	p, admin, err := h.startEngine(e)
+	if err != nil {
+		r.Status, r.Note = "invalid", err.Error()
+		h.logf("%v", err)
+		return
+	}
+	defer p.stop()
+	h.runScenario(r, s, p, admin, client)
+}
+
+func (h *harness) runScenario(r *result, s *scenario, p *proc, admin int, client *http.Client) {
+	impPort, err := h.port(48000, 48998)
+	if err != nil {
+		r.Status, r.Note = "invalid", err.Error()
+		return
+	}
+	doc, _ := json.Marshal(imposterDoc(s, impPort))
+	_ = os.WriteFile(filepath.Join(h.runDir, "imposter-"+s.Name+".json"), doc, 0o644)
+	t0 := time.Now()
+	code, body, err := post(client, fmt.Sprintf("http://127.0.0.1:%d/imposters", admin), doc)
+	if err != nil || code != 201 {
+		r.Status = "invalid"
+		if err == nil && code >= 400 && code < 500 && s.Injection {
+			r.Status = "unavailable"
+		}
+		r.Note = fmt.Sprintf("imposter refused: %d %s", code, truncate(body, 160))
+		if err != nil {
+			r.Note = "POST /imposters: " + err.Error()
+		}
+		h.logf("%s/%s: %s", r.Engine, s.Name, r.Note)
+		return
+	}
+	loadTime := time.Since(t0)
+	addr := fmt.Sprintf("127.0.0.1:%d", impPort)
+	if s.Admin {
+		addr = fmt.Sprintf("127.0.0.1:%d", admin)
+	}
+	time.Sleep(200 * time.Millisecond) // let a garbage-collected runtime settle before reading RSS
+	r.RSSLoaded = rssKB(p.pid())
+	h.measure(r, s, addr, impPort, p.pid())
+	r.RSSEnd = rssKB(p.pid())
+	if !p.alive() {
+		r.Status, r.Note = "invalid", strings.TrimSpace(r.Note+" engine exited during the scenario")
+	}
+	h.logf("%s/%s: %s rps=%.0f p50=%.2fms p99=%.2fms errors=%d rss=%d/%d KiB (loaded in %s) %s",
+		r.Engine, s.Name, r.Status, r.RPS, r.P50MS, r.P99MS, r.Errors, r.RSSLoaded, r.RSSEnd, loadTime.Round(time.Millisecond), r.Note)
+}
+
+// runCeiling measures the bare fasthttp server, started per scenario with the scenario's
+// expected answer as its constant response.
+func (h *harness) runCeiling(e *engine, s *scenario) {
+	r := &result{Scenario: s.Name, Engine: e.name}
+	h.results = append(h.results, r)
+	if s.Admin || s.Want.Contains != "" {
+		r.Status, r.Note = "n/a", "no admin API"
+		return
+	}
+	port, err := h.port(48000, 48998)
+	if err != nil {
+		r.Status, r.Note = "invalid", err.Error()
+		return
+	}
+	bodyFile := filepath.Join(h.runDir, "ceiling-"+s.Name+".body")
+	_ = os.WriteFile(bodyFile, []byte(s.Want.Body), 0o644)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, "ceiling.log"), h.runDir, e.bin,
+		"-addr", addr, "-status", strconv.Itoa(s.Want.Status), "-body-file", bodyFile, "-content-type", "application/json")
+	if err != nil {
+		r.Status, r.Note = "invalid", err.Error()
+		return
+	}
+	if err := waitHTTP(p, "http://"+addr+"/", 10*time.Second); err != nil {
+		p.stop()
+		r.Status, r.Note = "invalid", err.Error()
+		return
+	}
+	r.RSSLoaded = rssKB(p.pid())
+	h.measure(r, s, addr, port, p.pid())
+	r.RSSEnd = rssKB(p.pid())
+	p.stop()
+	h.logf("%s/%s: %s rps=%.0f p50=%.2fms p99=%.2fms errors=%d %s", e.name, s.Name, r.Status, r.RPS, r.P50MS, r.P99MS, r.Errors, r.Note)
+}
+
+// measure checks the scenario's answer once, then warms up and runs the load.
+func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid int) {
+	req := s.Req
+	req.Path = strings.ReplaceAll(req.Path, "{port}", strconv.Itoa(impPort))
+	want := s.Want
+	want.Contains = strings.ReplaceAll(want.Contains, "{port}", strconv.Itoa(impPort))
+	c, err := checkOnce(addr, req, want)
+	if err != nil {
+		r.Status, r.Note = "invalid", "check: "+err.Error()
+		return
+	}
+	if !c.OK {
+		r.Status = "invalid"
+		r.Note = fmt.Sprintf("wrong answer: got %d %q, want %d %q", c.Status, truncate(c.Body, 80), want.Status, truncate(want.Body+want.Contains, 80))
+		return
+	}
+	conns := s.Connections
+	if conns == 0 {
+		conns = h.opts.connections
+	}
+	spec := loadSpec{Addr: addr, Req: req, Want: want, Connections: conns, Timeout: h.opts.timeout, CPU: h.opts.loadCPU, WireSize: c.WireSize}
+	if want.Contains != "" {
+		spec.WireSize = 0 // admin answers may vary in size
+	}
+	name := r.Engine + "-" + s.Name
+	var script string
+	if h.opts.loadgen == "wrk" {
+		if script, err = wrkScript(h.runDir, name, req); err != nil {
+			r.Status, r.Note = "invalid", err.Error()
+			return
+		}
+	}
+	one := func(d time.Duration) (*loadResult, error) {
+		spec.Duration = d
+		var lr *loadResult
+		var err error
+		if h.opts.loadgen == "wrk" {
+			lr, err = runWrk(h.ctx, spec, script)
+		} else {
+			lr, err = runGoGen(h.ctx, spec, h.runDir, name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		// The generator cuts requests still in flight at the end; a slow engine is still
+		// working through them. One more checked request waits until it is idle again, so
+		// the next run does not start behind a backlog, and checks the answer after the load.
+		after, err := checkOnce(addr, req, want)
+		if err != nil {
+			return nil, fmt.Errorf("check after the load: %w", err)
+		}
+		if !after.OK {
+			lr.WrongAnswers++
+		}
+		return lr, nil
+	}
+	if h.opts.warmup > 0 {
+		if _, err := one(h.opts.warmup); err != nil {
+			r.Status, r.Note = "invalid", "warm-up: "+err.Error()
+			return
+		}
+	}
+	for i := range h.opts.runs {
+		if h.ctx.Err() != nil {
+			break
+		}
+		if i == 0 && h.opts.perf && r.Engine == "mockd" {
+			stopPerf := h.startPerf(name, pid)
+			defer stopPerf()
+		}
+		ticks0, t0 := cpuTicks(pid), time.Now()
+		lr, err := one(h.opts.duration)
+		if err != nil {
+			r.Status, r.Note = "invalid", err.Error()
+			return
+		}
+		// Includes the check after the run, which is short next to the run.
+		lr.EngineCPU = 100 * float64(cpuTicks(pid)-ticks0) / clockTicks / time.Since(t0).Seconds()
+		r.Runs = append(r.Runs, lr)
+		r.Errors += lr.errors()
+		r.Requests += lr.Requests
+	}
+	if len(r.Runs) == 0 {
+		r.Status, r.Note = "invalid", "interrupted"
+		return
+	}
+	m := median(r.Runs)
+	r.RPS, r.P50MS, r.P99MS, r.CPUPct, r.LoadCPUPct = m.rps(), m.P50US/1000, m.P99US/1000, m.EngineCPU, m.LoadCPU
+	r.Status = "ok"
+	if r.Requests == 0 && r.Errors == 0 {
+		r.Status = "too slow"
+		r.Note = fmt.Sprintf("no answer completed within a %s run; the check alone took %s", h.opts.duration, c.Took.Round(time.Millisecond))
+	} else if r.Errors > 0 {
+		r.Status = "invalid"
+		var parts []string
+		for _, lr := range r.Runs {
+			parts = append(parts, fmt.Sprintf("connect=%d read=%d write=%d status=%d timeout=%d wrong=%d",
+				lr.ConnectErr, lr.ReadErr, lr.WriteErr, lr.StatusErr, lr.TimeoutErr, lr.WrongAnswers))
+		}
+		r.Note = "errors: " + strings.Join(parts, "; ")
+	}
+	if c.Close {
+		h.closes[r.Engine] = true
+	}
+}
+
+func post(c *http.Client, url string, body []byte) (int, string, error) {
+	resp, err := c.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.String(), nil
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// startPerf samples pid's stacks with perf until the returned function is called, which writes
+// perf's report (hottest symbols, self time) beside the run's logs.
+func (h *harness) startPerf(name string, pid int) func() {
+	if _, err := exec.LookPath("perf"); err != nil {
+		h.logf("--perf: perf is not installed")
+		return func() {}
+	}
+	data := filepath.Join(h.runDir, "perf-"+name+".data")
+	// perf -p follows only the threads that exist when it attaches, and the Go runtime starts
+	// threads as it needs them; with pinning, sampling the engine's CPU sees every thread.
+	target := []string{"-p", strconv.Itoa(pid)}
+	if h.opts.engineCPU != "" {
+		target = []string{"-a", "-C", h.opts.engineCPU}
+	}
+	cmd := exec.Command("perf", append([]string{"record", "-q", "-F", "999", "-g", "-o", data}, target...)...)
+	if err := cmd.Start(); err != nil {
+		h.logf("--perf: %v", err)
+		return func() {}
+	}
+	return func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		out, _ := exec.Command("perf", "report", "--stdio", "--no-children", "-g", "none", "--sort", "comm,dso,sym", "--percent-limit", "0.7", "-i", data).CombinedOutput()
+		txt := filepath.Join(h.runDir, "perf-"+name+".txt")
+		_ = os.WriteFile(txt, out, 0o644)
+		h.logf("perf profile: %s", txt)
+	}
+}

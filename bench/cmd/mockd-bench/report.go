@@ -1,0 +1,405 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+var engineOrder = []string{"mockd", "mountebank", "rift", "ceiling"}
+
+func (h *harness) lookup(scen, eng string) *result {
+	for _, r := range h.results {
+		if r.Scenario == scen && r.Engine == eng {
+			return r
+		}
+	}
+	return nil
+}
+
+// ratio is mockd's RPS over eng's for scen, or 0 when either is not a valid measurement.
+func (h *harness) ratio(scen, eng string) float64 {
+	m, o := h.lookup(scen, "mockd"), h.lookup(scen, eng)
+	if m == nil || o == nil || m.Status != "ok" || o.Status != "ok" || o.RPS == 0 {
+		return 0
+	}
+	return m.RPS / o.RPS
+}
+
+func (h *harness) ranEngines() []string {
+	var out []string
+	for _, name := range engineOrder {
+		for _, e := range h.engines {
+			if e.name == name {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+func cell(r *result, f func(*result) string) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Status == "ok":
+		return f(r)
+	case r.Status == "n/a":
+		return "—"
+	default:
+		return r.Status
+	}
+}
+
+func fmtRatio(x float64) string {
+	if x == 0 {
+		return ""
+	}
+	if x >= 10 {
+		return fmt.Sprintf("%.0f×", x)
+	}
+	return fmt.Sprintf("%.2f×", x)
+}
+
+func fmtRPS(x float64) string {
+	switch {
+	case x >= 1000:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	default:
+		return fmt.Sprintf("%.2f", x)
+	}
+}
+
+func fmtMS(x float64) string {
+	if x >= 100 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+func mib(kb int64) string {
+	if kb == 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.1f", float64(kb)/1024)
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+func (h *harness) writeReport(scens []*scenario) (string, string, error) {
+	engs := h.ranEngines()
+	stubs := map[string]int{}
+	conns := map[string]int{}
+	for _, s := range scens {
+		stubs[s.Name] = s.stubCount()
+		conns[s.Name] = s.Connections
+		if conns[s.Name] == 0 {
+			conns[s.Name] = h.opts.connections
+		}
+	}
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+
+	w("# mockd benchmark %s\n\n", h.stamp)
+	w("One run on one machine. Each number is the median, by requests/s, of %d measured run(s) of %s after a %s warm-up. ",
+		h.opts.runs, h.opts.duration, h.opts.warmup)
+	w("Absolute numbers depend on the machine and on whatever else ran on it; compare the ratios, which come from the same run.\n\n")
+	w("## Machine and command\n\n")
+	w("- Command: `%s`\n", h.cmdline)
+	w("- Machine: %d CPUs (nproc: %s), %s, kernel %s\n", runtime.NumCPU(), output("nproc"), cpuModel(), output("uname", "-r"))
+	w("- Load average at the end: %s\n", firstLine(readFile("/proc/loadavg")))
+	if h.opts.engineCPU != "" {
+		w("- Pinning: engine on CPU %s, load generator on CPU %s (`taskset -c`)\n", h.opts.engineCPU, h.opts.loadCPU)
+	} else {
+		w("- Pinning: off\n")
+	}
+	gen := "wrk (" + firstLine(output("wrk", "-v")) + "), 1 thread, response size checked against the checked answer"
+	if h.opts.loadgen == "go" {
+		gen = "mockd-bench loadgen (fasthttp response parser, every status and body checked)"
+	}
+	w("- Load generator: %s; %d keep-alive connections unless the scenario says otherwise; request timeout %s\n", gen, h.opts.connections, h.opts.timeout)
+	w("- Toolchains: %s\n", runtime.Version())
+	for _, e := range h.engines {
+		if why, ok := h.skipped[e.name]; ok {
+			w("- %s: **unavailable**: %s\n", e.name, truncate(why, 300))
+		} else {
+			closes := ""
+			if h.closes[e.name] {
+				closes = " — answers with `Connection: close`, so the generator reconnects for every request"
+			}
+			w("- %s: %s%s\n", e.name, e.version, closes)
+		}
+	}
+
+	w("\n## Throughput (requests/s)\n\n| scenario | stubs |")
+	for _, e := range engs {
+		w(" %s |", e)
+	}
+	w(" mockd/Rift | mockd/Mountebank | mockd/ceiling |\n|---|--:|")
+	for range engs {
+		w("--:|")
+	}
+	w("--:|--:|--:|\n")
+	for _, s := range scens {
+		w("| %s | %d |", s.Name, stubs[s.Name])
+		for _, e := range engs {
+			w(" %s |", cell(h.lookup(s.Name, e), func(r *result) string { return fmtRPS(r.RPS) }))
+		}
+		w(" %s | %s | %s |\n", fmtRatio(h.ratio(s.Name, "rift")), fmtRatio(h.ratio(s.Name, "mountebank")), fmtRatio(h.ratio(s.Name, "ceiling")))
+	}
+
+	w("\n## Latency (ms, p50 / p99)\n\n| scenario | conns |")
+	for _, e := range engs {
+		w(" %s |", e)
+	}
+	w("\n|---|--:|")
+	for range engs {
+		w("--:|")
+	}
+	w("\n")
+	for _, s := range scens {
+		w("| %s | %d |", s.Name, conns[s.Name])
+		for _, e := range engs {
+			w(" %s |", cell(h.lookup(s.Name, e), func(r *result) string { return fmtMS(r.P50MS) + " / " + fmtMS(r.P99MS) }))
+		}
+		w("\n")
+	}
+
+	w("\n## CPU use (%% of one core during the median run: engine / load generator)\n\nAn engine below about 90%% was not the bottleneck: it waited on the load generator (near 100%%), on a lock or timer, or on other tenants of its core.\n\n| scenario |")
+	for _, e := range engs {
+		w(" %s |", e)
+	}
+	w("\n|---|")
+	for range engs {
+		w("--:|")
+	}
+	w("\n")
+	for _, s := range scens {
+		w("| %s |", s.Name)
+		for _, e := range engs {
+			w(" %s |", cell(h.lookup(s.Name, e), func(r *result) string { return fmt.Sprintf("%.0f / %.0f", r.CPUPct, r.LoadCPUPct) }))
+		}
+		w("\n")
+	}
+
+	w("\n## Resident memory (MiB, after loading / at the end)\n\n| scenario |")
+	for _, e := range engs {
+		w(" %s |", e)
+	}
+	w("\n|---|")
+	for range engs {
+		w("--:|")
+	}
+	w("\n")
+	for _, s := range scens {
+		w("| %s |", s.Name)
+		for _, e := range engs {
+			r := h.lookup(s.Name, e)
+			if r == nil || r.RSSLoaded == 0 {
+				w(" |")
+				continue
+			}
+			w(" %s / %s |", mib(r.RSSLoaded), mib(r.RSSEnd))
+		}
+		w("\n")
+	}
+
+	w("\n## Targets (PRODUCT.md section 3)\n\n")
+	for _, line := range h.targets(scens) {
+		w("- %s\n", line)
+	}
+	w("\n(noisy): an engine in the comparison used less than 80%% of its core, so the machine's background load, not the engine, probably set the number.\n")
+
+	w("\n## Notes\n\n")
+	w("A scenario is `invalid` when its answer was wrong when checked before the load, or when any request failed or got a wrong answer during it; it is never counted in a ratio. `unavailable` means the engine refused the imposter (for example JS injection it does not support).\n\n")
+	any := false
+	for _, r := range h.results {
+		if r.Note != "" && r.Status != "n/a" {
+			w("- %s / %s: %s\n", r.Engine, r.Scenario, r.Note)
+			any = true
+		}
+	}
+	if !any {
+		w("- none\n")
+	}
+
+	mdPath := filepath.Join(h.opts.out, "report-"+h.stamp+".md")
+	if err := os.WriteFile(mdPath, []byte(b.String()), 0o644); err != nil {
+		return "", "", err
+	}
+	_ = os.WriteFile(filepath.Join(h.opts.out, "latest.md"), []byte(b.String()), 0o644)
+	raw, _ := json.MarshalIndent(h.results, "", "  ")
+	_ = os.WriteFile(filepath.Join(h.runDir, "results.json"), raw, 0o644)
+
+	csvPath := filepath.Join(h.opts.out, "results-"+h.stamp+".csv")
+	f, err := os.Create(csvPath)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	cw := csv.NewWriter(f)
+	head := []string{"scenario", "stubs", "connections"}
+	for _, e := range engineOrder {
+		head = append(head, e+"_status", e+"_rps", e+"_p50_ms", e+"_p99_ms", e+"_errors", e+"_rss_loaded_kb", e+"_rss_end_kb", e+"_cpu_pct", e+"_load_cpu_pct")
+	}
+	head = append(head, "ratio_mockd_rift", "ratio_mockd_mountebank", "ratio_mockd_ceiling")
+	_ = cw.Write(head)
+	for _, s := range scens {
+		row := []string{s.Name, strconv.Itoa(stubs[s.Name]), strconv.Itoa(conns[s.Name])}
+		for _, e := range engineOrder {
+			r := h.lookup(s.Name, e)
+			if r == nil {
+				row = append(row, "", "", "", "", "", "", "", "", "")
+				continue
+			}
+			row = append(row, r.Status, f1(r.RPS), f3(r.P50MS), f3(r.P99MS), strconv.FormatInt(r.Errors, 10),
+				strconv.FormatInt(r.RSSLoaded, 10), strconv.FormatInt(r.RSSEnd, 10), strconv.FormatFloat(r.CPUPct, 'f', 0, 64), strconv.FormatFloat(r.LoadCPUPct, 'f', 0, 64))
+		}
+		row = append(row, f3(h.ratio(s.Name, "rift")), f3(h.ratio(s.Name, "mountebank")), f3(h.ratio(s.Name, "ceiling")))
+		_ = cw.Write(row)
+	}
+	cw.Flush()
+	return mdPath, csvPath, cw.Error()
+}
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+func f3(x float64) string {
+	if x == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+func readFile(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
+}
+
+// targets checks the PRODUCT.md speed targets against this run.
+func (h *harness) targets(scens []*scenario) []string {
+	var out []string
+	okRPS := func(s, e string) (float64, bool) {
+		r := h.lookup(s, e)
+		if r == nil || r.Status != "ok" {
+			return 0, false
+		}
+		return r.RPS, true
+	}
+	verdict := func(pass bool) string {
+		if pass {
+			return "met"
+		}
+		return "**not met**"
+	}
+	// Every scenario vs Rift (RPS and p99) and vs Mountebank.
+	for _, peer := range []struct {
+		eng  string
+		min  float64
+		p99  bool
+		name string
+	}{{"rift", 1.0, true, "≥ 1.0× Rift's RPS with p99 no worse"}, {"mountebank", 30, false, "≥ 30× Mountebank's RPS"}} {
+		var pass, total int
+		var fails []string
+		for _, s := range scens {
+			m, o := h.lookup(s.Name, "mockd"), h.lookup(s.Name, peer.eng)
+			if m == nil || o == nil || m.Status != "ok" || o.Status != "ok" {
+				continue
+			}
+			total++
+			rpsOK := m.RPS >= peer.min*o.RPS
+			p99OK := !peer.p99 || m.P99MS <= o.P99MS
+			if rpsOK && p99OK {
+				pass++
+				continue
+			}
+			f := s.Name
+			if !rpsOK {
+				f += fmt.Sprintf(" %.2f×", m.RPS/o.RPS)
+			}
+			if !p99OK {
+				f += fmt.Sprintf(" p99 %s vs %s ms", fmtMS(m.P99MS), fmtMS(o.P99MS))
+			}
+			if m.CPUPct < 80 || o.CPUPct < 80 {
+				f += " (noisy)"
+			}
+			fails = append(fails, f)
+		}
+		if total == 0 {
+			out = append(out, fmt.Sprintf("%s: no comparable scenarios", peer.name))
+			continue
+		}
+		line := fmt.Sprintf("%s: %d of %d scenarios", peer.name, pass, total)
+		if len(fails) > 0 {
+			line += "; short: " + strings.Join(fails, ", ")
+		}
+		out = append(out, line)
+	}
+	// noisy marks a comparison in which an engine did not use most of its core.
+	noisy := func(pairs ...[2]string) string {
+		for _, p := range pairs {
+			if r := h.lookup(p[0], p[1]); r != nil && r.CPUPct < 80 {
+				return " (noisy)"
+			}
+		}
+		return ""
+	}
+	if m, ok := okRPS("simple", "mockd"); ok {
+		if c, ok := okRPS("simple", "ceiling"); ok {
+			out = append(out, fmt.Sprintf("simple stub ≥ 0.9× the ceiling: %.2f× — %s%s", m/c, verdict(m >= 0.9*c),
+				noisy([2]string{"simple", "mockd"}, [2]string{"simple", "ceiling"})))
+		}
+	}
+	for _, kind := range []string{"last", "nomatch"} {
+		big, ok1 := okRPS("scale-10000-"+kind, "mockd")
+		small, ok2 := okRPS("scale-10-"+kind, "mockd")
+		if ok1 && ok2 {
+			out = append(out, fmt.Sprintf("%s at 10,000 stubs ≥ 0.8× at 10 stubs: %.2f× — %s%s", kind, big/small, verdict(big >= 0.8*small),
+				noisy([2]string{"scale-10000-" + kind, "mockd"}, [2]string{"scale-10-" + kind, "mockd"})))
+		}
+	}
+	if d, ok := okRPS("decorate", "mockd"); ok {
+		if s, ok := okRPS("simple", "mockd"); ok {
+			out = append(out, fmt.Sprintf("decorate ≥ 0.5× simple: %.2f× — %s%s", d/s, verdict(d >= 0.5*s),
+				noisy([2]string{"decorate", "mockd"}, [2]string{"simple", "mockd"})))
+		}
+	}
+	var memPass, memTotal int
+	for _, s := range scens {
+		m, r := h.lookup(s.Name, "mockd"), h.lookup(s.Name, "rift")
+		if m == nil || r == nil || m.RSSLoaded == 0 || r.RSSLoaded == 0 {
+			continue
+		}
+		memTotal++
+		if m.RSSLoaded < r.RSSLoaded {
+			memPass++
+		}
+	}
+	if memTotal > 0 {
+		out = append(out, fmt.Sprintf("resident memory after loading below Rift's: %d of %d scenarios", memPass, memTotal))
+	}
+	if len(out) == 0 {
+		out = append(out, "nothing to compare in this run")
+	}
+	return out
+}

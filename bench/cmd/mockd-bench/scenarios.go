@@ -1,0 +1,313 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// request is one HTTP request a scenario sends, identical for every engine.
+type request struct {
+	Method  string
+	Path    string // path and query, as sent on the request line
+	Headers [][2]string
+	Body    string
+}
+
+// expect is the answer a scenario must get: the status and either the exact body or, when
+// Contains is set, a body that contains it.
+type expect struct {
+	Status   int
+	Body     string
+	Contains string
+}
+
+// scenario is one measured case: the imposter's stubs (Mountebank JSON), the request and the
+// answer it must get. Stubs is nil for a scenario that needs no imposter of its own.
+type scenario struct {
+	Name        string
+	Desc        string
+	Quick       bool // part of the --quick subset
+	Admin       bool // the request goes to the admin port, not the imposter
+	Connections int  // 0 means the --connections default
+	Injection   bool // needs --allowInjection; an engine that refuses the imposter is "unavailable"
+	Stubs       func() []any
+	Req         request
+	Want        expect
+}
+
+// stubCount is the number of stubs the scenario loads.
+func (s *scenario) stubCount() int {
+	if s.Stubs == nil {
+		return 0
+	}
+	return len(s.Stubs())
+}
+
+func isResp(status int, body string, headers map[string]any) map[string]any {
+	is := map[string]any{"statusCode": status, "body": body}
+	if headers != nil {
+		is["headers"] = headers
+	}
+	return map[string]any{"is": is}
+}
+
+func stub(predicates []any, responses ...any) map[string]any {
+	st := map[string]any{"responses": responses}
+	if predicates != nil {
+		st["predicates"] = predicates
+	}
+	return st
+}
+
+func equals(fields map[string]any) map[string]any { return map[string]any{"equals": fields} }
+
+var jsonCT = map[string]any{"Content-Type": "application/json"}
+
+// Bodies of the responses; kept short and distinct so a wrong match is visible.
+func okBody(kind string, i int) string { return fmt.Sprintf(`{"stub":"%s","index":%d}`, kind, i) }
+
+func simpleStubs() []any {
+	return []any{stub([]any{equals(map[string]any{"method": "GET", "path": "/health"})},
+		isResp(200, `{"status":"ok"}`, jsonCT))}
+}
+
+var apiMethods = []string{"GET", "POST", "PUT", "DELETE"}
+
+func apiPath(i int) string { return fmt.Sprintf("/api/v1/resource%d/items", i) }
+
+// apiStubs is the 500-stub API imposter: stubs on method and path.
+func apiStubs() []any {
+	out := make([]any, 500)
+	for i := range out {
+		out[i] = stub([]any{equals(map[string]any{"method": apiMethods[i%4], "path": apiPath(i)})},
+			isResp(200, okBody("api", i), jsonCT))
+	}
+	return out
+}
+
+func apiReq(i int) request { return request{Method: apiMethods[i%4], Path: apiPath(i)} }
+
+func orderBody(i int) string {
+	return fmt.Sprintf(`{"orderId":"ord-%03d","customer":"acme","qty":%d,"sku":"SKU-%03d"}`, i, i%7+1, i)
+}
+
+// jsonEqualsStubs matches a whole JSON object body per stub.
+func jsonEqualsStubs() []any {
+	out := make([]any, 100)
+	for i := range out {
+		out[i] = stub([]any{equals(map[string]any{"method": "POST", "path": "/orders", "body": map[string]any{
+			"orderId": fmt.Sprintf("ord-%03d", i), "customer": "acme", "qty": i%7 + 1, "sku": fmt.Sprintf("SKU-%03d", i),
+		}})}, isResp(200, okBody("json", i), jsonCT))
+	}
+	return out
+}
+
+// jsonContainsStubs matches one field of a JSON body with "contains".
+func jsonContainsStubs() []any {
+	out := make([]any, 100)
+	for i := range out {
+		out[i] = stub([]any{map[string]any{"contains": map[string]any{"body": map[string]any{"sku": fmt.Sprintf("SKU-%03d", i)}}}},
+			isResp(200, okBody("contains", i), jsonCT))
+	}
+	return out
+}
+
+func jsonReq(i int) request {
+	return request{Method: "POST", Path: "/orders", Headers: [][2]string{{"Content-Type", "application/json"}}, Body: orderBody(i)}
+}
+
+func jsonPathStubs() []any {
+	out := make([]any, 100)
+	for i := range out {
+		out[i] = stub([]any{map[string]any{
+			"equals":   map[string]any{"body": fmt.Sprintf("cust-%03d", i)},
+			"jsonpath": map[string]any{"selector": "$.customer.id"},
+		}}, isResp(200, okBody("jsonpath", i), jsonCT))
+	}
+	return out
+}
+
+func jsonPathReq(i int) request {
+	return request{Method: "POST", Path: "/customers", Headers: [][2]string{{"Content-Type", "application/json"}},
+		Body: fmt.Sprintf(`{"customer":{"id":"cust-%03d","tier":"gold","tags":["a","b"]},"items":[{"sku":"x","qty":1},{"sku":"y","qty":2}]}`, i)}
+}
+
+func xpathStubs() []any {
+	out := make([]any, 100)
+	for i := range out {
+		out[i] = stub([]any{map[string]any{
+			"equals": map[string]any{"body": fmt.Sprintf("cust-%03d", i)},
+			"xpath":  map[string]any{"selector": "//customer/id"},
+		}}, isResp(200, okBody("xpath", i), jsonCT))
+	}
+	return out
+}
+
+func xpathReq(i int) request {
+	return request{Method: "POST", Path: "/customers", Headers: [][2]string{{"Content-Type", "application/xml"}},
+		Body: fmt.Sprintf(`<order><customer><id>cust-%03d</id><tier>gold</tier></customer><items><item sku="x">1</item><item sku="y">2</item></items></order>`, i)}
+}
+
+func regexStubs() []any {
+	out := make([]any, 100)
+	for i := range out {
+		out[i] = stub([]any{map[string]any{"matches": map[string]any{"path": fmt.Sprintf(`^/api/v2/items%d/[0-9]+/details$`, i)}}},
+			isResp(200, okBody("regex", i), jsonCT))
+	}
+	return out
+}
+
+func regexReq(i int) request {
+	return request{Method: "GET", Path: fmt.Sprintf("/api/v2/items%d/%d/details", i, 100000+i)}
+}
+
+// templateBody is a ~4 KB JSON document, the size of a typical recorded API response.
+func templateBody(i int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"template":%d,"generatedAt":"2024-01-01T00:00:00Z","items":[`, i)
+	for j := range 30 {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"item-%d-%d","price":%d.99,"currency":"EUR","inStock":true,"tags":["new","sale"]}`, j, i, j, j+10)
+	}
+	b.WriteString(`],"page":{"number":1,"size":30,"total":300}}`)
+	return b.String()
+}
+
+func templateStubs() []any {
+	out := make([]any, 10)
+	for i := range out {
+		out[i] = stub([]any{equals(map[string]any{"method": "GET", "path": fmt.Sprintf("/catalog/%d", i)})},
+			isResp(200, templateBody(i), map[string]any{"Content-Type": "application/json", "Cache-Control": "no-cache", "X-Template": strconv.Itoa(i)}))
+	}
+	return out
+}
+
+func headerStubs() []any {
+	out := make([]any, 100)
+	for i := range out {
+		out[i] = stub([]any{equals(map[string]any{"headers": map[string]any{"X-Tenant": fmt.Sprintf("tenant-%03d", i)}})},
+			isResp(200, okBody("header", i), jsonCT))
+	}
+	return out
+}
+
+func headerReq(i int) request {
+	return request{Method: "GET", Path: "/profile", Headers: [][2]string{{"Accept", "application/json"}, {"X-Tenant", fmt.Sprintf("tenant-%03d", i)}}}
+}
+
+func queryStubs() []any {
+	out := make([]any, 100)
+	for i := range out {
+		out[i] = stub([]any{equals(map[string]any{"query": map[string]any{"tenant": fmt.Sprintf("t%03d", i)}})},
+			isResp(200, okBody("query", i), jsonCT))
+	}
+	return out
+}
+
+func queryReq(i int) request {
+	return request{Method: "GET", Path: fmt.Sprintf("/search?q=shoes&tenant=t%03d&page=2", i)}
+}
+
+const decorateJS = `(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }`
+
+func decorateStubs() []any {
+	out := make([]any, 20)
+	for i := range out {
+		r := isResp(200, fmt.Sprintf("decorate-%d", i), map[string]any{"Content-Type": "text/plain"})
+		r["_behaviors"] = map[string]any{"decorate": decorateJS}
+		out[i] = stub([]any{equals(map[string]any{"method": "GET", "path": fmt.Sprintf("/decorate/%d", i)})}, r)
+	}
+	return out
+}
+
+// logicStubs nests and/or/not over method, path and body.
+func logicStubs() []any {
+	out := make([]any, 50)
+	for i := range out {
+		out[i] = stub([]any{map[string]any{"and": []any{
+			equals(map[string]any{"method": "POST"}),
+			map[string]any{"or": []any{
+				equals(map[string]any{"path": fmt.Sprintf("/logic/%d", i)}),
+				map[string]any{"startsWith": map[string]any{"path": fmt.Sprintf("/logic-alt/%d/", i)}},
+			}},
+			map[string]any{"not": map[string]any{"contains": map[string]any{"body": "forbidden"}}},
+		}}}, isResp(200, okBody("logic", i), jsonCT))
+	}
+	return out
+}
+
+func scaleStubs(n int) func() []any {
+	return func() []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = stub([]any{equals(map[string]any{"method": "GET", "path": fmt.Sprintf("/scale/%d", i)})},
+				isResp(200, okBody("scale", i), jsonCT))
+		}
+		return out
+	}
+}
+
+func matched(kind string, i int) expect { return expect{Status: 200, Body: okBody(kind, i)} }
+
+// noMatch is Mountebank's default response when no stub matches.
+var noMatch = expect{Status: 200, Body: ""}
+
+// allScenarios is the public Mountebank-vs-Rift benchmark's set plus the scaling series.
+func allScenarios() []*scenario {
+	get := func(p string) request { return request{Method: "GET", Path: p} }
+	s := []*scenario{
+		{Name: "simple", Desc: "one stub, method+path", Quick: true, Stubs: simpleStubs, Req: get("/health"), Want: expect{200, `{"status":"ok"}`, ""}},
+		{Name: "ping", Desc: "one stub, no predicates", Stubs: func() []any { return []any{stub(nil, isResp(200, "pong", nil))} }, Req: get("/ping"), Want: expect{200, "pong", ""}},
+		{Name: "admin-list", Desc: "GET /imposters (500-stub imposter loaded)", Admin: true, Stubs: apiStubs, Req: get("/imposters"), Want: expect{Status: 200, Contains: "imposters"}},
+		{Name: "admin-get", Desc: "GET /imposters/:port (500 stubs)", Admin: true, Stubs: apiStubs, Req: get("/imposters/{port}"), Want: expect{Status: 200, Contains: "resource499"}},
+		{Name: "api500-first", Desc: "500 stubs on method+path, 1st matches", Stubs: apiStubs, Req: apiReq(0), Want: matched("api", 0)},
+		{Name: "api500-middle", Desc: "500 stubs, 250th matches", Stubs: apiStubs, Req: apiReq(249), Want: matched("api", 249)},
+		{Name: "api500-last", Desc: "500 stubs, 500th matches", Quick: true, Stubs: apiStubs, Req: apiReq(499), Want: matched("api", 499)},
+		{Name: "api500-nomatch", Desc: "500 stubs, none matches", Stubs: apiStubs, Req: get("/api/v1/unknown"), Want: noMatch},
+		{Name: "json-equals-first", Desc: "100 stubs, JSON body equals, 1st", Stubs: jsonEqualsStubs, Req: jsonReq(0), Want: matched("json", 0)},
+		{Name: "json-equals-middle", Desc: "100 stubs, JSON body equals, 50th", Quick: true, Stubs: jsonEqualsStubs, Req: jsonReq(49), Want: matched("json", 49)},
+		{Name: "json-contains", Desc: "100 stubs, JSON body contains a field, 50th", Stubs: jsonContainsStubs, Req: jsonReq(49), Want: matched("contains", 49)},
+		{Name: "jsonpath-first", Desc: "100 stubs, JSONPath selector, 1st", Stubs: jsonPathStubs, Req: jsonPathReq(0), Want: matched("jsonpath", 0)},
+		{Name: "jsonpath-middle", Desc: "100 stubs, JSONPath, 50th", Stubs: jsonPathStubs, Req: jsonPathReq(49), Want: matched("jsonpath", 49)},
+		{Name: "jsonpath-last", Desc: "100 stubs, JSONPath, 100th", Stubs: jsonPathStubs, Req: jsonPathReq(99), Want: matched("jsonpath", 99)},
+		{Name: "xpath-first", Desc: "100 stubs, XPath selector, 1st", Stubs: xpathStubs, Req: xpathReq(0), Want: matched("xpath", 0)},
+		{Name: "xpath-middle", Desc: "100 stubs, XPath, 50th", Stubs: xpathStubs, Req: xpathReq(49), Want: matched("xpath", 49)},
+		{Name: "xpath-last", Desc: "100 stubs, XPath, 100th", Stubs: xpathStubs, Req: xpathReq(99), Want: matched("xpath", 99)},
+		{Name: "regex-first", Desc: "100 regex path patterns, 1st", Stubs: regexStubs, Req: regexReq(0), Want: matched("regex", 0)},
+		{Name: "regex-middle", Desc: "100 regex path patterns, 50th", Stubs: regexStubs, Req: regexReq(49), Want: matched("regex", 49)},
+		{Name: "regex-last", Desc: "100 regex path patterns, 100th", Quick: true, Stubs: regexStubs, Req: regexReq(99), Want: matched("regex", 99)},
+		{Name: "template-body", Desc: "10 stubs with ~4 KB JSON bodies and headers", Stubs: templateStubs, Req: get("/catalog/5"), Want: expect{200, templateBody(5), ""}},
+		{Name: "header-first", Desc: "100 stubs routed by header, 1st", Stubs: headerStubs, Req: headerReq(0), Want: matched("header", 0)},
+		{Name: "header-middle", Desc: "100 stubs routed by header, 50th", Stubs: headerStubs, Req: headerReq(49), Want: matched("header", 49)},
+		{Name: "header-last", Desc: "100 stubs routed by header, 100th", Stubs: headerStubs, Req: headerReq(99), Want: matched("header", 99)},
+		{Name: "query-first", Desc: "100 stubs routed by query, 1st", Stubs: queryStubs, Req: queryReq(0), Want: matched("query", 0)},
+		{Name: "query-middle", Desc: "100 stubs routed by query, 50th", Stubs: queryStubs, Req: queryReq(49), Want: matched("query", 49)},
+		{Name: "query-last", Desc: "100 stubs routed by query, 100th", Stubs: queryStubs, Req: queryReq(99), Want: matched("query", 99)},
+		{Name: "decorate", Desc: "20 stubs with a JS decorate behavior, 20th", Injection: true, Stubs: decorateStubs, Req: get("/decorate/19"), Want: expect{200, "decorate-19-decorated", ""}},
+		{Name: "and-or-not", Desc: "50 stubs of and/or/not predicates, 50th", Stubs: logicStubs, Req: request{Method: "POST", Path: "/logic/49", Body: "ok"}, Want: matched("logic", 49)},
+		{Name: "simple-200conn", Desc: "simple stub with 200 connections", Connections: 200, Stubs: simpleStubs, Req: get("/health"), Want: expect{200, `{"status":"ok"}`, ""}},
+	}
+	for _, n := range []int{10, 100, 1000, 10000} {
+		quick := n == 10 || n == 10000
+		s = append(s,
+			&scenario{Name: fmt.Sprintf("scale-%d-last", n), Desc: fmt.Sprintf("%d stubs on method+path, last matches", n), Quick: quick,
+				Stubs: scaleStubs(n), Req: get(fmt.Sprintf("/scale/%d", n-1)), Want: matched("scale", n-1)},
+			&scenario{Name: fmt.Sprintf("scale-%d-nomatch", n), Desc: fmt.Sprintf("%d stubs, none matches", n), Quick: quick,
+				Stubs: scaleStubs(n), Req: get("/scale/none"), Want: noMatch})
+	}
+	return s
+}
+
+// imposterDoc is the Mountebank JSON every engine receives for s on port.
+func imposterDoc(s *scenario, port int) map[string]any {
+	return map[string]any{
+		"protocol": "http",
+		"port":     port,
+		"host":     "127.0.0.1",
+		"name":     "bench-" + s.Name,
+		"stubs":    s.Stubs(),
+	}
+}
