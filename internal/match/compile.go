@@ -2,7 +2,6 @@ package match
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,7 +52,7 @@ type pred struct {
 type pipe struct {
 	keyLower bool
 	valLower bool
-	except   *regexp.Regexp
+	except   *jsRegexp
 	binary   bool
 	sel      *selector
 	selErr   *Error // raised as soon as a request string is transformed
@@ -80,7 +79,7 @@ type selector struct {
 type eleaf struct {
 	v     any
 	s     string // String(v)
-	re    *regexp.Regexp
+	re    *jsRegexp
 	num   float64 // the number whose String is s, when isNum
 	isNum bool
 }
@@ -184,10 +183,10 @@ func (cc *compiler) pred(v any) *pred {
 	} else {
 		norm = cc.normalize(expected, p.pp.keyLower, p.pp.valLower, p.pp.except)
 	}
-	var re func(string) *regexp.Regexp
+	var re func(string) *jsRegexp
 	if p.op == opMatches {
 		ic := !p.pp.valLowerCS()
-		re = func(src string) *regexp.Regexp {
+		re = func(src string) *jsRegexp {
 			r, err := compileJSRegex(src, ic)
 			if err != nil {
 				cc.fail(regexError(src, err))
@@ -420,7 +419,7 @@ func safeEval(x *xpath.Expr, doc *xmlquery.Node) (v any) {
 // normalize is predicates.js normalize for an expected value (no selectors):
 // keys maybe lowercased, strings base64-decoded (binary), lowercased and
 // stripped by except, arrays sorted.
-func (cc *compiler) normalize(v any, keyLower, valLower bool, except *regexp.Regexp) any {
+func (cc *compiler) normalize(v any, keyLower, valLower bool, except *jsRegexp) any {
 	return transformAll(v, keyLower, func(s string) string {
 		if cc.binary {
 			s = decodeBase64(s)
@@ -493,7 +492,7 @@ func forceStrings(v any) any {
 }
 
 // toE converts a normalized plain value into the expected tree.
-func toE(v any, re func(string) *regexp.Regexp) any {
+func toE(v any, re func(string) *jsRegexp) any {
 	switch t := v.(type) {
 	case []any:
 		a := &earr{elems: make([]any, len(t))}

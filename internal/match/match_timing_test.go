@@ -107,3 +107,18 @@ func BenchmarkFindParallel(b *testing.B) {
 		sinkInt = n
 	})
 }
+
+// BenchmarkFindRegexPaths is the bench/ scenario "100 regex path patterns": each stub matches
+// an anchored pattern with a distinct literal start.
+func BenchmarkFindRegexPaths(b *testing.B) {
+	stubs := make([][]any, 100)
+	for i := range stubs {
+		stubs[i] = []any{map[string]any{"matches": map[string]any{"path": fmt.Sprintf(`^/api/v2/items%d/\d+$`, i)}}}
+	}
+	b.Run("last", func(b *testing.B) {
+		benchFind(b, stubs, &request.Request{Method: "GET", Path: "/api/v2/items99/42"}, 99)
+	})
+	b.Run("nomatch", func(b *testing.B) {
+		benchFind(b, stubs, &request.Request{Method: "GET", Path: "/other/42"}, -1)
+	})
+}

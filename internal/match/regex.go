@@ -298,14 +298,89 @@ type reKey struct {
 	ic  bool
 }
 
-var reCache sync.Map // reKey -> *regexp.Regexp
+var reCache sync.Map // reKey -> *jsRegexp
+
+// jsRegexp is a compiled regular expression with the literal its matches must start with, when
+// it is anchored at the start: most stub patterns are (^/api/v2/items/\d+$), and comparing that
+// literal first rejects most candidates without running the regexp machine.
+type jsRegexp struct {
+	*regexp.Regexp
+	prefix string // ASCII; "" when the pattern has no anchored literal start
+	fold   bool   // prefix compares case-insensitively
+}
+
+// MatchString reports whether s contains a match, checking the anchored literal first.
+func (r *jsRegexp) MatchString(s string) bool {
+	if p := r.prefix; p != "" {
+		if len(s) < len(p) {
+			return false
+		}
+		head := s[:len(p)]
+		switch {
+		case !r.fold:
+			if head != p {
+				return false
+			}
+		case !asciiEqualFold(head, p):
+			if isASCII(head) {
+				return false
+			}
+			// Non-ASCII input may fold onto the prefix (K, ſ): let the regexp decide.
+		}
+	}
+	return r.Regexp.MatchString(s)
+}
+
+// anchoredPrefix returns the ASCII literal every match of the RE2 pattern t starts with, when t
+// begins with ^ (start of text) followed by a literal.
+func anchoredPrefix(t string) (prefix string, fold bool) {
+	re, err := syntax.Parse(t, syntax.Perl)
+	if err != nil {
+		return "", false
+	}
+	re = re.Simplify()
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 || re.Sub[0].Op != syntax.OpBeginText || re.Sub[1].Op != syntax.OpLiteral {
+		return "", false
+	}
+	lit := re.Sub[1]
+	p := string(lit.Rune)
+	if !isASCII(p) {
+		return "", false
+	}
+	return p, lit.Flags&syntax.FoldCase != 0
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiEqualFold(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
 
 // compileJSRegex compiles a JavaScript regular expression for RE2, sharing
 // identical patterns between stubs.
-func compileJSRegex(src string, ignoreCase bool) (*regexp.Regexp, error) {
+func compileJSRegex(src string, ignoreCase bool) (*jsRegexp, error) {
 	k := reKey{src, ignoreCase}
 	if v, ok := reCache.Load(k); ok {
-		return v.(*regexp.Regexp), nil
+		return v.(*jsRegexp), nil
 	}
 	t, err := translateRegex(src, ignoreCase)
 	if err != nil {
@@ -315,6 +390,8 @@ func compileJSRegex(src string, ignoreCase bool) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, err
 	}
-	reCache.Store(k, re)
-	return re, nil
+	jr := &jsRegexp{Regexp: re}
+	jr.prefix, jr.fold = anchoredPrefix(t)
+	reCache.Store(k, jr)
+	return jr, nil
 }
