@@ -63,7 +63,7 @@ func Validate(files []string, allowInjection bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	built, err := BuildImposters(imposter.NewRegistry(imposter.Options{AllowInjection: allowInjection}), cfg, allowInjection)
+	built, err := BuildImposters(imposter.NewRegistry(imposter.Options{}), cfg, allowInjection)
 	return len(built), err
 }
 
@@ -114,14 +114,13 @@ func New(opts Options) (*App, error) {
 		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log})
 	}
 	a.reg = imposter.NewRegistry(imposter.Options{
-		Script:         engine,
-		Metrics:        a.metrics,
-		Host:           opts.Host,
-		Debug:          opts.Debug,
-		Mock:           opts.Mock,
-		AllowInjection: opts.AllowInjection,
-		AllowIP:        ipFilter(opts.LocalOnly, opts.IPWhitelist),
-		Logger:         a.log,
+		Script:  engine,
+		Metrics: a.metrics,
+		Host:    opts.Host,
+		Debug:   opts.Debug,
+		Mock:    opts.Mock,
+		AllowIP: ipFilter(opts.LocalOnly, opts.IPWhitelist),
+		Logger:  a.log,
 	})
 	if opts.Config != nil {
 		if a.initial, err = BuildImposters(a.reg, opts.Config, opts.AllowInjection); err != nil {
@@ -147,9 +146,9 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 			continue
 		}
 		if def.Port != 0 {
-			where := src.Locate(joinPath(src.Path, "port"), "")
+			where := src.Locate(config.JoinPath(src.Path, "port"), "")
 			if prev, dup := ports[def.Port]; dup {
-				problems = append(problems, src.Locate(joinPath(src.Path, "port"),
+				problems = append(problems, src.Locate(config.JoinPath(src.Path, "port"),
 					fmt.Sprintf("port %d is already used by the imposter at %s", def.Port, strings.TrimSuffix(prev, ": "))))
 			}
 			ports[def.Port] = where
@@ -171,7 +170,7 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 				if path == "" {
 					path = "stubs"
 				}
-				problems = append(problems, src.Locate(joinPath(src.Path, path), ce.Message))
+				problems = append(problems, src.Locate(config.JoinPath(src.Path, path), ce.Message))
 			}
 			continue
 		}
@@ -181,13 +180,6 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 		return nil, &config.LoadError{Problems: problems}
 	}
 	return built, nil
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // Start listens on the admin port and starts every configured imposter. On error everything

@@ -270,7 +270,7 @@ func resolveBodyFiles(imposter Value, dir, path string) *Error {
 		return nil
 	}
 	if dr := AsObject(mustGet(obj, "defaultResponse")); dr != nil {
-		if err := fix(dr, joinPath(path, "defaultResponse")); err != nil {
+		if err := fix(dr, JoinPath(path, "defaultResponse")); err != nil {
 			return err
 		}
 	}
@@ -279,7 +279,7 @@ func resolveBodyFiles(imposter Value, dir, path string) *Error {
 		responses, _ := mustGet(AsObject(s), "responses").([]any)
 		for j, r := range responses {
 			if is := AsObject(mustGet(AsObject(r), "is")); is != nil {
-				if err := fix(is, joinPath(path, fmt.Sprintf("stubs[%d].responses[%d].is", i, j))); err != nil {
+				if err := fix(is, JoinPath(path, fmt.Sprintf("stubs[%d].responses[%d].is", i, j))); err != nil {
 					return err
 				}
 			}

@@ -111,7 +111,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	obj = Clone(obj).(*Object)
 	var errs []*Error
 	add := func(path, format string, args ...any) {
-		errs = append(errs, &Error{Code: CodeBadData, Message: fmt.Sprintf(format, args...), Path: joinPath(opts.Path, path)})
+		errs = append(errs, &Error{Code: CodeBadData, Message: fmt.Sprintf(format, args...), Path: JoinPath(opts.Path, path)})
 	}
 	imp := &Imposter{}
 
@@ -168,7 +168,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	case []any:
 		for i, sv := range s {
 			path := fmt.Sprintf("stubs[%d]", i)
-			stub, serrs := ParseStub(sv, opts, joinPath(opts.Path, path))
+			stub, serrs := ParseStub(sv, opts, JoinPath(opts.Path, path))
 			errs = append(errs, serrs...)
 			if stub != nil {
 				imp.Stubs = append(imp.Stubs, stub)
@@ -461,7 +461,7 @@ func unknownKeys(o *Object, path string, known []string) []*Error {
 			}
 		}
 		if !found {
-			errs = append(errs, &Error{Code: CodeBadData, Path: joinPath(path, m.Key),
+			errs = append(errs, &Error{Code: CodeBadData, Path: JoinPath(path, m.Key),
 				Message: fmt.Sprintf("unknown field %q (expected one of: %s)", m.Key, strings.Join(known, ", "))})
 		}
 	}

@@ -30,12 +30,12 @@ func tcpErrors(imposter *Object, protocol string, opts ParseOptions) []*Error {
 	if eor := AsObject(mustGet(imposter, "endOfRequestResolver")); eor != nil && Truthy(mustGet(eor, "inject")) && !opts.AllowInjection {
 		errs = append(errs, &Error{Code: CodeInvalidInjection,
 			Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag",
-			Source:  eor, Path: joinPath(opts.Path, "endOfRequestResolver")})
+			Source:  eor, Path: JoinPath(opts.Path, "endOfRequestResolver")})
 	}
 	if protocol == "tcp" {
 		if m := mustGet(imposter, "mode"); Truthy(m) && m != "text" && m != "binary" {
 			errs = append(errs, &Error{Code: CodeBadData, Message: "'mode' must be one of ['text', 'binary']",
-				Path: joinPath(opts.Path, "mode")})
+				Path: JoinPath(opts.Path, "mode")})
 		}
 	}
 	return errs

@@ -96,7 +96,7 @@ func yamlValue(n *yaml.Node, path string, pos Positions, depth int) (Value, erro
 			if k.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("line %d: mapping keys must be strings", k.Line)
 			}
-			child := joinPath(path, k.Value)
+			child := JoinPath(path, k.Value)
 			if k.Line > 0 {
 				pos[child] = [2]int{k.Line, k.Column}
 			}
@@ -128,7 +128,8 @@ func mergeInto(o *Object, merged Value) {
 	}
 }
 
-func joinPath(path, key string) string {
+// JoinPath appends key to a config path ("imposters[0]" + "port" = "imposters[0].port").
+func JoinPath(path, key string) string {
 	if path == "" {
 		return key
 	}

@@ -30,8 +30,6 @@ type Options struct {
 	Debug bool
 	// Mock records requests on every imposter (Mountebank's --mock).
 	Mock bool
-	// AllowInjection permits JavaScript and shell in stubs.
-	AllowInjection bool
 	// JournalSize bounds the recorded requests kept per imposter (oldest dropped first); 0 = 100,000.
 	JournalSize int
 	// JournalBytes bounds the approximate bytes of recorded requests per imposter; 0 = 256 MiB.
@@ -278,12 +276,6 @@ func predicateErrors(err error, stubs []*stub) error {
 
 // Port returns the port the imposter listens on (assigned once started).
 func (im *Imposter) Port() int { return im.port }
-
-// Protocol returns the imposter's protocol.
-func (im *Imposter) Protocol() string { return im.def.Protocol }
-
-// Name returns the imposter's name ("" when unnamed).
-func (im *Imposter) Name() string { return im.def.Name }
 
 // Start binds the imposter's port and starts serving. A port in use is a "resource conflict"
 // *config.Error, as in Mountebank.

@@ -2,7 +2,6 @@ package imposter
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"sync"
 	"time"
@@ -27,9 +26,6 @@ type Registry struct {
 func NewRegistry(opts Options) *Registry {
 	return &Registry{opts: opts, byPort: map[int]*Imposter{}}
 }
-
-// Options returns the options the registry's imposters run with.
-func (r *Registry) Options() Options { return r.opts }
 
 // Get returns the imposter on port, or nil.
 func (r *Registry) Get(port int) *Imposter {
@@ -160,6 +156,3 @@ func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 	r.mu.Unlock()
 	return started, nil
 }
-
-// ErrNotFound is returned for a port with no imposter.
-var ErrNotFound = errors.New("no such imposter")
