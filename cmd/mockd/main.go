@@ -40,6 +40,6 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCmd("serve", false), newServeCmd("start", true), newStopCmd(), newRestartCmd(),
-		newConvertCmd(), newValidateCmd(), newVersionCmd())
+		newConvertCmd(), newValidateCmd(), newVersionCmd(), newSaveCmd(), newReplayCmd())
 	return root
 }

@@ -60,7 +60,7 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.BoolVar(&f.nologfile, "nologfile", false, "write no log file")
 	fs.StringVar(&f.origin, "origin", "", "CORS origin allowed on the admin API")
 	fs.StringVar(&f.apikey, "apikey", "", "require this key in the x-api-key header of admin requests")
-	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory (not yet supported)")
+	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory and start with the ones saved there")
 	fs.BoolVar(&f.noParse, "noParse", false, "do not treat the config file as an EJS template")
 	fs.DurationVar(&f.scriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
 	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
@@ -132,9 +132,6 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 			return configError(err)
 		}
 	}
-	if f.datadir != "" {
-		return errors.New("--datadir is not supported yet by this version of mockd")
-	}
 	var whitelist []string
 	if f.ipWhitelist != "" && f.ipWhitelist != "*" {
 		whitelist = strings.Split(f.ipWhitelist, "|")
@@ -160,6 +157,7 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		PidFile:        f.pidfile,
 		ScriptTimeout:  f.scriptTimeout,
 		Console:        cmd.OutOrStdout(),
+		DataDir:        f.datadir,
 	})
 	if err != nil {
 		return configError(err)

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
@@ -42,13 +43,17 @@ type Options struct {
 	Logs func() []any
 	// Logger receives operational messages; nil = slog.Default().
 	Logger *slog.Logger
+	// Store, when set, receives the imposters after every change, before the change is
+	// acknowledged (--datadir).
+	Store Store
 }
 
 // API is the admin API handler. It is safe for concurrent use.
 type API struct {
-	opts Options
-	reg  *imposter.Registry
-	log  *slog.Logger
+	opts     Options
+	reg      *imposter.Registry
+	log      *slog.Logger
+	changeMu sync.Mutex // with a Store: one change at a time, each saved before the next
 }
 
 // New returns the admin API over reg.
@@ -96,6 +101,11 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	if method == fasthttp.MethodOptions {
 		a.preflight(ctx)
 		return
+	}
+	if a.opts.Store != nil && changes(method, path) {
+		a.changeMu.Lock()
+		defer a.changeMu.Unlock()
+		defer a.persistAfter(ctx)
 	}
 	if err := a.route(ctx, method, path); err != nil {
 		a.sendErrors(ctx, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
+	"github.com/mockd/mockd/internal/store"
 )
 
 // Version is mockd's version, set at build time with -ldflags "-X github.com/mockd/mockd/internal/app.Version=…".
@@ -55,6 +56,9 @@ type Options struct {
 	Console io.Writer
 	// Quiet discards console log lines (tests).
 	Quiet bool
+	// DataDir, when set, persists every imposter change there before it is acknowledged, and
+	// the imposters saved there are started when Config is nil (Mountebank's --datadir).
+	DataDir string
 }
 
 // Validate loads files and compiles every imposter in them without starting anything.
@@ -80,6 +84,7 @@ type App struct {
 	initial  []*imposter.Imposter
 	metrics  *metrics.Registry
 	logClose io.Closer
+	store    *store.Dir // nil without --datadir
 }
 
 // New loads and validates the configuration; nothing listens yet. A config error is returned
@@ -122,8 +127,21 @@ func New(opts Options) (*App, error) {
 		AllowIP: ipFilter(opts.LocalOnly, opts.IPWhitelist),
 		Logger:  a.log,
 	})
-	if opts.Config != nil {
-		if a.initial, err = BuildImposters(a.reg, opts.Config, opts.AllowInjection); err != nil {
+	cfg := opts.Config
+	if opts.DataDir != "" {
+		if a.store, err = store.Open(opts.DataDir); err != nil {
+			a.closeLog()
+			return nil, err
+		}
+		if cfg == nil {
+			if cfg, err = a.store.Load(); err != nil {
+				a.closeLog()
+				return nil, err
+			}
+		}
+	}
+	if cfg != nil {
+		if a.initial, err = BuildImposters(a.reg, cfg, opts.AllowInjection); err != nil {
 			a.closeLog()
 			return nil, err
 		}
@@ -206,6 +224,7 @@ func (a *App) Start() error {
 		Logs:           a.logEntries(),
 		Metrics:        a.metrics,
 		Logger:         a.log,
+		Store:          a.adminStore(),
 	})
 	a.server = &fasthttp.Server{
 		Handler:               a.api.Handler,
@@ -230,12 +249,24 @@ func (a *App) Start() error {
 			return fmt.Errorf("cannot start imposter: %w", err)
 		}
 	}
+	if err := a.api.Persist(); err != nil {
+		a.Stop(context.Background())
+		return err
+	}
 	a.log.Info(fmt.Sprintf("mountebank v%s (mockd %s) now taking orders - point your browser to http://localhost:%d/ for help",
 		MountebankVersion, Version, port))
 	return nil
 }
 
 var errAddrInUse = errors.New("address already in use")
+
+// adminStore is the store the admin API saves to; a nil interface without --datadir.
+func (a *App) adminStore() admin.Store {
+	if a.store == nil {
+		return nil
+	}
+	return a.store
+}
 
 // Addr returns the admin API's address once started.
 func (a *App) Addr() net.Addr {

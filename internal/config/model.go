@@ -73,7 +73,7 @@ func (e *Error) Error() string {
 }
 
 // Protocols mockd serves.
-var supportedProtocols = map[string]bool{"http": true, "tcp": true, "smtp": true}
+var supportedProtocols = map[string]bool{"http": true, "https": true, "tcp": true, "smtp": true}
 
 // Imposter is one decoded, validated imposter definition. Stubs and other nested values are
 // kept as ordered JSON so the API echoes them as they were given.

@@ -29,6 +29,10 @@ func (im *Imposter) prepareDynamic(r *config.Object, out *response) error {
 	} else if v, ok := r.Get("fault"); ok && config.Truthy(v) {
 		out.kind, out.fault = kindFault, jsText(v)
 		return nil // Mountebank applies no behaviors to faults
+	} else if v, ok := r.Get("proxy"); ok && config.Truthy(v) {
+		if err := prepareProxy(r, out); err != nil {
+			return err
+		}
 	}
 	bv, present := r.Get("behaviors")
 	if !present {
@@ -60,7 +64,7 @@ func (im *Imposter) scriptTimeout() time.Duration {
 
 // dynamic reports whether the response is built per request.
 func (r *response) dynamic() bool {
-	return r.kind == kindInject || r.kind == kindFault || r.behaviors != nil
+	return r.kind == kindInject || r.kind == kindFault || r.kind == kindProxy || r.behaviors != nil
 }
 
 // produce builds a dynamic response for req: the `is` object or the inject function's result,

@@ -76,7 +76,13 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		if resp.kind == kindFault && httpFault(ctx, resp.fault) {
 			return
 		}
-		built, perr := im.produce(ctx, req, resp)
+		var built *response
+		var perr error
+		if resp.kind == kindProxy {
+			built, perr = im.proxyHTTP(ctx, req, st, resp)
+		} else {
+			built, perr = im.produce(ctx, req, resp)
+		}
 		if perr != nil {
 			im.log.Error("cannot build the response", "err", perr)
 			writeError(ctx, perr)

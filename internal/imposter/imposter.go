@@ -4,6 +4,7 @@ package imposter
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,9 +81,10 @@ type protocolServer interface {
 
 // protocolServers builds the server for each protocol mockd serves.
 var protocolServers = map[string]func(*Imposter) protocolServer{
-	"http": newHTTPServer,
-	"tcp":  newTCPServer,
-	"smtp": newSMTPServer,
+	"http":  newHTTPServer,
+	"https": newHTTPSServer,
+	"tcp":   newTCPServer,
+	"smtp":  newSMTPServer,
 }
 
 // resolve counts and records req, finds the first matching stub and returns the response to
@@ -151,6 +153,7 @@ type Imposter struct {
 	log         *slog.Logger
 	metrics     *metrics.Imposter // nil when metrics are off
 	js          *script.Scope     // the imposter's script state; nil without a script engine
+	tls         *tls.Config       // https only: built by Start
 }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
@@ -207,7 +210,7 @@ func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 		}
 		cr := compileResponse(r, im.def.DefaultResponse, true)
 		if err := im.prepareDynamic(r, cr); err != nil {
-			return nil, err
+			return nil, stubSource(err, def)
 		}
 		for n := config.Repeat(r); n > 0; n-- {
 			s.responses = append(s.responses, cr)
@@ -280,6 +283,9 @@ func (im *Imposter) Port() int { return im.port }
 // Start binds the imposter's port and starts serving. A port in use is a "resource conflict"
 // *config.Error, as in Mountebank.
 func (im *Imposter) Start() error {
+	if err := im.prepareTLS(); err != nil {
+		return err
+	}
 	host := im.def.Host
 	if host == "" {
 		host = im.opts.Host

@@ -181,6 +181,9 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 		if im.def.Protocol == "tcp" {
 			o.Set("mode", im.def.Mode) // the tcp server's metadata
 		}
+		if im.def.Protocol == "https" {
+			appendHTTPSMetadata(o, im.def.Header)
+		}
 	}
 	if v, ok := im.def.Header.Get("endOfRequestResolver"); ok && config.Truthy(v) {
 		o.Set("endOfRequestResolver", v)

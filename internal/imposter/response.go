@@ -8,6 +8,7 @@ import (
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/proxy"
 )
 
 // header is one response header line, as it goes on the wire.
@@ -28,7 +29,8 @@ type response struct {
 	hasConnection    bool
 	hasContentLength bool
 
-	tcp *tcpResponse // tcp imposters only (tcp.go)
+	tcp   *tcpResponse // tcp imposters only (tcp.go)
+	proxy *proxy.Proxy // http(s) proxy responses only (proxy.go)
 
 	// kind is "is", "inject" or "fault"; anything but a plain `is` is built per request (dynamic.go).
 	kind      string
@@ -51,14 +53,9 @@ func checkResponse(r *config.Object) *config.Error {
 	if n > 1 {
 		return &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
 	}
-	for _, k := range []string{"is", "inject", "fault"} {
+	for _, k := range responseKinds {
 		if v, ok := r.Get(k); ok && config.Truthy(v) {
 			return nil
-		}
-	}
-	for _, k := range []string{"proxy"} {
-		if v, ok := r.Get(k); ok && config.Truthy(v) {
-			return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("%s responses are not supported by this version of mockd", k), Source: r}
 		}
 	}
 	return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}

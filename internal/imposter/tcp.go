@@ -438,58 +438,7 @@ func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, dat
 	if len(extra) > 0 {
 		newResp.Set("behaviors", extra)
 	}
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	old := im.tbl.Load().stubs
-	index := -1
-	for i, o := range old {
-		if o == st {
-			index = i
-			break
-		}
-	}
-	if index < 0 {
-		return // the proxy stub was removed meanwhile
-	}
-	if p.mode == "proxyAlways" {
-		want := string(config.MarshalJSON(preds, 0))
-		for i := index + 1; i < len(old); i++ {
-			have := get(old[i].def, "predicates")
-			if have == nil {
-				have = []any{}
-			}
-			if string(config.MarshalJSON(have, 0)) != want {
-				continue
-			}
-			def := config.Clone(old[i].def).(*config.Object)
-			list, _ := get(def, "responses").([]any)
-			def.Set("responses", append(list, newResp))
-			ns, err := im.newStub(def)
-			if err != nil {
-				im.log.Error("cannot record proxy response", "err", err)
-				return
-			}
-			stubs := append([]*stub(nil), old...)
-			stubs[i] = ns
-			if err := im.swap(stubs); err != nil {
-				im.log.Error("cannot record proxy response", "err", err)
-			}
-			return
-		}
-		index = len(old)
-	}
-	ns, err := im.newStub(config.NewObject("predicates", preds, "responses", []any{newResp}))
-	if err != nil {
-		im.log.Error("cannot record proxy response", "err", err)
-		return
-	}
-	stubs := make([]*stub, 0, len(old)+1)
-	stubs = append(stubs, old[:index]...)
-	stubs = append(stubs, ns)
-	stubs = append(stubs, old[index:]...)
-	if err := im.swap(stubs); err != nil {
-		im.log.Error("cannot record proxy response", "err", err)
-	}
+	im.recordProxied(st, p.mode == "proxyAlways", preds, newResp)
 }
 
 // tcpPredicatesFor builds the predicates of a recorded proxy response from predicateGenerators,

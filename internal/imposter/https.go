@@ -1,0 +1,273 @@
+package imposter
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	_ "embed" // the default certificate
+	"encoding/pem"
+	"net"
+	"strings"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// mockd's own self-signed certificate, used by https imposters that name no key and cert
+// (Mountebank ships a different one; clients that pin Mountebank's certificate must pass theirs).
+var (
+	//go:embed cert/mockd-key.pem
+	defaultKey string
+	//go:embed cert/mockd-cert.pem
+	defaultCert string
+)
+
+// httpsServer serves an https imposter: the http server behind a TLS listener, so requests take
+// exactly the http path.
+type httpsServer struct {
+	*httpServer
+	conf *tls.Config
+}
+
+func newHTTPSServer(im *Imposter) protocolServer {
+	return &httpsServer{httpServer: newHTTPServer(im).(*httpServer), conf: im.tls}
+}
+
+func (s *httpsServer) serve(ln net.Listener) error {
+	return s.srv.Serve(tls.NewListener(ln, s.conf))
+}
+
+// prepareTLS builds an https imposter's TLS configuration from its key, cert, mutualAuth,
+// rejectUnauthorized, ca and ciphers fields, failing as Mountebank (node's TLS) does on bad ones.
+// It does nothing for other protocols.
+func (im *Imposter) prepareTLS() error {
+	if im.def.Protocol != "https" {
+		return nil
+	}
+	h := im.def.Header
+	conf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c, ok := h.Get("ciphers"); ok && config.Truthy(c) {
+		if err := applyCiphers(conf, strings.ToUpper(config.JSString(c))); err != nil {
+			return err
+		}
+	}
+	cert, err := keyPair(tlsText(h, "key", defaultKey), tlsText(h, "cert", defaultCert))
+	if err != nil {
+		return err
+	}
+	conf.Certificates = []tls.Certificate{cert}
+	// Node asks for a client certificate only when both are set, and then requires a valid one.
+	if config.Truthy(get(h, "mutualAuth")) && config.Truthy(get(h, "rejectUnauthorized")) {
+		conf.ClientAuth = tls.RequireAndVerifyClientCert
+		conf.ClientCAs = caPool(get(h, "ca"))
+	}
+	im.tls = conf
+	return nil
+}
+
+// tlsText is the PEM text of field, or def when absent or falsy.
+func tlsText(h *config.Object, field, def string) string {
+	v := get(h, field)
+	if !config.Truthy(v) {
+		return def
+	}
+	return config.JSString(v)
+}
+
+// caPool collects the certificates of ca (a PEM string or a list of them); nil (the system
+// roots) when there are none.
+func caPool(ca config.Value) *x509.CertPool {
+	var texts []string
+	switch t := ca.(type) {
+	case string:
+		texts = []string{t}
+	case []any:
+		for _, e := range t {
+			if s, ok := e.(string); ok {
+				texts = append(texts, s)
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	pool := x509.NewCertPool()
+	for _, s := range texts {
+		pool.AppendCertsFromPEM([]byte(s))
+	}
+	return pool
+}
+
+// opensslError is the error node passes through from OpenSSL, as Mountebank answers it.
+func opensslError(library, reason, code string) *config.Error {
+	return &config.Error{Code: code, Message: reason,
+		Raw: config.NewObject("library", library, "reason", reason, "code", code)}
+}
+
+// keyPair parses a PEM key and certificate chain, checking them in node's order (certificate,
+// key, then that they match) with its error for each.
+func keyPair(keyPEM, certPEM string) (tls.Certificate, error) {
+	var out tls.Certificate
+	if !strings.Contains(certPEM, "-----BEGIN") {
+		return out, opensslError("PEM routines", "no start line", "ERR_OSSL_PEM_NO_START_LINE")
+	}
+	rest := []byte(certPEM)
+	for {
+		block, r := pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		rest = r
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return out, opensslError("asn1 encoding routines", "wrong tag", "ERR_OSSL_ASN1_WRONG_TAG")
+		}
+		out.Certificate = append(out.Certificate, block.Bytes)
+	}
+	if len(out.Certificate) == 0 {
+		return out, opensslError("PEM routines", "bad base64 decode", "ERR_OSSL_PEM_BAD_BASE64_DECODE")
+	}
+	key := parseKey([]byte(keyPEM))
+	if key == nil {
+		return out, opensslError("DECODER routines", "unsupported", "ERR_OSSL_UNSUPPORTED")
+	}
+	leaf, _ := x509.ParseCertificate(out.Certificate[0])
+	pub, ok := key.Public().(interface{ Equal(crypto.PublicKey) bool })
+	if !ok || !pub.Equal(leaf.PublicKey) {
+		return out, opensslError("x509 certificate routines", "key values mismatch", "ERR_OSSL_X509_KEY_VALUES_MISMATCH")
+	}
+	out.PrivateKey = key
+	out.Leaf = leaf
+	return out, nil
+}
+
+// parseKey returns the first private key in text (PKCS #1, PKCS #8 or SEC 1), or nil.
+func parseKey(text []byte) crypto.Signer {
+	rest := text
+	for {
+		block, r := pem.Decode(rest)
+		if block == nil {
+			return nil
+		}
+		rest = r
+		if !strings.HasSuffix(block.Type, "PRIVATE KEY") {
+			continue
+		}
+		if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+			return k
+		}
+		if k, err := x509.ParseECPrivateKey(block.Bytes); err == nil {
+			return k
+		}
+		if k, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
+			switch t := k.(type) {
+			case *rsa.PrivateKey:
+				return t
+			case *ecdsa.PrivateKey:
+				return t
+			case ed25519.PrivateKey:
+				return t
+			}
+		}
+		return nil
+	}
+}
+
+// opensslCiphers maps OpenSSL's names of the TLS 1.2 suites Go implements to Go's ids.
+var opensslCiphers = map[string]uint16{
+	"ECDHE-RSA-AES128-GCM-SHA256":   tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	"ECDHE-RSA-AES256-GCM-SHA384":   tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	"ECDHE-ECDSA-AES128-GCM-SHA256": tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	"ECDHE-ECDSA-AES256-GCM-SHA384": tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	"ECDHE-RSA-CHACHA20-POLY1305":   tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+	"ECDHE-ECDSA-CHACHA20-POLY1305": tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	"ECDHE-RSA-AES128-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
+	"ECDHE-RSA-AES256-SHA":          tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+	"ECDHE-ECDSA-AES128-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+	"ECDHE-ECDSA-AES256-SHA":        tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+	"ECDHE-RSA-AES128-SHA256":       tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,
+	"ECDHE-ECDSA-AES128-SHA256":     tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256,
+	"AES128-GCM-SHA256":             tls.TLS_RSA_WITH_AES_128_GCM_SHA256,
+	"AES256-GCM-SHA384":             tls.TLS_RSA_WITH_AES_256_GCM_SHA384,
+	"AES128-SHA":                    tls.TLS_RSA_WITH_AES_128_CBC_SHA,
+	"AES256-SHA":                    tls.TLS_RSA_WITH_AES_256_CBC_SHA,
+	"AES128-SHA256":                 tls.TLS_RSA_WITH_AES_128_CBC_SHA256,
+	"DES-CBC3-SHA":                  tls.TLS_RSA_WITH_3DES_EDE_CBC_SHA,
+	"ECDHE-RSA-DES-CBC3-SHA":        tls.TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA,
+}
+
+// opensslKeywords are OpenSSL cipher-list words that select groups of suites; mockd lets Go
+// choose among its own secure suites for them.
+var opensslKeywords = map[string]bool{
+	"ALL": true, "DEFAULT": true, "HIGH": true, "MEDIUM": true, "COMPLEMENTOFDEFAULT": true,
+	"COMPLEMENTOFALL": true, "ECDHE": true, "EECDH": true, "ECDH": true, "KECDHE": true,
+	"AES": true, "AESGCM": true, "AES128": true, "AES256": true, "CHACHA20": true, "RSA": true,
+	"ARSA": true, "KRSA": true, "ECDSA": true, "AECDSA": true, "SHA": true, "SHA1": true,
+	"SHA256": true, "SHA384": true, "TLSV1.2": true, "TLSV1": true, "SSLV3": true, "3DES": true,
+}
+
+// applyCiphers restricts conf to an OpenSSL cipher list as node does: TLS 1.2 names restrict the
+// TLS 1.2 suites; a list without TLS 1.3 names (TLS_…) turns TLS 1.3 off, and one with only TLS
+// 1.3 names turns TLS 1.2 off. Go does not let a server choose among TLS 1.3 suites, so those
+// names only enable TLS 1.3. A list selecting nothing is OpenSSL's "no cipher match".
+func applyCiphers(conf *tls.Config, list string) error {
+	var suites []uint16
+	any12, any13, keyword := false, false, false
+	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ':' || r == ',' || r == ' ' }) {
+		if strings.HasPrefix(name, "TLS_") {
+			any13 = true
+			continue
+		}
+		any12 = true
+		if strings.ContainsAny(name[:1], "!-+@") {
+			continue
+		}
+		if id, ok := opensslCiphers[name]; ok {
+			suites = append(suites, id)
+			continue
+		}
+		allWords := true
+		for _, w := range strings.Split(name, "+") {
+			allWords = allWords && opensslKeywords[w]
+		}
+		keyword = keyword || allWords
+	}
+	if any12 && len(suites) == 0 && !keyword {
+		return opensslError("SSL routines", "no cipher match", "ERR_SSL_NO_CIPHER_MATCH")
+	}
+	if !keyword {
+		conf.CipherSuites = suites
+	}
+	switch {
+	case !any13:
+		conf.MaxVersion = tls.VersionTLS12
+	case !any12:
+		conf.MinVersion = tls.VersionTLS13
+	}
+	return nil
+}
+
+// appendHTTPSMetadata adds what Mountebank prints for an https imposter after recordRequests:
+// key, cert, mutualAuth, rejectUnauthorized, ca and, when set, ciphers (upper-cased).
+func appendHTTPSMetadata(o, h *config.Object) {
+	o.Set("key", tlsText(h, "key", defaultKey))
+	o.Set("cert", tlsText(h, "cert", defaultCert))
+	o.Set("mutualAuth", config.Truthy(get(h, "mutualAuth")))
+	if v := get(h, "rejectUnauthorized"); config.Truthy(v) {
+		o.Set("rejectUnauthorized", v)
+	} else {
+		o.Set("rejectUnauthorized", false)
+	}
+	if v := get(h, "ca"); config.Truthy(v) {
+		o.Set("ca", v)
+	} else {
+		o.Set("ca", nil)
+	}
+	if v := get(h, "ciphers"); config.Truthy(v) {
+		o.Set("ciphers", strings.ToUpper(config.JSString(v)))
+	}
+}

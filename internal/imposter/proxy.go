@@ -1,0 +1,203 @@
+package imposter
+
+import (
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/behavior"
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/proxy"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// kindProxy marks an http(s) proxy response.
+const kindProxy = "proxy"
+
+// prepareProxy compiles the proxy object of an http response. Its error has no source; the
+// stub's JSON text is added by stubSource, as Mountebank's dry run adds it.
+func prepareProxy(r *config.Object, out *response) error {
+	p, err := proxy.Compile(config.AsObject(get(r, "proxy")))
+	if err != nil {
+		return dryRunError{err}
+	}
+	out.kind, out.proxy = kindProxy, p
+	return nil
+}
+
+// dryRunError is an error Mountebank's dry run finds in a proxy; it gets the stub as source.
+type dryRunError struct{ ce *config.Error }
+
+func (e dryRunError) Error() string { return e.ce.Error() }
+
+// stubSource gives a proxy's dry-run error without a source the stub's JSON text, as
+// Mountebank does; other errors pass unchanged.
+func stubSource(err error, def *config.Object) error {
+	var dr dryRunError
+	if !errors.As(err, &dr) {
+		return err
+	}
+	if dr.ce.Source == nil {
+		dr.ce.Source = string(config.MarshalJSON(def, 0))
+	}
+	return dr.ce
+}
+
+// proxyHTTP answers req by forwarding it to the proxy's origin, as Mountebank's proxyAndRecord
+// does: the answer goes through the response's behaviors, is recorded (unless the mode is
+// proxyTransparent) and is then compiled like a configured response. ctx is only read here.
+func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, req *request.Request, st *stub, r *response) (*response, error) {
+	p := r.proxy
+	start := time.Now()
+	answer, err := p.Forward(&proxy.Request{
+		Method:  req.Method,
+		URI:     ctx.Request.Header.RequestURI(),
+		Headers: req.Headers,
+		Body:    ctx.Request.Body(),
+	})
+	if err != nil {
+		im.log.Error("proxy failed", "to", p.To, "err", err)
+		return nil, err
+	}
+	elapsed := float64(time.Since(start).Milliseconds())
+	answer.Set("_proxyResponseTime", elapsed)
+	if r.behaviors != nil {
+		if answer, err = r.behaviors.Apply(ctx, req, answer, im.js); err != nil {
+			return nil, err
+		}
+	}
+	if p.Mode != proxy.ModeTransparent && st != nil {
+		seen := recordedRequest(req)
+		seen.Set("headers", kvObject(p.Headers(req.Headers)))
+		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
+		if err != nil {
+			return nil, err
+		}
+		rec := config.NewObject("is", config.Clone(answer))
+		var extra []any
+		if t, _ := get(answer, "_proxyResponseTime").(float64); p.AddWait && t != 0 {
+			extra = append(extra, config.NewObject("wait", t))
+		}
+		if p.AddDecorate != nil {
+			extra = append(extra, config.NewObject("decorate", p.AddDecorate))
+		}
+		if len(extra) > 0 {
+			rec.Set("behaviors", extra)
+		}
+		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, rec)
+	}
+	out := compileResponse(config.NewObject("is", answer), im.def.DefaultResponse, true)
+	out.config = r.config
+	return out, nil
+}
+
+// generatorInjector returns what runs injected predicateGenerators; nil without scripting.
+func (im *Imposter) generatorInjector() proxy.Injector {
+	if im.js == nil {
+		return nil
+	}
+	return im.js
+}
+
+// selector evaluates jsonpath and xpath for predicateGenerators with the behaviors' engines.
+type selector struct{}
+
+func (selector) JSONPath(sel string, field config.Value) []config.Value {
+	return behavior.SelectJSONPath(sel, field)
+}
+
+func (selector) XPath(sel string, ns *config.Object, field config.Value) []config.Value {
+	return behavior.SelectXPath(sel, ns, field)
+}
+
+var _ proxy.Selector = selector{}
+
+// recordProxied saves a response a proxy recorded, as Mountebank's responseResolver does:
+// proxyOnce inserts a stub with preds just before the proxy stub st; proxyAlways appends resp
+// to the first stub after st whose predicates equal preds, or adds such a stub at the end.
+// It does nothing when st is no longer in the imposter.
+func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *config.Object) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	old := im.tbl.Load().stubs
+	index := -1
+	for i, o := range old {
+		if o == st {
+			index = i
+			break
+		}
+	}
+	if index < 0 {
+		return // the proxy stub was removed meanwhile
+	}
+	if always {
+		want := stableJSON(preds)
+		for i := index + 1; i < len(old); i++ {
+			have := get(old[i].def, "predicates")
+			if have == nil {
+				have = []any{}
+			}
+			if stableJSON(have) != want {
+				continue
+			}
+			def := config.Clone(old[i].def).(*config.Object)
+			list, _ := get(def, "responses").([]any)
+			def.Set("responses", append(list, resp))
+			ns, err := im.newStub(def)
+			if err != nil {
+				im.log.Error("cannot record proxy response", "err", err)
+				return
+			}
+			ns.next.Store(old[i].next.Load()) // the stub keeps its place in the cycle
+			stubs := append([]*stub(nil), old...)
+			stubs[i] = ns
+			if err := im.swap(stubs); err != nil {
+				im.log.Error("cannot record proxy response", "err", err)
+			}
+			return
+		}
+		index = len(old)
+	}
+	ns, err := im.newStub(config.NewObject("predicates", preds, "responses", []any{resp}))
+	if err != nil {
+		im.log.Error("cannot record proxy response", "err", err)
+		return
+	}
+	stubs := make([]*stub, 0, len(old)+1)
+	stubs = append(stubs, old[:index]...)
+	stubs = append(stubs, ns)
+	stubs = append(stubs, old[index:]...)
+	if err := im.swap(stubs); err != nil {
+		im.log.Error("cannot record proxy response", "err", err)
+	}
+}
+
+// stableJSON renders v as safe-stable-stringify does (object keys sorted), which Mountebank
+// uses to compare predicates.
+func stableJSON(v config.Value) string {
+	return string(config.MarshalJSON(sortKeys(v), 0))
+}
+
+func sortKeys(v config.Value) config.Value {
+	switch t := v.(type) {
+	case *config.Object:
+		if t == nil {
+			return t
+		}
+		out := &config.Object{Members: make([]config.Member, len(t.Members))}
+		for i, m := range t.Members {
+			out.Members[i] = config.Member{Key: m.Key, Value: sortKeys(m.Value)}
+		}
+		sort.SliceStable(out.Members, func(i, j int) bool { return out.Members[i].Key < out.Members[j].Key })
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = sortKeys(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,215 @@
+package proxy
+
+import (
+	"strconv"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// Selector evaluates the jsonpath and xpath parameters of predicateGenerators. Each returns
+// every value selected from field (nil when nothing is selected or the field does not parse),
+// and for xpath expressions that give a number or boolean, that value alone.
+type Selector interface {
+	JSONPath(selector string, field config.Value) []config.Value
+	XPath(selector string, ns *config.Object, field config.Value) []config.Value
+}
+
+// Injector runs an injected predicateGenerator (`inject`) and returns the predicates it builds.
+type Injector interface {
+	PredicateGenerator(source string, req *config.Object) ([]any, error)
+}
+
+// undefined stands for a JavaScript undefined while predicates are built; it is dropped when
+// set in an object, as JSON.stringify drops it.
+type undefined struct{}
+
+// PredicatesFor builds the predicates of a recorded response from the predicateGenerators
+// gens for req, the request object as Mountebank's predicates see it, as Mountebank's
+// responseResolver.predicatesFor does. req may be changed (the `ignore` parameter removes
+// fields from it, as in Mountebank); pass a copy. sel and inj may be nil: jsonpath and xpath
+// then select nothing and injected generators fail.
+func PredicatesFor(req *config.Object, gens []*config.Object, sel Selector, inj Injector) ([]any, error) {
+	preds := []any{}
+	for _, g := range gens {
+		if src := get(g, "inject"); config.Truthy(src) {
+			if inj == nil {
+				return nil, &config.Error{Code: config.CodeInvalidInjection,
+					Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag"}
+			}
+			list, err := inj.PredicateGenerator(jsText(src), req)
+			if err != nil {
+				return nil, err
+			}
+			preds = append(preds, list...)
+			continue
+		}
+		base := &config.Object{}
+		valueOf := func(v config.Value) config.Value { return v }
+		op, hasOp := g.Get("predicateOperator")
+		for _, m := range g.Members {
+			if m.Key != "matches" && m.Key != "predicateOperator" && m.Key != "ignore" {
+				base.Set(m.Key, config.Clone(m.Value))
+			}
+			switch m.Key {
+			case "xpath":
+				xp := config.AsObject(m.Value)
+				valueOf = func(v config.Value) config.Value {
+					if sel == nil || xp == nil {
+						return ""
+					}
+					return selection(sel.XPath(jsText(get(xp, "selector")), config.AsObject(get(xp, "ns")), v))
+				}
+			case "jsonpath":
+				jpc := config.AsObject(m.Value)
+				valueOf = func(v config.Value) config.Value {
+					if sel == nil || jpc == nil {
+						return ""
+					}
+					return selection(sel.JSONPath(jsText(get(jpc, "selector")), v))
+				}
+			}
+		}
+		matches := config.AsObject(get(g, "matches"))
+		if matches == nil {
+			continue
+		}
+		for _, m := range matches.Members {
+			pred := config.Clone(base).(*config.Object)
+			switch {
+			case m.Value == true && !hasOp:
+				field := member(req, m.Key)
+				if ignore := config.AsObject(get(g, "ignore")); ignore != nil {
+					if f, ok := ignore.Get(m.Key); ok {
+						objFilter(field, f)
+					}
+				}
+				pred.Set("deepEquals", setDefined(&config.Object{}, m.Key, valueOf(field)))
+			case hasOp && op == "exists":
+				pred.Set("exists", existsFor(req, m.Key != ""))
+			case hasOp:
+				pred.Set(jsText(op), config.Clone(valueOf(req)))
+			default:
+				pred.Set("equals", setDefined(&config.Object{}, m.Key, buildEquals(member(req, m.Key), m.Value, valueOf)))
+			}
+			preds = append(preds, pred)
+		}
+	}
+	return preds, nil
+}
+
+// selection is Mountebank's selectionValue: nothing is "", one value is that value.
+func selection(vals []config.Value) config.Value {
+	switch len(vals) {
+	case 0:
+		return ""
+	case 1:
+		return vals[0]
+	}
+	out := make([]any, len(vals))
+	copy(out, vals)
+	return out
+}
+
+// buildEquals keeps, from field, the keys the matcher names, recursing into objects.
+func buildEquals(field, matcher config.Value, valueOf func(config.Value) config.Value) config.Value {
+	out := &config.Object{}
+	for _, key := range keysOf(matcher) {
+		v := member(field, key)
+		if o, ok := v.(*config.Object); ok {
+			out.Set(key, buildEquals(o, member(matcher, key), valueOf))
+			continue
+		}
+		setDefined(out, key, valueOf(v))
+	}
+	return out
+}
+
+// existsFor returns a copy of req with every leaf set to value.
+func existsFor(v config.Value, value bool) config.Value {
+	switch t := v.(type) {
+	case *config.Object:
+		out := &config.Object{}
+		for _, m := range t.Members {
+			out.Set(m.Key, existsFor(m.Value, value))
+		}
+		return out
+	default:
+		return value
+	}
+}
+
+// objFilter removes what filter names from obj, as Mountebank's helpers.objFilter does.
+func objFilter(obj, filter config.Value) {
+	o, ok := obj.(*config.Object)
+	if !ok {
+		return
+	}
+	switch f := filter.(type) {
+	case string:
+		o.Delete(f)
+	case []any:
+		for _, k := range f {
+			if ks, isStr := k.(string); isStr && config.Truthy(member(o, ks)) {
+				o.Delete(ks)
+			}
+		}
+	case *config.Object:
+		for _, m := range f.Members {
+			if config.Truthy(member(o, m.Key)) {
+				objFilter(member(o, m.Key), m.Value)
+			}
+		}
+	}
+}
+
+// keysOf is JavaScript's Object.keys.
+func keysOf(v config.Value) []string {
+	switch t := v.(type) {
+	case *config.Object:
+		return t.Keys()
+	case []any:
+		return indexKeys(len(t))
+	case string:
+		return indexKeys(len([]rune(t)))
+	}
+	return nil
+}
+
+func indexKeys(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i)
+	}
+	return out
+}
+
+// member is JavaScript's v[key] (undefined when absent).
+func member(v config.Value, key string) config.Value {
+	switch t := v.(type) {
+	case *config.Object:
+		if t == nil {
+			return undefined{}
+		}
+		if mv, ok := t.Get(key); ok {
+			return mv
+		}
+	case []any:
+		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(t) && strconv.Itoa(i) == key {
+			return t[i]
+		}
+	case string:
+		r := []rune(t)
+		if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(r) && strconv.Itoa(i) == key {
+			return string(r[i])
+		}
+	}
+	return undefined{}
+}
+
+// setDefined sets key to a copy of v unless v is undefined, and returns o.
+func setDefined(o *config.Object, key string, v config.Value) *config.Object {
+	if _, isUndef := v.(undefined); !isUndef {
+		o.Set(key, config.Clone(v))
+	}
+	return o
+}

@@ -1,0 +1,369 @@
+// Package proxy implements Mountebank's http(s) proxy responses: forwarding a request to an
+// origin, turning the origin's answer into an `is` response, and building the predicates of
+// the stubs that record it (predicateGenerators).
+package proxy
+
+import (
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// Modes of a proxy response.
+const (
+	ModeOnce        = "proxyOnce"
+	ModeAlways      = "proxyAlways"
+	ModeTransparent = "proxyTransparent"
+)
+
+// Timeout bounds one exchange with an origin (Mountebank has none). A variable so tests can
+// shorten it.
+var Timeout = 5 * time.Minute
+
+// Proxy is a compiled http(s) proxy response. It is safe for concurrent use.
+type Proxy struct {
+	// To is the origin as configured, e.g. "https://example.com:8443".
+	To string
+	// Mode is proxyOnce (the default for anything else), proxyAlways or proxyTransparent.
+	Mode string
+	// Generators are the predicateGenerators as configured.
+	Generators []*config.Object
+	// AddWait adds a wait behavior of the origin's response time to recorded responses.
+	AddWait bool
+	// AddDecorate is the decorate function added to recorded responses (nil for none).
+	AddDecorate config.Value
+
+	inject     []request.KV // injectHeaders, in order
+	injectHost bool         // injectHeaders names Host: the origin's name is not set
+	host       string       // the Host header Mountebank sends: hostname[:port]
+	baseURL    string       // scheme://host:port, prefixed to the raw request target
+	client     *fasthttp.HostClient
+}
+
+// Compile validates a proxy object as Mountebank's dry run does and prepares its client.
+// The error carries Mountebank's code and message and no source; the caller names the stub.
+func Compile(p *config.Object) (*Proxy, *config.Error) {
+	if p == nil {
+		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type"}
+	}
+	toV, ok := p.Get("to")
+	if !ok {
+		return nil, &config.Error{Code: config.CodeBadData, Message: "Missing to"}
+	}
+	to, isString := toV.(string)
+	u, err := url.Parse(to)
+	if !isString || err != nil || u.Scheme == "" || u.Host == "" && u.Opaque == "" {
+		return nil, &config.Error{Code: "ERR_INVALID_URL", Message: "Invalid URL"}
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if strings.HasPrefix(scheme, "http") {
+		if path := u.EscapedPath(); path != "" && path != "/" {
+			return nil, &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("proxy.to must not contain a path '%s'", path)}
+		}
+	}
+	out := &Proxy{To: to, Mode: ModeOnce}
+	if m, _ := get(p, "mode").(string); m == ModeAlways || m == ModeTransparent {
+		out.Mode = m
+	}
+	gens, _ := get(p, "predicateGenerators").([]any)
+	for _, g := range gens {
+		if o := config.AsObject(g); o != nil {
+			out.Generators = append(out.Generators, o)
+		}
+	}
+	out.AddWait = config.Truthy(get(p, "addWaitBehavior"))
+	if d := get(p, "addDecorateBehavior"); config.Truthy(d) {
+		out.AddDecorate = d
+	}
+	if ih := config.AsObject(get(p, "injectHeaders")); ih != nil {
+		for _, m := range ih.Members {
+			out.inject = append(out.inject, request.KV{Name: m.Key, Value: jsText(m.Value)})
+			if strings.EqualFold(m.Key, "host") {
+				out.injectHost = true
+			}
+		}
+	}
+
+	// Mountebank sends https for https: and plain http for every other scheme.
+	isTLS := scheme == "https"
+	hostname, port := u.Hostname(), u.Port()
+	defPort := "80"
+	if isTLS {
+		defPort = "443"
+	}
+	out.host = hostname
+	if strings.Contains(hostname, ":") {
+		out.host = "[" + hostname + "]"
+	}
+	if port != "" && port != defPort {
+		out.host += ":" + port
+	}
+	if port == "" {
+		port = defPort
+	}
+	addr := net.JoinHostPort(hostname, port)
+	if isTLS {
+		out.baseURL = "https://" + addr
+	} else {
+		out.baseURL = "http://" + addr
+	}
+	tlsConf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // Mountebank does not verify origins
+	if cert, key := jsText(get(p, "cert")), jsText(get(p, "key")); config.Truthy(get(p, "cert")) && config.Truthy(get(p, "key")) {
+		pair, err := tls.X509KeyPair([]byte(cert), []byte(key))
+		if err != nil {
+			return nil, &config.Error{Code: config.CodeBadData, Message: "proxy cert/key: " + err.Error()}
+		}
+		tlsConf.Certificates = []tls.Certificate{pair}
+	}
+	out.client = &fasthttp.HostClient{
+		Addr:                          addr,
+		IsTLS:                         isTLS,
+		TLSConfig:                     tlsConf,
+		NoDefaultUserAgentHeader:      true,
+		DisableHeaderNamesNormalizing: true,
+		DisablePathNormalizing:        true,
+		ReadTimeout:                   Timeout,
+		WriteTimeout:                  Timeout,
+		MaxIdleConnDuration:           5 * time.Second,
+		MaxResponseBodySize:           0,
+	}
+	return out, nil
+}
+
+// Request is what a proxy forwards: the client's request as it arrived. The proxy copies what
+// it needs; nothing is retained after Forward returns.
+type Request struct {
+	Method string
+	// URI is the raw request target (path and query exactly as sent).
+	URI []byte
+	// Headers are the request's headers in their order and case.
+	Headers []request.KV
+	Body    []byte
+}
+
+// Headers returns the headers the origin receives for reqHeaders: injectHeaders replace
+// headers of the same name (in any case) and are added at the end. The result is what
+// Mountebank's request object holds after addInjectedHeadersTo (predicateGenerators see it).
+func (p *Proxy) Headers(reqHeaders []request.KV) []request.KV {
+	if len(p.inject) == 0 {
+		return reqHeaders
+	}
+	out := make([]request.KV, 0, len(reqHeaders)+len(p.inject))
+	for _, h := range reqHeaders {
+		injected := false
+		for _, ih := range p.inject {
+			if ih.Name == h.Name {
+				injected = true
+				break
+			}
+		}
+		if !injected {
+			out = append(out, h)
+		}
+	}
+	return append(out, p.inject...)
+}
+
+// Error is a failed exchange with the origin, rendered as Mountebank renders it.
+type Error = config.Error
+
+// Forward sends r to the origin and returns its answer as Mountebank's httpProxy records it:
+// {statusCode, headers, body, _mode}, the body parsed as JSON when it is JSON text and base64
+// for binary content. A failure is a *config.Error with code "invalid proxy".
+func (p *Proxy) Forward(r *Request) (*config.Object, error) {
+	req := fasthttp.AcquireRequest()
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+
+	req.Header.DisableNormalizing()
+	// Headers go out exactly as listed, in node's case and order (host is lower case).
+	req.Header.DisableSpecialHeader()
+	req.URI().DisablePathNormalizing = true
+	uri := make([]byte, 0, len(p.baseURL)+len(r.URI))
+	uri = append(append(uri, p.baseURL...), r.URI...)
+	req.SetRequestURIBytes(uri)
+	req.UseHostHeader = true
+	req.Header.SetMethod(r.Method)
+	hostDone := p.injectHost
+	lengthName := ""
+	for _, h := range p.Headers(r.Headers) {
+		switch {
+		case strings.EqualFold(h.Name, "host") && !p.injectHost:
+			if !hostDone {
+				req.Header.Add("host", p.host)
+				hostDone = true
+			}
+			continue
+		case strings.EqualFold(h.Name, "content-length"):
+			lengthName = h.Name
+			continue
+		case strings.EqualFold(h.Name, "transfer-encoding"):
+			continue // the body was received whole: it goes out with a Content-Length
+		}
+		req.Header.Add(latin1(h.Name), latin1(h.Value))
+	}
+	if !hostDone {
+		req.Header.Add("host", p.host)
+	}
+	if len(r.Body) > 0 || lengthName != "" {
+		if lengthName == "" {
+			lengthName = "Content-Length"
+		}
+		req.Header.Add(lengthName, strconv.Itoa(len(r.Body)))
+		req.SetBody(r.Body)
+	}
+	if err := p.client.DoTimeout(req, resp, Timeout); err != nil {
+		return nil, p.failure(err)
+	}
+	return answer(resp), nil
+}
+
+// failure maps a transport error to Mountebank's invalid proxy errors.
+func (p *Proxy) failure(err error) error {
+	quoted := string(config.MarshalJSON(p.To, 0))
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr):
+		return &config.Error{Code: config.CodeInvalidProxy, Message: "Cannot resolve " + quoted}
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, fasthttp.ErrDialTimeout):
+		return &config.Error{Code: config.CodeInvalidProxy, Message: "Unable to connect to " + quoted}
+	}
+	return &config.Error{Code: config.CodeInvalidProxy, Message: err.Error()}
+}
+
+// binaryEncodings and binaryTypes decide, as Mountebank's httpProxy does, that an answer is
+// recorded as base64.
+var (
+	binaryEncodings = []string{"gzip", "br", "compress", "deflate"}
+	binaryTypes     = []string{
+		"audio/", "application/epub+zip", "application/gzip", "application/java-archive",
+		"application/msword", "application/octet-stream", "application/pdf", "application/rtf",
+		"application/vnd.ms-excel", "application/vnd.ms-fontobject", "application/vnd.ms-powerpoint",
+		"application/vnd.visio", "application/x-shockwave-flash", "application/x-tar",
+		"application/zip", "font/", "image/", "model/", "video/",
+	}
+)
+
+// IsBinary reports whether Mountebank records an answer with these Content-Encoding and
+// Content-Type values in binary mode.
+func IsBinary(contentEncoding, contentType string) bool {
+	for _, e := range binaryEncodings {
+		if strings.Contains(contentEncoding, e) {
+			return true
+		}
+	}
+	for _, t := range binaryTypes {
+		if strings.Contains(contentType, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// answer converts the origin's response. Headers keep their order and case; repeated names
+// become arrays at the first one's place, as Mountebank's headersMap.ofRaw does.
+func answer(resp *fasthttp.Response) *config.Object {
+	headers := &config.Object{}
+	add := func(name, value string) {
+		v, ok := headers.Get(name)
+		switch {
+		case !ok:
+			headers.Set(name, value)
+		default:
+			if list, isList := v.([]any); isList {
+				headers.Set(name, append(list, value))
+			} else {
+				headers.Set(name, []any{v, value})
+			}
+		}
+	}
+	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
+	for k, v := range resp.Header.All() {
+		add(decodeLatin1(k), decodeLatin1(v))
+	}
+	if resp.Header.ContentLength() == -1 {
+		add("Transfer-Encoding", "chunked")
+	}
+	body := resp.Body()
+	mode := "text"
+	var text string
+	if IsBinary(string(resp.Header.Peek("Content-Encoding")), string(resp.Header.ContentType())) {
+		mode = "binary"
+		text = base64.StdEncoding.EncodeToString(body)
+	} else {
+		text = request.DecodeUTF8(body)
+	}
+	return config.NewObject(
+		"statusCode", float64(resp.StatusCode()),
+		"headers", headers,
+		"body", maybeJSON(text),
+		"_mode", mode,
+	)
+}
+
+// maybeJSON is Mountebank's maybeJSON: the parsed value when text is JSON, else text.
+func maybeJSON(text string) config.Value {
+	v, err := config.ParseJSON([]byte(text))
+	if err != nil {
+		return text
+	}
+	return v
+}
+
+// decodeLatin1 decodes header bytes as node does: one character per byte.
+func decodeLatin1(b []byte) string {
+	for _, c := range b {
+		if c >= 0x80 {
+			r := make([]rune, len(b))
+			for i, c := range b {
+				r[i] = rune(c)
+			}
+			return string(r)
+		}
+	}
+	return string(b)
+}
+
+// latin1 encodes s as node writes header strings: one byte per character.
+func latin1(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		b = append(b, byte(r))
+	}
+	return string(b)
+}
+
+func get(o *config.Object, key string) config.Value {
+	if o == nil {
+		return nil
+	}
+	v, _ := o.Get(key)
+	return v
+}
+
+// jsText renders a value as JavaScript's String(value).
+func jsText(v config.Value) string { return config.JSString(v) }

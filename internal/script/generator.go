@@ -1,0 +1,43 @@
+package script
+
+import (
+	"errors"
+
+	"github.com/dop251/goja"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// MsgPredicateGenerator is Mountebank's message for a failed injected predicateGenerator.
+const MsgPredicateGenerator = "invalid predicateGenerator injection"
+
+// PredicateGenerator runs an injected proxy predicateGenerator as Mountebank's responseResolver
+// does, `(fn)(config)` with config {request, logger}, and returns the predicates it returned.
+// req is the request as the proxy saw it; it is not changed. A failure, or a result that is not
+// an array, is a *config.Error with code "invalid injection".
+func (s *Scope) PredicateGenerator(source string, req *config.Object) ([]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rt := s.runtime()
+	rt.begin(s.e.timeout)
+	defer rt.end()
+	src := "(" + source + ")(config);"
+	fn, err := s.function(rt, source)
+	if err != nil {
+		return nil, injectionError(MsgPredicateGenerator, src, err)
+	}
+	cfg := rt.vm.NewObject()
+	_ = cfg.Set("request", toJS(rt.vm, req))
+	_ = cfg.Set("logger", rt.logger)
+	v, err := fn(goja.Undefined(), cfg)
+	if err != nil {
+		return nil, injectionError(MsgPredicateGenerator, src, err)
+	}
+	out, _ := fromJS(rt.vm, v, 0)
+	list, ok := out.([]any)
+	if !ok {
+		// predicates.push(...result) throws for anything that is not iterable.
+		return nil, injectionError(MsgPredicateGenerator, src, errors.New("result is not iterable"))
+	}
+	return list, nil
+}
