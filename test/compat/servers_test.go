@@ -19,8 +19,8 @@ import (
 // Admin ports come from the top of the range reserved for this suite, so
 // they never collide with the imposter ports the scenarios use.
 const (
-	adminPortLow  = 46900
-	adminPortHigh = 46999
+	adminPortLow  = 26900
+	adminPortHigh = 26999
 	readyTries    = 150 // × readyPause: how long a server may take to start
 	readyPause    = 100 * time.Millisecond
 	freeTries     = 50 // × readyPause: how long an imposter port may take to close
