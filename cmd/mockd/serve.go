@@ -61,7 +61,7 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&f.origin, "origin", "", "CORS origin allowed on the admin API")
 	fs.StringVar(&f.apikey, "apikey", "", "require this key in the x-api-key header of admin requests")
 	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory and start with the ones saved there")
-	fs.BoolVar(&f.noParse, "noParse", false, "do not treat the config file as an EJS template")
+	fs.BoolVar(&f.noParse, "noParse", false, "do not render JSON config files as EJS templates")
 	fs.DurationVar(&f.scriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
 	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
 }
@@ -125,7 +125,11 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 	var cfg *config.Config
 	if len(files) > 0 {
 		var err error
-		if cfg, err = config.Load(files); err != nil {
+		var render config.Renderer
+		if !f.noParse {
+			render = app.RenderEJS
+		}
+		if cfg, err = config.LoadRendered(files, render); err != nil {
 			return configError(err)
 		}
 		if err := applyServerBlock(cmd, f, cfg.Server); err != nil {

@@ -61,9 +61,12 @@ type Options struct {
 	DataDir string
 }
 
+// RenderEJS renders a Mountebank config file as an EJS template, as mb start --configfile does.
+func RenderEJS(file string) (string, error) { return script.RenderEJS(file) }
+
 // Validate loads files and compiles every imposter in them without starting anything.
 func Validate(files []string, allowInjection bool) (int, error) {
-	cfg, err := config.Load(files)
+	cfg, err := config.LoadRendered(files, RenderEJS)
 	if err != nil {
 		return 0, err
 	}

@@ -56,6 +56,15 @@ func (e *LoadError) Error() string {
 // and merges their imposters in order. YAML files may use ${ENV} expansion, bodyFile and a
 // server block; JSON files are read as Mountebank reads them.
 func Load(patterns []string) (*Config, error) {
+	return LoadRendered(patterns, nil)
+}
+
+// Renderer turns a JSON config file into JSON text (Mountebank's EJS templating).
+type Renderer func(file string) (string, error)
+
+// LoadRendered is Load with every JSON file first passed through render (nil: none), as
+// Mountebank renders --configfile files as EJS templates unless --noParse.
+func LoadRendered(patterns []string, render Renderer) (*Config, error) {
 	files, err := expandPatterns(patterns)
 	if err != nil {
 		return nil, err
@@ -63,7 +72,7 @@ func Load(patterns []string) (*Config, error) {
 	cfg := &Config{Server: &Object{}, ServerFile: map[string]string{}}
 	var problems []string
 	for _, file := range files {
-		problems = append(problems, cfg.loadFile(file)...)
+		problems = append(problems, cfg.loadFile(file, render)...)
 	}
 	if len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
@@ -113,7 +122,7 @@ func expandPatterns(patterns []string) ([]string, error) {
 			var names []string
 			for _, e := range entries {
 				switch strings.ToLower(filepath.Ext(e.Name())) {
-				case ".yaml", ".yml", ".json":
+				case ".yaml", ".yml", ".json", ".ejs":
 					if !e.IsDir() {
 						names = append(names, filepath.Join(m, e.Name()))
 					}
@@ -171,8 +180,21 @@ func ReadFile(file string) (Value, Positions, error) {
 	return v, nil, nil
 }
 
-func (c *Config) loadFile(file string) []string {
-	v, pos, err := ReadFile(file)
+func (c *Config) loadFile(file string, render Renderer) []string {
+	var v Value
+	var pos Positions
+	var err error
+	if render != nil && !IsYAML(file) {
+		var text string
+		if text, err = render(file); err != nil {
+			return []string{fmt.Sprintf("%s: cannot render EJS template: %v", file, err)}
+		}
+		if v, err = ParseJSON([]byte(text)); err != nil {
+			err = fmt.Errorf("%s: invalid JSON after EJS rendering: %w", file, err)
+		}
+	} else {
+		v, pos, err = ReadFile(file)
+	}
 	if err != nil {
 		return []string{err.Error()}
 	}
