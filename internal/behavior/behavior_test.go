@@ -45,13 +45,14 @@ func requestFrom(o *config.Object) *request.Request {
 		}
 		return out
 	}
-	r.RequestFrom, _ = get(o, "requestFrom").(string)
 	r.Method, _ = get(o, "method").(string)
 	r.Path, _ = get(o, "path").(string)
 	r.Query = kvs(get(o, "query"))
 	r.Headers = kvs(get(o, "headers"))
 	r.Body, _ = get(o, "body").(string)
-	r.IP, _ = get(o, "ip").(string)
+	ip, _ := get(o, "ip").(string)
+	from, _ := get(o, "requestFrom").(string)
+	r.SetClient(ip, from)
 	return r
 }
 

@@ -113,10 +113,10 @@ func approxSize(o *config.Object) int {
 // query, headers (original case, repeated names as arrays), body, ip and, for url-encoded forms, form.
 func recordedRequest(r *request.Request) *config.Object {
 	if r.TCP {
-		return config.NewObject("requestFrom", r.RequestFrom, "ip", r.IP, "data", r.Data)
+		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data)
 	}
 	o := &config.Object{Members: make([]config.Member, 0, 8)}
-	o.Set("requestFrom", r.RequestFrom)
+	o.Set("requestFrom", r.RequestFrom())
 	o.Set("method", r.Method)
 	o.Set("path", r.Path)
 	o.Set("query", kvObject(r.Query))
@@ -124,7 +124,7 @@ func recordedRequest(r *request.Request) *config.Object {
 	if !r.BodyMissing {
 		o.Set("body", r.Body)
 	}
-	o.Set("ip", r.IP)
+	o.Set("ip", r.IP())
 	if r.HasForm {
 		o.Set("form", kvObject(r.Form))
 	}

@@ -241,7 +241,7 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 	req := request.Acquire()
 	defer request.Release(req)
 	req.TCP = true
-	req.IP, req.RequestFrom = ip, from
+	req.SetClient(ip, from)
 	req.Data = s.encode(payload)
 
 	st, resp, recorded, cerr := im.resolve(req)
@@ -445,7 +445,7 @@ func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, dat
 // as Mountebank's predicatesFor does for a tcp request {requestFrom, ip, data}. Injected
 // generators are not supported yet and add nothing.
 func tcpPredicatesFor(req *request.Request, gens []*config.Object) []any {
-	fields := config.NewObject("requestFrom", req.RequestFrom, "ip", req.IP, "data", req.Data)
+	fields := config.NewObject("requestFrom", req.RequestFrom(), "ip", req.IP(), "data", req.Data)
 	preds := []any{}
 	for _, g := range gens {
 		if g.Has("inject") && config.Truthy(get(g, "inject")) {

@@ -140,7 +140,8 @@ func TestDecodeUTF8(t *testing.T) {
 }
 
 func TestTCPPredicatesFor(t *testing.T) {
-	req := &request.Request{TCP: true, RequestFrom: "1.2.3.4:5", IP: "1.2.3.4", Data: "d"}
+	req := &request.Request{TCP: true, Data: "d"}
+	req.SetClient("1.2.3.4", "1.2.3.4:5")
 	tests := []struct{ gens, want string }{
 		{`[{"matches":{"data":true}}]`, `[{"deepEquals":{"data":"d"}}]`},
 		{`[{"matches":{"data":true},"caseSensitive":true}]`, `[{"caseSensitive":true,"deepEquals":{"data":"d"}}]`},

@@ -563,13 +563,13 @@ func (o *reqObj) rawString(f fieldID) (string, bool) {
 	r := o.c.r
 	switch f {
 	case fRequestFrom:
-		return r.RequestFrom, true
+		return r.RequestFrom(), true
 	case fMethod:
 		return r.Method, true
 	case fPath:
 		return r.Path, true
 	case fIP:
-		return r.IP, true
+		return r.IP(), true
 	case fData:
 		return r.Data, true
 	case fBody:
@@ -594,13 +594,13 @@ func (o *reqObj) value(f fieldID) any {
 	r := c.r
 	switch f {
 	case fRequestFrom:
-		return c.pipeString(r.RequestFrom, false)
+		return c.pipeString(r.RequestFrom(), false)
 	case fMethod:
 		return c.pipeString(r.Method, false)
 	case fPath:
 		return c.pipeString(r.Path, false)
 	case fIP:
-		return c.pipeString(r.IP, false)
+		return c.pipeString(r.IP(), false)
 	case fData:
 		return c.pipeString(r.Data, false)
 	case fBody:

@@ -7,12 +7,16 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
-var fuzzRequest = &request.Request{
-	Method: "POST", Path: "/users/42",
-	Query:   []request.KV{{Name: "q", Value: "1"}, {Name: "q", Value: "2"}, {Name: "Name", Value: "x"}},
-	Headers: []request.KV{{Name: "Content-Type", Value: "application/json"}, {Name: "x-a", Value: ""}, {Name: "X-A", Value: "b"}},
-	Body:    `{"a":[1,{"b":"c"}],"n":null,"Name":"Mixed"}`, RequestFrom: "::ffff:127.0.0.1:5000", IP: "::ffff:127.0.0.1",
-}
+var fuzzRequest = func() *request.Request {
+	r := &request.Request{
+		Method: "POST", Path: "/users/42",
+		Query:   []request.KV{{Name: "q", Value: "1"}, {Name: "q", Value: "2"}, {Name: "Name", Value: "x"}},
+		Headers: []request.KV{{Name: "Content-Type", Value: "application/json"}, {Name: "x-a", Value: ""}, {Name: "X-A", Value: "b"}},
+		Body:    `{"a":[1,{"b":"c"}],"n":null,"Name":"Mixed"}`,
+	}
+	r.SetClient("::ffff:127.0.0.1", "::ffff:127.0.0.1:5000")
+	return r
+}()
 
 // FuzzCompile: arbitrary JSON predicates never panic, at compile time or
 // when evaluated.

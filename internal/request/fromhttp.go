@@ -65,7 +65,8 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 		}
 	}
 
-	r.IP, r.RequestFrom = nodeAddr(ctx.RemoteAddr(), plainIPv4)
+	// The address is formatted only if a predicate, the journal or a script asks for it.
+	r.addr, r.plainIPv4, r.addrDone = ctx.RemoteAddr(), plainIPv4, false
 }
 
 // IsURLEncodedForm reports whether a Content-Type value names

@@ -2,7 +2,10 @@
 // imposter, as Mountebank's predicates, journal and scripts see it.
 package request
 
-import "sync"
+import (
+	"net"
+	"sync"
+)
 
 // KV is one name/value pair, in the order it arrived.
 type KV struct{ Name, Value string }
@@ -35,15 +38,18 @@ type Request struct {
 	// and the body is non-empty; HasForm tells.
 	Form    []KV
 	HasForm bool
-	// RequestFrom is "ip:port" of the client, IP its address, both formatted
-	// as node formats socket.remoteAddress.
-	RequestFrom string
-	IP          string
 	// Data is the payload of a tcp request (base64 in binary mode).
 	Data string
 	// TCP marks a tcp request: Mountebank's tcp request has only
 	// requestFrom, ip and data.
 	TCP bool
+
+	// ip and requestFrom are formatted from addr on first use (IP, RequestFrom):
+	// most requests never need them.
+	ip, requestFrom string
+	addr            net.Addr
+	plainIPv4       bool
+	addrDone        bool
 
 	jsonDone bool
 	jsonOK   bool
@@ -109,6 +115,31 @@ func (r *Request) JSON() (v any, ok bool) {
 		r.jsonVal, r.jsonOK = ParseJSON(r.Body)
 	}
 	return r.jsonVal, r.jsonOK
+}
+
+// IP returns the client's address as node formats socket.remoteAddress.
+func (r *Request) IP() string {
+	r.resolveAddr()
+	return r.ip
+}
+
+// RequestFrom returns "ip:port" of the client, as Mountebank records it.
+func (r *Request) RequestFrom() string {
+	r.resolveAddr()
+	return r.requestFrom
+}
+
+// SetClient sets the client's address as IP and RequestFrom return it.
+func (r *Request) SetClient(ip, requestFrom string) {
+	r.ip, r.requestFrom, r.addr, r.addrDone = ip, requestFrom, nil, true
+}
+
+func (r *Request) resolveAddr() {
+	if !r.addrDone {
+		r.addrDone = true
+		r.ip, r.requestFrom = nodeAddr(r.addr, r.plainIPv4)
+		r.addr = nil
+	}
 }
 
 // Header returns the value of the first header named name, case-insensitively,

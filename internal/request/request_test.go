@@ -298,8 +298,8 @@ func TestFromHTTPLoopback(t *testing.T) {
 	if !reflect.DeepEqual(r.Form, wantF) {
 		t.Errorf("form = %v, want %v", r.Form, wantF)
 	}
-	if !strings.HasPrefix(r.RequestFrom, "::ffff:127.0.0.1:") || r.IP != "::ffff:127.0.0.1" {
-		t.Errorf("requestFrom, ip = %q, %q", r.RequestFrom, r.IP)
+	if !strings.HasPrefix(r.RequestFrom(), "::ffff:127.0.0.1:") || r.IP() != "::ffff:127.0.0.1" {
+		t.Errorf("requestFrom, ip = %q, %q", r.RequestFrom(), r.IP())
 	}
 }
 

@@ -148,7 +148,8 @@ type requestSource struct{ r *request.Request }
 // it (strings are immutable; the name/value lists are copied into one allocation).
 func detach(r *request.Request) *request.Request {
 	c := &request.Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
-		HasForm: r.HasForm, RequestFrom: r.RequestFrom, IP: r.IP, Data: r.Data, TCP: r.TCP}
+		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP}
+	c.SetClient(r.IP(), r.RequestFrom())
 	n := len(r.Query) + len(r.Headers) + len(r.Form)
 	if n == 0 {
 		return c
@@ -177,7 +178,7 @@ func (s requestSource) js(rt *runtime, key string) goja.Value {
 func (s requestSource) goValue(key string) config.Value {
 	switch key {
 	case "requestFrom":
-		return s.r.RequestFrom
+		return s.r.RequestFrom()
 	case "method":
 		return s.r.Method
 	case "path":
@@ -185,7 +186,7 @@ func (s requestSource) goValue(key string) config.Value {
 	case "body":
 		return s.r.Body
 	case "ip":
-		return s.r.IP
+		return s.r.IP()
 	case "data":
 		return s.r.Data
 	case "query":

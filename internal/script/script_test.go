@@ -13,15 +13,15 @@ import (
 )
 
 func testRequest() *request.Request {
-	return &request.Request{
-		Method:      "POST",
-		Path:        "/users/42",
-		Query:       []request.KV{{Name: "a", Value: "1"}, {Name: "a", Value: "2"}, {Name: "b", Value: "x"}},
-		Headers:     []request.KV{{Name: "Host", Value: "localhost"}, {Name: "X-Id", Value: "7"}, {Name: "Content-Type", Value: "application/json"}},
-		Body:        `{"name":"ann","n":3}`,
-		RequestFrom: "127.0.0.1:5555",
-		IP:          "127.0.0.1",
+	r := &request.Request{
+		Method:  "POST",
+		Path:    "/users/42",
+		Query:   []request.KV{{Name: "a", Value: "1"}, {Name: "a", Value: "2"}, {Name: "b", Value: "x"}},
+		Headers: []request.KV{{Name: "Host", Value: "localhost"}, {Name: "X-Id", Value: "7"}, {Name: "Content-Type", Value: "application/json"}},
+		Body:    `{"name":"ann","n":3}`,
 	}
+	r.SetClient("127.0.0.1", "127.0.0.1:5555")
+	return r
 }
 
 func jsonOf(v config.Value) string { return string(config.MarshalJSON(v, 0)) }
@@ -327,7 +327,8 @@ func TestRequestObject(t *testing.T) {
 	if got := jsonOf(Request(r)); got != want {
 		t.Errorf("Request = %s\nwant %s", got, want)
 	}
-	tcp := &request.Request{TCP: true, RequestFrom: "1.2.3.4:5", IP: "1.2.3.4", Data: "hello"}
+	tcp := &request.Request{TCP: true, Data: "hello"}
+	tcp.SetClient("1.2.3.4", "1.2.3.4:5")
 	if got := jsonOf(Request(tcp)); got != `{"requestFrom":"1.2.3.4:5","ip":"1.2.3.4","data":"hello"}` {
 		t.Errorf("tcp Request = %s", got)
 	}
