@@ -3,6 +3,7 @@ package compat
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -68,6 +69,27 @@ type httpStep struct {
 	Base64Body string `json:"base64Body,omitempty"`
 	// Gzip compresses the body and adds Content-Encoding: gzip.
 	Gzip bool `json:"gzip,omitempty"`
+	// HTTPS speaks TLS to the imposter, without verifying its certificate.
+	HTTPS bool `json:"https,omitempty"`
+	// ClientCert and ClientKey, PEM text, are the client certificate offered for mutual TLS.
+	ClientCert string `json:"clientCert,omitempty"`
+	ClientKey  string `json:"clientKey,omitempty"`
+}
+
+// tlsConfig is the client configuration for an https step (nil for plain http).
+func (h *httpStep) tlsConfig() (*tls.Config, error) {
+	if !h.HTTPS {
+		return nil, nil
+	}
+	cfg := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // imposters serve self-signed certificates
+	if h.ClientCert != "" {
+		pair, err := tls.X509KeyPair([]byte(h.ClientCert), []byte(h.ClientKey))
+		if err != nil {
+			return nil, fmt.Errorf("client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg, nil
 }
 
 func loadScenarios(dir string) ([]scenario, error) {
@@ -112,6 +134,17 @@ func loadScenario(file string) (scenario, error) {
 		for _, p := range st.Ignore {
 			if _, err := parsePath(p); err != nil {
 				return sc, fmt.Errorf("%s: step %d: ignore %q: %w", file, i+1, p, err)
+			}
+		}
+		if h := st.HTTP; h != nil {
+			if (h.ClientCert != "") != (h.ClientKey != "") {
+				return sc, fmt.Errorf("%s: step %d: clientCert and clientKey go together", file, i+1)
+			}
+			if h.ClientCert != "" && !h.HTTPS {
+				return sc, fmt.Errorf("%s: step %d: clientCert needs \"https\": true", file, i+1)
+			}
+			if _, err := h.tlsConfig(); err != nil {
+				return sc, fmt.Errorf("%s: step %d: %w", file, i+1, err)
 			}
 		}
 		var p int
@@ -251,6 +284,9 @@ func (st step) buildRequest(adminAddr string, v vars) (addr string, req rawReque
 		return
 	}
 	addr = "127.0.0.1:" + port
+	if req.TLS, err = h.tlsConfig(); err != nil {
+		return
+	}
 	req.Method = h.Method
 	if req.Target, err = v.expand(h.Path, false); err != nil {
 		return
@@ -343,7 +379,11 @@ func (st step) describe() string {
 	case st.SMTP != nil:
 		return fmt.Sprintf("smtp :%s", strings.Trim(string(st.SMTP.Port), `"`))
 	}
-	return fmt.Sprintf("http %s :%s%s", st.HTTP.Method, strings.Trim(string(st.HTTP.Port), `"`), st.HTTP.Path)
+	scheme := "http"
+	if st.HTTP.HTTPS {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s %s :%s%s", scheme, st.HTTP.Method, strings.Trim(string(st.HTTP.Port), `"`), st.HTTP.Path)
 }
 
 // kinds counts the kinds of request a step names (exactly one is valid).

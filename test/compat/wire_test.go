@@ -3,6 +3,7 @@ package compat
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -39,6 +40,8 @@ type rawRequest struct {
 	Target  string // path and query, sent as is
 	Headers []header
 	Body    []byte
+	// TLS, when set, makes the request over TLS with this client configuration.
+	TLS *tls.Config
 }
 
 // roundTrip sends req to addr on a fresh connection and reads one response.
@@ -52,6 +55,13 @@ func roundTrip(addr string, req rawRequest) exchange {
 	defer conn.Close()
 	if err := conn.SetDeadline(time.Now().Add(ioTimeout)); err != nil {
 		return exchange{Err: err.Error()}
+	}
+	if req.TLS != nil {
+		tc := tls.Client(conn, req.TLS)
+		if err := tc.Handshake(); err != nil {
+			return exchange{Err: "handshake: " + classifyNetErr(err)}
+		}
+		conn = tc
 	}
 
 	var b bytes.Buffer
