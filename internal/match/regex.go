@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mockd/mockd/internal/request"
 )
 
 // JavaScript \s: white space and line terminators.
@@ -321,7 +323,7 @@ func (r *jsRegexp) MatchString(s string) bool {
 			if head != p {
 				return false
 			}
-		case !asciiEqualFold(head, p):
+		case !request.EqualFoldASCII(head, p):
 			if isASCII(head) {
 				return false
 			}
@@ -353,22 +355,6 @@ func anchoredPrefix(t string) (prefix string, fold bool) {
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-func asciiEqualFold(a, b string) bool {
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
 			return false
 		}
 	}

@@ -84,7 +84,7 @@ func IsURLEncodedForm(contentType string) bool {
 func mbHeader(headers []KV, name string) (value string, isArray, found bool) {
 	exact := ""
 	for _, kv := range headers {
-		if equalFoldASCII(kv.Name, name) {
+		if EqualFoldASCII(kv.Name, name) {
 			exact, found = kv.Name, true
 			break
 		}

@@ -146,14 +146,16 @@ func (r *Request) resolveAddr() {
 // and whether there is one.
 func (r *Request) Header(name string) (string, bool) {
 	for _, kv := range r.Headers {
-		if equalFoldASCII(kv.Name, name) {
+		if EqualFoldASCII(kv.Name, name) {
 			return kv.Value, true
 		}
 	}
 	return "", false
 }
 
-func equalFoldASCII(a, b string) bool {
+// EqualFoldASCII reports whether a and b are equal with ASCII letters compared case-insensitively
+// (other bytes must be identical).
+func EqualFoldASCII(a, b string) bool {
 	if len(a) != len(b) {
 		return false
 	}
