@@ -120,6 +120,19 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 	}
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	// header writes a table's header row and alignment row: the lead columns, one column per
+	// engine, then the tail columns.
+	header := func(lead, leadAlign, tail, tailAlign string) {
+		w("%s", lead)
+		for _, e := range engs {
+			w(" %s |", e)
+		}
+		w("%s\n%s", tail, leadAlign)
+		for range engs {
+			w("--:|")
+		}
+		w("%s\n", tailAlign)
+	}
 
 	w("# mockd benchmark %s\n\n", h.stamp)
 	w("One run on one machine. Each number is the median, by requests/s, of %d measured run(s) of %s after a %s warm-up. ",
@@ -152,15 +165,8 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 		}
 	}
 
-	w("\n## Throughput (requests/s)\n\n| scenario | stubs |")
-	for _, e := range engs {
-		w(" %s |", e)
-	}
-	w(" mockd/Rift | mockd/Mountebank | mockd/ceiling |\n|---|--:|")
-	for range engs {
-		w("--:|")
-	}
-	w("--:|--:|--:|\n")
+	w("\n## Throughput (requests/s)\n\n")
+	header("| scenario | stubs |", "|---|--:|", " mockd/Rift | mockd/Mountebank | mockd/ceiling |", "--:|--:|--:|")
 	for _, s := range scens {
 		w("| %s | %d |", s.Name, stubs[s.Name])
 		for _, e := range engs {
@@ -169,15 +175,8 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 		w(" %s | %s | %s |\n", fmtRatio(h.ratio(s.Name, "rift")), fmtRatio(h.ratio(s.Name, "mountebank")), fmtRatio(h.ratio(s.Name, "ceiling")))
 	}
 
-	w("\n## Latency (ms, p50 / p99)\n\n| scenario | conns |")
-	for _, e := range engs {
-		w(" %s |", e)
-	}
-	w("\n|---|--:|")
-	for range engs {
-		w("--:|")
-	}
-	w("\n")
+	w("\n## Latency (ms, p50 / p99)\n\n")
+	header("| scenario | conns |", "|---|--:|", "", "")
 	for _, s := range scens {
 		w("| %s | %d |", s.Name, conns[s.Name])
 		for _, e := range engs {
@@ -186,15 +185,8 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 		w("\n")
 	}
 
-	w("\n## CPU use (%% of one core during the median run: engine / load generator)\n\nAn engine below about 90%% was not the bottleneck: it waited on the load generator (near 100%%), on a lock or timer, or on other tenants of its core.\n\n| scenario |")
-	for _, e := range engs {
-		w(" %s |", e)
-	}
-	w("\n|---|")
-	for range engs {
-		w("--:|")
-	}
-	w("\n")
+	w("\n## CPU use (%% of one core during the median run: engine / load generator)\n\nAn engine below about 90%% was not the bottleneck: it waited on the load generator (near 100%%), on a lock or timer, or on other tenants of its core.\n\n")
+	header("| scenario |", "|---|", "", "")
 	for _, s := range scens {
 		w("| %s |", s.Name)
 		for _, e := range engs {
@@ -203,15 +195,8 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 		w("\n")
 	}
 
-	w("\n## Resident memory (MiB, after loading / at the end)\n\n| scenario |")
-	for _, e := range engs {
-		w(" %s |", e)
-	}
-	w("\n|---|")
-	for range engs {
-		w("--:|")
-	}
-	w("\n")
+	w("\n## Resident memory (MiB, after loading / at the end)\n\n")
+	header("| scenario |", "|---|", "", "")
 	for _, s := range scens {
 		w("| %s |", s.Name)
 		for _, e := range engs {
