@@ -16,11 +16,8 @@ const MsgPredicateGenerator = "invalid predicateGenerator injection"
 // req is the request as the proxy saw it; it is not changed. A failure, or a result that is not
 // an array, is a *config.Error with code "invalid injection".
 func (s *Scope) PredicateGenerator(source string, req *config.Object) ([]any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rt := s.runtime()
-	rt.begin(s.e.timeout)
-	defer rt.end()
+	rt, leave := s.enter()
+	defer leave()
 	src := "(" + source + ")(config);"
 	fn, err := s.function(rt, source)
 	if err != nil {
