@@ -64,7 +64,14 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	req := request.Acquire()
-	defer request.Release(req)
+	recycle := false
+	defer func() {
+		if recycle {
+			request.Recycle(req)
+		} else {
+			request.Release(req)
+		}
+	}()
 	request.FromHTTPListen(ctx, req, im.plainIPv4)
 
 	st, resp, recorded, err := im.resolve(req)
@@ -72,6 +79,9 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, err)
 		return
 	}
+	// A static response from stubs without scripts, not recorded: nothing kept the request's
+	// strings, so their memory serves the next request.
+	recycle = !resp.dynamic() && recorded == nil && !im.scripted.Load()
 	if resp.dynamic() {
 		if resp.kind == kindFault && httpFault(ctx, resp.fault) {
 			return

@@ -145,7 +145,10 @@ type Imposter struct {
 	// rather than ::ffff:a.b.c.d.
 	plainIPv4 bool
 
-	tbl         atomic.Pointer[table]
+	tbl atomic.Pointer[table]
+	// scripted is set for good once a table has an inject predicate: a script may keep the
+	// strings of any request it sees, so no request's memory is recycled.
+	scripted    atomic.Bool
 	mu          sync.Mutex // serialises stub changes
 	numRequests atomic.Int64
 	journal     journal
@@ -183,7 +186,7 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	if err != nil {
 		return nil, err
 	}
-	im.tbl.Store(t)
+	im.install(t)
 	return im, nil
 }
 
@@ -439,12 +442,21 @@ func (im *Imposter) CheckStubs(defs []*config.Object) error {
 	return err
 }
 
+// install makes t the stub table requests are matched against.
+func (im *Imposter) install(t *table) {
+	if t.set.Scripted() {
+		// Set before t is visible: whoever loads t sees it.
+		im.scripted.Store(true)
+	}
+	im.tbl.Store(t)
+}
+
 func (im *Imposter) swap(stubs []*stub) error {
 	t, err := im.compile(stubs)
 	if err != nil {
 		return err
 	}
-	im.tbl.Store(t)
+	im.install(t)
 	im.def.Stubs = make([]*config.Object, len(stubs))
 	for i, s := range stubs {
 		im.def.Stubs[i] = s.def

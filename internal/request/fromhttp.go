@@ -4,6 +4,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 )
@@ -21,21 +22,26 @@ func FromHTTP(ctx *fasthttp.RequestCtx, r *Request) {
 // server bound to an IPv4 host (mb --host 127.0.0.1).
 func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 	req := &ctx.Request
-	r.Method = string(req.Header.Method())
-	path, search := nodeURL(req.Header.RequestURI())
+	method, uri, raw, body := req.Header.Method(), req.Header.RequestURI(), req.Header.RawHeaders(), req.Body()
+	// One arena holds every string below; a large body gets its own.
+	n := len(method) + len(uri) + len(raw)
+	if len(body) <= maxArena {
+		n += len(body)
+	}
+	r.reserve(n)
+	r.Method = r.str(method)
+	path, search := nodeURL(r.own(uri), true)
 	r.Path = path
 	r.Query = ParseQuery(r.Query[:0], search)
 
-	raw := req.Header.RawHeaders()
 	if len(raw) > 0 {
-		r.Headers = parseRawHeaders(r.Headers[:0], raw)
+		r.Headers = r.parseRawHeaders(r.Headers[:0], raw)
 	} else {
 		for k, v := range req.Header.All() {
-			r.Headers = append(r.Headers, KV{latin1(k), latin1(trimOWS(v))})
+			r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
 		}
 	}
 
-	body := req.Body()
 	enc, encArray, _ := mbHeader(r.Headers, "Content-Encoding")
 	r.Body, r.BodyMissing = "", false
 	switch {
@@ -53,6 +59,8 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 		} else {
 			r.Body = DecodeUTF8(dec)
 		}
+	case len(body) <= maxArena && utf8.Valid(body):
+		r.Body = r.str(body)
 	default:
 		r.Body = DecodeUTF8(body)
 	}
@@ -149,7 +157,7 @@ func nodeAddr(a net.Addr, plainIPv4 bool) (ip, from string) {
 
 // parseRawHeaders splits raw header bytes ("Name: value\r\n"...) into KVs in
 // arrival order, values trimmed and decoded as latin1, like node rawHeaders.
-func parseRawHeaders(dst []KV, raw []byte) []KV {
+func (r *Request) parseRawHeaders(dst []KV, raw []byte) []KV {
 	for len(raw) > 0 {
 		i := 0
 		for i < len(raw) && raw[i] != '\n' {
@@ -174,7 +182,7 @@ func parseRawHeaders(dst []KV, raw []byte) []KV {
 		if c == len(line) {
 			continue
 		}
-		dst = append(dst, KV{latin1(trimOWS(line[:c])), latin1(trimOWS(line[c+1:]))})
+		dst = append(dst, KV{r.latin1(trimOWS(line[:c])), r.latin1(trimOWS(line[c+1:]))})
 	}
 	return dst
 }
@@ -189,9 +197,9 @@ func trimOWS(b []byte) []byte {
 	return b
 }
 
-// latin1 copies b into a string, reading each byte as one latin1 character
+// latin1 copies b into the arena as a string, reading each byte as one latin1 character
 // as node does for header values.
-func latin1(b []byte) string {
+func (r *Request) latin1(b []byte) string {
 	ascii := true
 	for _, c := range b {
 		if c >= 0x80 {
@@ -200,14 +208,14 @@ func latin1(b []byte) string {
 		}
 	}
 	if ascii {
-		return string(b)
+		return r.str(b)
 	}
-	var sb strings.Builder
-	sb.Grow(len(b) * 2)
+	r.reserve(2 * len(b))
+	start := len(r.arena)
 	for _, c := range b {
-		sb.WriteRune(rune(c))
+		r.arena = utf8.AppendRune(r.arena, rune(c))
 	}
-	return sb.String()
+	return view(r.arena[start:len(r.arena):len(r.arena)], true)
 }
 
 // jsTrim is String.prototype.trim: it removes JavaScript white space and

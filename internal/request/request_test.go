@@ -42,12 +42,14 @@ func TestNodeURL(t *testing.T) {
 		if c[1] == nil {
 			continue // node throws; mb answers 500
 		}
-		path, search := nodeURL([]byte(target))
-		if path != *c[1] {
-			t.Errorf("nodeURL(%q) path = %q, want %q", target, path, *c[1])
-		}
-		if search != *c[2] {
-			t.Errorf("nodeURL(%q) search = %q, want %q", target, search, *c[2])
+		for _, own := range []bool{false, true} {
+			path, search := nodeURL([]byte(target), own)
+			if path != *c[1] {
+				t.Errorf("nodeURL(%q, %v) path = %q, want %q", target, own, path, *c[1])
+			}
+			if search != *c[2] {
+				t.Errorf("nodeURL(%q, %v) search = %q, want %q", target, own, search, *c[2])
+			}
 		}
 	}
 }
@@ -220,6 +222,46 @@ func TestResetAndPool(t *testing.T) {
 	}
 	if _, ok := r.Memo(7); ok {
 		t.Fatal("Memo survived Reset")
+	}
+}
+
+// ctxFor parses raw as the server would and returns a request context holding it.
+func ctxFor(t *testing.T, raw string) *fasthttp.RequestCtx {
+	t.Helper()
+	var req fasthttp.Request
+	req.Header.DisableNormalizing()
+	if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+		t.Fatal(err)
+	}
+	ctx := &fasthttp.RequestCtx{}
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5000}, nil)
+	return ctx
+}
+
+// TestArenaReuse checks that strings taken from a Released request keep their value after
+// the pool hands its memory on, and that a Recycled request's memory serves the next one.
+func TestArenaReuse(t *testing.T) {
+	first := ctxFor(t, "POST /first?a=1 HTTP/1.1\r\nHost: one\r\nX-Latin: \xe9t\xe9\r\nContent-Length: 5\r\n\r\nhello")
+	second := ctxFor(t, "PUT /2nd?b=22 HTTP/1.1\r\nHost: two\r\nX-Latin: zzzz\r\nContent-Length: 5\r\n\r\nWORLD")
+	r := Acquire()
+	FromHTTP(first, r)
+	kept := []string{r.Method, r.Path, r.Query[0].Value, r.Headers[0].Value, r.Headers[1].Value, r.Body}
+	want := []string{"POST", "/first", "1", "one", "été", "hello"}
+	Release(r)
+	for i := 0; i < 3; i++ {
+		r = Acquire()
+		FromHTTP(second, r)
+		Recycle(r)
+	}
+	if !reflect.DeepEqual(kept, want) {
+		t.Fatalf("strings of a released request changed: %q, want %q", kept, want)
+	}
+	r = Acquire()
+	defer Release(r)
+	FromHTTP(first, r)
+	got := []string{r.Method, r.Path, r.Query[0].Value, r.Headers[0].Value, r.Headers[1].Value, r.Body}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("request filled after Recycle: %q, want %q", got, want)
 	}
 }
 

@@ -3,13 +3,15 @@ package request
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // nodeURL splits a request target into the pathname and the query string (without '?')
 // that node's new URL(target, "http://localhost") gives: dot segments
 // resolved, backslashes read as slashes, characters outside the path set
-// percent-encoded, and existing percent-encoding kept.
-func nodeURL(target []byte) (path, search string) {
+// percent-encoded, and existing percent-encoding kept. With own set, target is memory
+// owned by the request (its arena, never written again), and the results may share it.
+func nodeURL(target []byte, own bool) (path, search string) {
 	// Leading and trailing C0 controls and spaces are stripped; tabs and
 	// newlines anywhere are removed.
 	start, end := 0, len(target)
@@ -27,7 +29,7 @@ func nodeURL(target []byte) (path, search string) {
 				c = append(c, b)
 			}
 		}
-		t = c
+		t, own = c, true
 	}
 
 	// Fragment and query.
@@ -47,7 +49,7 @@ func nodeURL(target []byte) (path, search string) {
 		}
 	}
 	if q >= 0 {
-		search = string(t[q+1:])
+		search = view(t[q+1:], own)
 		t = t[:q]
 	}
 
@@ -56,21 +58,33 @@ func nodeURL(target []byte) (path, search string) {
 		rest := t[n+1:]
 		if !isSpecialScheme(scheme) {
 			// Opaque path of a non-special URL.
-			return string(rest), search
+			return view(rest, own), search
 		}
 		if scheme == "http" && !(len(rest) > 0 && isSlash(rest[0])) {
 			// "http:foo" is relative to the (http) base.
-			return resolvePath(rest, true), search
+			return resolvePath(rest, true, own), search
 		}
 		for len(rest) > 0 && isSlash(rest[0]) {
 			rest = rest[1:]
 		}
-		return resolvePath(skipAuthority(rest), false), search
+		return resolvePath(skipAuthority(rest), false, own), search
 	}
 	if len(t) >= 2 && isSlash(t[0]) && isSlash(t[1]) {
-		return resolvePath(skipAuthority(t[2:]), false), search
+		return resolvePath(skipAuthority(t[2:]), false, own), search
 	}
-	return resolvePath(t, len(t) == 0 || !isSlash(t[0])), search
+	return resolvePath(t, len(t) == 0 || !isSlash(t[0]), own), search
+}
+
+// view returns b as a string: sharing b's memory when own is set (b is never written
+// again), else a copy.
+func view(b []byte, own bool) string {
+	if !own {
+		return string(b)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func hasTabOrNewline(b []byte) bool {
@@ -123,8 +137,12 @@ func skipAuthority(t []byte) []byte {
 
 // resolvePath applies the WHATWG path state to t: relative paths resolve
 // against "/", "." and ".." segments (also percent-encoded) are resolved.
-func resolvePath(t []byte, relative bool) string {
+func resolvePath(t []byte, relative, own bool) string {
+	var full []byte // t with its leading '/', when it has one
 	if !relative && len(t) > 0 && isSlash(t[0]) {
+		if t[0] == '/' {
+			full = t
+		}
 		t = t[1:]
 	}
 	if len(t) == 0 {
@@ -138,6 +156,9 @@ func resolvePath(t []byte, relative bool) string {
 		}
 	}
 	if fast {
+		if full != nil {
+			return view(full, own)
+		}
 		return "/" + string(t)
 	}
 	segs := make([]string, 0, 8)
