@@ -98,6 +98,8 @@ type earr struct{ elems []any }
 type compiler struct {
 	binary bool
 	err    *Error // first compile-time error of the current stub
+	// scripted is set once any predicate is an inject.
+	scripted bool
 }
 
 func (cc *compiler) fail(e *Error) {
@@ -154,6 +156,7 @@ func (cc *compiler) pred(v any) *pred {
 		}
 		return p
 	case opInject:
+		cc.scripted = true
 		if s, ok := m["inject"].(string); ok {
 			p.src = s
 		} else {

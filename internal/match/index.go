@@ -34,24 +34,27 @@ type bodyGroup struct {
 	all   []int32
 }
 
-// bodyIndexable returns the body field and value the first predicate of a
-// stub requires.
-func bodyIndexable(ps []*pred) (field, value string, ok bool) {
+// bodyField is a JSON body field and the literal value a stub requires of it.
+type bodyField struct{ field, value string }
+
+// bodyIndexable returns the body fields and values the first predicate of a stub requires.
+func bodyIndexable(ps []*pred) []bodyField {
 	if len(ps) == 0 {
-		return "", "", false
+		return nil
 	}
 	p := ps[0]
 	if p.op != opEquals || p.pp == nil || !p.pp.simple || p.err != nil || p.exp == nil || p.exists {
-		return "", "", false
+		return nil
 	}
 	name := fieldNames[fBody]
+	var out []bodyField
 	for i, k := range p.exp.keys {
 		if k != name && !(p.pp.keyLower && k == fieldNamesLower[fBody]) {
 			continue
 		}
 		o, isObj := p.exp.vals[i].(*eobj)
 		if !isObj {
-			return "", "", false
+			return nil
 		}
 		for j, fk := range o.keys {
 			if _, isIndex := arrayIndex(fk); isIndex || fk == "length" {
@@ -61,10 +64,10 @@ func bodyIndexable(ps []*pred) (field, value string, ok bool) {
 			if !isLeaf || l.v == nil || l.s == "" {
 				continue
 			}
-			return fk, l.s, true
+			out = append(out, bodyField{fk, l.s})
 		}
 	}
-	return "", "", false
+	return out
 }
 
 type literal struct {
@@ -111,49 +114,85 @@ func indexable(ps []*pred) (literal, bool) {
 	return literal{}, false
 }
 
+// literalMap returns the map of x that indexes l.
+func (x *index) literalMap(l literal) map[string][]int32 {
+	switch {
+	case l.field == fPath && l.ci:
+		return x.pathCI
+	case l.field == fPath:
+		return x.pathCS
+	case l.ci:
+		return x.methodCI
+	default:
+		return x.methodCS
+	}
+}
+
+// bodyGroupKey names the group of stubs sharing a body field and a pipe's case rules.
+func bodyGroupKey(pp *pipe, field string) string {
+	return fmt.Sprintf("%t|%t|%s", pp.keyLower, pp.valLower, field)
+}
+
+// buildIndex files each stub under the literal (path, method or one JSON body field) that
+// leaves the fewest candidates: the one fewest other stubs share.
 func buildIndex(stubs [][]*pred) index {
 	x := index{
 		pathCS: map[string][]int32{}, pathCI: map[string][]int32{},
 		methodCS: map[string][]int32{}, methodCI: map[string][]int32{},
 	}
+	type options struct {
+		lit    literal
+		litOK  bool
+		bodies []bodyField
+	}
+	opts := make([]options, len(stubs))
+	litCount := map[literal]int{}
+	bodyCount := map[string]int{} // group key + "\x00" + value
+	for i, ps := range stubs {
+		o := &opts[i]
+		o.lit, o.litOK = indexable(ps)
+		if o.litOK {
+			litCount[o.lit]++
+		}
+		o.bodies = bodyIndexable(ps)
+		for _, b := range o.bodies {
+			bodyCount[bodyGroupKey(ps[0].pp, b.field)+"\x00"+b.value]++
+		}
+	}
 	n := 0
 	groups := map[string]*bodyGroup{}
 	for i, ps := range stubs {
-		l, ok := indexable(ps)
-		if !ok || l.field != fPath {
-			// A body field is more selective than a method.
-			if f, v, bok := bodyIndexable(ps); bok {
-				pp := ps[0].pp
-				gk := fmt.Sprintf("%t|%t|%s", pp.keyLower, pp.valLower, f)
-				g := groups[gk]
-				if g == nil {
-					g = &bodyGroup{probe: ps[0], field: f, byVal: map[string][]int32{}}
-					groups[gk] = g
-					x.bodies = append(x.bodies, g)
-				}
-				g.byVal[v] = append(g.byVal[v], int32(i))
-				g.all = append(g.all, int32(i))
-				n++
-				continue
+		o := &opts[i]
+		best, bestCount := -1, 0 // -1: the literal; k: o.bodies[k]
+		if o.litOK {
+			bestCount = litCount[o.lit]
+		}
+		for k, b := range o.bodies {
+			// A body field must be strictly more selective: a path or method needs no parsing.
+			if c := bodyCount[bodyGroupKey(ps[0].pp, b.field)+"\x00"+b.value]; (best == -1 && !o.litOK) || c < bestCount {
+				best, bestCount = k, c
 			}
 		}
-		if !ok {
+		switch {
+		case best >= 0:
+			pp, b := ps[0].pp, o.bodies[best]
+			gk := bodyGroupKey(pp, b.field)
+			g := groups[gk]
+			if g == nil {
+				g = &bodyGroup{probe: ps[0], field: b.field, byVal: map[string][]int32{}}
+				groups[gk] = g
+				x.bodies = append(x.bodies, g)
+			}
+			g.byVal[b.value] = append(g.byVal[b.value], int32(i))
+			g.all = append(g.all, int32(i))
+		case o.litOK:
+			m := x.literalMap(o.lit)
+			m[o.lit.value] = append(m[o.lit.value], int32(i))
+		default:
 			x.always = append(x.always, int32(i))
 			continue
 		}
 		n++
-		var m map[string][]int32
-		switch {
-		case l.field == fPath && l.ci:
-			m = x.pathCI
-		case l.field == fPath:
-			m = x.pathCS
-		case l.ci:
-			m = x.methodCI
-		default:
-			m = x.methodCS
-		}
-		m[l.value] = append(m[l.value], int32(i))
 	}
 	x.all = n == 0
 	return x

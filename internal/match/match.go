@@ -85,7 +85,12 @@ type Set struct {
 	stubs    [][]*pred
 	idx      index
 	injector Injector
+	scripted bool
 }
+
+// Scripted reports whether a predicate of s is an inject: a script may then have kept a
+// request's strings.
+func (s *Set) Scripted() bool { return s.scripted }
 
 // Len is the number of stubs in s.
 func (s *Set) Len() int { return len(s.stubs) }
@@ -166,6 +171,7 @@ func Compile(stubs [][]any, opts Options) (*Set, error) {
 		return nil, errs
 	}
 	s.idx = buildIndex(s.stubs)
+	s.scripted = cc.scripted
 	return s, nil
 }
 

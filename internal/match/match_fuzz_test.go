@@ -71,6 +71,10 @@ func FuzzFind(f *testing.F) {
 		[{"equals":{"body":{"id":1,"kind":"a"}}}],
 		[{"equals":{"body":{"id":"2"}},"caseSensitive":true}],
 		[{"equals":{"body":{"ID":true}}}],
+		[{"equals":{"path":"/o","body":{"k":"same","id":"1"}}}],
+		[{"equals":{"path":"/o","body":{"k":"same","id":"2"}}}],
+		[{"equals":{"method":"POST","path":"/o","body":{"id":"3","k":"same"}},"caseSensitive":true}],
+		[{"equals":{"path":"/p","body":{"id":"1"}}}],
 		[]
 	]`
 	if err := json.Unmarshal([]byte(src), &stubs); err != nil {
@@ -84,6 +88,8 @@ func FuzzFind(f *testing.F) {
 	f.Add("POST", "/a/b", "", "x", "y", `<a id="1"><b:x xmlns:b="urn:b"/></a>`)
 	f.Add("PUT", "/É", "%zz=%", "X-A", "", `[{"a":"1"},{"a":2}]`)
 	f.Add("get", "/x", "a", "content-type", "application/x-www-form-urlencoded", `a=1&a=&b`)
+	f.Add("POST", "/o", "", "Content-Type", "application/json", `{"k":"SAME","id":"2"}`)
+	f.Add("POST", "/p", "", "Content-Type", "application/json", `{"k":"same","id":["3","1"]}`)
 	f.Fuzz(func(t *testing.T, method, path, query, hname, hvalue, body string) {
 		r := request.Acquire()
 		defer request.Release(r)

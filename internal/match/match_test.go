@@ -288,6 +288,9 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 						body["id"] = true
 						body["n"] = nil
 					}
+					if rng.Intn(2) == 0 {
+						body["k"] = "same" // a field many stubs share: the index must pick another
+					}
 					exp["body"] = body
 				}
 				p := map[string]any{op: exp}
@@ -324,6 +327,27 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 				t.Fatalf("Find(%s %s) = %d, %v; scan = %d, %v\nstubs %s", r.Method, r.Path, got, gerr, want, werr, b)
 			}
 		}
+	}
+}
+
+// TestIndexPicksSelectiveField files stubs that share a path and some body fields under the
+// field that tells them apart, so a request evaluates one candidate, not all of them.
+func TestIndexPicksSelectiveField(t *testing.T) {
+	var stubs [][]any
+	for i := 0; i < 100; i++ {
+		stubs = append(stubs, []any{map[string]any{"equals": map[string]any{"method": "POST", "path": "/orders",
+			"body": map[string]any{"customer": "acme", "orderId": fmt.Sprintf("ord-%03d", i), "qty": float64(i%7 + 1)}}}})
+	}
+	s, err := Compile(stubs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.idx.bodies) != 1 || s.idx.bodies[0].field != "orderid" || len(s.idx.pathCI) != 0 {
+		t.Fatalf("index: %d body groups, path buckets %v; want one group on orderid (keys compare lowercased)", len(s.idx.bodies), s.idx.pathCI)
+	}
+	r := &request.Request{Method: "POST", Path: "/orders", Body: `{"customer":"acme","orderId":"ord-049","qty":1}`}
+	if got, err := s.Find(r); got != 49 || err != nil {
+		t.Fatalf("Find = %d, %v; want 49", got, err)
 	}
 }
 
