@@ -38,6 +38,7 @@ type serverFlags struct {
 	noParse        bool
 	drain          time.Duration
 	scriptTimeout  time.Duration
+	noMetrics      bool
 }
 
 func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
@@ -64,6 +65,7 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.BoolVar(&f.noParse, "noParse", false, "do not render JSON config files as EJS templates")
 	fs.DurationVar(&f.scriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
 	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
+	fs.BoolVar(&f.noMetrics, "no-metrics", false, "record no request metrics (GET /metrics answers 404)")
 }
 
 func newServeCmd(name string, mbStyle bool) *cobra.Command {
@@ -160,6 +162,7 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		Origin:         f.origin,
 		PidFile:        f.pidfile,
 		ScriptTimeout:  f.scriptTimeout,
+		NoMetrics:      f.noMetrics,
 		Console:        cmd.OutOrStdout(),
 		DataDir:        f.datadir,
 	})

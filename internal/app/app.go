@@ -50,6 +50,8 @@ type Options struct {
 	Origin    string
 	// ScriptTimeout bounds every JavaScript call and shell command; 0 = script.DefaultTimeout.
 	ScriptTimeout time.Duration
+	// NoMetrics turns request metrics and GET /metrics off.
+	NoMetrics bool
 	// PidFile is only reported by GET /config; the command writes the file.
 	PidFile string
 	// Console receives log lines; nil = os.Stdout.
@@ -116,7 +118,9 @@ func New(opts Options) (*App, error) {
 	a.logs = newLogCore(level, console, file)
 	a.log = slog.New(&logHandler{core: a.logs, scope: "mb:" + strconv.Itoa(opts.Port)})
 
-	a.metrics = metrics.New()
+	if !opts.NoMetrics {
+		a.metrics = metrics.New()
+	}
 	var engine *script.Engine
 	if opts.AllowInjection {
 		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log})

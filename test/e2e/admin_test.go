@@ -128,3 +128,19 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMetrics checks --no-metrics: imposters answer as usual and GET /metrics is not served.
+func TestNoMetrics(t *testing.T) {
+	s := start(t, "--no-metrics")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"x"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	if status, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); status != 200 || body != "x" {
+		t.Fatalf("imposter: %d %q", status, body)
+	}
+	if status, _, _ := do(t, "GET", s.Admin+"/metrics", ""); status != 404 {
+		t.Fatalf("GET /metrics with --no-metrics: %d, want 404", status)
+	}
+}

@@ -199,27 +199,16 @@ func output(name string, args ...string) string {
 func newEngines() map[string]*engine {
 	return map[string]*engine{
 		"mockd": {
-			name: "mockd",
-			prepare: func(h *harness, e *engine) error {
-				if h.opts.mockdPath != "" {
-					e.bin = h.opts.mockdPath
-					e.version = firstLine(output(e.bin, "version")) + " (--mockd " + e.bin + ")"
-					return nil
-				}
-				e.bin = filepath.Join(h.peers, "mockd")
-				h.logf("building mockd from %s", h.root)
-				if err := runQuiet(h.ctx, h.root, []string{"CGO_ENABLED=0"}, "", "go", "build", "-trimpath", "-o", e.bin, "./cmd/mockd"); err != nil {
-					return err
-				}
-				e.version = firstLine(output(e.bin, "version"))
-				if rev := output("git", "-C", h.root, "describe", "--always", "--dirty"); rev != "" && !strings.Contains(rev, "fatal") {
-					e.version += " (" + rev + ")"
-				}
-				return nil
-			},
+			name:    "mockd",
+			prepare: prepareMockd,
+			args:    mockdArgs,
+		},
+		// mockd with metrics off: the metrics' cost is mockd's RPS over this one's.
+		"mockd-nometrics": {
+			name:    "mockd-nometrics",
+			prepare: prepareMockd,
 			args: func(h *harness, port int) []string {
-				return []string{"start", "--port", strconv.Itoa(port), "--host", "127.0.0.1", "--allowInjection",
-					"--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "mockd.pid")}
+				return append(mockdArgs(h, port), "--no-metrics")
 			},
 		},
 		"mountebank": {
@@ -249,6 +238,30 @@ func newEngines() map[string]*engine {
 			},
 		},
 	}
+}
+
+// prepareMockd uses --mockd or builds ./cmd/mockd (go's build cache makes a second build cheap).
+func prepareMockd(h *harness, e *engine) error {
+	if h.opts.mockdPath != "" {
+		e.bin = h.opts.mockdPath
+		e.version = firstLine(output(e.bin, "version")) + " (--mockd " + e.bin + ")"
+		return nil
+	}
+	e.bin = filepath.Join(h.peers, "mockd")
+	h.logf("building mockd from %s", h.root)
+	if err := runQuiet(h.ctx, h.root, []string{"CGO_ENABLED=0"}, "", "go", "build", "-trimpath", "-o", e.bin, "./cmd/mockd"); err != nil {
+		return err
+	}
+	e.version = firstLine(output(e.bin, "version"))
+	if rev := output("git", "-C", h.root, "describe", "--always", "--dirty"); rev != "" && !strings.Contains(rev, "fatal") {
+		e.version += " (" + rev + ")"
+	}
+	return nil
+}
+
+func mockdArgs(h *harness, port int) []string {
+	return []string{"start", "--port", strconv.Itoa(port), "--host", "127.0.0.1", "--allowInjection",
+		"--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "mockd.pid")}
 }
 
 func firstLine(s string) string {

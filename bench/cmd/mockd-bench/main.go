@@ -106,7 +106,7 @@ func run(ctx context.Context, args []string) error {
 	var o options
 	fs := flag.NewFlagSet("mockd-bench", flag.ContinueOnError)
 	fs.BoolVar(&o.quick, "quick", false, "run the ~2-minute subset (1 run of 2 s per scenario)")
-	engines := fs.String("engines", "mockd,mountebank,rift,ceiling", "comma-separated engines to run")
+	engines := fs.String("engines", "mockd,mockd-nometrics,mountebank,rift,ceiling", "comma-separated engines to run")
 	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names or name prefixes (default: all, or the quick subset)")
 	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 5s, 3s with --quick)")
 	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each scenario (default 2s, 1s with --quick)")
@@ -188,7 +188,7 @@ func run(ctx context.Context, args []string) error {
 	for _, name := range o.engines {
 		e, ok := known[name]
 		if !ok {
-			return fmt.Errorf("--engines: unknown engine %q (want mockd, mountebank, rift, ceiling)", name)
+			return fmt.Errorf("--engines: unknown engine %q (want mockd, mockd-nometrics, mountebank, rift, ceiling)", name)
 		}
 		h.engines = append(h.engines, e)
 	}

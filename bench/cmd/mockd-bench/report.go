@@ -8,11 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 )
 
-var engineOrder = []string{"mockd", "mountebank", "rift", "ceiling"}
+var engineOrder = []string{"mockd", "mockd-nometrics", "mountebank", "rift", "ceiling"}
 
 func (h *harness) lookup(scen, eng string) *result {
 	for _, r := range h.results {
@@ -368,6 +369,21 @@ func (h *harness) targets(scens []*scenario) []string {
 			out = append(out, fmt.Sprintf("decorate ≥ 0.5× simple: %.2f× — %s%s", d/s, verdict(d >= 0.5*s),
 				noisy([2]string{"decorate", "mockd"}, [2]string{"simple", "mockd"})))
 		}
+	}
+	// Metrics cost: mockd (metrics on) against mockd-nometrics, per scenario.
+	var costs []float64
+	for _, s := range scens {
+		on, ok1 := okRPS(s.Name, "mockd")
+		off, ok2 := okRPS(s.Name, "mockd-nometrics")
+		if ok1 && ok2 && off > 0 {
+			costs = append(costs, 1-on/off)
+		}
+	}
+	if len(costs) > 0 {
+		sort.Float64s(costs)
+		med := costs[len(costs)/2]
+		out = append(out, fmt.Sprintf("metrics cost ≤ 5%% (mockd vs mockd --no-metrics, median of %d scenarios): %.1f%% (range %.1f%% to %.1f%%) — %s",
+			len(costs), 100*med, 100*costs[0], 100*costs[len(costs)-1], verdict(med <= 0.05)))
 	}
 	var memPass, memTotal int
 	for _, s := range scens {
