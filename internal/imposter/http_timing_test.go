@@ -2,6 +2,7 @@ package imposter
 
 import (
 	"bufio"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -69,6 +70,66 @@ func BenchmarkHTTPSimpleStub(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			h, ctx := newBenchHandler(b, simpleStub, simpleRequest, withMetrics)
+			b.ReportAllocs()
+			for b.Loop() {
+				serveOnce(b, h, ctx)
+			}
+		})
+	}
+}
+
+// stubsJSON renders an http imposter of n stubs; pred and body give stub i's predicates
+// (JSON) and response body.
+func stubsJSON(n int, pred func(i int) string) string {
+	var b strings.Builder
+	b.WriteString(`{"protocol":"http","port":4545,"stubs":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"predicates":[%s],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":"{\"index\":%d}"}}]}`, pred(i), i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+func rawRequest(method, path, contentType, body string) string {
+	s := method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\n"
+	if contentType != "" {
+		s += "Content-Type: " + contentType + "\r\n"
+	}
+	if body != "" || method == "POST" {
+		s += fmt.Sprintf("Content-Length: %d\r\n", len(body))
+	}
+	return s + "\r\n" + body
+}
+
+// BenchmarkHTTPScenarios serves some of bench/'s scenarios through the handler.
+func BenchmarkHTTPScenarios(b *testing.B) {
+	order := func(i int) string {
+		return fmt.Sprintf(`{"orderId":"ord-%03d","customer":"acme","qty":%d,"sku":"SKU-%03d"}`, i, i%7+1, i)
+	}
+	for _, sc := range []struct {
+		name, imposter, request string
+	}{
+		{"api500-last", stubsJSON(500, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
+		}), rawRequest("DELETE", "/api/v1/resource499/items", "", "")},
+		{"json-equals-middle", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"method":"POST","path":"/orders","body":%s}}`, order(i))
+		}), rawRequest("POST", "/orders", "application/json", order(49))},
+		{"regex-last", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"matches":{"path":"^/api/v2/items%d/[0-9]+/details$"}}`, i)
+		}), rawRequest("GET", "/api/v2/items99/100099/details", "", "")},
+		{"header-last", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"headers":{"X-Tenant":"tenant-%03d"}}}`, i)
+		}), "GET /profile HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Tenant: tenant-099\r\n\r\n"},
+		{"query-last", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"query":{"tenant":"t%03d"}}}`, i)
+		}), rawRequest("GET", "/search?q=shoes&tenant=t099&page=2", "", "")},
+	} {
+		b.Run(sc.name, func(b *testing.B) {
+			h, ctx := newBenchHandler(b, sc.imposter, sc.request, true)
 			b.ReportAllocs()
 			for b.Loop() {
 				serveOnce(b, h, ctx)

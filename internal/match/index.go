@@ -16,29 +16,35 @@ import (
 type index struct {
 	pathCS, pathCI     map[string][]int32
 	methodCS, methodCI map[string][]int32
-	bodies             []*bodyGroup
+	groups             []*fieldGroup
 	always             []int32
 	all                bool // nothing indexed: scan every stub
 }
 
-// bodyGroup indexes stubs whose first predicate is equals on a JSON body
-// field with a literal value, e.g. {"equals": {"body": {"id": 42}}}, by
-// that field (all stubs of a group share the pipe's key and value case).
-// Such a predicate is false unless the body parses to an object whose field
-// has that value (or an array containing it), or to an array (then every
-// stub of the group is a candidate).
-type bodyGroup struct {
-	probe *pred // any predicate of the group: sets the pipe to parse the body
-	field string
+// fieldGroup indexes stubs whose first predicate is equals with a literal value on one key of
+// the JSON body, the headers or the query, e.g. {"equals": {"body": {"id": 42}}} or
+// {"equals": {"headers": {"X-Tenant": "a"}}}, by that value (all stubs of a group share the
+// field, the key and the pipe's key and value case). Such a predicate is false unless the
+// request's value under that key (as the predicate sees it: transformed by the pipe) is that
+// literal, or an array containing it; a body that parses to an array makes every stub of a
+// body group a candidate.
+type fieldGroup struct {
+	probe *pred   // any predicate of the group: sets the pipe that reads the value
+	field fieldID // fBody, fHeaders or fQuery
+	key   string
 	byVal map[string][]int32
 	all   []int32
 }
 
-// bodyField is a JSON body field and the literal value a stub requires of it.
-type bodyField struct{ field, value string }
+// fieldLit is a key of the body, headers or query and the literal value a stub requires of it.
+type fieldLit struct {
+	field      fieldID
+	key, value string
+}
 
-// bodyIndexable returns the body fields and values the first predicate of a stub requires.
-func bodyIndexable(ps []*pred) []bodyField {
+// fieldLiterals returns the keys and values of the body, headers and query the first
+// predicate of a stub requires.
+func fieldLiterals(ps []*pred) []fieldLit {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -46,15 +52,25 @@ func bodyIndexable(ps []*pred) []bodyField {
 	if p.op != opEquals || p.pp == nil || !p.pp.simple || p.err != nil || p.exp == nil || p.exists {
 		return nil
 	}
-	name := fieldNames[fBody]
-	var out []bodyField
+	var out []fieldLit
 	for i, k := range p.exp.keys {
-		if k != name && !(p.pp.keyLower && k == fieldNamesLower[fBody]) {
-			continue
+		var f fieldID
+		switch {
+		case k == fieldNames[fBody]:
+			f = fBody
+		case k == fieldNames[fHeaders]:
+			f = fHeaders
+		case k == fieldNames[fQuery]:
+			f = fQuery
+		default:
+			continue // the lowercase names are the same
 		}
 		o, isObj := p.exp.vals[i].(*eobj)
 		if !isObj {
-			return nil
+			if f == fBody {
+				return nil
+			}
+			continue
 		}
 		for j, fk := range o.keys {
 			if _, isIndex := arrayIndex(fk); isIndex || fk == "length" {
@@ -64,7 +80,7 @@ func bodyIndexable(ps []*pred) []bodyField {
 			if !isLeaf || l.v == nil || l.s == "" {
 				continue
 			}
-			out = append(out, bodyField{fk, l.s})
+			out = append(out, fieldLit{f, fk, l.s})
 		}
 	}
 	return out
@@ -128,13 +144,14 @@ func (x *index) literalMap(l literal) map[string][]int32 {
 	}
 }
 
-// bodyGroupKey names the group of stubs sharing a body field and a pipe's case rules.
-func bodyGroupKey(pp *pipe, field string) string {
-	return fmt.Sprintf("%t|%t|%s", pp.keyLower, pp.valLower, field)
+// groupKey names the group of stubs sharing a field's key and a pipe's case rules.
+func groupKey(pp *pipe, f fieldLit) string {
+	return fmt.Sprintf("%t|%t|%d|%s", pp.keyLower, pp.valLower, f.field, f.key)
 }
 
 // buildIndex files each stub under the literal (path, method or one JSON body field) that
-// leaves the fewest candidates: the one fewest other stubs share.
+// leaves the fewest candidates: the one fewest other stubs share. A field literal must be
+// strictly more selective than a path or method, which cost nothing to look up.
 func buildIndex(stubs [][]*pred) index {
 	x := index{
 		pathCS: map[string][]int32{}, pathCI: map[string][]int32{},
@@ -143,47 +160,46 @@ func buildIndex(stubs [][]*pred) index {
 	type options struct {
 		lit    literal
 		litOK  bool
-		bodies []bodyField
+		fields []fieldLit
 	}
 	opts := make([]options, len(stubs))
 	litCount := map[literal]int{}
-	bodyCount := map[string]int{} // group key + "\x00" + value
+	fieldCount := map[string]int{} // group key + "\x00" + value
 	for i, ps := range stubs {
 		o := &opts[i]
 		o.lit, o.litOK = indexable(ps)
 		if o.litOK {
 			litCount[o.lit]++
 		}
-		o.bodies = bodyIndexable(ps)
-		for _, b := range o.bodies {
-			bodyCount[bodyGroupKey(ps[0].pp, b.field)+"\x00"+b.value]++
+		o.fields = fieldLiterals(ps)
+		for _, f := range o.fields {
+			fieldCount[groupKey(ps[0].pp, f)+"\x00"+f.value]++
 		}
 	}
 	n := 0
-	groups := map[string]*bodyGroup{}
+	groups := map[string]*fieldGroup{}
 	for i, ps := range stubs {
 		o := &opts[i]
-		best, bestCount := -1, 0 // -1: the literal; k: o.bodies[k]
+		best, bestCount := -1, 0 // -1: the literal; k: o.fields[k]
 		if o.litOK {
 			bestCount = litCount[o.lit]
 		}
-		for k, b := range o.bodies {
-			// A body field must be strictly more selective: a path or method needs no parsing.
-			if c := bodyCount[bodyGroupKey(ps[0].pp, b.field)+"\x00"+b.value]; (best == -1 && !o.litOK) || c < bestCount {
+		for k, f := range o.fields {
+			if c := fieldCount[groupKey(ps[0].pp, f)+"\x00"+f.value]; (best == -1 && !o.litOK) || c < bestCount {
 				best, bestCount = k, c
 			}
 		}
 		switch {
 		case best >= 0:
-			pp, b := ps[0].pp, o.bodies[best]
-			gk := bodyGroupKey(pp, b.field)
+			f := o.fields[best]
+			gk := groupKey(ps[0].pp, f)
 			g := groups[gk]
 			if g == nil {
-				g = &bodyGroup{probe: ps[0], field: b.field, byVal: map[string][]int32{}}
+				g = &fieldGroup{probe: ps[0], field: f.field, key: f.key, byVal: map[string][]int32{}}
 				groups[gk] = g
-				x.bodies = append(x.bodies, g)
+				x.groups = append(x.groups, g)
 			}
-			g.byVal[b.value] = append(g.byVal[b.value], int32(i))
+			g.byVal[f.value] = append(g.byVal[f.value], int32(i))
 			g.all = append(g.all, int32(i))
 		case o.litOK:
 			m := x.literalMap(o.lit)
@@ -244,7 +260,7 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 		x.methodCS[method],
 		lookupLower(x.methodCI, method, buf[:]),
 		x.always)
-	for _, g := range x.bodies {
+	for _, g := range x.groups {
 		lists = g.candidates(c, lists)
 	}
 	n := len(lists)
@@ -285,44 +301,54 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 	}
 }
 
-// candidates appends to lists the stubs of g that r's body can match.
-func (g *bodyGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
+// candidates appends to lists the stubs of g that r can match.
+func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
 	if c.r.TCP {
 		return lists
 	}
 	c.begin(g.probe)
+	defer func() { c.cur = nil }()
+	if g.field != fBody {
+		kv, ok := c.root.get(fieldNames[g.field]).(*kvObj)
+		if !ok {
+			return lists
+		}
+		return appendVals(lists, g, kv.get(g.key))
+	}
 	s, ok := c.get(&c.root, fieldNames[fBody]).(string)
 	if !ok {
-		c.cur = nil
 		return lists // no body: the predicates are false
 	}
-	j := c.tryJSON(s)
-	c.cur = nil
-	switch t := j.(type) {
+	switch t := c.tryJSON(s).(type) {
 	case []any:
 		// An array body: predicateSatisfied tries every element.
 		return append(lists, g.all)
 	case map[string]any:
-		v, ok := t[g.field]
+		v, ok := t[g.key]
 		if !ok {
 			return lists
 		}
-		if a, isArr := v.([]any); isArr {
-			for _, e := range a {
-				lists = appendVal(lists, g, e)
-			}
-			return lists
-		}
-		return appendVal(lists, g, v)
+		return appendVals(lists, g, v)
 	}
 	return lists
 }
 
-func appendVal(lists [][]int32, g *bodyGroup, v any) [][]int32 {
+// appendVals appends the stubs of g that require v, or any element of v when it is an array.
+func appendVals(lists [][]int32, g *fieldGroup, v any) [][]int32 {
+	if a, isArr := v.([]any); isArr {
+		for _, e := range a {
+			lists = appendVal(lists, g, e)
+		}
+		return lists
+	}
+	return appendVal(lists, g, v)
+}
+
+func appendVal(lists [][]int32, g *fieldGroup, v any) [][]int32 {
 	var key string
 	switch t := v.(type) {
-	case nil:
-		return lists // a JSON null equals no non-null literal
+	case nil, undefinedT:
+		return lists // null or a missing key equals no non-empty literal
 	case string:
 		key = t
 	default:

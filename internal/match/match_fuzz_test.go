@@ -75,6 +75,10 @@ func FuzzFind(f *testing.F) {
 		[{"equals":{"path":"/o","body":{"k":"same","id":"2"}}}],
 		[{"equals":{"method":"POST","path":"/o","body":{"id":"3","k":"same"}},"caseSensitive":true}],
 		[{"equals":{"path":"/p","body":{"id":"1"}}}],
+		[{"equals":{"headers":{"X-Tenant":"t1"}}}],
+		[{"equals":{"headers":{"x-tenant":"T2"},"path":"/o"}}],
+		[{"equals":{"query":{"tenant":"t1"}},"caseSensitive":true}],
+		[{"equals":{"query":{"Tenant":"t3","q":"1"}}}],
 		[]
 	]`
 	if err := json.Unmarshal([]byte(src), &stubs); err != nil {
@@ -90,6 +94,7 @@ func FuzzFind(f *testing.F) {
 	f.Add("get", "/x", "a", "content-type", "application/x-www-form-urlencoded", `a=1&a=&b`)
 	f.Add("POST", "/o", "", "Content-Type", "application/json", `{"k":"SAME","id":"2"}`)
 	f.Add("POST", "/p", "", "Content-Type", "application/json", `{"k":"same","id":["3","1"]}`)
+	f.Add("GET", "/o", "tenant=t1&Tenant=T3&q=1", "X-TENANT", "t2", ``)
 	f.Fuzz(func(t *testing.T, method, path, query, hname, hvalue, body string) {
 		r := request.Acquire()
 		defer request.Release(r)

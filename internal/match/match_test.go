@@ -245,13 +245,15 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	methods := []string{"GET", "POST", "get", "Delete"}
 	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", ""}
-	bodyIndexed := 0
+	indexed := map[fieldID]int{}
 	defer func() {
-		if bodyIndexed < 50 {
-			t.Errorf("only %d random sets used the body index", bodyIndexed)
+		for _, f := range []fieldID{fBody, fHeaders, fQuery} {
+			if indexed[f] < 50 {
+				t.Errorf("only %d random sets indexed %s", indexed[f], fieldNames[f])
+			}
 		}
 	}()
-	for round := 0; round < 400; round++ {
+	for round := 0; round < 800; round++ {
 		var stubs [][]any
 		n := 1 + rng.Intn(30)
 		for i := 0; i < n; i++ {
@@ -293,6 +295,15 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 					}
 					exp["body"] = body
 				}
+				if rng.Intn(2) == 0 && op != "matches" && op != "exists" {
+					vals := []any{"a", "A", "b", float64(1), "1", ""}
+					kv := map[string]any{[]string{"X-T", "x-t", "q"}[rng.Intn(3)]: vals[rng.Intn(len(vals))]}
+					if rng.Intn(2) == 0 {
+						exp["headers"] = kv
+					} else {
+						exp["query"] = kv
+					}
+				}
 				p := map[string]any{op: exp}
 				switch rng.Intn(6) {
 				case 0:
@@ -311,13 +322,25 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Compile: %v", err)
 		}
-		if len(s.idx.bodies) > 0 {
-			bodyIndexed++
+		seen := map[fieldID]bool{}
+		for _, g := range s.idx.groups {
+			if !seen[g.field] {
+				seen[g.field] = true
+				indexed[g.field]++
+			}
 		}
 		for k := 0; k < 20; k++ {
 			bodies := []string{"", `{"id":1}`, `{"id":"2","n":null}`, `{"ID":"x"}`, `{"id":[0,"1",true]}`, `[{"id":1},{"id":2}]`,
 				`"str"`, `5`, `{"id":{"a":1}}`, `{"id":null}`, `{"id":true,"n":null}`, `not json`}
 			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))], Body: bodies[rng.Intn(len(bodies))]}
+			kvs := []request.KV{{Name: "X-T", Value: "a"}, {Name: "x-t", Value: "b"}, {Name: "X-T", Value: "A"}, {Name: "X-T", Value: ""},
+				{Name: "q", Value: "1"}, {Name: "Q", Value: "a"}, {Name: "q", Value: "b"}}
+			for j := rng.Intn(4); j > 0; j-- {
+				r.Headers = append(r.Headers, kvs[rng.Intn(len(kvs))])
+			}
+			for j := rng.Intn(4); j > 0; j-- {
+				r.Query = append(r.Query, kvs[rng.Intn(len(kvs))])
+			}
 			got, gerr := s.Find(r)
 			c := acquireCtx(s, r, false)
 			want, werr := s.scan(c, 0)
@@ -342,8 +365,8 @@ func TestIndexPicksSelectiveField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.idx.bodies) != 1 || s.idx.bodies[0].field != "orderid" || len(s.idx.pathCI) != 0 {
-		t.Fatalf("index: %d body groups, path buckets %v; want one group on orderid (keys compare lowercased)", len(s.idx.bodies), s.idx.pathCI)
+	if len(s.idx.groups) != 1 || s.idx.groups[0].key != "orderid" || len(s.idx.pathCI) != 0 {
+		t.Fatalf("index: %d body groups, path buckets %v; want one group on orderid (keys compare lowercased)", len(s.idx.groups), s.idx.pathCI)
 	}
 	r := &request.Request{Method: "POST", Path: "/orders", Body: `{"customer":"acme","orderId":"ord-049","qty":1}`}
 	if got, err := s.Find(r); got != 49 || err != nil {
