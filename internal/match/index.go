@@ -2,6 +2,8 @@ package match
 
 import (
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/request"
 )
@@ -17,6 +19,7 @@ type index struct {
 	pathCS, pathCI     map[string][]int32
 	methodCS, methodCI map[string][]int32
 	groups             []*fieldGroup
+	regexes            []*regexGroup
 	always             []int32
 	all                bool // nothing indexed: scan every stub
 }
@@ -84,6 +87,61 @@ func fieldLiterals(ps []*pred) []fieldLit {
 		}
 	}
 	return out
+}
+
+// regexGroup indexes stubs whose first predicate is only matches on the path with a regular
+// expression anchored at a literal, e.g. {"matches": {"path": "^/api/items/\\d+$"}}, by that
+// literal. Such a predicate is false unless the path (as the predicate sees it) starts with the
+// literal, compared as jsRegexp.MatchString compares it.
+type regexGroup struct {
+	fold     bool               // the literals compare case-insensitively (stored lowercased)
+	byPrefix map[string][]int32 // literal -> stubs
+	lengths  []int              // the distinct literal lengths, ascending
+	all      []int32
+}
+
+// regexPrefix returns the anchored literal of a stub's first predicate when it is only
+// matches on the path.
+func regexPrefix(ps []*pred) (*jsRegexp, bool) {
+	if len(ps) == 0 {
+		return nil, false
+	}
+	p := ps[0]
+	if p.op != opMatches || p.pp == nil || !p.pp.simple || p.pp.selErr != nil || p.err != nil || p.exp == nil ||
+		len(p.exp.keys) != 1 || p.exp.keys[0] != fieldNames[fPath] {
+		return nil, false
+	}
+	l, isLeaf := p.exp.vals[0].(*eleaf)
+	if !isLeaf || l.re == nil || l.re.prefix == "" {
+		return nil, false
+	}
+	return l.re, true
+}
+
+// candidates appends to lists the stubs of g whose literal starts r's path.
+func (g *regexGroup) candidates(c *evalCtx, lists [][]int32, buf []byte) [][]int32 {
+	if c.r.TCP {
+		return append(lists, g.all) // no path: the regexps see "undefined"
+	}
+	s := c.r.Path // what a plain matches predicate tests (fnRaw)
+	if g.fold && !isASCII(s) {
+		// Non-ASCII may fold onto an ASCII literal: let every regexp decide.
+		return append(lists, g.all)
+	}
+	for _, n := range g.lengths {
+		if len(s) < n {
+			break
+		}
+		head := s[:n]
+		if g.fold {
+			b, _ := lowerKey(head, buf)
+			head = unsafe.String(unsafe.SliceData(b), len(b))
+		}
+		if l := g.byPrefix[head]; len(l) > 0 {
+			lists = append(lists, l)
+		}
+	}
+	return lists
 }
 
 type literal struct {
@@ -161,6 +219,7 @@ func buildIndex(stubs [][]*pred) index {
 		lit    literal
 		litOK  bool
 		fields []fieldLit
+		re     *jsRegexp
 	}
 	opts := make([]options, len(stubs))
 	litCount := map[literal]int{}
@@ -171,6 +230,10 @@ func buildIndex(stubs [][]*pred) index {
 		if o.litOK {
 			litCount[o.lit]++
 		}
+		if re, ok := regexPrefix(ps); ok {
+			o.re = re
+			continue
+		}
 		o.fields = fieldLiterals(ps)
 		for _, f := range o.fields {
 			fieldCount[groupKey(ps[0].pp, f)+"\x00"+f.value]++
@@ -178,8 +241,29 @@ func buildIndex(stubs [][]*pred) index {
 	}
 	n := 0
 	groups := map[string]*fieldGroup{}
+	regexes := map[string]*regexGroup{}
 	for i, ps := range stubs {
 		o := &opts[i]
+		if o.re != nil {
+			gk := fmt.Sprint(o.re.fold)
+			g := regexes[gk]
+			if g == nil {
+				g = &regexGroup{fold: o.re.fold, byPrefix: map[string][]int32{}}
+				regexes[gk] = g
+				x.regexes = append(x.regexes, g)
+			}
+			key := o.re.prefix
+			if g.fold {
+				key = jsLower(key)
+			}
+			if len(g.byPrefix[key]) == 0 {
+				g.lengths = append(g.lengths, len(key))
+			}
+			g.byPrefix[key] = append(g.byPrefix[key], int32(i))
+			g.all = append(g.all, int32(i))
+			n++
+			continue
+		}
 		best, bestCount := -1, 0 // -1: the literal; k: o.fields[k]
 		if o.litOK {
 			bestCount = litCount[o.lit]
@@ -209,6 +293,10 @@ func buildIndex(stubs [][]*pred) index {
 			continue
 		}
 		n++
+	}
+	for _, g := range x.regexes {
+		slices.Sort(g.lengths)
+		g.lengths = slices.Compact(g.lengths)
 	}
 	x.all = n == 0
 	return x
@@ -253,7 +341,7 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 	if r.TCP {
 		path, method = "", ""
 	}
-	var fixed [6][]int32
+	var fixed [12][]int32
 	lists := append(fixed[:0],
 		x.pathCS[path],
 		lookupLower(x.pathCI, path, buf[:]),
@@ -262,6 +350,9 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 		x.always)
 	for _, g := range x.groups {
 		lists = g.candidates(c, lists)
+	}
+	for _, g := range x.regexes {
+		lists = g.candidates(c, lists, buf[:])
 	}
 	n := len(lists)
 	for {

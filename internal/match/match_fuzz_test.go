@@ -79,6 +79,10 @@ func FuzzFind(f *testing.F) {
 		[{"equals":{"headers":{"x-tenant":"T2"},"path":"/o"}}],
 		[{"equals":{"query":{"tenant":"t1"}},"caseSensitive":true}],
 		[{"equals":{"query":{"Tenant":"t3","q":"1"}}}],
+		[{"matches":{"path":"^/api/v2/items1/\\d+/details$"}}],
+		[{"matches":{"path":"^/API/"}}],
+		[{"matches":{"path":"^/k"},"caseSensitive":true}],
+		[{"matches":{"path":"^/ks"}}],
 		[]
 	]`
 	if err := json.Unmarshal([]byte(src), &stubs); err != nil {
@@ -95,6 +99,8 @@ func FuzzFind(f *testing.F) {
 	f.Add("POST", "/o", "", "Content-Type", "application/json", `{"k":"SAME","id":"2"}`)
 	f.Add("POST", "/p", "", "Content-Type", "application/json", `{"k":"same","id":["3","1"]}`)
 	f.Add("GET", "/o", "tenant=t1&Tenant=T3&q=1", "X-TENANT", "t2", ``)
+	f.Add("GET", "/api/v2/items1/42/details", "", "", "", ``)
+	f.Add("GET", "/Ks", "", "", "", ``)
 	f.Fuzz(func(t *testing.T, method, path, query, hname, hvalue, body string) {
 		r := request.Acquire()
 		defer request.Release(r)

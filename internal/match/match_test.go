@@ -244,9 +244,13 @@ func TestFindBodyParsedOnce(t *testing.T) {
 func TestIndexNeverChangesWinner(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	methods := []string{"GET", "POST", "get", "Delete"}
-	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", ""}
+	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", "", "/K", "/k", "/K/x"}
 	indexed := map[fieldID]int{}
+	regexIndexed := 0
 	defer func() {
+		if regexIndexed < 50 {
+			t.Errorf("only %d random sets indexed regexps", regexIndexed)
+		}
 		for _, f := range []fieldID{fBody, fHeaders, fQuery} {
 			if indexed[f] < 50 {
 				t.Errorf("only %d random sets indexed %s", indexed[f], fieldNames[f])
@@ -321,6 +325,9 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 		s, err := Compile(stubs, Options{})
 		if err != nil {
 			t.Fatalf("Compile: %v", err)
+		}
+		if len(s.idx.regexes) > 0 {
+			regexIndexed++
 		}
 		seen := map[fieldID]bool{}
 		for _, g := range s.idx.groups {
