@@ -120,7 +120,7 @@ func recordedRequest(r *request.Request) *config.Object {
 	o.Set("method", r.Method)
 	o.Set("path", r.Path)
 	o.Set("query", kvObject(r.Query))
-	o.Set("headers", kvObject(r.Headers))
+	o.Set("headers", kvObject(r.HeaderList()))
 	if !r.BodyMissing {
 		o.Set("body", r.Body)
 	}

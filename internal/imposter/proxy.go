@@ -54,7 +54,7 @@ func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, req *request.Request, st
 	answer, err := p.Forward(&proxy.Request{
 		Method:  req.Method,
 		URI:     ctx.Request.Header.RequestURI(),
-		Headers: req.Headers,
+		Headers: req.HeaderList(),
 		Body:    ctx.Request.Body(),
 	})
 	if err != nil {
@@ -70,7 +70,7 @@ func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, req *request.Request, st
 	}
 	if p.Mode != proxy.ModeTransparent && st != nil {
 		seen := recordedRequest(req)
-		seen.Set("headers", kvObject(p.Headers(req.Headers)))
+		seen.Set("headers", kvObject(p.Headers(req.HeaderList())))
 		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
 		if err != nil {
 			return nil, err

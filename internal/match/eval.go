@@ -612,7 +612,7 @@ func (o *reqObj) value(f fieldID) any {
 		c.kv[0] = kvObj{c: c, kvs: r.Query}
 		return &c.kv[0]
 	case fHeaders:
-		c.kv[1] = kvObj{c: c, kvs: r.Headers, header: true}
+		c.kv[1] = kvObj{c: c, kvs: r.HeaderList(), header: true}
 		return &c.kv[1]
 	case fForm:
 		c.kv[2] = kvObj{c: c, kvs: r.Form}

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"bytes"
 	"net"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 	req := &ctx.Request
 	method, uri, raw, body := req.Header.Method(), req.Header.RequestURI(), req.Header.RawHeaders(), req.Body()
 	// One arena holds every string below; a large body gets its own.
-	n := len(method) + len(uri) + len(raw)
+	n := len(method) + 2*len(uri) + 2*len(raw) // the raw headers, kept and parsed
 	if len(body) <= maxArena {
 		n += len(body)
 	}
@@ -34,15 +35,23 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 	r.Path = path
 	r.Query = ParseQuery(r.Query[:0], search)
 
-	if len(raw) > 0 {
-		r.Headers = r.parseRawHeaders(r.Headers[:0], raw)
-	} else {
+	switch {
+	case len(raw) == 0:
 		for k, v := range req.Header.All() {
 			r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
 		}
+	case len(body) == 0 && !hasHeaderFold(raw, "content-encoding"):
+		// Nothing below needs a header: parse them when something asks (HeaderList).
+		r.rawHeaders = r.own(raw)
+	default:
+		r.Headers = r.parseRawHeaders(r.Headers[:0], raw)
 	}
 
-	enc, encArray, _ := mbHeader(r.Headers, "Content-Encoding")
+	var enc string
+	var encArray bool
+	if r.rawHeaders == nil { // parsed: they may name an encoding
+		enc, encArray, _ = mbHeader(r.Headers, "Content-Encoding")
+	}
 	r.Body, r.BodyMissing = "", false
 	switch {
 	case !encArray && enc == "gzip":
@@ -185,6 +194,31 @@ func (r *Request) parseRawHeaders(dst []KV, raw []byte) []KV {
 		dst = append(dst, KV{r.latin1(trimOWS(line[:c])), r.latin1(trimOWS(line[c+1:]))})
 	}
 	return dst
+}
+
+// hasHeaderFold reports whether a line of the raw header block starts (after white space)
+// with name, a lowercase ASCII header name, in any case.
+func hasHeaderFold(raw []byte, name string) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		line = trimOWS(line)
+		if len(line) < len(name) {
+			continue
+		}
+		j := 0
+		for j < len(name) && line[j]|0x20 == name[j] {
+			j++
+		}
+		if j == len(name) {
+			return true
+		}
+	}
+	return false
 }
 
 func trimOWS(b []byte) []byte {

@@ -27,8 +27,11 @@ type Request struct {
 	// decoded; order kept; repeated keys repeated.
 	Query []KV
 	// Headers has the names in their original case and order as sent (node
-	// rawHeaders), values trimmed and decoded as latin1 like node does.
+	// rawHeaders), values trimmed and decoded as latin1 like node does. Read it
+	// through HeaderList: FromHTTP leaves it unparsed until something asks.
 	Headers []KV
+	// rawHeaders is the header block FromHTTP has not parsed into Headers yet (arena memory).
+	rawHeaders []byte
 	// Body is decoded per Content-Encoding gzip/br like httpRequest.js.
 	Body string
 	// BodyMissing is true when the body could not be decoded (bad gzip or br
@@ -185,10 +188,20 @@ func (r *Request) resolveAddr() {
 	}
 }
 
+// HeaderList returns the headers in arrival order, parsing them on first use.
+func (r *Request) HeaderList() []KV {
+	if r.rawHeaders != nil {
+		raw := r.rawHeaders
+		r.rawHeaders = nil
+		r.Headers = r.parseRawHeaders(r.Headers[:0], raw)
+	}
+	return r.Headers
+}
+
 // Header returns the value of the first header named name, case-insensitively,
 // and whether there is one.
 func (r *Request) Header(name string) (string, bool) {
-	for _, kv := range r.Headers {
+	for _, kv := range r.HeaderList() {
 		if EqualFoldASCII(kv.Name, name) {
 			return kv.Value, true
 		}

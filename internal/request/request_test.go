@@ -390,3 +390,40 @@ func TestNodeAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyHeaders checks that a request without a body gets its headers parsed on first use,
+// the same as when they are parsed at once, and that a Content-Encoding is still seen.
+func TestLazyHeaders(t *testing.T) {
+	r := Acquire()
+	defer Release(r)
+	FromHTTP(ctxFor(t, "GET /x HTTP/1.1\r\nHost: h\r\nX-A:  1 \r\nx-a: 2\r\nX-Latin: \xe9\r\n\r\n"), r)
+	want := []KV{{"Host", "h"}, {"X-A", "1"}, {"x-a", "2"}, {"X-Latin", "é"}}
+	if got := r.HeaderList(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("HeaderList = %q, want %q", got, want)
+	}
+	if v, ok := r.Header("X-LATIN"); !ok || v != "é" {
+		t.Fatalf("Header(X-LATIN) = %q, %v", v, ok)
+	}
+	r.Reset()
+	// gzip with no body cannot be decoded: Mountebank then has no body at all.
+	FromHTTP(ctxFor(t, "GET /x HTTP/1.1\r\nHost: h\r\n  content-ENCODING: gzip\r\n\r\n"), r)
+	if !r.BodyMissing {
+		t.Fatal("empty gzip body: BodyMissing = false")
+	}
+}
+
+func TestHasHeaderFold(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"Host: a\r\nContent-Encoding: gzip\r\n":   true,
+		"content-encoding:br":                     true,
+		"Host: a\r\n\tCONTENT-ENCODING : x\r\n":   true,
+		"Host: a\r\nX-Content-Encoding: gzip\r\n": false,
+		"Host: content-encoding\r\n":              false,
+		"Content-Encodin":                         false,
+		"":                                        false,
+	} {
+		if got := hasHeaderFold([]byte(raw), "content-encoding"); got != want {
+			t.Errorf("hasHeaderFold(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}

@@ -150,15 +150,16 @@ func detach(r *request.Request) *request.Request {
 	c := &request.Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
 		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP}
 	c.SetClient(r.IP(), r.RequestFrom())
-	n := len(r.Query) + len(r.Headers) + len(r.Form)
+	headers := r.HeaderList()
+	n := len(r.Query) + len(headers) + len(r.Form)
 	if n == 0 {
 		return c
 	}
 	kvs := make([]request.KV, 0, n)
 	kvs = append(kvs, r.Query...)
-	kvs = append(kvs, r.Headers...)
+	kvs = append(kvs, headers...)
 	kvs = append(kvs, r.Form...)
-	q, h := len(r.Query), len(r.Query)+len(r.Headers)
+	q, h := len(r.Query), len(r.Query)+len(headers)
 	c.Query, c.Headers, c.Form = kvs[:q:q], kvs[q:h:h], kvs[h:]
 	return c
 }
@@ -168,7 +169,7 @@ func (s requestSource) js(rt *runtime, key string) goja.Value {
 	case "query":
 		return rt.kvLazy(s.r.Query, false)
 	case "headers":
-		return rt.kvLazy(s.r.Headers, true)
+		return rt.kvLazy(s.r.HeaderList(), true)
 	case "form":
 		return rt.kvLazy(s.r.Form, false)
 	}
@@ -192,7 +193,7 @@ func (s requestSource) goValue(key string) config.Value {
 	case "query":
 		return kvConfig(s.r.Query, false)
 	case "headers":
-		return kvConfig(s.r.Headers, true)
+		return kvConfig(s.r.HeaderList(), true)
 	case "form":
 		return kvConfig(s.r.Form, false)
 	}
