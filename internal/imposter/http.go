@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -120,7 +121,12 @@ func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, re
 	ctx.SetStatusCode(resp.status)
 	h := &ctx.Response.Header
 	for _, hd := range resp.headers {
-		h.Add(hd.name, hd.value)
+		if hd.set {
+			// Nothing to replace and nothing to clean: SetCanonical only copies.
+			h.SetCanonical(bytesOf(hd.name), bytesOf(hd.value))
+		} else {
+			h.Add(hd.name, hd.value)
+		}
 	}
 	if im.def.AllowCORS && req.Method == "OPTIONS" {
 		acrh, _ := req.Header("Access-Control-Request-Headers")
@@ -140,6 +146,9 @@ func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, re
 	}
 	ctx.Response.SetBodyRaw(resp.body)
 }
+
+// bytesOf views s as bytes for fasthttp calls that copy them.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // setCORS sets a CORS header, replacing a configured one of the same name in any case.
 func setCORS(h *fasthttp.ResponseHeader, resp *response, name, value string) {

@@ -14,6 +14,19 @@ import (
 // header is one response header line, as it goes on the wire.
 type header struct {
 	name, value string
+	// set: the first line of this exact name, without CR or LF, so it may skip the checks of
+	// fasthttp's Add (see writeHTTP).
+	set bool
+}
+
+// markSettable sets header.set on the lines it applies to.
+func markSettable(hs []header) {
+	for i := range hs {
+		hs[i].set = !strings.ContainsAny(hs[i].name, "\r\n") && !strings.ContainsAny(hs[i].value, "\r\n")
+		for j := 0; j < i && hs[i].set; j++ {
+			hs[i].set = hs[j].name != hs[i].name
+		}
+	}
 }
 
 // response is one compiled response of a stub: everything the hot path needs, precomputed.
@@ -96,12 +109,13 @@ func compileResponse(r *config.Object, def *config.Object, allowBinary bool) *re
 			switch v := m.Value.(type) {
 			case []any:
 				for _, e := range v {
-					out.headers = append(out.headers, header{m.Key, jsText(e)})
+					out.headers = append(out.headers, header{name: m.Key, value: jsText(e)})
 				}
 			default:
-				out.headers = append(out.headers, header{m.Key, jsText(v)})
+				out.headers = append(out.headers, header{name: m.Key, value: jsText(v)})
 			}
 		}
+		markSettable(out.headers)
 	}
 
 	body := get(is, "body")
