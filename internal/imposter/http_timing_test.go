@@ -12,6 +12,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // simpleStub is the bench/ "simple stub" imposter.
@@ -26,11 +27,12 @@ func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	def, errs := config.ParseImposter(v, config.ParseOptions{})
+	def, errs := config.ParseImposter(v, config.ParseOptions{AllowInjection: true})
 	if len(errs) > 0 {
 		tb.Fatal(errs)
 	}
-	opts := Options{Logger: slog.New(slog.DiscardHandler)}
+	log := slog.New(slog.DiscardHandler)
+	opts := Options{Logger: log, Script: script.New(script.Options{Logger: log})}
 	if withMetrics {
 		opts.Metrics = metrics.New()
 	}
@@ -124,6 +126,10 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		{"header-last", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"headers":{"X-Tenant":"tenant-%03d"}}}`, i)
 		}), "GET /profile HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Tenant: tenant-099\r\n\r\n"},
+		{"decorate", `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"GET","path":"/decorate/0"}}],
+			"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"decorate-0"},
+			"_behaviors":{"decorate":"(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }"}}]}]}`,
+			rawRequest("GET", "/decorate/0", "", "")},
 		{"query-last", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"query":{"tenant":"t%03d"}}}`, i)
 		}), rawRequest("GET", "/search?q=shoes&tenant=t099&page=2", "", "")},

@@ -175,6 +175,11 @@ func (r *Request) RequestFrom() string {
 	return r.requestFrom
 }
 
+// CopyClient gives r the client address of from, formatted on first use as from would.
+func (r *Request) CopyClient(from *Request) {
+	r.ip, r.requestFrom, r.addr, r.plainIPv4, r.addrDone = from.ip, from.requestFrom, from.addr, from.plainIPv4, from.addrDone
+}
+
 // SetClient sets the client's address as IP and RequestFrom return it.
 func (r *Request) SetClient(ip, requestFrom string) {
 	r.ip, r.requestFrom, r.addr, r.addrDone = ip, requestFrom, nil, true

@@ -149,7 +149,7 @@ type requestSource struct{ r *request.Request }
 func detach(r *request.Request) *request.Request {
 	c := &request.Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
 		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP}
-	c.SetClient(r.IP(), r.RequestFrom())
+	c.CopyClient(r)
 	headers := r.HeaderList()
 	n := len(r.Query) + len(headers) + len(r.Form)
 	if n == 0 {
