@@ -17,6 +17,7 @@ func main() {
 	status := flag.Int("status", 200, "status code of every response")
 	bodyFile := flag.String("body-file", "", "file whose content is the body of every response (default empty)")
 	contentType := flag.String("content-type", "text/plain", "Content-Type of every response")
+	spin := flag.Int("spin", 0, "rounds of arithmetic per request, to see how latency behaves when the server, not the load generator, is the bottleneck")
 	flag.Parse()
 
 	var body []byte
@@ -30,6 +31,9 @@ func main() {
 	ct := []byte(*contentType)
 	s := &fasthttp.Server{
 		Handler: func(ctx *fasthttp.RequestCtx) {
+			if *spin > 0 {
+				burn(*spin)
+			}
 			ctx.SetStatusCode(*status)
 			ctx.Response.Header.SetContentTypeBytes(ct)
 			ctx.Response.SetBodyRaw(body)
@@ -47,4 +51,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ceiling:", err)
 		os.Exit(1)
 	}
+}
+
+var sink uint64
+
+// burn spends CPU time in proportion to n.
+func burn(n int) {
+	x := sink
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	sink = x
 }

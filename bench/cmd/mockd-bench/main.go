@@ -327,9 +327,9 @@ func (h *harness) port(lo, hi int) (int, error) {
 	return p, err
 }
 
-// startEngine starts e with its admin API on a free port in 33000-33999 and waits for it.
+// startEngine starts e with its admin API on a free port in 21000-21999 and waits for it.
 func (h *harness) startEngine(e *engine) (*proc, int, error) {
-	port, err := h.port(33000, 33989)
+	port, err := h.port(21000, 21989)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -362,7 +362,7 @@ func (h *harness) runEngine(e *engine, s *scenario, client *http.Client) {
 }
 
 func (h *harness) runScenario(r *result, s *scenario, p *proc, admin int, client *http.Client) {
-	impPort, err := h.port(48000, 48998)
+	impPort, err := h.port(22000, 22998)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
 		return
@@ -408,7 +408,7 @@ func (h *harness) runCeiling(e *engine, s *scenario) {
 		r.Status, r.Note = "n/a", "no admin API"
 		return
 	}
-	port, err := h.port(48000, 48998)
+	port, err := h.port(22000, 22998)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
 		return
