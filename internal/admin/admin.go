@@ -234,7 +234,9 @@ func sendFormatted(ctx *fasthttp.RequestCtx, status int, v config.Value) {
 func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
 	ctx.SetStatusCode(status)
 	ctx.Response.Header.Set("Content-Type", "application/json; charset=utf-8")
-	ctx.Response.SetBodyRaw(config.MarshalJSON(v, 2))
+	// Rendered into the response's own (pooled) body buffer.
+	buf := ctx.Response.SwapBody(nil)
+	ctx.Response.SwapBody(config.AppendJSON(buf[:0], v, 2))
 }
 
 func (a *API) sendErrors(ctx *fasthttp.RequestCtx, e *apiError) {

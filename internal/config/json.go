@@ -346,10 +346,14 @@ func MarshalJSON(v Value, indent int) []byte {
 	return AppendJSON(nil, v, indent)
 }
 
+const spaces = "                                                                "
+
 func appendNewline(dst []byte, indent, level int) []byte {
 	dst = append(dst, '\n')
-	for i := 0; i < indent*level; i++ {
-		dst = append(dst, ' ')
+	for n := indent * level; n > 0; {
+		k := min(n, len(spaces))
+		dst = append(dst, spaces[:k]...)
+		n -= k
 	}
 	return dst
 }

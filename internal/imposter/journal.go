@@ -199,7 +199,15 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 	stubs := im.tbl.Load().stubs
 	list := make([]any, 0, len(stubs))
 	for i, s := range stubs {
-		so := config.Clone(s.def).(*config.Object)
+		var so *config.Object
+		if opts.Replayable || opts.RemoveProxies {
+			so = config.Clone(s.def).(*config.Object) // edited below
+		} else {
+			// Only members are added: a copy of the member list is enough (the result is
+			// read, never changed, by its callers).
+			so = &config.Object{Members: make([]config.Member, len(s.def.Members), len(s.def.Members)+2)}
+			copy(so.Members, s.def.Members)
+		}
 		if !opts.Replayable {
 			s.mu.Lock()
 			if len(s.matches) > 0 {
