@@ -120,6 +120,14 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		{"json-equals-middle", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":"POST","path":"/orders","body":%s}}`, order(i))
 		}), rawRequest("POST", "/orders", "application/json", order(49))},
+		{"jsonpath-first", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"jsonpath":{"selector":"$.customer.id"}}`, i)
+		}), rawRequest("POST", "/customers", "application/json",
+			`{"customer":{"id":"cust-000","tier":"gold","tags":["a","b"]},"items":[{"sku":"x","qty":1},{"sku":"y","qty":2}]}`)},
+		{"xpath-first", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"xpath":{"selector":"//customer/id"}}`, i)
+		}), rawRequest("POST", "/customers", "application/xml",
+			`<order><customer><id>cust-000</id><tier>gold</tier></customer><items><item sku="x">1</item><item sku="y">2</item></items></order>`)},
 		{"regex-last", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"matches":{"path":"^/api/v2/items%d/[0-9]+/details$"}}`, i)
 		}), rawRequest("GET", "/api/v2/items99/100099/details", "", "")},

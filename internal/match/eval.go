@@ -3,6 +3,7 @@ package match
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/antchfx/xmlquery"
@@ -419,6 +420,17 @@ func (c *evalCtx) canonBody(s string) string {
 	return out
 }
 
+// lowerASCII reports whether s is ASCII without capital letters or escapes, so that every
+// key and string value parsed from it is its own lowercase.
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c == '\\' || ('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
 // strPipe is the string transform of normalize without selectors.
 func (c *evalCtx) strPipe(s string) string {
 	pp := c.cur.pp
@@ -809,17 +821,19 @@ func (c *evalCtx) tryJSON(s string) any {
 	}
 	var v any
 	var ok bool
+	src := s // the text v is parsed from
 	if isBody && pp.simple {
 		// The body text is the raw body, maybe lowercased: parsing it and
 		// transforming keys and values gives the same.
 		v, ok = c.r.JSON()
+		src = c.r.Body
 	} else {
 		v, ok = request.ParseJSON(s)
 	}
 	var out any = s
 	if ok {
-		if !pp.keyLower && !pp.valLower && pp.except == nil {
-			out = v
+		if (!pp.keyLower && !pp.valLower && pp.except == nil) || (pp.except == nil && lowerASCII(src)) {
+			out = v // nothing to transform: lowercasing would change no key or value
 		} else {
 			out = transformAll(v, pp.keyLower, func(s string) string {
 				if pp.valLower {
