@@ -114,6 +114,8 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 	for _, sc := range []struct {
 		name, imposter, request string
 	}{
+		// The journal's cost: the simple stub with recordRequests.
+		{"simple-recorded", strings.Replace(simpleStub, `"port":4545,`, `"port":4545,"recordRequests":true,`, 1), simpleRequest},
 		{"api500-last", stubsJSON(500, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
 		}), rawRequest("DELETE", "/api/v1/resource499/items", "", "")},

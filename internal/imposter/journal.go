@@ -46,7 +46,7 @@ func (j *journal) add(req *config.Object, at time.Time) {
 	}
 	if len(j.entries) < j.maxCount && j.n == len(j.entries) {
 		// Grow lazily: most imposters record few requests.
-		j.entries = append(j.entries[:j.n:j.n], journalEntry{})
+		j.entries = append(j.entries, journalEntry{}) // len == n here: amortized growth
 		if j.head != 0 {
 			// Unreachable: growth only happens before the ring ever wraps.
 			panic("BUG: journal grew after wrapping")
