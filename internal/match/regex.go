@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mockd/mockd/internal/request"
 )
@@ -302,6 +303,12 @@ type reKey struct {
 
 var reCache sync.Map // reKey -> *jsRegexp
 
+// reCacheLimit bounds reCache: past it the cache starts over, so the patterns of imposters long
+// deleted do not accumulate in a long-running process.
+const reCacheLimit = 4096
+
+var reCacheLen atomic.Int64
+
 // jsRegexp is a compiled regular expression with the literal its matches must start with, when
 // it is anchored at the start: most stub patterns are (^/api/v2/items/\d+$), and comparing that
 // literal first rejects most candidates without running the regexp machine.
@@ -378,6 +385,9 @@ func compileJSRegex(src string, ignoreCase bool) (*jsRegexp, error) {
 	}
 	jr := &jsRegexp{Regexp: re}
 	jr.prefix, jr.fold = anchoredPrefix(t)
-	reCache.Store(k, jr)
+	if _, loaded := reCache.LoadOrStore(k, jr); !loaded && reCacheLen.Add(1) > reCacheLimit {
+		reCache.Clear()
+		reCacheLen.Store(0)
+	}
 	return jr, nil
 }

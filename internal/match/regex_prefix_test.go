@@ -1,6 +1,7 @@
 package match
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/mockd/mockd/internal/request"
@@ -37,5 +38,19 @@ func TestAnchoredPrefixAgreesWithRegexp(t *testing.T) {
 				t.Errorf("%q (ignoreCase %v) on %q: shortcut says %v, regexp says %v", p.src, p.ic, in, got, want)
 			}
 		}
+	}
+}
+
+// TestRegexCacheBounded checks that the shared regexp cache does not grow past its limit.
+func TestRegexCacheBounded(t *testing.T) {
+	for i := 0; i < reCacheLimit+500; i++ {
+		if _, err := compileJSRegex(fmt.Sprintf("^/bounded/%d$", i), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	reCache.Range(func(any, any) bool { n++; return true })
+	if n > reCacheLimit {
+		t.Fatalf("regexp cache holds %d entries, limit %d", n, reCacheLimit)
 	}
 }

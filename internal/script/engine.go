@@ -20,6 +20,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -45,6 +46,7 @@ type Engine struct {
 	logger   *slog.Logger
 	env      map[string]string
 	programs sync.Map // source text → *program
+	nprogs   atomic.Int64
 	prelude  *goja.Program
 }
 
@@ -85,6 +87,9 @@ func (e *Engine) Check(source string) error {
 	return e.compile(source).err
 }
 
+// programCacheLimit bounds the compiled programs an Engine (and each runtime's functions) keep.
+const programCacheLimit = 4096
+
 // compile returns the cached compiled form of the function expression source.
 func (e *Engine) compile(source string) *program {
 	if p, ok := e.programs.Load(source); ok {
@@ -99,6 +104,11 @@ func (e *Engine) compile(source string) *program {
 			p.err = errors.New(se.Message)
 		}
 	}
-	actual, _ := e.programs.LoadOrStore(source, p)
+	actual, loaded := e.programs.LoadOrStore(source, p)
+	if !loaded && e.nprogs.Add(1) > programCacheLimit {
+		// Start over rather than keep the scripts of imposters long deleted.
+		e.programs.Clear()
+		e.nprogs.Store(0)
+	}
 	return actual.(*program)
 }

@@ -189,6 +189,9 @@ func (s *Scope) function(rt *runtime, source string) (goja.Callable, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s is not a function", inspect(rt.vm, v))
 	}
+	if len(rt.fns) >= programCacheLimit {
+		clear(rt.fns) // as the Engine's program cache: start over rather than grow forever
+	}
 	rt.fns[p.prog] = fn
 	return fn, nil
 }

@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -331,5 +332,20 @@ func TestRequestObject(t *testing.T) {
 	tcp.SetClient("1.2.3.4", "1.2.3.4:5")
 	if got := jsonOf(Request(tcp)); got != `{"requestFrom":"1.2.3.4:5","ip":"1.2.3.4","data":"hello"}` {
 		t.Errorf("tcp Request = %s", got)
+	}
+}
+
+// TestProgramCacheBounded checks that compiled programs of ever-new scripts do not accumulate.
+func TestProgramCacheBounded(t *testing.T) {
+	e := newEngine(t, time.Second)
+	for i := 0; i < programCacheLimit+300; i++ {
+		if err := e.Check("() => " + strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	e.programs.Range(func(any, any) bool { n++; return true })
+	if n > programCacheLimit {
+		t.Fatalf("program cache holds %d programs, limit %d", n, programCacheLimit)
 	}
 }
