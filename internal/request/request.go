@@ -16,8 +16,8 @@ type KV struct{ Name, Value string }
 // the connection it came from.
 //
 // A Request is not safe for concurrent mutation; once filled it may be read
-// by several goroutines, but the lazily-filled caches (Memo, JSON) must then
-// be used from one goroutine at a time.
+// by several goroutines, but the lazily-filled parts (Memo, JSON, HeaderList)
+// must then be used from one goroutine at a time.
 type Request struct {
 	Method string
 	// Path is the URL path as node's new URL(req.url).pathname gives it:
