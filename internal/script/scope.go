@@ -46,8 +46,8 @@ func (e *Engine) NewScope(log *slog.Logger) *Scope {
 // `(fn)(config, logger, imposterState)`, and reports whether its result is truthy.
 // A failure is a *config.Error with code "invalid injection".
 func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
-	rt, leave := s.enter()
-	defer leave()
+	rt := s.enter()
+	defer s.leave(rt)
 	fn, err := s.function(rt, source)
 	if err != nil {
 		return false, injectionError(MsgPredicate, predicateSource(source), err)
@@ -66,8 +66,8 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 // the time limit or as soon as nothing is left that could call it. A returned primitive gives an
 // empty object, as Mountebank then uses every default. ctx cancels the wait.
 func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
-	rt, leave := s.enter()
-	defer leave()
+	rt := s.enter()
+	defer s.leave(rt)
 	fail := func(err error) (*config.Object, error) {
 		return nil, injectionError(MsgResponse, responseSource(source), err)
 	}
@@ -112,8 +112,8 @@ func (s *Scope) Response(ctx context.Context, source string, r *request.Request)
 // it: the caller passes its own copy (Mountebank clones `is` for every request) and uses the
 // result from then on.
 func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
-	rt, leave := s.enter()
-	defer leave()
+	rt := s.enter()
+	defer s.leave(rt)
 	fail := func(err error) (*config.Object, error) {
 		return nil, injectionError(MsgDecorate, decorateSource(source), err)
 	}
@@ -140,8 +140,8 @@ func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request,
 // Wait runs a wait behavior function as Mountebank does, `(fn)()`, and returns its result as a
 // number of milliseconds (NaN when it is not a number).
 func (s *Scope) Wait(source string) (float64, error) {
-	rt, leave := s.enter()
-	defer leave()
+	rt := s.enter()
+	defer s.leave(rt)
 	fn, err := s.function(rt, source)
 	if err != nil {
 		return 0, injectionError(MsgWait, source, err)
@@ -155,14 +155,17 @@ func (s *Scope) Wait(source string) (float64, error) {
 
 // enter takes the scope for one script call: calls on an imposter run one at a time, as
 // Mountebank runs them, under the engine's time limit. leave must be called when the call ends.
-func (s *Scope) enter() (rt *runtime, leave func()) {
+func (s *Scope) enter() *runtime {
 	s.mu.Lock()
-	rt = s.runtime()
+	rt := s.runtime()
 	rt.begin(s.e.timeout)
-	return rt, func() {
-		rt.end()
-		s.mu.Unlock()
-	}
+	return rt
+}
+
+// leave ends the call enter began.
+func (s *Scope) leave(rt *runtime) {
+	rt.end()
+	s.mu.Unlock()
 }
 
 func (s *Scope) runtime() *runtime {
@@ -311,8 +314,8 @@ func (r rejected) Error() string {
 // In text mode requestData is the UTF-8 text, in binary mode a Buffer. A failure is a
 // *config.Error with code "invalid injection"; Mountebank then treats the data as incomplete.
 func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, error) {
-	rt, leave := s.enter()
-	defer leave()
+	rt := s.enter()
+	defer s.leave(rt)
 	src := "(" + source + ")(requestData, logger)"
 	fn, err := s.function(rt, source)
 	if err != nil {
