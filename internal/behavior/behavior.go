@@ -30,6 +30,20 @@ type Compiled struct {
 	log   *slog.Logger
 }
 
+// KeepsInput reports whether Apply leaves the response it is given as it was: every step is a
+// wait or a decorate (a decorate reads its input through a script's view and returns a new
+// object). The caller may then pass a response it shares, uncopied.
+func (c *Compiled) KeepsInput() bool {
+	for _, s := range c.steps {
+		switch s.(type) {
+		case *waitStep, *decorateStep:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // step is one compiled behavior.
 type step interface {
 	apply(ctx context.Context, a *applyState) error

@@ -93,6 +93,8 @@ func (im *Imposter) buildObject(ctx context.Context, req *request.Request, r *re
 		if obj, err = im.js.Response(ctx, r.inject, req); err != nil {
 			return nil, err
 		}
+	} else if r.behaviors != nil && r.behaviors.KeepsInput() {
+		obj = r.is // read, never changed: no copy needed
 	} else {
 		obj = config.Clone(r.is).(*config.Object)
 	}

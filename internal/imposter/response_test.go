@@ -101,3 +101,18 @@ func TestJournalBounds(t *testing.T) {
 		t.Error("journal dropped everything")
 	}
 }
+
+// TestDecorateLeavesStubAlone serves a decorated response several times: the decorate
+// reads the stub's own `is` object (no copy), so each answer must be decorated exactly once.
+func TestDecorateLeavesStubAlone(t *testing.T) {
+	h, ctx := newBenchHandler(t, `{"protocol":"http","port":4545,"stubs":[{"responses":[{
+		"is":{"statusCode":200,"headers":{"X-A":"1"},"body":"b"},
+		"_behaviors":{"wait":0,"decorate":"(config) => { config.response.body += '+d'; config.response.headers['X-A'] += '+h'; delete config.response.statusCode; }"}}]}]}`,
+		simpleRequest, false)
+	for i := 0; i < 3; i++ {
+		serveOnce(t, h, ctx)
+		if body, xa := string(ctx.Response.Body()), string(ctx.Response.Header.Peek("X-A")); body != "b+d" || xa != "1+h" {
+			t.Fatalf("answer %d: body %q, X-A %q; want b+d, 1+h", i, body, xa)
+		}
+	}
+}
