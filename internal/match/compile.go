@@ -453,40 +453,30 @@ func transformAll(v any, keyLower bool, str func(string) string, sortArrays bool
 		}
 		return out
 	case map[string]any:
+		key := func(k string) string {
+			if keyLower {
+				return jsLower(k)
+			}
+			return k
+		}
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			nk := k
-			if keyLower {
-				nk = jsLower(k)
-			}
-			out[nk] = transformAll(e, keyLower, str, sortArrays)
+			out[key(k)] = transformAll(e, keyLower, str, sortArrays)
 		}
 		if len(out) < len(t) {
-			// Lowercasing made keys collide: which one wins depends on key order.
-			return transformOrdered(t, keyLower, str, sortArrays)
+			// Lowercasing made keys collide: assigned in JavaScript's key order, the last wins.
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			jsKeyOrder(keys)
+			for _, k := range keys {
+				out[key(k)] = transformAll(t[k], keyLower, str, sortArrays)
+			}
 		}
 		return out
 	}
 	return v
-}
-
-// transformOrdered is transformAll's object case in JavaScript's key order, so that of keys
-// that collide once lowercased the last one wins, as assigning them in order does.
-func transformOrdered(t map[string]any, keyLower bool, str func(string) string, sortArrays bool) map[string]any {
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	jsKeyOrder(keys)
-	out := make(map[string]any, len(t))
-	for _, k := range keys {
-		nk := k
-		if keyLower {
-			nk = jsLower(k)
-		}
-		out[nk] = transformAll(t[k], keyLower, str, sortArrays)
-	}
-	return out
 }
 
 // forceStrings is predicates.js forceStrings.

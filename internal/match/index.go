@@ -66,7 +66,9 @@ func fieldLiterals(ps []*pred) []fieldLit {
 		case k == fieldNames[fQuery]:
 			f = fQuery
 		default:
-			continue // the lowercase names are the same
+			// Other fields are not indexed. (body, headers and query are their own lowercase,
+			// so keyLower needs no second spelling.)
+			continue
 		}
 		o, isObj := p.exp.vals[i].(*eobj)
 		if !isObj {
@@ -207,9 +209,11 @@ func groupKey(pp *pipe, f fieldLit) string {
 	return fmt.Sprintf("%t|%t|%d|%s", pp.keyLower, pp.valLower, f.field, f.key)
 }
 
-// buildIndex files each stub under the literal (path, method or one JSON body field) that
-// leaves the fewest candidates: the one fewest other stubs share. A field literal must be
-// strictly more selective than a path or method, which cost nothing to look up.
+// buildIndex files a stub whose first predicate is matches on the path under its regexp's
+// literal, and any other under the literal (path, method, or a value of the JSON body, the
+// headers or the query) that leaves the fewest candidates: the one fewest other stubs share.
+// A field literal must be strictly more selective than a path or method, which cost nothing
+// to look up.
 func buildIndex(stubs [][]*pred) index {
 	x := index{
 		pathCS: map[string][]int32{}, pathCI: map[string][]int32{},
@@ -241,15 +245,14 @@ func buildIndex(stubs [][]*pred) index {
 	}
 	n := 0
 	groups := map[string]*fieldGroup{}
-	regexes := map[string]*regexGroup{}
+	regexes := map[bool]*regexGroup{} // by fold
 	for i, ps := range stubs {
 		o := &opts[i]
 		if o.re != nil {
-			gk := fmt.Sprint(o.re.fold)
-			g := regexes[gk]
+			g := regexes[o.re.fold]
 			if g == nil {
 				g = &regexGroup{fold: o.re.fold, byPrefix: map[string][]int32{}}
-				regexes[gk] = g
+				regexes[o.re.fold] = g
 				x.regexes = append(x.regexes, g)
 			}
 			key := o.re.prefix

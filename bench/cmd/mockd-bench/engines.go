@@ -240,8 +240,16 @@ func newEngines() map[string]*engine {
 	}
 }
 
-// prepareMockd uses --mockd or builds ./cmd/mockd (go's build cache makes a second build cheap).
+// prepareMockd uses --mockd or builds ./cmd/mockd, once per run.
 func prepareMockd(h *harness, e *engine) error {
+	if h.mockdVersion != "" {
+		e.bin, e.version = filepath.Join(h.peers, "mockd"), h.mockdVersion
+		if h.opts.mockdPath != "" {
+			e.bin = h.opts.mockdPath
+		}
+		return nil
+	}
+	defer func() { h.mockdVersion = e.version }()
 	if h.opts.mockdPath != "" {
 		e.bin = h.opts.mockdPath
 		e.version = firstLine(output(e.bin, "version")) + " (--mockd " + e.bin + ")"

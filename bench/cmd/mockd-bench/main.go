@@ -60,6 +60,9 @@ type harness struct {
 	closes   map[string]bool   // engines that answered with Connection: close
 	ports    map[int]bool
 	cmdline  string
+	// mockdVersion is set once prepareMockd has found or built mockd: both mockd engines
+	// share the binary.
+	mockdVersion string
 }
 
 // result is one scenario on one engine. Status is "ok", "invalid" (errors or wrong answers),
