@@ -13,6 +13,7 @@ import (
 	"github.com/ohler55/ojg/jp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/xmldoc"
 )
 
 // selector is a compiled `using` block: regex, xpath or jsonpath.
@@ -113,8 +114,8 @@ func xpathValues(expr *xpath.Expr, from config.Value) []config.Value {
 	if _, isUndef := from.(undefinedValue); isUndef {
 		return nil
 	}
-	doc, err := xmlquery.Parse(strings.NewReader(jsString(from)))
-	if err != nil || doc == nil {
+	doc := xmldoc.Parse(jsString(from))
+	if doc == nil {
 		return nil
 	}
 	var out []config.Value

@@ -10,6 +10,7 @@ import (
 	"github.com/antchfx/xpath"
 
 	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/xmldoc"
 )
 
 var decodeUTF8 = func(b []byte) string { return request.DecodeUTF8(b) }
@@ -976,20 +977,10 @@ func (c *evalCtx) selectXPath(s string) any {
 }
 
 func parseXML(s string) *xmlquery.Node {
-	doc, err := safeParseXML(s)
-	if err != nil || doc == nil {
-		return emptyDoc()
+	if doc := xmldoc.Parse(s); doc != nil {
+		return doc
 	}
-	return doc
-}
-
-func safeParseXML(s string) (doc *xmlquery.Node, err error) {
-	defer func() {
-		if recover() != nil {
-			doc = nil
-		}
-	}()
-	return xmlquery.Parse(strings.NewReader(s))
+	return emptyDoc()
 }
 
 // xpathNodeValue is xpath.js nodeValue.
