@@ -22,6 +22,76 @@ type index struct {
 	regexes            []*regexGroup
 	always             []int32
 	all                bool // nothing indexed: scan every stub
+	// settled[i] is set when the path bucket stub i is filed under says all its predicates
+	// ask of the path, and what is left is at most a method to compare (see settledBy).
+	settled []settledStub
+}
+
+// settledStub is a stub with one predicate, equals or deepEquals with a non-empty literal
+// path and at most a literal method as plain strings. Being a candidate (its path bucket is
+// the request's) proves the path equal, since the bucket key is the path transformed as the
+// predicate transforms it; the method is compared the same way, so the predicate need not run.
+type settledStub struct {
+	ok, hasMethod, ci bool
+	method            string // as transformed by the predicate's pipe
+}
+
+// settledBy returns the settledStub of a stub's predicates.
+func settledBy(ps []*pred) settledStub {
+	if len(ps) != 1 {
+		return settledStub{}
+	}
+	p := ps[0]
+	if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.err != nil || p.exp == nil || p.exists {
+		return settledStub{}
+	}
+	names := &fieldNames
+	if p.pp.keyLower {
+		names = &fieldNamesLower
+	}
+	out := settledStub{ci: p.pp.valLower}
+	hasPath := false
+	for i, k := range p.exp.keys {
+		l, isLeaf := p.exp.vals[i].(*eleaf)
+		if !isLeaf {
+			return settledStub{}
+		}
+		if _, isStr := l.v.(string); !isStr {
+			return settledStub{}
+		}
+		switch k {
+		case names[fPath]:
+			if l.s == "" || hasPath {
+				return settledStub{}
+			}
+			hasPath = true
+		case names[fMethod]:
+			if out.hasMethod {
+				return settledStub{}
+			}
+			out.hasMethod, out.method = true, l.s
+		default:
+			return settledStub{}
+		}
+	}
+	out.ok = hasPath
+	return out
+}
+
+// decide reports whether settled stub st matches a request with this method, given that the
+// stub is a candidate.
+func (st *settledStub) decide(method string, buf []byte) bool {
+	if !st.hasMethod {
+		return true
+	}
+	if !st.ci {
+		return method == st.method
+	}
+	b, str := lowerKey(method, buf)
+	if b != nil {
+		return string(b) == st.method
+	}
+	return str == st.method
 }
 
 // fieldGroup indexes stubs whose first predicate is equals with a literal value on one key of
@@ -291,6 +361,12 @@ func buildIndex(stubs [][]*pred) index {
 		case o.litOK:
 			m := x.literalMap(o.lit)
 			m[o.lit.value] = append(m[o.lit.value], int32(i))
+			if st := settledBy(ps); st.ok && o.lit.field == fPath {
+				if x.settled == nil {
+					x.settled = make([]settledStub, len(stubs))
+				}
+				x.settled[i] = st
+			}
 		default:
 			x.always = append(x.always, int32(i))
 			continue
@@ -307,20 +383,21 @@ func buildIndex(stubs [][]*pred) index {
 
 // lowerKey returns jsLower(s), using buf for ASCII input to avoid allocating.
 func lowerKey(s string, buf []byte) ([]byte, string) {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return nil, jsLower(s)
-		}
+	if len(s) > len(buf) {
+		buf = make([]byte, len(s))
 	}
-	buf = buf[:0]
+	b := buf[:len(s)]
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x80 {
+			return nil, jsLower(s)
+		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		buf = append(buf, c)
+		b[i] = c
 	}
-	return buf, ""
+	return b, ""
 }
 
 func lookupLower(m map[string][]int32, s string, buf []byte) []int32 {
@@ -385,6 +462,14 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 		}
 		i := lists[best][0]
 		lists[best] = lists[best][1:]
+		if x.settled != nil && x.settled[i].ok {
+			// Only its path bucket lists a settled stub, and only the request's bucket is
+			// looked up: the path is equal.
+			if x.settled[i].decide(method, buf[:]) {
+				return int(i), nil
+			}
+			continue
+		}
 		ok, err := c.stub(s.stubs[i])
 		if err != nil {
 			return -1, err

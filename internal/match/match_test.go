@@ -246,10 +246,13 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 	methods := []string{"GET", "POST", "get", "Delete"}
 	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", "", "/K", "/k", "/K/x"}
 	indexed := map[fieldID]int{}
-	regexIndexed := 0
+	regexIndexed, settled := 0, 0
 	defer func() {
 		if regexIndexed < 50 {
 			t.Errorf("only %d random sets indexed regexps", regexIndexed)
+		}
+		if settled < 50 {
+			t.Errorf("only %d random sets had settled stubs", settled)
 		}
 		for _, f := range []fieldID{fBody, fHeaders, fQuery} {
 			if indexed[f] < 50 {
@@ -329,6 +332,9 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 		if len(s.idx.regexes) > 0 {
 			regexIndexed++
 		}
+		if s.idx.settled != nil {
+			settled++
+		}
 		seen := map[fieldID]bool{}
 		for _, g := range s.idx.groups {
 			if !seen[g.field] {
@@ -357,6 +363,54 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 				t.Fatalf("Find(%s %s) = %d, %v; scan = %d, %v\nstubs %s", r.Method, r.Path, got, gerr, want, werr, b)
 			}
 		}
+	}
+}
+
+// TestSettledStubs checks the stubs the index decides without running their predicate.
+func TestSettledStubs(t *testing.T) {
+	eq := func(p map[string]any, opts ...any) []any {
+		pred := map[string]any{"equals": p}
+		for i := 0; i+1 < len(opts); i += 2 {
+			pred[opts[i].(string)] = opts[i+1]
+		}
+		return []any{pred}
+	}
+	tests := []struct {
+		name    string
+		stub    []any
+		settled bool
+		req     request.Request
+		match   bool
+	}{
+		{"path and method", eq(map[string]any{"method": "GET", "path": "/Hello"}), true, request.Request{Method: "get", Path: "/hello"}, true},
+		{"other method", eq(map[string]any{"method": "GET", "path": "/hello"}), true, request.Request{Method: "POST", Path: "/hello"}, false},
+		{"case sensitive", eq(map[string]any{"method": "GET", "path": "/hello"}, "caseSensitive", true), true, request.Request{Method: "get", Path: "/hello"}, false},
+		{"case sensitive match", eq(map[string]any{"method": "GET", "path": "/hello"}, "caseSensitive", true), true, request.Request{Method: "GET", Path: "/hello"}, true},
+		{"non-ASCII method", eq(map[string]any{"method": "k", "path": "/a"}), true, request.Request{Method: "K", Path: "/a"}, true},
+		{"path only", eq(map[string]any{"path": "/a"}), true, request.Request{Method: "PUT", Path: "/A"}, true},
+		{"tcp", eq(map[string]any{"path": "/a"}), true, request.Request{TCP: true}, false},
+		{"empty path", eq(map[string]any{"path": ""}), false, request.Request{Method: "GET", Path: "/"}, false},
+		{"with query", eq(map[string]any{"path": "/a", "query": map[string]any{"q": "1"}}), false, request.Request{Method: "GET", Path: "/a"}, false},
+		{"except", eq(map[string]any{"path": "/a"}, "except", "x"), false, request.Request{Method: "GET", Path: "/a"}, true},
+		{"two predicates", append(eq(map[string]any{"path": "/a"}), map[string]any{"equals": map[string]any{"method": "GET"}}), false, request.Request{Method: "GET", Path: "/a"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Compile([][]any{tt.stub}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.idx.settled != nil && s.idx.settled[0].ok; got != tt.settled {
+				t.Errorf("settled = %v, want %v", got, tt.settled)
+			}
+			got, err := s.Find(&tt.req)
+			c := acquireCtx(s, &tt.req, false)
+			want, _ := s.scan(c, 0)
+			releaseCtx(c)
+			if err != nil || (got == 0) != tt.match || got != want {
+				t.Errorf("Find = %d, %v; scan = %d; want match %v", got, err, want, tt.match)
+			}
+		})
 	}
 }
 
