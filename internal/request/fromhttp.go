@@ -197,28 +197,35 @@ func (r *Request) parseRawHeaders(dst []KV, raw []byte) []KV {
 }
 
 // hasHeaderFold reports whether a line of the raw header block starts (after white space)
-// with name, a lowercase ASCII header name, in any case.
+// with name, a lowercase ASCII header name holding a '-', in any case. It looks only around
+// the block's hyphens, which few header lines have.
 func hasHeaderFold(raw []byte, name string) bool {
-	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
+	d := strings.IndexByte(name, '-')
+	for off := 0; ; {
+		k := bytes.IndexByte(raw[off:], '-')
+		if k < 0 {
+			return false
 		}
-		line = trimOWS(line)
-		if len(line) < len(name) {
+		k += off
+		off = k + 1
+		start := k - d
+		if start < 0 || start+len(name) > len(raw) {
 			continue
 		}
 		j := 0
-		for j < len(name) && line[j]|0x20 == name[j] {
+		for j < len(name) && raw[start+j]|0x20 == name[j] {
 			j++
 		}
-		if j == len(name) {
+		if j < len(name) {
+			continue
+		}
+		for start > 0 && (raw[start-1] == ' ' || raw[start-1] == '\t') {
+			start--
+		}
+		if start == 0 || raw[start-1] == '\n' {
 			return true
 		}
 	}
-	return false
 }
 
 func trimOWS(b []byte) []byte {

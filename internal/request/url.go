@@ -12,6 +12,58 @@ import (
 // percent-encoded, and existing percent-encoding kept. With own set, target is memory
 // owned by the request (its arena, never written again), and the results may share it.
 func nodeURL(target []byte, own bool) (path, search string) {
+	if path, search, ok := plainURL(target, own); ok {
+		return path, search
+	}
+	return resolveURL(target, own)
+}
+
+// plainPathByte marks the bytes a path keeps as they are and that need no resolving: not
+// escaped, not a slash or percent sign.
+var plainPathByte = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		t[c] = !pathEscape(b) && b != '\\' && b != '%' && b != '/'
+	}
+	return t
+}()
+
+// plainURL is nodeURL for the common request target, "/a/b?q", that resolves to itself: one
+// pass over it, and ok is false when any part needs resolveURL.
+func plainURL(target []byte, own bool) (path, search string, ok bool) {
+	if len(target) == 0 || target[0] != '/' || len(target) > 1 && isSlash(target[1]) {
+		return "", "", false // "//host/..." names an authority
+	}
+	i, dotSeg := 1, false
+	for i < len(target) {
+		c := target[i]
+		if !plainPathByte[c] && c != '/' {
+			break
+		}
+		if c == '.' && target[i-1] == '/' {
+			dotSeg = true // "." or ".." maybe: resolvePath decides
+		}
+		i++
+	}
+	if dotSeg {
+		return "", "", false
+	}
+	if i < len(target) {
+		if target[i] != '?' {
+			return "", "", false
+		}
+		for _, c := range target[i+1:] {
+			if c <= ' ' || c == '#' {
+				return "", "", false // stripped, removed or a fragment
+			}
+		}
+		search = view(target[i+1:], own)
+	}
+	return view(target[:i], own), search, true
+}
+
+// resolveURL is nodeURL for any target.
+func resolveURL(target []byte, own bool) (path, search string) {
 	// Leading and trailing C0 controls and spaces are stripped; tabs and
 	// newlines anywhere are removed.
 	start, end := 0, len(target)

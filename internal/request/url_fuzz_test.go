@@ -1,0 +1,29 @@
+package request
+
+import "testing"
+
+// FuzzPlainURL holds the one-pass reading of plain request targets to the full one.
+func FuzzPlainURL(f *testing.F) {
+	for _, s := range []string{"/", "/hello", "/a/b?x=1&y=2", "/a//b", "/a/./b", "/a/../b", "/.well-known", "/a.b/c.d",
+		"/a?b#c", "/a?b c", "//host/x", "/\\x", "/a%2e/b", "/é", "/a b", "/a?", "/a?\t", "/api/v1/resource499/items"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, target []byte) {
+		path, search, ok := plainURL(target, false)
+		if !ok {
+			return
+		}
+		wantPath, wantSearch := resolveURL(target, false)
+		if path != wantPath || search != wantSearch {
+			t.Fatalf("plainURL(%q) = %q, %q; resolveURL = %q, %q", target, path, search, wantPath, wantSearch)
+		}
+	})
+}
+
+func TestPlainURLTakesCommonTargets(t *testing.T) {
+	for _, s := range []string{"/", "/hello", "/api/v1/resource499/items?x=1&y=2", "/a.json", "/a//b"} {
+		if _, _, ok := plainURL([]byte(s), false); !ok {
+			t.Errorf("plainURL(%q) left it to resolveURL", s)
+		}
+	}
+}
