@@ -230,10 +230,15 @@ func sendFormatted(ctx *fasthttp.RequestCtx, status int, v config.Value) {
 	send(ctx, status, v)
 }
 
-// send writes v as Express's res.send does with "json spaces" 2.
-func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
+// jsonHead sets the status and content type of a JSON answer.
+func jsonHead(ctx *fasthttp.RequestCtx, status int) {
 	ctx.SetStatusCode(status)
 	ctx.Response.Header.Set("Content-Type", "application/json; charset=utf-8")
+}
+
+// send writes v as Express's res.send does with "json spaces" 2.
+func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
+	jsonHead(ctx, status)
 	// Rendered into the response's own (pooled) body buffer.
 	buf := ctx.Response.SwapBody(nil)
 	ctx.Response.SwapBody(config.AppendJSON(buf[:0], v, 2))

@@ -111,7 +111,10 @@ func bytesLower(b []byte) []byte {
 }
 
 func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
-	sendFormatted(ctx, 200, im.JSON(a.printOptions(ctx)))
+	// As sendFormatted, from the imposter's cached rendering.
+	ctx.Response.Header.Add("Vary", "Accept")
+	jsonHead(ctx, 200)
+	ctx.Response.SetBodyRaw(im.FormattedJSON(a.printOptions(ctx)))
 	return nil
 }
 

@@ -113,7 +113,7 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		im.writeHTTP(ctx, req, resp)
 	}
 	if st != nil && im.opts.Debug {
-		st.recordMatch(recorded, resp)
+		im.recordMatch(st, recorded, resp)
 	}
 }
 

@@ -104,6 +104,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 	}
 	if record {
 		im.journal.add(recorded, time.Now())
+		im.changes.Add(1)
 	}
 	t := im.tbl.Load()
 	idx, ferr := t.set.Find(req)
@@ -152,6 +153,10 @@ type Imposter struct {
 	mu          sync.Mutex // serialises stub changes
 	numRequests atomic.Int64
 	journal     journal
+	// changes counts, after the fact, every change JSON shows other than numRequests: stubs,
+	// recorded requests and matches. With numRequests it keys rendered.
+	changes     atomic.Uint64
+	rendered    atomic.Pointer[renderedJSON]
 	defaultResp *response
 	log         *slog.Logger
 	metrics     *metrics.Imposter // nil when metrics are off
@@ -449,6 +454,7 @@ func (im *Imposter) install(t *table) {
 		im.scripted.Store(true)
 	}
 	im.tbl.Store(t)
+	im.changes.Add(1)
 }
 
 func (im *Imposter) swap(stubs []*stub) error {
@@ -468,6 +474,13 @@ func (im *Imposter) swap(stubs []*stub) error {
 func (im *Imposter) ClearRequests() {
 	im.journal.clear()
 	im.numRequests.Store(0)
+	im.changes.Add(1)
+}
+
+// recordMatch keeps a match of stub s for the imposter's JSON (--debug).
+func (im *Imposter) recordMatch(s *stub, req *config.Object, resp *response) {
+	s.recordMatch(req, resp)
+	im.changes.Add(1)
 }
 
 func (s *stub) recordMatch(req *config.Object, resp *response) {

@@ -162,6 +162,29 @@ type PrintOptions struct {
 	RemoveProxies bool
 }
 
+// renderedJSON is the last FormattedJSON body and what it was rendered from.
+type renderedJSON struct {
+	requests int64
+	changes  uint64
+	opts     PrintOptions
+	body     []byte // never written again once stored
+}
+
+// FormattedJSON returns JSON(opts) as the admin API sends it (indented by 2), rendering it
+// again only when the request count or anything else it shows changed since the last call
+// with the same options: clients poll GET /imposters/:port. The counters are read before
+// rendering and every change bumps them after it is made, so a stored body is never older
+// than its key. The body must not be modified.
+func (im *Imposter) FormattedJSON(opts PrintOptions) []byte {
+	n, c := im.numRequests.Load(), im.changes.Load()
+	if r := im.rendered.Load(); r != nil && r.requests == n && r.changes == c && r.opts == opts {
+		return r.body
+	}
+	body := config.AppendJSON(nil, im.JSON(opts), 2)
+	im.rendered.Store(&renderedJSON{requests: n, changes: c, opts: opts, body: body})
+	return body
+}
+
 // JSON renders the imposter as Mountebank's imposter printer does, fields in its order.
 func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 	o := &config.Object{}

@@ -260,6 +260,7 @@ func (s *smtpServer) receive(ip, envelopeFrom string, envelopeTo []string, msg [
 	}
 	if im.def.RecordRequests || im.opts.Mock {
 		im.journal.add(smtpRequest(ip, envelopeFrom, envelopeTo, msg), time.Now())
+		im.changes.Add(1)
 	}
 }
 

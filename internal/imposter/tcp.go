@@ -258,7 +258,7 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 		im.metrics.RespDuration.Observe(time.Since(t0).Seconds())
 	}
 	if st != nil && im.opts.Debug {
-		st.recordMatch(recorded, resp)
+		im.recordMatch(st, recorded, resp)
 	}
 	return keep
 }
