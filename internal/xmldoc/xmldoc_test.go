@@ -95,6 +95,7 @@ func FuzzParse(f *testing.F) {
 		`<?xml version="1.0" encoding="utf-8"?><a b='c'>&amp;&#x41;<![CDATA[x]]><!--c--></a>`,
 		" <a/> ", `<a><b/>t<c>u</c></a>`, `<a x="1"y="2"/>`, `<a>]]></a>`, `<a>&#0;</a>`,
 		`<a x="a	b"/>`, `<a x="&#10;"/>`, `<_a-b.c/>`, `<a></a><!---->`, `<a><!---></a>`,
+		"\uFEFF<a/>", `<a b="1" b="2"/>`, "x<a/>y", `<a b="x>y"/>`, "<a>&#x10FFFF;&#1114112;</a>", "<a>\uFFFE</a>",
 	} {
 		f.Add(s)
 	}
