@@ -208,39 +208,36 @@ func (p *scanner) markup() bool {
 	case strings.HasPrefix(rest, "/"):
 		return p.endTag()
 	case strings.HasPrefix(rest, "!--"):
-		body := p.i + 4
+		// encoding/xml ends a comment at the first "--", which must be followed by '>'.
+		body := p.i + len("<!--")
 		k := strings.Index(s[body:], "--")
 		if k < 0 || body+k+2 >= len(s) || s[body+k+2] != '>' {
 			return false
 		}
-		data := s[body : body+k]
-		if !plainChars(data) {
-			return false
-		}
-		n := p.node()
-		n.Type = xmlquery.CommentNode
-		n.Data = data
-		p.place(n)
-		p.i = body + k + 3
-		return true
+		return p.section(xmlquery.CommentNode, body, body+k, body+k+3)
 	case strings.HasPrefix(rest, "![CDATA["):
 		body := p.i + len("<![CDATA[")
 		k := strings.Index(s[body:], "]]>")
 		if k < 0 {
 			return false
 		}
-		data := s[body : body+k]
-		if !plainChars(data) {
-			return false
-		}
-		n := p.node()
-		n.Type = xmlquery.CharDataNode
-		n.Data = data
-		p.place(n)
-		p.i = body + k + 3
-		return true
+		return p.section(xmlquery.CharDataNode, body, body+k, body+k+3)
 	}
 	return p.startTag()
+}
+
+// section adds a comment or CDATA node holding s[from:to] verbatim and moves past it to next.
+func (p *scanner) section(t xmlquery.NodeType, from, to, next int) bool {
+	data := p.s[from:to]
+	if !plainChars(data) {
+		return false
+	}
+	n := p.node()
+	n.Type = t
+	n.Data = data
+	p.place(n)
+	p.i = next
+	return true
 }
 
 func (p *scanner) startTag() bool {
