@@ -69,14 +69,17 @@ func (r *response) dynamic() bool {
 
 // produce builds a dynamic response for req: the `is` object or the inject function's result,
 // passed through the behaviors, then compiled like a configured response (defaultResponse filling
-// what it leaves out).
+// what it leaves out). Parts the behaviors left as they were keep their compiled form; the result
+// is r itself when nothing changed, and must not be modified.
 func (im *Imposter) produce(ctx context.Context, req *request.Request, r *response) (*response, error) {
 	obj, err := im.buildObject(ctx, req, r)
 	if err != nil {
 		return nil, err
 	}
-	out := compileResponse(config.NewObject("is", obj), im.def.DefaultResponse, true)
-	out.config = r.config
+	out := compileIs(obj, im.def.DefaultResponse, r) // r: what its `is` object compiles to
+	if out != r {
+		out.config = r.config
+	}
 	return out, nil
 }
 

@@ -22,11 +22,20 @@ type header struct {
 // markSettable sets header.set on the lines it applies to.
 func markSettable(hs []header) {
 	for i := range hs {
-		hs[i].set = !strings.ContainsAny(hs[i].name, "\r\n") && !strings.ContainsAny(hs[i].value, "\r\n")
+		hs[i].set = !hasLineBreak(hs[i].name) && !hasLineBreak(hs[i].value)
 		for j := 0; j < i && hs[i].set; j++ {
 			hs[i].set = hs[j].name != hs[i].name
 		}
 	}
+}
+
+func hasLineBreak(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= '\r' && (c == '\r' || c == '\n') {
+			return true
+		}
+	}
+	return false
 }
 
 // response is one compiled response of a stub: everything the hot path needs, precomputed.
@@ -81,10 +90,21 @@ func compileResponse(r *config.Object, def *config.Object, allowBinary bool) *re
 	if is == nil {
 		is = &config.Object{}
 	}
-	out := &response{config: r, is: is}
-	if def == nil {
-		def = &config.Object{}
+	out := compileIs(is, def, nil)
+	out.config = r
+	return out
+}
+
+// compileIs is compileResponse for the `is` object itself, which it keeps in the result and
+// never changes; def may be nil. base, when not nil, is a response compiled from base.is with the
+// same def: the parts of is that are base.is's (the same objects, as a decorate leaves what it
+// does not change) are taken from it rather than compiled again, and is itself gives base. The
+// body is a view of a string body's bytes, never written.
+func compileIs(is *config.Object, def *config.Object, base *response) *response {
+	if base != nil && base.is == is {
+		return base
 	}
+	out := &response{is: is}
 
 	status := get(is, "statusCode")
 	if !config.Truthy(status) {
@@ -93,43 +113,35 @@ func compileResponse(r *config.Object, def *config.Object, allowBinary bool) *re
 	out.status, out.statusErr = statusCode(status)
 
 	hv := get(is, "headers")
-	if !config.Truthy(hv) {
-		hv = get(def, "headers")
-	}
-	if ho := config.AsObject(hv); ho != nil {
-		for _, m := range ho.Members {
-			lower := strings.ToLower(m.Key)
-			if lower == "connection" {
-				out.hasConnection = true
-			}
-			if lower == "content-length" {
-				out.hasContentLength = true
-				continue // recomputed from the body, as Mountebank does
-			}
-			switch v := m.Value.(type) {
-			case []any:
-				for _, e := range v {
-					out.headers = append(out.headers, header{name: m.Key, value: jsText(e)})
-				}
-			default:
-				out.headers = append(out.headers, header{name: m.Key, value: jsText(v)})
-			}
+	if base != nil && sameValue(hv, get(base.is, "headers")) {
+		out.headers, out.hasConnection, out.hasContentLength = base.headers, base.hasConnection, base.hasContentLength
+	} else {
+		if !config.Truthy(hv) {
+			hv = get(def, "headers")
 		}
-		markSettable(out.headers)
+		out.compileHeaders(config.AsObject(hv))
 	}
 
-	body := get(is, "body")
+	body, mode := get(is, "body"), get(is, "_mode")
+	if base != nil && sameValue(body, get(base.is, "body")) && sameValue(mode, get(base.is, "_mode")) {
+		out.body = base.body
+		return out
+	}
 	if !config.Truthy(body) {
 		body = get(def, "body")
 	}
-	mode := get(is, "_mode")
 	if !config.Truthy(mode) {
 		mode = get(def, "_mode")
 	}
 	var text string
 	switch b := body.(type) {
 	case *config.Object, []any:
-		text = string(config.MarshalJSON(b, 4))
+		js := config.MarshalJSON(b, 4)
+		if mode != "binary" {
+			out.body = js
+			return out
+		}
+		text = string(js)
 	case nil:
 		text = ""
 	default:
@@ -139,10 +151,67 @@ func compileResponse(r *config.Object, def *config.Object, allowBinary bool) *re
 	}
 	if mode == "binary" {
 		out.body = decodeBase64Loose(text)
-	} else {
-		out.body = []byte(text)
+	} else if text != "" {
+		out.body = bytesOf(text) // read only: written to the wire, never changed
 	}
 	return out
+}
+
+// compileHeaders sets the header lines of ho (nil for none).
+func (out *response) compileHeaders(ho *config.Object) {
+	if ho == nil {
+		return
+	}
+	n := 0
+	for _, m := range ho.Members {
+		if a, isArr := m.Value.([]any); isArr {
+			n += len(a)
+		} else {
+			n++
+		}
+	}
+	if n > 0 {
+		out.headers = make([]header, 0, n)
+	}
+	for _, m := range ho.Members {
+		if len(m.Key) == len("connection") && strings.EqualFold(m.Key, "connection") {
+			out.hasConnection = true
+		}
+		if len(m.Key) == len("content-length") && strings.EqualFold(m.Key, "content-length") {
+			out.hasContentLength = true
+			continue // recomputed from the body, as Mountebank does
+		}
+		switch v := m.Value.(type) {
+		case []any:
+			for _, e := range v {
+				out.headers = append(out.headers, header{name: m.Key, value: jsText(e)})
+			}
+		default:
+			out.headers = append(out.headers, header{name: m.Key, value: jsText(v)})
+		}
+	}
+	markSettable(out.headers)
+}
+
+// sameValue reports whether a and b, two values of the same field of two `is` objects, certainly
+// compile alike: both absent or falsy (the default applies to both), the same object or array,
+// or equal strings.
+func sameValue(a, b config.Value) bool {
+	if !config.Truthy(a) && !config.Truthy(b) {
+		return true
+	}
+	switch x := a.(type) {
+	case *config.Object:
+		y, ok := b.(*config.Object)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	}
+	return false
 }
 
 func get(o *config.Object, key string) config.Value {

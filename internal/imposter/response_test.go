@@ -1,9 +1,12 @@
 package imposter
 
 import (
+	"context"
+	"strconv"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
 )
 
 func mustJSON(t *testing.T, s string) *config.Object {
@@ -113,6 +116,176 @@ func TestDecorateLeavesStubAlone(t *testing.T) {
 		serveOnce(t, h, ctx)
 		if body, xa := string(ctx.Response.Body()), string(ctx.Response.Header.Peek("X-A")); body != "b+d" || xa != "1+h" {
 			t.Fatalf("answer %d: body %q, X-A %q; want b+d, 1+h", i, body, xa)
+		}
+	}
+}
+
+// TestCompileIsReusesBase checks that compileIs takes from the base response exactly the parts
+// whose values are the base's own (as a decorate leaves them), and compiles the rest.
+func TestCompileIsReusesBase(t *testing.T) {
+	const stub = `{"statusCode":201,"headers":{"X-A":"1","Connection":"close"},"body":{"k":"v"}}`
+	tests := []struct {
+		name    string
+		def     string
+		is      func(base *config.Object) *config.Object
+		whole   bool // the result is the base itself
+		headers bool // the base's header lines are reused
+		body    bool // the base's body is reused
+	}{
+		{"same object", ``, func(b *config.Object) *config.Object { return b }, true, true, true},
+		{"same members in a new object", ``, func(b *config.Object) *config.Object {
+			return &config.Object{Members: append([]config.Member(nil), b.Members...)}
+		}, false, true, true},
+		{"new body", ``, func(b *config.Object) *config.Object {
+			o := config.Clone(b).(*config.Object)
+			h, _ := b.Get("headers")
+			o.Set("headers", h)
+			o.Set("body", "text")
+			return o
+		}, false, true, false},
+		{"new headers", ``, func(b *config.Object) *config.Object {
+			o := &config.Object{Members: append([]config.Member(nil), b.Members...)}
+			o.Set("headers", config.NewObject("X-A", "1", "Connection", "close"))
+			return o
+		}, false, false, true},
+		{"no headers", ``, func(b *config.Object) *config.Object {
+			o := &config.Object{Members: append([]config.Member(nil), b.Members...)}
+			o.Delete("headers")
+			return o
+		}, false, false, true},
+		{"binary mode set", ``, func(b *config.Object) *config.Object {
+			o := &config.Object{Members: append([]config.Member(nil), b.Members...)}
+			o.Set("_mode", "binary")
+			return o
+		}, false, true, false},
+		{"string body", ``, func(b *config.Object) *config.Object {
+			o := &config.Object{Members: append([]config.Member(nil), b.Members...)}
+			o.Set("body", "x")
+			return o
+		}, false, true, false},
+	}
+	for _, tt := range tests {
+		var def *config.Object
+		if tt.def != "" {
+			def = mustJSON(t, tt.def)
+		}
+		baseIs := mustJSON(t, stub)
+		base := compileIs(baseIs, def, nil)
+		is := tt.is(baseIs)
+		got := compileIs(is, def, base)
+		want := compileIs(is, def, nil)
+		if (got == base) != tt.whole {
+			t.Errorf("%s: result is base: %v, want %v", tt.name, got == base, tt.whole)
+		}
+		if got.status != want.status || string(got.body) != string(want.body) || got.hasConnection != want.hasConnection ||
+			got.hasContentLength != want.hasContentLength || len(got.headers) != len(want.headers) {
+			t.Errorf("%s: got %d %q %v, want %d %q %v", tt.name, got.status, got.body, got.headers, want.status, want.body, want.headers)
+			continue
+		}
+		for i := range want.headers {
+			if got.headers[i] != want.headers[i] {
+				t.Errorf("%s: header %d = %v, want %v", tt.name, i, got.headers[i], want.headers[i])
+			}
+		}
+		if shared := len(got.headers) > 0 && &got.headers[0] == &base.headers[0]; shared != tt.headers {
+			t.Errorf("%s: header lines reused: %v, want %v", tt.name, shared, tt.headers)
+		}
+		if shared := len(got.body) > 0 && &got.body[0] == &base.body[0]; shared != tt.body {
+			t.Errorf("%s: body reused: %v, want %v", tt.name, shared, tt.body)
+		}
+	}
+	// The default response applies alike when neither has the field.
+	def := mustJSON(t, `{"headers":{"X-D":"d"},"body":"dflt"}`)
+	base := compileIs(mustJSON(t, `{"statusCode":200}`), def, nil)
+	got := compileIs(mustJSON(t, `{"statusCode":202,"body":""}`), def, base)
+	if got.status != 202 || string(got.body) != "dflt" || len(got.headers) != 1 || &got.headers[0] != &base.headers[0] {
+		t.Errorf("defaults: got %d %q %v", got.status, got.body, got.headers)
+	}
+}
+
+// TestDecorateAnswers serves decorated responses through the handler, for the ways a script can
+// change the response, twice each (the second answer must not see the first's changes).
+func TestDecorateAnswers(t *testing.T) {
+	tests := []struct {
+		name, script string
+		status       int
+		headers      map[string]string // "" means absent
+		body         string
+	}{
+		{"nothing changed", `(config) => { var b = config.response.body; }`,
+			201, map[string]string{"X-A": "1", "Content-Type": "application/json"}, "{\n    \"k\": \"v\"\n}"},
+		{"body only", `(config) => { config.response.body = 'text'; }`,
+			201, map[string]string{"X-A": "1", "Content-Type": "application/json"}, "text"},
+		{"number body", `(config) => { config.response.body = 7; }`,
+			201, map[string]string{"X-A": "1"}, "7"},
+		{"object body changed", `(config) => { config.response.body.k = 'w'; }`,
+			201, map[string]string{"X-A": "1"}, "{\n    \"k\": \"w\"\n}"},
+		{"header added", `(config) => { config.response.headers['X-B'] = 2; }`,
+			201, map[string]string{"X-A": "1", "X-B": "2", "Content-Type": "application/json"}, "{\n    \"k\": \"v\"\n}"},
+		{"header deleted", `(config) => { delete config.response.headers['X-A']; }`,
+			201, map[string]string{"X-A": "", "Content-Type": "application/json"}, "{\n    \"k\": \"v\"\n}"},
+		{"status only", `(config) => { config.response.statusCode = 404; }`,
+			404, map[string]string{"X-A": "1"}, "{\n    \"k\": \"v\"\n}"},
+		{"replaced", `() => ({ statusCode: 202, headers: { 'X-R': 'r' }, body: 'new' })`,
+			202, map[string]string{"X-A": "", "X-R": "r"}, "new"},
+		{"promise", `(config) => new Promise(r => setTimeout(() => { config.response.body = 'late'; r(config.response); }, 1))`,
+			201, map[string]string{"X-A": "1"}, "late"},
+	}
+	for _, tt := range tests {
+		imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{
+			"is":{"statusCode":201,"headers":{"X-A":"1","Content-Type":"application/json"},"body":{"k":"v"}},
+			"_behaviors":{"decorate":` + strconv.Quote(tt.script) + `}}]}]}`
+		h, ctx := newBenchHandler(t, imp, simpleRequest, false)
+		for i := 0; i < 2; i++ {
+			ctx.Response.Reset()
+			h.handle(ctx)
+			if got := ctx.Response.StatusCode(); got != tt.status {
+				t.Errorf("%s %d: status %d, want %d (body %s)", tt.name, i, got, tt.status, ctx.Response.Body())
+			}
+			for k, v := range tt.headers {
+				if got := string(ctx.Response.Header.Peek(k)); got != v {
+					t.Errorf("%s %d: header %s = %q, want %q", tt.name, i, k, got, v)
+				}
+			}
+			if got := string(ctx.Response.Body()); got != tt.body {
+				t.Errorf("%s %d: body %q, want %q", tt.name, i, got, tt.body)
+			}
+		}
+	}
+}
+
+// TestProduceKeepsCompiledParts checks that a decorate which leaves the headers, or everything,
+// as they were gets the stub's compiled header lines, or its compiled response itself.
+func TestProduceKeepsCompiledParts(t *testing.T) {
+	for _, tt := range []struct {
+		script         string
+		whole, headers bool
+	}{
+		{`(config) => { var b = config.response.body; }`, true, true},
+		{`(config) => { config.response.body = 'text'; }`, false, true},
+		{`(config) => { config.response.headers['X-B'] = '2'; }`, false, false},
+	} {
+		imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{
+			"is":{"statusCode":201,"headers":{"X-A":"1"},"body":"b"},"_behaviors":{"decorate":` + strconv.Quote(tt.script) + `}}]}]}`
+		h, ctx := newBenchHandler(t, imp, simpleRequest, false)
+		req := request.Acquire()
+		request.FromHTTPListen(ctx, req, h.im.plainIPv4)
+		_, resp, _, rerr := h.im.resolve(req)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		out, err := h.im.produce(context.Background(), req, resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (out == resp) != tt.whole {
+			t.Errorf("%s: result is the compiled response: %v, want %v", tt.script, out == resp, tt.whole)
+		}
+		if shared := len(out.headers) > 0 && &out.headers[0] == &resp.headers[0]; shared != tt.headers {
+			t.Errorf("%s: header lines reused: %v, want %v", tt.script, shared, tt.headers)
+		}
+		if out.config != resp.config {
+			t.Errorf("%s: config not kept", tt.script)
 		}
 	}
 }

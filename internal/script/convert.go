@@ -17,12 +17,8 @@ func toJS(vm *goja.Runtime, v config.Value) goja.Value {
 	switch t := v.(type) {
 	case nil:
 		return goja.Null()
-	case string:
-		return vm.ToValue(t)
-	case float64:
-		return vm.ToValue(t)
-	case bool:
-		return vm.ToValue(t)
+	case string, float64, bool:
+		return vm.ToValue(v) // v, not t: a string would be boxed once more
 	case *config.Object:
 		if t == nil {
 			return goja.Null()
@@ -47,7 +43,7 @@ func toJS(vm *goja.Runtime, v config.Value) goja.Value {
 // JSON.parse would: undefined, functions and symbols are dropped from objects (null in arrays),
 // non-finite numbers become null, and toJSON methods (Date, Buffer) are honoured. The second
 // result is false when the value itself would be dropped.
-func fromJS(vm *goja.Runtime, v goja.Value, depth int) (config.Value, bool) {
+func fromJS(rt *runtime, v goja.Value, depth int) (config.Value, bool) {
 	if v == nil || goja.IsUndefined(v) {
 		return nil, false
 	}
@@ -56,6 +52,9 @@ func fromJS(vm *goja.Runtime, v goja.Value, depth int) (config.Value, bool) {
 	}
 	o, isObj := v.(*goja.Object)
 	if !isObj {
+		if s, isStr := v.(goja.String); isStr {
+			return s.String(), true // not through Export, which boxes the string once more
+		}
 		switch x := v.Export().(type) {
 		case string:
 			return x, true
@@ -78,8 +77,8 @@ func fromJS(vm *goja.Runtime, v goja.Value, depth int) (config.Value, bool) {
 	if depth > maxDepth {
 		return nil, true
 	}
-	if o.ExportType() == lazyType {
-		return o.Export().(*lazy).export(depth), true
+	if l := rt.lazyOf(o); l != nil {
+		return l.export(depth), true
 	}
 	if _, fn := goja.AssertFunction(o); fn {
 		return nil, false
@@ -89,26 +88,26 @@ func fromJS(vm *goja.Runtime, v goja.Value, depth int) (config.Value, bool) {
 		if err != nil {
 			return nil, true
 		}
-		return fromJS(vm, r, depth+1)
+		return fromJS(rt, r, depth+1)
 	}
 	switch o.ClassName() {
 	case "Array":
 		n := int(o.Get("length").ToInteger())
 		arr := make([]any, n)
 		for i := 0; i < n; i++ {
-			e, ok := fromJS(vm, o.Get(itoa(i)), depth+1)
+			e, ok := fromJS(rt, o.Get(itoa(i)), depth+1)
 			if ok {
 				arr[i] = e
 			}
 		}
 		return arr, true
 	case "String", "Number", "Boolean":
-		return fromJS(vm, vm.ToValue(o.Export()), depth+1)
+		return fromJS(rt, rt.vm.ToValue(o.Export()), depth+1)
 	}
 	keys := o.Keys()
 	obj := &config.Object{Members: make([]config.Member, 0, len(keys))}
 	for _, k := range keys {
-		e, ok := fromJS(vm, o.Get(k), depth+1)
+		e, ok := fromJS(rt, o.Get(k), depth+1)
 		if ok {
 			obj.Members = append(obj.Members, config.Member{Key: k, Value: e})
 		}

@@ -30,7 +30,7 @@ func (s *Scope) PredicateGenerator(source string, req *config.Object) ([]any, er
 	if err != nil {
 		return nil, injectionError(MsgPredicateGenerator, src, err)
 	}
-	out, _ := fromJS(rt.vm, v, 0)
+	out, _ := fromJS(rt, v, 0)
 	list, ok := out.([]any)
 	if !ok {
 		// predicates.push(...result) throws for anything that is not iterable.

@@ -15,12 +15,25 @@ import (
 // a call costs what the script touches. To scripts a lazy object is an ordinary object: keys
 // keep their order, properties can be added, changed and deleted, and JSON.stringify, Object.keys
 // and for-in see the same as for a plain object.
+//
+// A lazy object either has a source that makes its values (a request, its headers, the config
+// argument) or is backed by a configuration object (a response for decorate), whose member
+// objects become lazy objects in turn. A backed object that no script changed converts back to
+// the object it was made from (see export).
 type lazy struct {
 	rt   *runtime
-	keys []string
-	own  bool         // keys may be changed in place (else copy on write)
+	keys []string     // the keys in order
 	vals []goja.Value // nil until made or set
-	src  lazySource
+	src  lazySource   // nil when backed by obj
+	own  bool         // keys may be changed in place (else copy on write)
+
+	// For a backed object:
+	// dirty is set when a script changed this object or one of its member objects, or was
+	// given a value that it could change without the object knowing (an array).
+	dirty  bool
+	obj    *config.Object // the object it reads its values from (by key)
+	parent *lazy          // the backed object it is a member of, if any
+	gen    uint64         // the call that made the outermost backed object (runtime.gen)
 }
 
 // lazySource makes the values of a lazy object.
@@ -33,9 +46,61 @@ type lazySource interface {
 
 var lazyType = reflect.TypeOf((*lazy)(nil))
 
+// Lazy objects with their values (and, when backed, keys) in the same allocation.
+type (
+	lazyVals8 struct {
+		lazy
+		vals [8]goja.Value
+	}
+	lazyBacked4 struct {
+		lazy
+		vals [4]goja.Value
+		keys [4]string
+	}
+	lazyBacked8 struct {
+		lazy
+		vals [8]goja.Value
+		keys [8]string
+	}
+)
+
+// newLazy returns a lazy object with the keys (shared: copied before a change) and src.
 func (rt *runtime) newLazy(keys []string, src lazySource) (*lazy, *goja.Object) {
-	l := &lazy{rt: rt, keys: keys, vals: make([]goja.Value, len(keys), len(keys)+2), src: src}
+	var l *lazy
+	if n := len(keys); n <= 8 {
+		p := &lazyVals8{}
+		p.lazy.vals = p.vals[:n]
+		l = &p.lazy
+	} else {
+		l = &lazy{vals: make([]goja.Value, n, n+2)}
+	}
+	l.rt, l.keys, l.src = rt, keys, src
 	return l, rt.vm.NewDynamicObject(l)
+}
+
+// probeKey is the key lazyOf reads to find the lazy object behind a goja object.
+const probeKey = "\x00mockd:lazy"
+
+type madeLazy struct {
+	obj *goja.Object
+	l   *lazy
+}
+
+// lazyOf returns the lazy object o is, or nil, without the allocation of o.Export.
+func (rt *runtime) lazyOf(o *goja.Object) *lazy {
+	for _, m := range rt.made {
+		if m.obj == o {
+			return m.l
+		}
+	}
+	if o.ExportType() != lazyType {
+		return nil
+	}
+	rt.probed = nil
+	o.Get(probeKey)
+	l := rt.probed
+	rt.probed = nil
+	return l
 }
 
 func (l *lazy) index(key string) int {
@@ -51,24 +116,30 @@ func (l *lazy) index(key string) int {
 func (l *lazy) Get(key string) goja.Value {
 	i := l.index(key)
 	if i < 0 {
+		if key == probeKey {
+			l.rt.probed = l
+			return goja.Undefined() // found: no lookup in the prototype
+		}
 		return nil
 	}
 	if l.vals[i] == nil {
-		l.vals[i] = l.src.js(l.rt, key)
+		if l.obj != nil {
+			l.vals[i] = l.member(key)
+		} else {
+			l.vals[i] = l.src.js(l.rt, key)
+		}
 	}
 	return l.vals[i]
 }
 
 // Set implements goja.DynamicObject.
 func (l *lazy) Set(key string, v goja.Value) bool {
+	l.changed()
 	if i := l.index(key); i >= 0 {
 		l.vals[i] = v
 		return true
 	}
-	if !l.own {
-		l.keys = append(make([]string, 0, len(l.keys)+2), l.keys...)
-		l.own = true
-	}
+	l.ownKeys()
 	l.keys = append(l.keys, key)
 	l.vals = append(l.vals, v)
 	return true
@@ -83,10 +154,8 @@ func (l *lazy) Delete(key string) bool {
 	if i < 0 {
 		return true
 	}
-	if !l.own {
-		l.keys = append([]string(nil), l.keys...)
-		l.own = true
-	}
+	l.changed()
+	l.ownKeys()
 	l.keys = append(l.keys[:i], l.keys[i+1:]...)
 	l.vals = append(l.vals[:i], l.vals[i+1:]...)
 	return true
@@ -95,22 +164,122 @@ func (l *lazy) Delete(key string) bool {
 // Keys implements goja.DynamicObject.
 func (l *lazy) Keys() []string { return append([]string(nil), l.keys...) }
 
-// export converts l to configuration, taking untouched values straight from its source.
+// ownKeys makes l.keys l's own, to be changed in place.
+func (l *lazy) ownKeys() {
+	if !l.own {
+		l.keys = append(make([]string, 0, len(l.keys)+2), l.keys...)
+		l.own = true
+	}
+}
+
+// changed records that a script changed l, and so every backed object that holds it.
+func (l *lazy) changed() {
+	for p := l; p != nil && p.obj != nil && !p.dirty; p = p.parent {
+		p.dirty = true
+	}
+}
+
+// backed returns a lazy object backed by o: its keys are o's keys now, its values o's values
+// when first read. parent is the backed object o is a member of, or nil.
+func (rt *runtime) backed(o *config.Object, parent *lazy) *goja.Object {
+	var l *lazy
+	switch n := len(o.Members); {
+	case n <= 4:
+		p := &lazyBacked4{}
+		p.lazy.vals, p.lazy.keys = p.vals[:n], p.keys[:0]
+		l = &p.lazy
+	case n <= 8:
+		p := &lazyBacked8{}
+		p.lazy.vals, p.lazy.keys = p.vals[:n], p.keys[:0]
+		l = &p.lazy
+	default:
+		l = &lazy{vals: make([]goja.Value, n, n+2), keys: make([]string, 0, n+2)}
+	}
+	l.rt, l.own = rt, true
+	for _, m := range o.Members {
+		l.keys = append(l.keys, m.Key)
+	}
+	l.obj, l.parent, l.gen = o, parent, rt.gen
+	if parent != nil {
+		l.gen = parent.gen
+	}
+	obj := rt.vm.NewDynamicObject(l)
+	if len(rt.made) < 8 {
+		rt.made = append(rt.made, madeLazy{obj, l})
+	}
+	return obj
+}
+
+// member makes the value of a backed object's key: objects are backed lazy objects too, arrays
+// are made whole (and, as a script may change them, count as a change of l).
+func (l *lazy) member(key string) goja.Value {
+	v, _ := l.obj.Get(key)
+	switch t := v.(type) {
+	case *config.Object:
+		if t != nil {
+			return l.rt.backed(t, l)
+		}
+	case []any:
+		l.changed()
+	}
+	return toJS(l.rt.vm, v)
+}
+
+// goValue returns the value of a key no script has read, as configuration.
+func (l *lazy) goValue(key string) config.Value {
+	if l.obj == nil {
+		return l.src.goValue(key)
+	}
+	v, _ := l.obj.Get(key)
+	if l.gen != l.rt.gen {
+		// Made in an earlier call (kept in the scripts' state): o may be a response the
+		// imposter shares, which the caller must not receive to change.
+		v = config.Clone(v)
+	}
+	return v
+}
+
+// export converts l to configuration, taking untouched values straight from its source. A
+// backed object made in this call that no script changed is the object it was made from.
 func (l *lazy) export(depth int) *config.Object {
-	o := &config.Object{Members: make([]config.Member, 0, len(l.keys))}
+	if l.obj != nil && !l.dirty && l.gen == l.rt.gen {
+		return l.obj
+	}
+	o := newObject(len(l.keys))
 	for i, k := range l.keys {
 		var v config.Value
 		if l.vals[i] == nil {
-			v = l.src.goValue(k)
+			v = l.goValue(k)
 		} else {
 			var ok bool
-			if v, ok = fromJS(l.rt.vm, l.vals[i], depth+1); !ok {
+			if v, ok = fromJS(l.rt, l.vals[i], depth+1); !ok {
 				continue
 			}
 		}
 		o.Members = append(o.Members, config.Member{Key: k, Value: v})
 	}
 	return o
+}
+
+// newObject returns an empty object with room for n members, in one allocation for small n.
+func newObject(n int) *config.Object {
+	switch {
+	case n <= 2:
+		p := &struct {
+			o config.Object
+			m [2]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 4:
+		p := &struct {
+			o config.Object
+			m [4]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	}
+	return &config.Object{Members: make([]config.Member, 0, n)}
 }
 
 // Key lists of the request shapes, shared by every lazy request until a script changes one.
@@ -144,16 +313,16 @@ func requestKeys(r *request.Request) []string {
 // and the caller's Request is pooled and reused.
 type requestSource struct{ r *request.Request }
 
-// detach copies what a script can see of r into a new Request that shares nothing reusable with
-// it (strings are immutable; the name/value lists are copied into one allocation).
-func detach(r *request.Request) *request.Request {
-	c := &request.Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
+// detach copies what a script can see of r into c, sharing nothing reusable with r (strings are
+// immutable; the name/value lists are copied into one allocation).
+func detach(c, r *request.Request) {
+	*c = request.Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
 		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP}
 	c.CopyClient(r)
 	headers := r.HeaderList()
 	n := len(r.Query) + len(headers) + len(r.Form)
 	if n == 0 {
-		return c
+		return
 	}
 	kvs := make([]request.KV, 0, n)
 	kvs = append(kvs, r.Query...)
@@ -161,7 +330,6 @@ func detach(r *request.Request) *request.Request {
 	kvs = append(kvs, r.Form...)
 	q, h := len(r.Query), len(r.Query)+len(headers)
 	c.Query, c.Headers, c.Form = kvs[:q:q], kvs[q:h:h], kvs[h:]
-	return c
 }
 
 func (s requestSource) js(rt *runtime, key string) goja.Value {
@@ -267,47 +435,79 @@ func kvConfig(kvs []request.KV, headers bool) *config.Object {
 	return o
 }
 
-// configSource is the `config` argument: fixed members (request, state, logger, callback,
+// configObject is the `config` argument: fixed members (request, state, logger, callback,
 // response) set when it is made, and, as Mountebank's downcastInjectionConfig does, the
-// request's fields copied on top so old scripts can read config.path and the like.
-type configSource struct {
-	req *lazy
+// request's fields copied on top so old scripts can read config.path and the like. It holds the
+// script's copy of the request (scripts may keep it in state beyond the call, and the caller's
+// Request is pooled and reused); config.request is made when first read.
+type configObject struct {
+	lazy
+	buf [12]goja.Value // the values: 4 fixed members and 8 request fields at most
+	req request.Request
+	// reqObj is config.request once made; reqLazy is its lazy object.
+	reqObj  *goja.Object
+	reqLazy *lazy
 }
 
-// js copies the request field: the same object for query, headers and form, the original value
-// for the others (Mountebank copies them before the script runs).
-func (s configSource) js(rt *runtime, key string) goja.Value {
+// request returns config.request, making it on first use.
+func (c *configObject) request() (*lazy, *goja.Object) {
+	if c.reqObj == nil {
+		c.reqLazy, c.reqObj = c.rt.newLazy(requestKeys(&c.req), requestSource{&c.req})
+	}
+	return c.reqLazy, c.reqObj
+}
+
+// js makes config.request, or copies a request field: the same object as config.request's for
+// query, headers and form, the original value for the others (Mountebank copies them before the
+// script runs).
+func (c *configObject) js(rt *runtime, key string) goja.Value {
 	switch key {
+	case "request":
+		_, o := c.request()
+		return o
 	case "query", "headers", "form":
-		if v := s.req.Get(key); v != nil {
+		l, _ := c.request()
+		if v := l.Get(key); v != nil {
 			return v
 		}
 	}
-	return s.req.src.js(rt, key)
+	return requestSource{&c.req}.js(rt, key)
 }
 
-func (s configSource) goValue(key string) config.Value {
+func (c *configObject) goValue(key string) config.Value {
 	switch key {
+	case "request":
+		if c.reqLazy == nil {
+			return Request(&c.req)
+		}
+		return c.reqLazy.export(1)
 	case "query", "headers", "form":
-		if i := s.req.index(key); i >= 0 && s.req.vals[i] != nil {
-			v, _ := fromJS(s.req.rt.vm, s.req.vals[i], 1)
-			return v
+		if c.reqLazy != nil {
+			if i := c.reqLazy.index(key); i >= 0 && c.reqLazy.vals[i] != nil {
+				v, _ := fromJS(c.rt, c.reqLazy.vals[i], 1)
+				return v
+			}
 		}
 	}
-	return s.req.src.goValue(key)
+	return requestSource{&c.req}.goValue(key)
 }
 
-// newConfig builds the config object: fixed holds the leading members in order.
+// newConfig builds the config object: fixed holds the members after request, in order.
 func (rt *runtime) newConfig(r *request.Request, fixedKeys []string, fixed ...goja.Value) *goja.Object {
-	reqLazy, reqObj := rt.newLazy(requestKeys(r), requestSource{detach(r)})
+	c := &configObject{}
+	detach(&c.req, r)
 	keys := fixedKeys
 	if (r.TCP && r.Data != "") || (!r.TCP && r.Method != "") {
-		keys = rt.configKeys(fixedKeys, reqLazy.keys)
+		keys = rt.configKeys(fixedKeys, requestKeys(r))
 	}
-	l, o := rt.newLazy(keys, configSource{reqLazy})
-	l.vals[0] = reqObj
-	copy(l.vals[1:], fixed)
-	return o
+	c.rt, c.keys, c.src = rt, keys, c
+	if len(keys) <= len(c.buf) {
+		c.vals = c.buf[:len(keys)]
+	} else {
+		c.vals = make([]goja.Value, len(keys))
+	}
+	copy(c.vals[1:], fixed)
+	return rt.vm.NewDynamicObject(&c.lazy)
 }
 
 // configKeys returns fixed followed by the request keys, cached per runtime.
@@ -329,28 +529,6 @@ var (
 	responseConfigKeys  = []string{"request", "state", "logger", "callback"}
 	decorateConfigKeys  = []string{"request", "response", "logger", "state"}
 )
-
-// objectSource exposes a configuration object (a response for decorate) lazily; nested objects
-// are lazy too, arrays are made whole.
-type objectSource struct{ obj *config.Object }
-
-func (s objectSource) js(rt *runtime, key string) goja.Value {
-	v, _ := s.obj.Get(key)
-	return rt.lazyValue(v)
-}
-
-func (s objectSource) goValue(key string) config.Value {
-	v, _ := s.obj.Get(key)
-	return v
-}
-
-func (rt *runtime) lazyValue(v config.Value) goja.Value {
-	if o, ok := v.(*config.Object); ok && o != nil {
-		_, obj := rt.newLazy(o.Keys(), objectSource{o})
-		return obj
-	}
-	return toJS(rt.vm, v)
-}
 
 // Request returns r as Mountebank's scripts, behaviors and shell transforms see it (the recorded
 // request shape: requestFrom, method, path, query, headers, body, ip and form for url-encoded

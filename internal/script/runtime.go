@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -35,16 +36,29 @@ type runtime struct {
 	injectState   *goja.Object // the deprecated positional `state` of inject responses
 	logger        *goja.Object // config.logger
 	fns           map[*goja.Program]goja.Callable
+	// recent holds the last functions looked up, by source: most calls skip the lookup of
+	// the source's program in the Engine's cache.
+	recent     [4]recentFn
+	nextRecent int
 
 	cfgKeys []cfgKeys // config key lists by request shape
+
+	gen    uint64        // counts the calls (see lazy.gen)
+	probed *lazy         // see lazyOf
+	made   []madeLazy    // the backed objects made in this call (see lazyOf)
+	args   [5]goja.Value // the arguments of a call, without an allocation per call
 
 	timers    []*jsTimer
 	nextTimer int64
 
-	interrupt *time.Timer
-	fired     chan struct{}
-	deadline  time.Time
-	limit     time.Duration
+	watch    watch // the time limit of calls
+	deadline time.Time
+	limit    time.Duration
+}
+
+type recentFn struct {
+	source string
+	fn     goja.Callable
 }
 
 // jsTimer is one pending setTimeout/setInterval/setImmediate.
@@ -65,20 +79,17 @@ func (e errTimeout) Error() string { return fmt.Sprintf("script timed out after 
 func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(maxCallStack)
-	rt := &runtime{vm: vm, log: log, fns: map[*goja.Program]goja.Callable{}, fired: make(chan struct{}, 1)}
+	rt := &runtime{vm: vm, log: log, fns: map[*goja.Program]goja.Callable{}}
 	rt.imposterState = vm.NewObject()
 	rt.injectState = vm.NewObject()
-	rt.interrupt = time.AfterFunc(time.Hour, func() {
-		vm.Interrupt(errTimeout{e.timeout})
-		rt.fired <- struct{}{}
-	})
-	rt.interrupt.Stop()
+	rt.watch.timer = time.AfterFunc(time.Hour, rt.watchFired)
+	rt.watch.timer.Stop()
 
 	rt.logger = vm.NewObject()
 	for _, level := range []string{"debug", "info", "warn", "error"} {
 		lv := level
 		_ = rt.logger.Set(lv, func(call goja.FunctionCall) goja.Value {
-			rt.emit(lv, formatArgs(vm, call.Arguments))
+			rt.emit(lv, formatArgs(rt, call.Arguments))
 			return goja.Undefined()
 		})
 	}
@@ -109,8 +120,8 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	}
 	native := vm.NewObject()
 	_ = native.Set("env", env)
-	_ = native.Set("format", func(call goja.FunctionCall) goja.Value { return vm.ToValue(formatArgs(vm, call.Arguments)) })
-	_ = native.Set("inspect", func(call goja.FunctionCall) goja.Value { return vm.ToValue(inspect(vm, call.Argument(0))) })
+	_ = native.Set("format", func(call goja.FunctionCall) goja.Value { return vm.ToValue(formatArgs(rt, call.Arguments)) })
+	_ = native.Set("inspect", func(call goja.FunctionCall) goja.Value { return vm.ToValue(inspect(rt, call.Argument(0))) })
 	_ = native.Set("log", func(level, msg string) {
 		switch level {
 		case "log", "trace":
@@ -264,21 +275,65 @@ func (rt *runtime) setTimer(repeat bool) func(goja.FunctionCall) goja.Value {
 	}
 }
 
+// watch enforces the time limit of a runtime's calls with one timer that is left set between
+// calls (setting and stopping a timer for every call would cost more than a short script). When
+// it fires it interrupts the call that ran past its deadline, sets itself again for a call that
+// has time left, and stays unset while no call runs.
+type watch struct {
+	mu       sync.Mutex
+	timer    *time.Timer
+	set      bool      // the timer is set (or firing)
+	fireAt   time.Time // when it was set to fire
+	running  bool      // a call runs
+	deadline time.Time // the running call's
+	limit    time.Duration
+}
+
+func (rt *runtime) watchFired() {
+	w := &rt.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.running {
+		w.set = false
+		return
+	}
+	if left := time.Until(w.deadline); left > 0 {
+		w.fireAt = w.deadline
+		w.timer.Reset(left)
+		return
+	}
+	w.set = false
+	rt.vm.Interrupt(errTimeout{w.limit})
+}
+
 // begin arms the time limit of one call.
 func (rt *runtime) begin(limit time.Duration) {
+	rt.gen++
 	rt.deadline = time.Now().Add(limit)
 	rt.limit = limit
-	rt.interrupt.Reset(limit)
+	w := &rt.watch
+	w.mu.Lock()
+	w.running, w.deadline, w.limit = true, rt.deadline, limit
+	if !w.set || rt.deadline.Before(w.fireAt) {
+		// Otherwise it fires no later than this call's deadline, and then sets itself again
+		// for the time left.
+		w.set, w.fireAt = true, rt.deadline
+		w.timer.Reset(limit)
+	}
+	w.mu.Unlock()
 }
 
 // end disarms the time limit, clears a pending interrupt and drops the timers the call left.
 func (rt *runtime) end() {
-	if !rt.interrupt.Stop() {
-		<-rt.fired
-	}
+	w := &rt.watch
+	w.mu.Lock()
+	w.running = false // from now on the watch interrupts nothing
+	w.mu.Unlock()
 	rt.vm.ClearInterrupt()
 	clear(rt.timers)
 	rt.timers = rt.timers[:0]
+	clear(rt.made)
+	rt.made = rt.made[:0]
 }
 
 // errStalled is returned by runUntil when nothing left could make the awaited thing happen.
@@ -340,7 +395,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // formatArgs renders arguments as Node's util.format does, for the common directives.
-func formatArgs(vm *goja.Runtime, args []goja.Value) string {
+func formatArgs(rt *runtime, args []goja.Value) string {
 	if len(args) == 0 {
 		return ""
 	}
@@ -371,7 +426,7 @@ func formatArgs(vm *goja.Runtime, args []goja.Value) string {
 				switch d {
 				case 's':
 					if _, isObj := a.(*goja.Object); isObj {
-						b.WriteString(inspect(vm, a))
+						b.WriteString(inspect(rt, a))
 					} else {
 						b.WriteString(a.String())
 					}
@@ -380,33 +435,33 @@ func formatArgs(vm *goja.Runtime, args []goja.Value) string {
 				case 'i':
 					b.WriteString(config.FormatNumber(float64(a.ToInteger())))
 				default:
-					b.WriteString(inspect(vm, a))
+					b.WriteString(inspect(rt, a))
 				}
 			default:
 				b.WriteByte(c)
 			}
 		}
 	} else {
-		b.WriteString(display(vm, args[0]))
+		b.WriteString(display(rt, args[0]))
 		rest = args[1:]
 	}
 	for _, a := range rest {
 		b.WriteByte(' ')
-		b.WriteString(display(vm, a))
+		b.WriteString(display(rt, a))
 	}
 	return b.String()
 }
 
-func display(vm *goja.Runtime, v goja.Value) string {
+func display(rt *runtime, v goja.Value) string {
 	if _, isObj := v.(*goja.Object); isObj {
-		return inspect(vm, v)
+		return inspect(rt, v)
 	}
 	return v.String()
 }
 
 // inspect renders v compactly as JSON (undefined as "undefined").
-func inspect(vm *goja.Runtime, v goja.Value) string {
-	c, ok := fromJS(vm, v, 0)
+func inspect(rt *runtime, v goja.Value) string {
+	c, ok := fromJS(rt, v, 0)
 	if !ok {
 		if v == nil || goja.IsUndefined(v) {
 			return "undefined"

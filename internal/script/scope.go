@@ -53,7 +53,7 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 		return false, injectionError(MsgPredicate, predicateSource(source), err)
 	}
 	cfg := rt.newConfig(r, predicateConfigKeys, rt.imposterState, rt.logger)
-	v, err := fn(goja.Undefined(), cfg, rt.logger, rt.imposterState)
+	v, err := rt.call(fn, cfg, rt.logger, rt.imposterState)
 	if err != nil {
 		return false, injectionError(MsgPredicate, predicateSource(source), err)
 	}
@@ -86,7 +86,7 @@ func (s *Scope) Response(ctx context.Context, source string, r *request.Request)
 		return goja.Undefined()
 	})
 	cfg := rt.newConfig(r, responseConfigKeys, rt.imposterState, rt.logger, done)
-	v, err := fn(goja.Undefined(), cfg, rt.injectState, rt.logger, done, rt.imposterState)
+	v, err := rt.call(fn, cfg, rt.injectState, rt.logger, done, rt.imposterState)
 	if err != nil {
 		return fail(err)
 	}
@@ -121,9 +121,14 @@ func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request,
 	if err != nil {
 		return fail(err)
 	}
-	jsResp := rt.lazyValue(resp)
+	var jsResp goja.Value
+	if resp != nil {
+		jsResp = rt.backed(resp, nil)
+	} else {
+		jsResp = goja.Null()
+	}
 	cfg := rt.newConfig(r, decorateConfigKeys, jsResp, rt.logger, rt.imposterState)
-	v, err := fn(goja.Undefined(), cfg, jsResp, rt.logger)
+	v, err := rt.call(fn, cfg, jsResp, rt.logger)
 	if err != nil {
 		return fail(err)
 	}
@@ -153,6 +158,15 @@ func (s *Scope) Wait(source string) (float64, error) {
 	return v.ToFloat(), nil
 }
 
+// call calls fn with this undefined and up to 5 arguments, passed through rt.args: a variadic
+// call to a goja.Callable would allocate its arguments on every call.
+func (rt *runtime) call(fn goja.Callable, a0, a1, a2 goja.Value, more ...goja.Value) (goja.Value, error) {
+	args := append(append(rt.args[:0], a0, a1, a2), more...)
+	v, err := fn(goja.Undefined(), args...)
+	clear(args) // keep nothing alive
+	return v, err
+}
+
 // enter takes the scope for one script call: calls on an imposter run one at a time, as
 // Mountebank runs them, under the engine's time limit. leave must be called when the call ends.
 func (s *Scope) enter() *runtime {
@@ -177,6 +191,11 @@ func (s *Scope) runtime() *runtime {
 
 // function returns the function source evaluates to in rt, evaluating it once per runtime.
 func (s *Scope) function(rt *runtime, source string) (goja.Callable, error) {
+	for i := range rt.recent {
+		if r := &rt.recent[i]; r.fn != nil && r.source == source {
+			return r.fn, nil // the same string is compared in O(1)
+		}
+	}
 	p := s.e.compile(source)
 	if p.err != nil {
 		return nil, p.err
@@ -190,12 +209,15 @@ func (s *Scope) function(rt *runtime, source string) (goja.Callable, error) {
 	}
 	fn, ok := goja.AssertFunction(v)
 	if !ok {
-		return nil, fmt.Errorf("%s is not a function", inspect(rt.vm, v))
+		return nil, fmt.Errorf("%s is not a function", inspect(rt, v))
 	}
 	if len(rt.fns) >= programCacheLimit {
 		clear(rt.fns) // as the Engine's program cache: start over rather than grow forever
+		clear(rt.recent[:])
 	}
 	rt.fns[p.prog] = fn
+	rt.recent[rt.nextRecent] = recentFn{source, fn}
+	rt.nextRecent = (rt.nextRecent + 1) % len(rt.recent)
 	return fn, nil
 }
 
@@ -234,7 +256,7 @@ func (rt *runtime) responseFrom(v goja.Value) (*config.Object, error) {
 		return nil, &config.Error{Message: "Cannot read properties of undefined (reading 'statusCode')"}
 	}
 	var c config.Value
-	if ex := rt.vm.Try(func() { c, _ = fromJS(rt.vm, v, 0) }); ex != nil {
+	if ex := rt.vm.Try(func() { c, _ = fromJS(rt, v, 0) }); ex != nil {
 		return nil, &config.Error{Message: ex.Error()}
 	}
 	if o, ok := c.(*config.Object); ok {

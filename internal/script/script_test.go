@@ -349,3 +349,40 @@ func TestProgramCacheBounded(t *testing.T) {
 		t.Fatalf("program cache holds %d programs, limit %d", n, programCacheLimit)
 	}
 }
+
+// TestTimeoutAcrossCalls checks the time limit of calls that follow one another: a call may run
+// past the deadline of the call before it, and a call that runs too long is stopped at its own
+// deadline, not at the one of the call before it. Only lower bounds on time are checked: a slow
+// machine makes the calls longer, never shorter.
+func TestTimeoutAcrossCalls(t *testing.T) {
+	const limit = time.Second
+	s := newEngine(t, limit).NewScope(nil)
+	quick := `function () { return 1; }`
+	// 700 ms of a 1 s limit: it passes the quick call's deadline with 300 ms to spare.
+	busy := `function () { var end = Date.now() + 700; while (Date.now() < end) {} return 1; }`
+	for i := 0; i < 2; i++ {
+		if _, err := s.Wait(quick); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(limit / 2)
+		// Runs from limit/2 to limit/2+700ms after the quick call began: past its deadline.
+		if _, err := s.Wait(busy); err != nil {
+			t.Fatalf("round %d: a call within its own limit failed: %v", i, err)
+		}
+	}
+	if _, err := s.Wait(quick); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(limit / 2)
+	start := time.Now()
+	if _, err := s.Wait(`function () { for (;;) {} }`); err == nil || !strings.Contains(err.Error(), "invalid wait injection") {
+		t.Fatalf("endless call: %v, want a time-out", err)
+	}
+	// Stopped at the quick call's deadline, it would have run about limit/2.
+	if el := time.Since(start); el < limit*9/10 {
+		t.Errorf("endless call stopped after %v, before its own limit of %v", el, limit)
+	}
+	if ms, err := s.Wait(`function () { return 5; }`); err != nil || ms != 5 {
+		t.Errorf("call after a time-out: %v, %v", ms, err)
+	}
+}
