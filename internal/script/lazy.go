@@ -261,17 +261,9 @@ func (l *lazy) export(depth int) *config.Object {
 	return o
 }
 
-// newObject returns an empty object with room for n members, in one allocation for small n.
+// newObject returns an empty object with room for n members, in one allocation for n <= 4.
 func newObject(n int) *config.Object {
-	switch {
-	case n <= 2:
-		p := &struct {
-			o config.Object
-			m [2]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 4:
+	if n <= 4 {
 		p := &struct {
 			o config.Object
 			m [4]config.Member
