@@ -83,6 +83,13 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 	// A static response from stubs without scripts, not recorded: nothing kept the request's
 	// strings, so their memory serves the next request.
 	recycle = !resp.dynamic() && recorded == nil && !im.scripted.Load()
+	// Response generation, as Mountebank times it: from the match to the built response
+	// (behaviors, injection, proxying), not writing it.
+	m := im.metrics
+	var t0 time.Time
+	if m != nil {
+		t0 = time.Now()
+	}
 	if resp.dynamic() {
 		if resp.kind == kindFault && httpFault(ctx, resp.fault) {
 			return
@@ -101,17 +108,14 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		}
 		resp = built
 	}
+	if m != nil {
+		m.RespDuration.Observe(time.Since(t0).Seconds())
+	}
 	if resp.statusErr != nil {
 		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})
 		return
 	}
-	if m := im.metrics; m != nil {
-		t0 := time.Now()
-		im.writeHTTP(ctx, req, resp)
-		m.RespDuration.Observe(time.Since(t0).Seconds())
-	} else {
-		im.writeHTTP(ctx, req, resp)
-	}
+	im.writeHTTP(ctx, req, resp)
 	if st != nil && im.opts.Debug {
 		im.recordMatch(st, recorded, resp)
 	}

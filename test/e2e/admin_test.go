@@ -129,6 +129,33 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestMetricsTimeResponseGeneration checks that mb_response_generation_duration_seconds covers
+// what Mountebank's does: building the response, behaviors included (a 200 ms wait here). Only a
+// lower bound is checked: a slow machine makes it longer, never shorter.
+func TestMetricsTimeResponseGeneration(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"x"},"_behaviors":{"wait":200}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	if status, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); status != 200 || body != "x" {
+		t.Fatalf("imposter: %d %q", status, body)
+	}
+	_, _, body := do(t, "GET", s.Admin+"/metrics", "")
+	prefix := fmt.Sprintf(`mb_response_generation_duration_seconds_sum{imposter="[http:%d] "} `, port)
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			sum, err := strconv.ParseFloat(v, 64)
+			if err != nil || sum < 0.2 {
+				t.Fatalf("response generation took %q s in all, want at least the 0.2 s wait", v)
+			}
+			return
+		}
+	}
+	t.Fatalf("GET /metrics lacks %q", prefix)
+}
+
 // TestNoMetrics checks --no-metrics: imposters answer as usual and GET /metrics is not served.
 func TestNoMetrics(t *testing.T) {
 	s := start(t, "--no-metrics")
