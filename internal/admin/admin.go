@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
@@ -54,6 +55,7 @@ type API struct {
 	reg      *imposter.Registry
 	log      *slog.Logger
 	changeMu sync.Mutex // with a Store: one change at a time, each saved before the next
+	listed   atomic.Pointer[renderedList]
 }
 
 // New returns the admin API over reg.

@@ -21,8 +21,52 @@ func (a *API) parseOptions() config.ParseOptions {
 func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
 	opts := a.printOptions(ctx)
 	opts.List = !(opts.Replayable || opts.RemoveProxies)
-	sendFormatted(ctx, 200, config.NewObject("imposters", a.render(a.reg.All(), opts)))
+	// As sendFormatted, from the last rendering when nothing it shows changed: clients and
+	// dashboards poll GET /imposters.
+	ctx.Response.Header.Add("Vary", "Accept")
+	jsonHead(ctx, 200)
+	ctx.Response.SetBodyRaw(a.formattedList(opts))
 	return nil
+}
+
+// renderedList is the last GET /imposters body and what it was rendered from.
+type renderedList struct {
+	listing   *imposter.Listing
+	opts      imposter.PrintOptions
+	revisions []revision // of listing.Imposters, read before rendering
+	body      []byte     // never written again once stored
+}
+
+type revision struct {
+	requests int64
+	changes  uint64
+}
+
+// formattedList returns the imposters list as the admin API sends it (indented by 2). As
+// Imposter.FormattedJSON, it renders again only when the set of imposters or a revision of one
+// changed since the last call with the same options; the body must not be modified.
+func (a *API) formattedList(opts imposter.PrintOptions) []byte {
+	listing := a.reg.Listing()
+	if r := a.listed.Load(); r != nil && r.listing == listing && r.opts == opts && current(r.revisions, listing.Imposters) {
+		return r.body
+	}
+	revs := make([]revision, len(listing.Imposters))
+	for i, im := range listing.Imposters {
+		revs[i].requests, revs[i].changes = im.Revision()
+	}
+	body := config.AppendJSON(nil, config.NewObject("imposters", a.render(listing.Imposters, opts)), 2)
+	a.listed.Store(&renderedList{listing: listing, opts: opts, revisions: revs, body: body})
+	return body
+}
+
+// current reports whether every imposter is still at the revision revs holds for it.
+func current(revs []revision, list []*imposter.Imposter) bool {
+	for i, im := range list {
+		if n, c := im.Revision(); revs[i].requests != n || revs[i].changes != c {
+			return false
+		}
+	}
+	return true
 }
 
 func (a *API) render(list []*imposter.Imposter, opts imposter.PrintOptions) []any {

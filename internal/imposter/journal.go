@@ -176,13 +176,19 @@ type renderedJSON struct {
 // rendering and every change bumps them after it is made, so a stored body is never older
 // than its key. The body must not be modified.
 func (im *Imposter) FormattedJSON(opts PrintOptions) []byte {
-	n, c := im.numRequests.Load(), im.changes.Load()
+	n, c := im.Revision()
 	if r := im.rendered.Load(); r != nil && r.requests == n && r.changes == c && r.opts == opts {
 		return r.body
 	}
 	body := config.AppendJSON(nil, im.JSON(opts), 2)
 	im.rendered.Store(&renderedJSON{requests: n, changes: c, opts: opts, body: body})
 	return body
+}
+
+// Revision returns counters that change whenever anything JSON shows changes: the request
+// count and a count of the other changes (stubs, recorded requests and matches).
+func (im *Imposter) Revision() (requests int64, changes uint64) {
+	return im.numRequests.Load(), im.changes.Load()
 }
 
 // JSON renders the imposter as Mountebank's imposter printer does, fields in its order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
@@ -20,11 +21,21 @@ type Registry struct {
 	change sync.Mutex // serialises Add/Delete/ReplaceAll
 	mu     sync.RWMutex
 	byPort map[int]*Imposter
+	// listing is byPort's imposters ordered by port, replaced (under mu) on every change.
+	listing atomic.Pointer[Listing]
+}
+
+// Listing is the running imposters ordered by port at one moment. A new Listing replaces it on
+// every change, so comparing two Listings tells whether the set changed; it is never modified.
+type Listing struct {
+	Imposters []*Imposter
 }
 
 // NewRegistry returns an empty registry whose imposters use opts.
 func NewRegistry(opts Options) *Registry {
-	return &Registry{opts: opts, byPort: map[int]*Imposter{}}
+	r := &Registry{opts: opts, byPort: map[int]*Imposter{}}
+	r.listing.Store(&Listing{})
+	return r
 }
 
 // Get returns the imposter on port, or nil.
@@ -34,16 +45,22 @@ func (r *Registry) Get(port int) *Imposter {
 	return r.byPort[port]
 }
 
-// All returns the imposters ordered by port, as Mountebank lists them.
+// All returns the imposters ordered by port, as Mountebank lists them, in a slice the caller owns.
 func (r *Registry) All() []*Imposter {
-	r.mu.RLock()
+	return append([]*Imposter(nil), r.Listing().Imposters...)
+}
+
+// Listing returns the imposters ordered by port; the result must not be modified.
+func (r *Registry) Listing() *Listing { return r.listing.Load() }
+
+// relist replaces the listing after a change of byPort; r.mu must be held for writing.
+func (r *Registry) relist() {
 	list := make([]*Imposter, 0, len(r.byPort))
 	for _, im := range r.byPort {
 		list = append(list, im)
 	}
-	r.mu.RUnlock()
 	sort.Slice(list, func(i, j int) bool { return list[i].port < list[j].port })
-	return list
+	r.listing.Store(&Listing{Imposters: list})
 }
 
 // Create compiles and starts one imposter; on error nothing changes.
@@ -62,6 +79,7 @@ func (r *Registry) Create(def *config.Imposter) (*Imposter, error) {
 	}
 	r.mu.Lock()
 	r.byPort[im.port] = im
+	r.relist()
 	r.mu.Unlock()
 	return im, nil
 }
@@ -81,6 +99,7 @@ func (r *Registry) Delete(port int) *Imposter {
 	r.mu.Lock()
 	im := r.byPort[port]
 	delete(r.byPort, port)
+	r.relist()
 	r.mu.Unlock()
 	if im != nil {
 		stop(im)
@@ -105,6 +124,7 @@ func (r *Registry) deleteAllLocked() []*Imposter {
 	all := r.All()
 	r.mu.Lock()
 	r.byPort = map[int]*Imposter{}
+	r.relist()
 	r.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, im := range all {
@@ -153,6 +173,7 @@ func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 	for _, im := range started {
 		r.byPort[im.port] = im
 	}
+	r.relist()
 	r.mu.Unlock()
 	return started, nil
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"
@@ -170,4 +171,88 @@ func TestNoMetrics(t *testing.T) {
 	if status, _, _ := do(t, "GET", s.Admin+"/metrics", ""); status != 404 {
 		t.Fatalf("GET /metrics with --no-metrics: %d, want 404", status)
 	}
+}
+
+// TestListFollowsChanges polls GET /imposters (which mockd answers from its last rendering
+// while nothing changed) across every kind of change the list shows.
+func TestListFollowsChanges(t *testing.T) {
+	s := start(t)
+	pa, pb := listenFree(t), listenFree(t)
+	for pb == pa {
+		pb = listenFree(t)
+	}
+	if pa > pb {
+		pa, pb = pb, pa
+	}
+	create := func(port int) {
+		imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true,"stubs":[{"responses":[{"is":{"body":"first"}}]}]}`, port)
+		if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+			t.Fatalf("create %d: %d %s", port, status, body)
+		}
+	}
+	type listed struct {
+		Imposters []struct {
+			Port             int
+			NumberOfRequests *int
+			Stubs            []any
+		}
+	}
+	list := func(query string) listed {
+		t.Helper()
+		status, _, body := do(t, "GET", s.Admin+"/imposters"+query, "")
+		if status != 200 {
+			t.Fatalf("GET /imposters%s: %d %s", query, status, body)
+		}
+		var l listed
+		if err := json.Unmarshal([]byte(body), &l); err != nil {
+			t.Fatalf("GET /imposters%s: %v in %s", query, err, body)
+		}
+		return l
+	}
+	requests := func(want ...int) { // numberOfRequests of each listed imposter, in order
+		t.Helper()
+		for round := 0; round < 2; round++ { // the second answer comes from the kept rendering
+			l := list("")
+			if len(l.Imposters) != len(want) {
+				t.Fatalf("listed %d imposters, want %d", len(l.Imposters), len(want))
+			}
+			for i, im := range l.Imposters {
+				if im.NumberOfRequests == nil || *im.NumberOfRequests != want[i] {
+					t.Fatalf("imposter %d (port %d): numberOfRequests %v, want %d", i, im.Port, im.NumberOfRequests, want[i])
+				}
+			}
+		}
+	}
+
+	create(pa)
+	requests(0)
+	for i := 0; i < 2; i++ {
+		do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(pa)+"/", "")
+	}
+	requests(2)
+
+	create(pb)
+	requests(2, 0)
+	do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(pb)+"/", "")
+	requests(2, 1)
+
+	if n := len(list("?replayable=true").Imposters[0].Stubs); n != 1 {
+		t.Fatalf("replayable list shows %d stubs, want 1", n)
+	}
+	if status, _, body := do(t, "POST", s.Admin+"/imposters/"+strconv.Itoa(pa)+"/stubs", `{"stub":{"responses":[{"is":{"body":"second"}}]}}`); status != 200 {
+		t.Fatalf("add stub: %d %s", status, body)
+	}
+	if n := len(list("?replayable=true").Imposters[0].Stubs); n != 2 {
+		t.Fatalf("replayable list after adding a stub shows %d stubs, want 2", n)
+	}
+
+	if status, _, body := do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(pa)+"/savedRequests", ""); status != 200 {
+		t.Fatalf("clear requests: %d %s", status, body)
+	}
+	requests(0, 1)
+
+	do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(pa), "")
+	requests(1)
+	do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(pb), "")
+	requests()
 }
