@@ -69,6 +69,7 @@ type selector struct {
 	jpExpr   jp.Expr
 	jpOK     bool
 	jpLength jp.Expr     // jpExpr without a final .length step
+	jpKeys   []string    // jpExpr's names when it is $ and names only ($.a.b), else nil
 	xpExpr   *xpath.Expr // compiled at Compile; evaluations take one from xpPool
 	xpPool   sync.Pool   // an Expr keeps evaluation state: one per goroutine
 	srcText  string
@@ -300,6 +301,7 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 						pp.sel.jpLength = x[:n-1]
 					}
 				}
+				pp.sel.jpKeys = childNames(x)
 			}
 		}
 		if cc.binary {
@@ -641,4 +643,24 @@ func decodeBase64(s string) string {
 		out = append(out, byte(acc>>10), byte(acc>>2))
 	}
 	return decodeUTF8(out)
+}
+
+// childNames returns the names of x when x is $ followed by names only, as $.a.b is: such a path
+// selects at most one value, which walking the maps finds (see safeJPGet). Else it returns nil.
+func childNames(x jp.Expr) []string {
+	if len(x) < 2 {
+		return nil
+	}
+	if _, ok := x[0].(jp.Root); !ok {
+		return nil
+	}
+	keys := make([]string, 0, len(x)-1)
+	for _, f := range x[1:] {
+		ch, ok := f.(jp.Child)
+		if !ok {
+			return nil
+		}
+		keys = append(keys, string(ch))
+	}
+	return keys
 }

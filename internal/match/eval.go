@@ -929,6 +929,20 @@ func safeJPGet(sel *selector, v any) (res []any) {
 		}
 		return res
 	}
+	if sel.jpKeys != nil {
+		// What jp.Expr.Get selects on parsed JSON (maps, arrays and scalars), without its
+		// 1 KiB evaluation stack: a name selects only in a map that has it.
+		for _, k := range sel.jpKeys {
+			m, isMap := v.(map[string]any)
+			if !isMap {
+				return nil
+			}
+			if v, isMap = m[k]; !isMap {
+				return nil
+			}
+		}
+		return []any{v}
+	}
 	return sel.jpExpr.Get(v)
 }
 

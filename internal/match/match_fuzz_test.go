@@ -2,7 +2,10 @@ package match
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
+
+	"github.com/ohler55/ojg/jp"
 
 	"github.com/mockd/mockd/internal/request"
 )
@@ -116,6 +119,47 @@ func FuzzFind(f *testing.F) {
 		releaseCtx(c)
 		if got != want || (gerr == nil) != (werr == nil) {
 			t.Fatalf("indexed Find = %d, %v; scan = %d, %v", got, gerr, want, werr)
+		}
+	})
+}
+
+// FuzzChildPath checks that a selector of names only ($.a.b), which safeJPGet walks itself,
+// selects what ojg's Get selects on the same parsed document.
+func FuzzChildPath(f *testing.F) {
+	for _, c := range [][2]string{
+		{`{"customer":{"id":"c-1","tags":["a"]}}`, `$.customer.id`},
+		{`{"a":{"b":null}}`, `$.a.b`},
+		{`{"a":{"b":null}}`, `$.a.b.c`},
+		{`{"a":[{"b":1}]}`, `$.a.b`},
+		{`{"a":"text"}`, `$.a.length`},
+		{`[1,2]`, `$.a`},
+		{`{"a":{"":1}}`, `$.a.`},
+		{`{"a b":{"c":1}}`, `$['a b'].c`},
+		{`{"a":1}`, `$`},
+		{`{"a":{"b":{"c":{"d":false}}}}`, `$.a.b.c.d`},
+	} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, doc, path string) {
+		x, err := jp.ParseString(path)
+		if err != nil {
+			return
+		}
+		keys := childNames(x)
+		if keys == nil {
+			return
+		}
+		v, ok := request.ParseJSON(doc)
+		if !ok {
+			return
+		}
+		want := x.Get(v)
+		got := safeJPGet(&selector{jpExpr: x, jpKeys: keys}, v)
+		if len(want) == 0 && len(got) == 0 {
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s on %s: walked %#v, ojg %#v", path, doc, got, want)
 		}
 	})
 }
