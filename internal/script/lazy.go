@@ -52,11 +52,6 @@ type (
 		lazy
 		vals [8]goja.Value
 	}
-	lazyBacked4 struct {
-		lazy
-		vals [4]goja.Value
-		keys [4]string
-	}
 	lazyBacked8 struct {
 		lazy
 		vals [8]goja.Value
@@ -81,18 +76,8 @@ func (rt *runtime) newLazy(keys []string, src lazySource) (*lazy, *goja.Object) 
 // probeKey is the key lazyOf reads to find the lazy object behind a goja object.
 const probeKey = "\x00mockd:lazy"
 
-type madeLazy struct {
-	obj *goja.Object
-	l   *lazy
-}
-
 // lazyOf returns the lazy object o is, or nil, without the allocation of o.Export.
 func (rt *runtime) lazyOf(o *goja.Object) *lazy {
-	for _, m := range rt.made {
-		if m.obj == o {
-			return m.l
-		}
-	}
 	if o.ExportType() != lazyType {
 		return nil
 	}
@@ -183,16 +168,11 @@ func (l *lazy) changed() {
 // when first read. parent is the backed object o is a member of, or nil.
 func (rt *runtime) backed(o *config.Object, parent *lazy) *goja.Object {
 	var l *lazy
-	switch n := len(o.Members); {
-	case n <= 4:
-		p := &lazyBacked4{}
-		p.lazy.vals, p.lazy.keys = p.vals[:n], p.keys[:0]
-		l = &p.lazy
-	case n <= 8:
+	if n := len(o.Members); n <= 8 {
 		p := &lazyBacked8{}
 		p.lazy.vals, p.lazy.keys = p.vals[:n], p.keys[:0]
 		l = &p.lazy
-	default:
+	} else {
 		l = &lazy{vals: make([]goja.Value, n, n+2), keys: make([]string, 0, n+2)}
 	}
 	l.rt, l.own = rt, true
@@ -203,11 +183,7 @@ func (rt *runtime) backed(o *config.Object, parent *lazy) *goja.Object {
 	if parent != nil {
 		l.gen = parent.gen
 	}
-	obj := rt.vm.NewDynamicObject(l)
-	if len(rt.made) < 8 {
-		rt.made = append(rt.made, madeLazy{obj, l})
-	}
-	return obj
+	return rt.vm.NewDynamicObject(l)
 }
 
 // member makes the value of a backed object's key: objects are backed lazy objects too, arrays

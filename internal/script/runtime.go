@@ -45,7 +45,6 @@ type runtime struct {
 
 	gen    uint64        // counts the calls (see lazy.gen)
 	probed *lazy         // see lazyOf
-	made   []madeLazy    // the backed objects made in this call (see lazyOf)
 	args   [5]goja.Value // the arguments of a call, without an allocation per call
 
 	timers    []*jsTimer
@@ -332,8 +331,6 @@ func (rt *runtime) end() {
 	rt.vm.ClearInterrupt()
 	clear(rt.timers)
 	rt.timers = rt.timers[:0]
-	clear(rt.made)
-	rt.made = rt.made[:0]
 }
 
 // errStalled is returned by runUntil when nothing left could make the awaited thing happen.
