@@ -238,13 +238,15 @@ func (a *App) Start() error {
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		MaxRequestBodySize:    256 << 20,
-		IdleTimeout:           2 * time.Minute,
+		ConnState:             imposter.IdleConnState, // with the IdleListener below
 		Logger:                quietLogger{},
 	}
 	a.done = make(chan struct{})
 	go func() {
 		defer close(a.done)
-		_ = a.server.Serve(ln)
+		il := imposter.NewIdleListener(ln, imposter.HTTPIdleTimeout)
+		defer il.Close()
+		_ = a.server.Serve(il)
 	}()
 	if len(a.initial) > 0 {
 		if _, err := a.reg.ReplaceAll(a.initial); err != nil {

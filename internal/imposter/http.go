@@ -36,13 +36,20 @@ func newHTTPServer(im *Imposter) protocolServer {
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
 		ReadBufferSize:                16 << 10,
-		IdleTimeout:                   2 * time.Minute,
+		ConnState:                     IdleConnState, // with IdleListener, as IdleTimeout
 		Logger:                        fasthttpLogger{im.log},
 	}
 	return h
 }
 
-func (h *httpServer) serve(ln net.Listener) error { return h.srv.Serve(ln) }
+// HTTPIdleTimeout is how long an http connection may wait for its next (or first) request.
+const HTTPIdleTimeout = 2 * time.Minute
+
+func (h *httpServer) serve(ln net.Listener) error {
+	il := NewIdleListener(ln, HTTPIdleTimeout)
+	defer il.Close()
+	return h.srv.Serve(il)
+}
 
 func (h *httpServer) shutdown(ctx context.Context) error { return h.srv.ShutdownWithContext(ctx) }
 

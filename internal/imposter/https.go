@@ -36,7 +36,9 @@ func newHTTPSServer(im *Imposter) protocolServer {
 }
 
 func (s *httpsServer) serve(ln net.Listener) error {
-	return s.srv.Serve(tls.NewListener(ln, s.conf))
+	il := NewIdleListener(ln, HTTPIdleTimeout)
+	defer il.Close()
+	return s.srv.Serve(tls.NewListener(il, s.conf))
 }
 
 // prepareTLS builds an https imposter's TLS configuration from its key, cert, mutualAuth,
