@@ -193,6 +193,32 @@ func (r *Request) resolveAddr() {
 	}
 }
 
+// ShareInto makes c a copy of what scripts see of r (method, path, body, data, query, headers,
+// form and client) that shares r's strings and, while r has not parsed them, its raw header
+// block, which c then parses on first use into memory of its own. The name/value lists are
+// copied, in one allocation. r must not be recycled (Recycle) while c is in use.
+func (r *Request) ShareInto(c *Request) {
+	*c = Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
+		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP, rawHeaders: r.rawHeaders}
+	c.CopyClient(r)
+	n := len(r.Query) + len(r.Form)
+	if r.rawHeaders == nil {
+		n += len(r.Headers)
+	}
+	if n == 0 {
+		return
+	}
+	kvs := make([]KV, 0, n)
+	kvs = append(kvs, r.Query...)
+	if r.rawHeaders == nil {
+		kvs = append(kvs, r.Headers...)
+	}
+	kvs = append(kvs, r.Form...)
+	q := len(r.Query)
+	h := len(kvs) - len(r.Form)
+	c.Query, c.Headers, c.Form = kvs[:q:q], kvs[q:h:h], kvs[h:]
+}
+
 // HeaderList returns the headers in arrival order, parsing them on first use.
 func (r *Request) HeaderList() []KV {
 	if r.rawHeaders != nil {

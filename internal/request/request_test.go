@@ -460,3 +460,74 @@ func asciiOnly(s string) bool {
 	}
 	return true
 }
+
+// TestShareInto: the copy a script gets has the same fields as the request, parses raw headers
+// itself (the request's stay unparsed), and owns its name/value lists.
+func TestShareInto(t *testing.T) {
+	cases := []struct {
+		name, raw   string
+		parseFirst  bool // the request parsed its headers before the copy
+		wantHeaders []KV
+	}{
+		{"raw headers", "GET /x?a=1&b=2 HTTP/1.1\r\nHost: h\r\nX-Latin: \xe9\r\n\r\n", false,
+			[]KV{{"Host", "h"}, {"X-Latin", "é"}}},
+		{"parsed headers", "GET /x?a=1 HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n\r\n", true,
+			[]KV{{"Host", "h"}, {"X-A", "1"}}},
+		{"form body", "POST /f HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 7\r\n\r\nk=v&w=x", false,
+			[]KV{{"Host", "h"}, {"Content-Type", "application/x-www-form-urlencoded"}, {"Content-Length", "7"}}},
+		{"no list to copy", "GET / HTTP/1.1\r\nHost: h\r\n\r\n", false, []KV{{"Host", "h"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Acquire()
+			defer Release(r)
+			FromHTTP(ctxFor(t, tc.raw), r)
+			if tc.parseFirst {
+				r.HeaderList()
+			}
+			rawBefore := r.rawHeaders != nil
+			var c Request
+			r.ShareInto(&c)
+			if (r.rawHeaders != nil) != rawBefore {
+				t.Fatal("ShareInto parsed the request's headers")
+			}
+			if got := c.HeaderList(); !sameKVs(got, tc.wantHeaders) {
+				t.Fatalf("copy's headers %q, want %q", got, tc.wantHeaders)
+			}
+			if got := r.HeaderList(); !sameKVs(got, tc.wantHeaders) {
+				t.Fatalf("request's headers %q, want %q", got, tc.wantHeaders)
+			}
+			same := c.Method == r.Method && c.Path == r.Path && c.Body == r.Body && c.HasForm == r.HasForm &&
+				sameKVs(c.Query, r.Query) && sameKVs(c.Form, r.Form) && c.IP() == r.IP()
+			if !same {
+				t.Fatalf("copy %+v differs from request %+v", c, *r)
+			}
+			// The lists are the copy's own.
+			for _, l := range [][]KV{r.Query, r.Headers, r.Form} {
+				for i := range l {
+					l[i] = KV{"changed", "changed"}
+				}
+			}
+			for _, l := range [][]KV{c.Query, c.Headers, c.Form} {
+				for _, kv := range l {
+					if kv.Name == "changed" {
+						t.Fatalf("the copy shares a list with the request: %q", l)
+					}
+				}
+			}
+		})
+	}
+}
+
+// sameKVs compares name/value lists, an empty list equal to none.
+func sameKVs(a, b []KV) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -281,25 +281,6 @@ func requestKeys(r *request.Request) []string {
 // and the caller's Request is pooled and reused.
 type requestSource struct{ r *request.Request }
 
-// detach copies what a script can see of r into c, sharing nothing reusable with r (strings are
-// immutable; the name/value lists are copied into one allocation).
-func detach(c, r *request.Request) {
-	*c = request.Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
-		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP}
-	c.CopyClient(r)
-	headers := r.HeaderList()
-	n := len(r.Query) + len(headers) + len(r.Form)
-	if n == 0 {
-		return
-	}
-	kvs := make([]request.KV, 0, n)
-	kvs = append(kvs, r.Query...)
-	kvs = append(kvs, headers...)
-	kvs = append(kvs, r.Form...)
-	q, h := len(r.Query), len(r.Query)+len(headers)
-	c.Query, c.Headers, c.Form = kvs[:q:q], kvs[q:h:h], kvs[h:]
-}
-
 func (s requestSource) js(rt *runtime, key string) goja.Value {
 	switch key {
 	case "query":
@@ -463,7 +444,7 @@ func (c *configObject) goValue(key string) config.Value {
 // newConfig builds the config object: fixed holds the members after request, in order.
 func (rt *runtime) newConfig(r *request.Request, fixedKeys []string, fixed ...goja.Value) *goja.Object {
 	c := &configObject{}
-	detach(&c.req, r)
+	r.ShareInto(&c.req)
 	keys := fixedKeys
 	if (r.TCP && r.Data != "") || (!r.TCP && r.Method != "") {
 		keys = rt.configKeys(fixedKeys, requestKeys(r))
