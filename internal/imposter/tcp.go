@@ -249,13 +249,21 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 		s.writeError(conn, cerr.Render())
 		return true
 	}
+	// Response generation, as Mountebank times it: from the match to the built response
+	// (behaviors, injection, proxying), not writing it.
 	var t0 time.Time
 	if im.metrics != nil {
 		t0 = time.Now()
 	}
-	keep := s.write(conn, req, st, resp)
+	out, keep := s.build(req, st, resp)
 	if im.metrics != nil {
 		im.metrics.RespDuration.Observe(time.Since(t0).Seconds())
+	}
+	if len(out) > 0 {
+		_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
+		if _, err := conn.Write(out); err != nil {
+			return false
+		}
 	}
 	if st != nil && im.opts.Debug {
 		im.recordMatch(st, recorded, resp)
@@ -263,8 +271,9 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 	return keep
 }
 
-// write sends resp for req; it returns false when the connection must be dropped.
-func (s *tcpServer) write(conn net.Conn, req *request.Request, st *stub, resp *response) bool {
+// build makes the bytes that answer req (none for some faults and an origin that closed) and
+// says whether the connection stays open after they are written.
+func (s *tcpServer) build(req *request.Request, st *stub, resp *response) (out []byte, keep bool) {
 	t := resp.tcp
 	if t == nil {
 		t = &tcpResponse{} // the default response
@@ -273,58 +282,52 @@ func (s *tcpServer) write(conn net.Conn, req *request.Request, st *stub, resp *r
 		obj, err := s.im.buildObject(context.Background(), req, resp)
 		if err != nil {
 			s.im.log.Error("cannot build the response", "err", err)
-			_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
-			_, _ = conn.Write(config.MarshalJSON(scriptErrorBody(err), 0))
-			return true
+			return config.MarshalJSON(scriptErrorBody(err), 0), true
 		}
 		t = &tcpResponse{}
 		t.setData(get(obj, "data"), s.binary)
 	}
 	data, hasData, bad := t.data, t.hasData, t.badData
 	if t.proxy != nil {
-		out, errObj := s.proxy(req, st, t.proxy)
+		got, errObj := s.proxy(req, st, t.proxy)
 		if errObj != nil {
-			s.writeError(conn, errObj)
-			return true
+			return errorsJSON(errObj), true
 		}
-		if out == nil {
-			return true // the origin closed without answering: Mountebank never answers either
+		if got == nil {
+			return nil, true // the origin closed without answering: Mountebank never answers either
 		}
-		data, hasData, bad = out, len(out) > 0, false
+		data, hasData, bad = got, len(got) > 0, false
 	}
 	if !hasData {
 		data, bad = s.defaultData, s.defaultBad
 	}
 	if bad {
-		s.writeError(conn, config.NewObject("code", "ERR_INVALID_ARG_TYPE"))
-		return true
+		return errorsJSON(config.NewObject("code", "ERR_INVALID_ARG_TYPE")), true
 	}
 	switch t.fault {
 	case "":
 	case "CONNECTION_RESET_BY_PEER":
 		// Mountebank destroys the socket: with the request read in full, the client sees the
 		// connection closed (FIN), not a reset (test/compat/scenarios/tcp-fault-reset.json).
-		return false
+		return nil, false
 	case "RANDOM_DATA_THEN_CLOSE":
-		_, _ = conn.Write([]byte(randomFaultData))
-		return false
+		return []byte(randomFaultData), false
 	default:
 		s.im.log.Error("Unexpected fault type [" + t.fault + "], expected either CONNECTION_RESET_BY_PEER or RANDOM_DATA_THEN_CLOSE")
 	}
-	if len(data) > 0 {
-		_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
-		if _, err := conn.Write(data); err != nil {
-			return false
-		}
-	}
-	return true
+	return data, true
 }
 
-// writeError writes Mountebank's {"errors":[error]} onto the socket, as its tcp server does
-// when resolving a response fails.
+// errorsJSON is Mountebank's {"errors":[e]}, which its tcp server writes onto the socket when
+// resolving a response fails.
+func errorsJSON(e *config.Object) []byte {
+	return config.MarshalJSON(config.NewObject("errors", []any{e}), 0)
+}
+
+// writeError writes Mountebank's {"errors":[error]} onto the socket.
 func (s *tcpServer) writeError(conn net.Conn, e *config.Object) {
 	_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
-	_, _ = conn.Write(config.MarshalJSON(config.NewObject("errors", []any{e}), 0))
+	_, _ = conn.Write(errorsJSON(e))
 }
 
 // encode renders request bytes as Mountebank does: base64 in binary mode, otherwise UTF-8 with

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -203,4 +205,81 @@ func FuzzTCPSplitter(f *testing.F) {
 		client.Close()
 		<-done
 	})
+}
+
+// countingObserver counts observations.
+type countingObserver struct{ n atomic.Int64 }
+
+func (o *countingObserver) Observe(float64) { o.n.Add(1) }
+
+// writeSpy is a connection that notes, at its first write, how many response-generation
+// times had been observed.
+type writeSpy struct {
+	net.Conn
+	obs         *countingObserver
+	seenAtWrite int64
+	wrote       bytes.Buffer
+	writes      int
+}
+
+func (w *writeSpy) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+}
+func (w *writeSpy) SetWriteDeadline(time.Time) error { return nil }
+func (w *writeSpy) Write(b []byte) (int, error) {
+	if w.writes == 0 {
+		w.seenAtWrite = w.obs.n.Load()
+	}
+	w.writes++
+	return w.wrote.Write(b)
+}
+
+// TestTCPResponseTimeExcludesWrite: as in Mountebank, the response-generation time of a tcp
+// answer ends when the response is built, before it is written to the socket.
+func TestTCPResponseTimeExcludesWrite(t *testing.T) {
+	tests := []struct {
+		name, def, want string
+		keep            bool
+	}{
+		{"is", `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":"pong"}}]}]}`, "pong", true},
+		{"default", `{"protocol":"tcp","defaultResponse":{"data":"dflt"}}`, "dflt", true},
+		{"random data fault", `{"protocol":"tcp","stubs":[{"responses":[{"fault":"RANDOM_DATA_THEN_CLOSE"}]}]}`, randomFaultData, false},
+		{"bad data", `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":7}}]}]}`, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := config.ParseJSON([]byte(tc.def))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, errs := config.ParseImposter(v, config.ParseOptions{})
+			if len(errs) > 0 {
+				t.Fatal(errs[0])
+			}
+			im, err := New(d, Options{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler), Metrics: metrics.New()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := im.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { im.Stop(context.Background()) })
+			obs := &countingObserver{}
+			im.metrics.RespDuration = obs
+			spy := &writeSpy{obs: obs}
+			keep := im.server.(*tcpServer).respond(spy, []byte("ping"))
+			if keep != tc.keep {
+				t.Errorf("keep = %v, want %v", keep, tc.keep)
+			}
+			if tc.want != "" && spy.wrote.String() != tc.want {
+				t.Errorf("wrote %q, want %q", spy.wrote.String(), tc.want)
+			}
+			if spy.writes == 0 {
+				t.Fatal("nothing written")
+			}
+			if spy.seenAtWrite != 1 || obs.n.Load() != 1 {
+				t.Fatalf("observations at the write: %d (after: %d), want 1 (timed before writing)", spy.seenAtWrite, obs.n.Load())
+			}
+		})
+	}
 }
