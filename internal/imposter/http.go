@@ -36,7 +36,7 @@ func newHTTPServer(im *Imposter) protocolServer {
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
 		ReadBufferSize:                16 << 10,
-		ConnState:                     IdleConnState, // with IdleListener, as IdleTimeout
+		ConnState:                     IdleConnState, // the idle timeout, with the IdleListener of serve
 		Logger:                        fasthttpLogger{im.log},
 	}
 	return h
