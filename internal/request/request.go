@@ -108,10 +108,12 @@ func Recycle(r *Request) {
 }
 
 // reserve makes room for n more bytes in the arena. A new arena never reuses the old one's
-// memory: strings already made from it stay valid.
+// memory: strings already made from it stay valid. It is no larger than asked for (FromHTTPListen
+// asks once for all it needs): a request a script sees keeps its arena to the end, so the arena
+// is garbage with every such request; a recycled request's arena grows to the largest seen.
 func (r *Request) reserve(n int) {
 	if cap(r.arena)-len(r.arena) < n {
-		r.arena = make([]byte, 0, max(n, 2*cap(r.arena), 512))
+		r.arena = make([]byte, 0, max(n, 2*cap(r.arena), 64))
 	}
 }
 

@@ -52,6 +52,16 @@ type (
 		lazy
 		vals [8]goja.Value
 	}
+	lazyBacked2 struct {
+		lazy
+		vals [2]goja.Value
+		keys [2]string
+	}
+	lazyBacked4 struct {
+		lazy
+		vals [4]goja.Value
+		keys [4]string
+	}
 	lazyBacked8 struct {
 		lazy
 		vals [8]goja.Value
@@ -167,12 +177,22 @@ func (l *lazy) changed() {
 // backed returns a lazy object backed by o: its keys are o's keys now, its values o's values
 // when first read. parent is the backed object o is a member of, or nil.
 func (rt *runtime) backed(o *config.Object, parent *lazy) *goja.Object {
+	// The smallest size that holds o's members and one more (a script adding a header).
 	var l *lazy
-	if n := len(o.Members); n <= 8 {
+	switch n := len(o.Members); {
+	case n < 2:
+		p := &lazyBacked2{}
+		p.lazy.vals, p.lazy.keys = p.vals[:n], p.keys[:0]
+		l = &p.lazy
+	case n < 4:
+		p := &lazyBacked4{}
+		p.lazy.vals, p.lazy.keys = p.vals[:n], p.keys[:0]
+		l = &p.lazy
+	case n <= 8:
 		p := &lazyBacked8{}
 		p.lazy.vals, p.lazy.keys = p.vals[:n], p.keys[:0]
 		l = &p.lazy
-	} else {
+	default:
 		l = &lazy{vals: make([]goja.Value, n, n+2), keys: make([]string, 0, n+2)}
 	}
 	l.rt, l.own = rt, true
