@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -93,9 +94,9 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 	// Response generation, as Mountebank times it: from the match to the built response
 	// (behaviors, injection, proxying), not writing it.
 	m := im.metrics
-	var t0 time.Time
+	var t0 metrics.Instant
 	if m != nil {
-		t0 = time.Now()
+		t0 = metrics.Now()
 	}
 	if resp.dynamic() {
 		if resp.kind == kindFault && httpFault(ctx, resp.fault) {
@@ -116,7 +117,7 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		resp = built
 	}
 	if m != nil {
-		m.RespDuration.Observe(time.Since(t0).Seconds())
+		m.RespDuration.Observe(t0.Since())
 	}
 	if resp.statusErr != nil {
 		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})

@@ -93,10 +93,10 @@ var protocolServers = map[string]func(*Imposter) protocolServer{
 func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, recorded *config.Object, err *config.Error) {
 	im.numRequests.Add(1)
 	m := im.metrics
-	var start time.Time
+	var start metrics.Instant
 	if m != nil {
 		m.Requests.Inc()
-		start = time.Now()
+		start = metrics.Now()
 	}
 	record := im.def.RecordRequests || im.opts.Mock
 	if record || im.opts.Debug {
@@ -120,7 +120,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		return nil, nil, recorded, &config.Error{Code: config.CodeBadData, Message: ferr.Error()}
 	}
 	if m != nil {
-		m.MatchDuration.Observe(time.Since(start).Seconds())
+		m.MatchDuration.Observe(start.Since())
 	}
 	if idx < 0 {
 		if m != nil {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -251,13 +252,13 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 	}
 	// Response generation, as Mountebank times it: from the match to the built response
 	// (behaviors, injection, proxying), not writing it.
-	var t0 time.Time
+	var t0 metrics.Instant
 	if im.metrics != nil {
-		t0 = time.Now()
+		t0 = metrics.Now()
 	}
 	out, keep := s.build(req, st, resp)
 	if im.metrics != nil {
-		im.metrics.RespDuration.Observe(time.Since(t0).Seconds())
+		im.metrics.RespDuration.Observe(t0.Since())
 	}
 	if len(out) > 0 {
 		_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
