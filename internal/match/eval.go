@@ -1,6 +1,7 @@
 package match
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -833,24 +834,30 @@ func (c *evalCtx) tryJSON(s string) any {
 	}
 	var out any = s
 	if ok {
-		if (!pp.keyLower && !pp.valLower && pp.except == nil) || (pp.except == nil && lowerASCII(src)) {
-			out = v // nothing to transform: lowercasing would change no key or value
-		} else {
-			out = transformAll(v, pp.keyLower, func(s string) string {
-				if pp.valLower {
-					s = jsLower(s)
-				}
-				if pp.except != nil {
-					s = pp.except.ReplaceAllString(s, "")
-				}
-				return s
-			}, false)
-		}
+		out = c.transformJSON(v, src)
 	}
 	if isBody {
 		c.r.SetMemo(pp.jsonID, out)
 	}
 	return out
+}
+
+// transformJSON is v, parsed from src, with keys and string values transformed as the
+// predicate's options say (tryJSON).
+func (c *evalCtx) transformJSON(v any, src string) any {
+	pp := c.cur.pp
+	if (!pp.keyLower && !pp.valLower && pp.except == nil) || (pp.except == nil && lowerASCII(src)) {
+		return v // nothing to transform: lowercasing would change no key or value
+	}
+	return transformAll(v, pp.keyLower, func(s string) string {
+		if pp.valLower {
+			s = jsLower(s)
+		}
+		if pp.except != nil {
+			s = pp.except.ReplaceAllString(s, "")
+		}
+		return s
+	}, false)
 }
 
 // selectOn applies the predicate's jsonpath or xpath selector to s.
@@ -877,6 +884,9 @@ func (c *evalCtx) selectJSONPath(s string) any {
 	pp := c.cur.pp
 	if !pp.sel.jpOK {
 		return undef
+	}
+	if v, ok := c.scanSelect(s); ok {
+		return v
 	}
 	v := c.tryJSON(s)
 	if pp.force {
@@ -905,6 +915,57 @@ func (c *evalCtx) selectJSONPath(s string) any {
 		return res[0]
 	}
 	return sortJS(res)
+}
+
+// noScan turns scanSelect off, for tests that compare it with the full parse.
+var noScan bool
+
+// scanSelect is selectJSONPath for a names-only selector ($.a.b) read straight from the JSON
+// text (scanJSONPath); ok is false when the text needs the full parse.
+func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
+	pp := c.cur.pp
+	sel := pp.sel
+	if noScan || sel.jpKeys == nil || sel.jpLength != nil || pp.force || pp.except != nil {
+		return nil, false
+	}
+	start, end, res := scanJSONPath(s, sel.jpKeys, pp.keyLower)
+	switch res {
+	case scanMissing:
+		return undef, true
+	case scanUnsure:
+		return nil, false
+	}
+	text := s[start:end]
+	switch c0 := text[0]; {
+	case c0 == '"':
+		str := text[1 : len(text)-1]
+		if pp.valLower {
+			str = jsLower(str)
+		}
+		return str, true
+	case c0 == 't':
+		return true, true
+	case c0 == 'f':
+		return false, true
+	case c0 == 'n':
+		return nil, true
+	case c0 == '{' || c0 == '[':
+		p, ok := request.ParseJSON(text)
+		if !ok {
+			return nil, false
+		}
+		p = c.transformJSON(p, text)
+		if a, isArr := p.([]any); isArr {
+			return sortJS(a), true // as selectJSONPath sorts a selected array
+		}
+		return p, true
+	default:
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return nil, false
+		}
+		return f, true
+	}
 }
 
 func safeJPGet(sel *selector, v any) (res []any) {
