@@ -126,6 +126,10 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"jsonpath":{"selector":"$.customer.id"}}`, i)
 		}), rawRequest("POST", "/customers", "application/json",
 			`{"customer":{"id":"cust-000","tier":"gold","tags":["a","b"]},"items":[{"sku":"x","qty":1},{"sku":"y","qty":2}]}`)},
+		{"jsonpath-last", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"jsonpath":{"selector":"$.customer.id"}}`, i)
+		}), rawRequest("POST", "/customers", "application/json",
+			`{"customer":{"id":"cust-099","tier":"gold","tags":["a","b"]},"items":[{"sku":"x","qty":1},{"sku":"y","qty":2}]}`)},
 		{"xpath-first", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"xpath":{"selector":"//customer/id"}}`, i)
 		}), rawRequest("POST", "/customers", "application/xml",

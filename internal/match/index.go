@@ -101,18 +101,27 @@ func (st *settledStub) decide(method string, buf []byte) bool {
 // request's value under that key (as the predicate sees it: transformed by the pipe) is that
 // literal, or an array containing it; a body that parses to an array makes every stub of a
 // body group a candidate.
+//
+// A group with sel set indexes stubs whose first predicate is equals with a literal body and a
+// JSONPath or XPath selector, e.g. {"equals": {"body": "cust-7"}, "jsonpath": {"selector":
+// "$.customer.id"}}, by that literal (all stubs of the group share the selector and its
+// options): the predicate is false unless what the selector selects is that literal, or an
+// array with it.
 type fieldGroup struct {
 	probe *pred   // any predicate of the group: sets the pipe that reads the value
 	field fieldID // fBody, fHeaders or fQuery
 	key   string
+	sel   bool // the body as the probe's selector selects it (key is empty)
 	byVal map[string][]int32
 	all   []int32
 }
 
-// fieldLit is a key of the body, headers or query and the literal value a stub requires of it.
+// fieldLit is a key of the body, headers or query and the literal value a stub requires of it,
+// or (sel) the literal a selector must select from the body.
 type fieldLit struct {
 	field      fieldID
 	key, value string
+	sel        bool
 }
 
 // fieldLiterals returns the keys and values of the body, headers and query the first
@@ -122,8 +131,11 @@ func fieldLiterals(ps []*pred) []fieldLit {
 		return nil
 	}
 	p := ps[0]
-	if p.op != opEquals || p.pp == nil || !p.pp.simple || p.err != nil || p.exp == nil || p.exists {
+	if p.op != opEquals || p.pp == nil || p.err != nil || p.exp == nil || p.exists {
 		return nil
+	}
+	if !p.pp.simple {
+		return selectedLiteral(p)
 	}
 	var out []fieldLit
 	for i, k := range p.exp.keys {
@@ -155,10 +167,30 @@ func fieldLiterals(ps []*pred) []fieldLit {
 			if !isLeaf || l.v == nil || l.s == "" {
 				continue
 			}
-			out = append(out, fieldLit{f, fk, l.s})
+			out = append(out, fieldLit{field: f, key: fk, value: l.s})
 		}
 	}
 	return out
+}
+
+// selectedLiteral returns the literal body an equals predicate with a selector requires, when
+// the predicate cannot throw: the selector compiled, binds every prefix it uses, and the pipe
+// has no except or binary mode.
+func selectedLiteral(p *pred) []fieldLit {
+	pp := p.pp
+	if pp.sel == nil || pp.binary || pp.except != nil || pp.selErr != nil || pp.sel.unbound ||
+		(pp.sel.xml && pp.sel.xpExpr == nil) || (!pp.sel.xml && !pp.sel.jpOK) {
+		return nil
+	}
+	for i, k := range p.exp.keys {
+		if k != fieldNames[fBody] {
+			continue
+		}
+		if l, isLeaf := p.exp.vals[i].(*eleaf); isLeaf && l.v != nil && l.s != "" {
+			return []fieldLit{{field: fBody, value: l.s, sel: true}}
+		}
+	}
+	return nil
 }
 
 // regexGroup indexes stubs whose first predicate is only matches on the path with a regular
@@ -276,6 +308,9 @@ func (x *index) literalMap(l literal) map[string][]int32 {
 
 // groupKey names the group of stubs sharing a field's key and a pipe's case rules.
 func groupKey(pp *pipe, f fieldLit) string {
+	if f.sel {
+		return fmt.Sprintf("%t|%t|sel|%d", pp.keyLower, pp.valLower, pp.selID)
+	}
 	return fmt.Sprintf("%t|%t|%d|%s", pp.keyLower, pp.valLower, f.field, f.key)
 }
 
@@ -352,7 +387,7 @@ func buildIndex(stubs [][]*pred) index {
 			gk := groupKey(ps[0].pp, f)
 			g := groups[gk]
 			if g == nil {
-				g = &fieldGroup{probe: ps[0], field: f.field, key: f.key, byVal: map[string][]int32{}}
+				g = &fieldGroup{probe: ps[0], field: f.field, key: f.key, sel: f.sel, byVal: map[string][]int32{}}
 				groups[gk] = g
 				x.groups = append(x.groups, g)
 			}
@@ -487,6 +522,10 @@ func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
 	}
 	c.begin(g.probe)
 	defer func() { c.cur = nil }()
+	if g.sel {
+		// What the selector selects, as the predicate compares it (memoized for the stubs).
+		return appendVals(lists, g, c.get(&c.root, fieldNames[fBody]))
+	}
 	if g.field != fBody {
 		kv, ok := c.root.get(fieldNames[g.field]).(*kvObj)
 		if !ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/request"
@@ -246,8 +247,11 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 	methods := []string{"GET", "POST", "get", "Delete"}
 	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", "", "/K", "/k", "/K/x"}
 	indexed := map[fieldID]int{}
-	regexIndexed, settled := 0, 0
+	regexIndexed, settled, selIndexed := 0, 0, 0
 	defer func() {
+		if selIndexed < 50 {
+			t.Errorf("only %d random sets indexed a selected body", selIndexed)
+		}
 		if regexIndexed < 50 {
 			t.Errorf("only %d random sets indexed regexps", regexIndexed)
 		}
@@ -321,6 +325,16 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 					p["keyCaseSensitive"] = false
 					p["caseSensitive"] = true
 				}
+				if rng.Intn(4) == 0 && (op == "equals" || op == "deepEquals") {
+					// The body as a selector selects it.
+					exp["body"] = []any{"1", "x", "X", float64(2), true, "a,1"}[rng.Intn(6)]
+					if rng.Intn(2) == 0 {
+						p["jsonpath"] = map[string]any{"selector": []string{"$.id", "$.ID", "$.id.a", "$..id"}[rng.Intn(4)]}
+					} else {
+						p["xpath"] = map[string]any{"selector": []string{"//id", "count(//id)", "//id/@a", "//b:id"}[rng.Intn(4)],
+							"ns": map[string]any{"b": "urn:b"}}
+					}
+				}
 				preds = append(preds, p)
 			}
 			stubs = append(stubs, preds)
@@ -337,13 +351,18 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 		}
 		seen := map[fieldID]bool{}
 		for _, g := range s.idx.groups {
+			if g.sel {
+				selIndexed++
+				continue
+			}
 			if !seen[g.field] {
 				seen[g.field] = true
 				indexed[g.field]++
 			}
 		}
 		for k := 0; k < 20; k++ {
-			bodies := []string{"", `{"id":1}`, `{"id":"2","n":null}`, `{"ID":"x"}`, `{"id":[0,"1",true]}`, `[{"id":1},{"id":2}]`,
+			bodies := []string{`<r><id>1</id><id a="x">X</id></r>`, `<r xmlns:b="urn:b"><b:id>2</b:id></r>`, `{"id":{"a":"X"}}`,
+				`{"id":["a",1]}`, `{"ID":"1","id":"x"}`, "", `{"id":1}`, `{"id":"2","n":null}`, `{"ID":"x"}`, `{"id":[0,"1",true]}`, `[{"id":1},{"id":2}]`,
 				`"str"`, `5`, `{"id":{"a":1}}`, `{"id":null}`, `{"id":true,"n":null}`, `not json`}
 			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))], Body: bodies[rng.Intn(len(bodies))]}
 			kvs := []request.KV{{Name: "X-T", Value: "a"}, {Name: "x-t", Value: "b"}, {Name: "X-T", Value: "A"}, {Name: "X-T", Value: ""},
@@ -432,6 +451,52 @@ func TestIndexPicksSelectiveField(t *testing.T) {
 	r := &request.Request{Method: "POST", Path: "/orders", Body: `{"customer":"acme","orderId":"ord-049","qty":1}`}
 	if got, err := s.Find(r); got != 49 || err != nil {
 		t.Fatalf("Find = %d, %v; want 49", got, err)
+	}
+}
+
+// TestIndexSelectedBody files stubs that require what a JSONPath or XPath selector selects from
+// the body under that value, so a request evaluates one candidate, not all of them.
+func TestIndexSelectedBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, sel, body string
+		want            int
+	}{
+		{"jsonpath", `"jsonpath":{"selector":"$.customer.id"}`, `{"customer":{"id":"CUST-099"}}`, 99},
+		{"jsonpath array", `"jsonpath":{"selector":"$.ids"}`, `{"ids":["x","cust-042","cust-007"]}`, 7},
+		{"jsonpath missing", `"jsonpath":{"selector":"$.customer.id"}`, `{"customer":{}}`, -1},
+		{"xpath", `"xpath":{"selector":"//customer/id"}`, `<order><customer><id>cust-050</id></customer></order>`, 50},
+		{"xpath two nodes", `"xpath":{"selector":"//id"}`, `<r><id>cust-003</id><id>cust-001</id></r>`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("[")
+			for i := 0; i < 100; i++ {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, `[{"equals":{"body":"cust-%03d"},%s}]`, i, tc.sel)
+			}
+			b.WriteString("]")
+			var stubs [][]any
+			if err := json.Unmarshal([]byte(b.String()), &stubs); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Compile(stubs, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.idx.groups) != 1 || !s.idx.groups[0].sel || len(s.idx.always) != 0 {
+				t.Fatalf("index: %d groups, %d stubs always candidates; want one selector group", len(s.idx.groups), len(s.idx.always))
+			}
+			r := &request.Request{Method: "POST", Path: "/", Body: tc.body}
+			got, err := s.Find(r)
+			c := acquireCtx(s, &request.Request{Method: "POST", Path: "/", Body: tc.body}, false)
+			want, _ := s.scan(c, 0)
+			releaseCtx(c)
+			if err != nil || got != tc.want || want != tc.want {
+				t.Fatalf("Find = %d, %v; scan = %d; want %d", got, err, want, tc.want)
+			}
+		})
 	}
 }
 
