@@ -122,6 +122,9 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		{"json-equals-middle", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":"POST","path":"/orders","body":%s}}`, order(i))
 		}), rawRequest("POST", "/orders", "application/json", order(49))},
+		{"json-contains", stubsJSON(100, func(i int) string {
+			return fmt.Sprintf(`{"contains":{"body":{"sku":"SKU-%03d"}}}`, i)
+		}), rawRequest("POST", "/orders", "application/json", order(49))},
 		{"jsonpath-first", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"jsonpath":{"selector":"$.customer.id"}}`, i)
 		}), rawRequest("POST", "/customers", "application/json",

@@ -31,6 +31,41 @@ type evalCtx struct {
 	bodyText string
 	bodyPipe *pipe
 	rawBody  any // r.Body boxed once per evaluation
+
+	// scans counts the body scans scanFields made for this request: past maxBodyScans the
+	// body is parsed once (memoized) instead.
+	scans   int
+	scanned scannedObj
+}
+
+// maxBodyScans is how many times one request's body is scanned for fields before it is
+// parsed: a scan costs a small fraction of a parse into maps, many scans do not.
+const maxBodyScans = 4
+
+// scannedObj is the JSON body as an object, holding only the values of the keys one predicate
+// asks for (scanFields).
+type scannedObj struct {
+	keys  []string
+	vals  []any
+	buf   [8]any
+	spans [8][2]int
+	// The pipe the values were read for (its jsonID names how it transforms keys and values):
+	// the next predicate asking for the same keys through such a pipe gets them without a scan.
+	ok     bool
+	jsonID uint64
+}
+
+// holds reports whether o holds the values of keys read as pp reads them.
+func (o *scannedObj) holds(keys []string, pp *pipe) bool {
+	if !o.ok || o.jsonID != pp.jsonID || len(o.keys) != len(keys) {
+		return false
+	}
+	for i, k := range keys {
+		if o.keys[i] != k {
+			return false
+		}
+	}
+	return true
 }
 
 var ctxPool = sync.Pool{New: func() any { return &evalCtx{} }}
@@ -45,6 +80,58 @@ func releaseCtx(c *evalCtx) {
 	buf := c.buf[:0]
 	*c = evalCtx{buf: buf}
 	ctxPool.Put(c)
+}
+
+// bodyObject is tryJSON(s) for satisfied, which reads the keys of exp from it: for the body
+// of a plain pipe, an object holding only those keys' values when scanFields can read them.
+func (c *evalCtx) bodyObject(s string, exp any) any {
+	if o, isObj := exp.(*eobj); isObj && c.isBodyText(s) {
+		if so := c.scanFields(o.keys); so != nil {
+			return so
+		}
+	}
+	return c.tryJSON(s)
+}
+
+// scanFields returns the current body as the object tryJSON would make of it with only the
+// values of keys read (scanJSONFields), or nil when the body must be parsed: the pipe is not
+// plain, there are more than 8 keys, the body was parsed already or scanned too often, or the
+// scan is unsure. The result is valid until the next call; the values are never changed.
+func (c *evalCtx) scanFields(keys []string) *scannedObj {
+	pp := c.cur.pp
+	so := &c.scanned
+	if !pp.simple || noScan {
+		return nil
+	}
+	if so.holds(keys, pp) {
+		return so // stubs asking for the same keys: one scan serves them all
+	}
+	if len(keys) > len(so.buf) || c.scans >= maxBodyScans {
+		return nil
+	}
+	if _, parsed := c.r.Memo(pp.jsonID); parsed {
+		return nil
+	}
+	c.scans++
+	so.ok = false
+	spans := so.spans[:len(keys)]
+	if !scanJSONFields(c.r.Body, keys, pp.keyLower, spans) {
+		return nil
+	}
+	so.keys, so.vals = keys, so.buf[:len(keys)]
+	for i, sp := range spans {
+		if sp[0] < 0 {
+			so.vals[i] = undef
+			continue
+		}
+		v, ok := c.scannedValue(c.r.Body[sp[0]:sp[1]])
+		if !ok {
+			return nil
+		}
+		so.vals[i] = v
+	}
+	so.ok, so.jsonID = true, pp.jsonID
+	return so
 }
 
 // stub evaluates the predicates of one stub: all must match.
@@ -125,7 +212,7 @@ func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
 		return false, nil
 	}
 	if s, ok := act.(string); ok {
-		act = c.tryJSON(s)
+		act = c.bodyObject(s, exp)
 	}
 	var keys []string
 	var vals []any
@@ -463,6 +550,13 @@ func (c *evalCtx) get(act any, k string) any {
 	case map[string]any:
 		if v, ok := t[k]; ok {
 			return v
+		}
+		return undef
+	case *scannedObj:
+		for i, key := range t.keys {
+			if key == k {
+				return t.vals[i]
+			}
 		}
 		return undef
 	case []any:
@@ -917,7 +1011,7 @@ func (c *evalCtx) selectJSONPath(s string) any {
 	return sortJS(res)
 }
 
-// noScan turns scanSelect off, for tests that compare it with the full parse.
+// noScan turns scanSelect and scanFields off, for tests that compare them with the full parse.
 var noScan bool
 
 // scanSelect is selectJSONPath for a names-only selector ($.a.b) read straight from the JSON
@@ -935,11 +1029,20 @@ func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
 	case scanUnsure:
 		return nil, false
 	}
-	text := s[start:end]
+	v, ok = c.scannedValue(s[start:end])
+	if a, isArr := v.([]any); isArr {
+		v = sortJS(a) // as selectJSONPath sorts a selected array
+	}
+	return v, ok
+}
+
+// scannedValue converts one value scanJSONPath or scanJSONFields found to what tryJSON gives
+// for it: strings lowercased as the pipe says, objects and arrays parsed and transformed.
+func (c *evalCtx) scannedValue(text string) (any, bool) {
 	switch c0 := text[0]; {
 	case c0 == '"':
 		str := text[1 : len(text)-1]
-		if pp.valLower {
+		if c.cur.pp.valLower {
 			str = jsLower(str)
 		}
 		return str, true
@@ -954,11 +1057,7 @@ func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
 		if !ok {
 			return nil, false
 		}
-		p = c.transformJSON(p, text)
-		if a, isArr := p.([]any); isArr {
-			return sortJS(a), true // as selectJSONPath sorts a selected array
-		}
-		return p, true
+		return c.transformJSON(p, text), true
 	default:
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil {

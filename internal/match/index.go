@@ -111,7 +111,8 @@ type fieldGroup struct {
 	probe *pred   // any predicate of the group: sets the pipe that reads the value
 	field fieldID // fBody, fHeaders or fQuery
 	key   string
-	sel   bool // the body as the probe's selector selects it (key is empty)
+	sel   bool     // the body as the probe's selector selects it (key is empty)
+	keys  []string // key alone, for scanFields
 	byVal map[string][]int32
 	all   []int32
 }
@@ -387,7 +388,7 @@ func buildIndex(stubs [][]*pred) index {
 			gk := groupKey(ps[0].pp, f)
 			g := groups[gk]
 			if g == nil {
-				g = &fieldGroup{probe: ps[0], field: f.field, key: f.key, sel: f.sel, byVal: map[string][]int32{}}
+				g = &fieldGroup{probe: ps[0], field: f.field, key: f.key, keys: []string{f.key}, sel: f.sel, byVal: map[string][]int32{}}
 				groups[gk] = g
 				x.groups = append(x.groups, g)
 			}
@@ -536,6 +537,11 @@ func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
 	s, ok := c.get(&c.root, fieldNames[fBody]).(string)
 	if !ok {
 		return lists // no body: the predicates are false
+	}
+	if c.isBodyText(s) {
+		if so := c.scanFields(g.keys); so != nil {
+			return appendVals(lists, g, so.vals[0])
+		}
 	}
 	switch t := c.tryJSON(s).(type) {
 	case []any:

@@ -33,6 +33,22 @@ func scanJSONPath(s string, keys []string, keyLower bool) (start, end int, res s
 	return sc.start, sc.end, scanFound
 }
 
+// scanJSONFields is scanJSONPath for several names of the top-level object at once: spans[i]
+// receives the span of names[i]'s value, or {-1, -1} when the object has no such key. It
+// reports false where scanJSONPath would be unsure (a name repeated counts as unsure too).
+func scanJSONFields(s string, names []string, keyLower bool, spans [][2]int) bool {
+	sc := jsonScanner{s: s, fields: names, spans: spans, keyLower: keyLower}
+	for i := range spans {
+		spans[i] = [2]int{-1, -1}
+	}
+	sc.ws()
+	if sc.i >= len(s) || s[sc.i] != '{' || !sc.value(0, false) {
+		return false
+	}
+	sc.ws()
+	return sc.i == len(s)
+}
+
 type scanResult uint8
 
 const (
@@ -52,17 +68,18 @@ type jsonScanner struct {
 
 	found      bool
 	start, end int
+
+	// fields mode (scanJSONFields): the top-level names wanted and where their values are.
+	fields []string
+	spans  [][2]int
 }
 
 func (sc *jsonScanner) ws() {
-	for sc.i < len(sc.s) {
-		switch sc.s[sc.i] {
-		case ' ', '\t', '\n', '\r':
-			sc.i++
-		default:
-			return
-		}
+	s, i := sc.s, sc.i
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
 	}
+	sc.i = i
 }
 
 // value scans one value at sc.i. level is how many keys lead to it; onPath says whether they
@@ -121,8 +138,24 @@ func (sc *jsonScanner) object(level int, onPath bool) bool {
 			}
 			seen, next = true, true
 		}
+		field := -1
+		if level == 0 && sc.fields != nil {
+			for j, name := range sc.fields {
+				if sc.keyIs(k, name) {
+					if sc.spans[j][0] >= 0 {
+						return false // repeated
+					}
+					field = j
+					break
+				}
+			}
+		}
+		valStart := sc.i
 		if !sc.value(level+1, next) {
 			return false
+		}
+		if field >= 0 {
+			sc.spans[field] = [2]int{valStart, sc.i}
 		}
 		sc.ws()
 		if sc.i >= len(sc.s) {
@@ -198,51 +231,50 @@ func (sc *jsonScanner) keyIs(k, name string) bool {
 
 // str scans a string without escapes and returns its content.
 func (sc *jsonScanner) str() (string, bool) {
-	sc.i++ // "
-	start := sc.i
-	for sc.i < len(sc.s) {
-		c := sc.s[sc.i]
-		switch {
-		case c == '"':
-			sc.i++
-			return sc.s[start : sc.i-1], true
-		case c == '\\' || c < 0x20:
+	s := sc.s
+	start := sc.i + 1 // after "
+	for i := start; i < len(s); i++ {
+		c := s[i]
+		if c == '"' {
+			sc.i = i + 1
+			return s[start:i], true
+		}
+		if c == '\\' || c < 0x20 {
 			return "", false
 		}
-		sc.i++
 	}
 	return "", false
 }
 
 // number scans -?(0|[1-9][0-9]*)(\.[0-9]+)? with at most 15 digits.
 func (sc *jsonScanner) number() bool {
-	if sc.s[sc.i] == '-' {
-		sc.i++
+	s, i := sc.s, sc.i
+	if s[i] == '-' {
+		i++
 	}
-	digits := 0
-	intStart := sc.i
-	for sc.i < len(sc.s) && '0' <= sc.s[sc.i] && sc.s[sc.i] <= '9' {
-		sc.i++
+	intStart := i
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
 	}
-	n := sc.i - intStart
-	if n == 0 || (n > 1 && sc.s[intStart] == '0') {
+	digits := i - intStart
+	if digits == 0 || (digits > 1 && s[intStart] == '0') {
 		return false
 	}
-	digits += n
-	if sc.i < len(sc.s) && sc.s[sc.i] == '.' {
-		sc.i++
-		fracStart := sc.i
-		for sc.i < len(sc.s) && '0' <= sc.s[sc.i] && sc.s[sc.i] <= '9' {
-			sc.i++
+	if i < len(s) && s[i] == '.' {
+		i++
+		fracStart := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
 		}
-		if sc.i == fracStart {
+		if i == fracStart {
 			return false
 		}
-		digits += sc.i - fracStart
+		digits += i - fracStart
 	}
-	if sc.i < len(sc.s) && (sc.s[sc.i] == 'e' || sc.s[sc.i] == 'E') {
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		return false
 	}
+	sc.i = i
 	return digits <= 15
 }
 

@@ -112,3 +112,105 @@ func FuzzScanJSONPath(f *testing.F) {
 		}
 	})
 }
+
+// fieldsBoth reads keys from body as an equals predicate with opts sees its body: with
+// scanFields (nil when it leaves the body to the parse) and with the full parse.
+func fieldsBoth(tb testing.TB, body string, keys []string, opts map[string]any) (scanned, parsed []any) {
+	tb.Helper()
+	exp := map[string]any{}
+	for _, k := range keys {
+		exp[k] = "x"
+	}
+	pred := map[string]any{"equals": map[string]any{"body": exp}}
+	for k, v := range opts {
+		pred[k] = v
+	}
+	set, err := Compile([][]any{{pred}}, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := set.stubs[0][0]
+	// The expected keys as the predicate compares them (lowercased without keyCaseSensitive).
+	keys = p.exp.vals[0].(*eobj).keys
+	r := &request.Request{Method: "POST", Path: "/", Body: body}
+	c := acquireCtx(set, r, false)
+	defer releaseCtx(c)
+	c.begin(p)
+	s, _ := c.get(&c.root, "body").(string)
+	if so := c.scanFields(keys); so != nil {
+		scanned = append(scanned, so.vals...)
+	}
+	noScan = true
+	defer func() { noScan = false }()
+	act := c.bodyObject(s, p.exp.vals[0])
+	for _, k := range keys {
+		parsed = append(parsed, c.get(act, k))
+	}
+	return scanned, parsed
+}
+
+func TestScanFields(t *testing.T) {
+	keySets := [][]string{{"id"}, {"ID", "n"}, {"a", "id", "Z"}}
+	scannedAny := 0
+	for _, body := range []string{
+		`{"id":"X","n":"A"}`, `{"ID":"Ab","n":[1,"B",{"C":"D"}],"z":{"Y":"Q"}}`, `{"Id":1,"iD":2}`, `{"id":"1","id":"1"}`,
+		`{"id":-0.5,"n":null,"a":true,"z":false}`, `{"id":"ÄÖ","N":"ẞ"}`, `{"id":1e3}`, `{"id":"a\"b"}`, `[{"id":1}]`,
+		`{"id":1,}`, `{}`, `not json`, ` { "id" : "x" } `, `{"n":{"id":"inner"}}`,
+	} {
+		for _, keys := range keySets {
+			for _, opts := range scanOptions {
+				scanned, parsed := fieldsBoth(t, body, keys, opts)
+				if scanned == nil {
+					continue
+				}
+				scannedAny++
+				if !reflect.DeepEqual(scanned, parsed) {
+					t.Errorf("body %s, keys %v, options %v: scanned %#v, parsed %#v", body, keys, opts, scanned, parsed)
+				}
+			}
+		}
+	}
+	if scannedAny < 80 {
+		t.Errorf("only %d readings were scanned", scannedAny)
+	}
+}
+
+// FuzzScanFields: reading a few keys of a body by scanning gives what the full parse gives.
+func FuzzScanFields(f *testing.F) {
+	f.Add(`{"id":"X","n":"A"}`, 0, 0)
+	f.Add(`{"ID":"Ab","n":[1,"B",{"C":"D"}],"z":{"Y":"Q"}}`, 1, 1)
+	f.Add(`{"id":-0.5,"n":null,"a":true,"z":false}`, 2, 2)
+	f.Add(`{"id":"ÄÖ","N":"ẞ"}`, 1, 3)
+	f.Fuzz(func(t *testing.T, body string, keySet, opt int) {
+		keys := [][]string{{"id"}, {"ID", "n"}, {"a", "id", "Z"}}[uint(keySet)%3]
+		opts := scanOptions[uint(opt)%uint(len(scanOptions))]
+		scanned, parsed := fieldsBoth(t, body, keys, opts)
+		if scanned != nil && !reflect.DeepEqual(scanned, parsed) {
+			t.Fatalf("body %q, keys %v, options %v: scanned %#v, parsed %#v", body, keys, opts, scanned, parsed)
+		}
+	})
+}
+
+// TestScanReusedOnlyBySamePipe: stubs that read the same key through pipes that transform it
+// differently do not share one scan's values.
+func TestScanReusedOnlyBySamePipe(t *testing.T) {
+	stubs := [][]any{
+		{map[string]any{"equals": map[string]any{"body": map[string]any{"id": "x"}}, "caseSensitive": true}},
+		{map[string]any{"equals": map[string]any{"body": map[string]any{"id": "x"}}}},
+		{map[string]any{"contains": map[string]any{"body": map[string]any{"id": "x"}}, "caseSensitive": true}},
+		{map[string]any{"contains": map[string]any{"body": map[string]any{"id": "x"}}}},
+	}
+	for _, tc := range []struct {
+		stubs [][]any
+		want  int
+	}{{stubs[:2], 1}, {stubs[2:], 1}} {
+		s, err := Compile(tc.stubs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &request.Request{Method: "POST", Path: "/", Body: `{"id":"X"}`}
+		if got, err := s.Find(r); got != tc.want || err != nil {
+			t.Errorf("Find = %d, %v; want %d", got, err, tc.want)
+		}
+	}
+}
