@@ -157,18 +157,8 @@ func (sc *jsonScanner) object(level int, onPath bool) bool {
 		if field >= 0 {
 			sc.spans[field] = [2]int{valStart, sc.i}
 		}
-		sc.ws()
-		if sc.i >= len(sc.s) {
-			return false
-		}
-		switch sc.s[sc.i] {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			return true
-		default:
-			return false
+		if more, ok := sc.next('}'); !more {
+			return ok
 		}
 	}
 }
@@ -185,20 +175,28 @@ func (sc *jsonScanner) array(level int) bool {
 		if !sc.value(level+1, false) { // names only: nothing inside an array is selected
 			return false
 		}
-		sc.ws()
-		if sc.i >= len(sc.s) {
-			return false
-		}
-		switch sc.s[sc.i] {
-		case ',':
-			sc.i++
-		case ']':
-			sc.i++
-			return true
-		default:
-			return false
+		if more, ok := sc.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or element: a comma (more follow) or closing, which ends the
+// object or array well (ok); anything else ends it badly.
+func (sc *jsonScanner) next(closing byte) (more, ok bool) {
+	sc.ws()
+	if sc.i >= len(sc.s) {
+		return false, false
+	}
+	switch sc.s[sc.i] {
+	case ',':
+		sc.i++
+		return true, true
+	case closing:
+		sc.i++
+		return false, true
+	}
+	return false, false
 }
 
 // keyIs reports whether the object key k is name, lowercased first with keyLower.
@@ -206,27 +204,7 @@ func (sc *jsonScanner) keyIs(k, name string) bool {
 	if !sc.keyLower {
 		return k == name
 	}
-	if len(k) != len(name) {
-		for i := 0; i < len(k); i++ {
-			if k[i] >= 0x80 {
-				return jsLower(k) == name // non-ASCII lowercasing may change the length
-			}
-		}
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if c >= 0x80 {
-			return jsLower(k) == name
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != name[i] {
-			return false
-		}
-	}
-	return true
+	return equalLower(k, name)
 }
 
 // str scans a string without escapes and returns its content.
