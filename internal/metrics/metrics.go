@@ -101,7 +101,7 @@ func (m *Imposter) Remove() {
 	r.blocked.DeleteLabelValues(m.label)
 }
 
-// epoch anchors Start: time.Since of a time with a monotonic reading costs one clock read,
+// epoch anchors Now: time.Since of a time with a monotonic reading costs one clock read,
 // time.Now two (wall and monotonic), and the hot path times every request twice.
 var epoch = time.Now()
 
