@@ -41,6 +41,8 @@ type loadResult struct {
 	MaxUS        float64 `json:"max_us"`
 	EngineCPU    float64 `json:"engine_cpu_pct,omitempty"` // filled in by the harness
 	LoadCPU      float64 `json:"load_cpu_pct,omitempty"`   // the generator's, filled in by the harness
+
+	rssLoaded, rssEnd int64 // the engine's KiB before the round's traffic and after its run (harness)
 }
 
 func (r *loadResult) rps() float64 {

@@ -77,11 +77,13 @@ type result struct {
 	P99MS      float64
 	Requests   int64
 	Errors     int64
-	RSSLoaded  int64   // KiB after the imposter was loaded, before traffic
-	RSSEnd     int64   // KiB after the last run
-	CPUPct     float64 // the engine's CPU use during the median run, % of one core
-	LoadCPUPct float64 // the load generator's, likewise
-	Runs       []*loadResult
+	RSSLoaded  int64         // KiB after the imposter was loaded, before traffic (first round)
+	RSSEnd     int64         // KiB after the measured run (the most of any round)
+	CPUPct     float64       // the engine's CPU use during the median run, % of one core
+	LoadCPUPct float64       // the load generator's, likewise
+	Runs       []*loadResult // one per round
+
+	checkTook time.Duration // how long the last round's checked request took
 }
 
 func (h *harness) logf(format string, args ...any) {
@@ -113,7 +115,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names or name prefixes (default: all, or the quick subset)")
 	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 5s, 3s with --quick)")
 	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each scenario (default 2s, 1s with --quick)")
-	fs.IntVar(&o.runs, "runs", 0, "measured runs per scenario; the median by RPS is reported (default 3, 1 with --quick)")
+	fs.IntVar(&o.runs, "runs", 0, "rounds per scenario, each running every engine once on a fresh process; the median round by RPS is reported (default 3, 1 with --quick)")
 	fs.IntVar(&o.connections, "connections", 50, "keep-alive connections (a scenario may set its own)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout; a slower answer is an error")
 	fs.StringVar(&o.out, "out", "", "directory for the report and CSV (default bench/results)")
@@ -124,7 +126,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&o.mbPath, "mb", "", "path to an mb 2.9.1 executable to use instead of installing one")
 	fs.StringVar(&o.riftPath, "rift", "", "path to a rift executable to use instead of building one")
 	fs.StringVar(&o.riftVersion, "rift-version", "", "rift-http-proxy version to cargo install (default: newest this Rust builds)")
-	fs.BoolVar(&o.perf, "perf", false, "record a CPU profile of mockd (perf record -g) during each scenario's first run; writes perf-*.txt to the run directory")
+	fs.BoolVar(&o.perf, "perf", false, "record a CPU profile of mockd (perf record -g) during each scenario's first round; writes perf-*.txt to the run directory")
 	fs.DurationVar(&o.installTimeout, "install-timeout", 60*time.Minute, "how long building Rift may take")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -211,20 +213,34 @@ func run(ctx context.Context, args []string) error {
 		h.logf("%s: %s (%s)", e.name, e.version, e.bin)
 		ready = append(ready, e)
 	}
-	// Scenario by scenario, each engine alone in turn: the engines of one scenario are
-	// measured minutes apart at most, so a change in the machine's background load shifts
-	// them together and their ratios stay comparable.
+	// Scenario by scenario, in rounds: each round runs every engine once, alone, on a fresh
+	// process (warm-up, then one measured run), and an engine's number is its median round. The
+	// engines' runs of one scenario alternate within seconds of each other, so a change in the
+	// machine's background load shifts them together and their ratios stay comparable.
 	client := &http.Client{Timeout: 5 * time.Minute}
 	for _, s := range scens {
-		for _, e := range ready {
-			if ctx.Err() != nil {
-				break
+		rs := make([]*result, len(ready))
+		for i, e := range ready {
+			rs[i] = &result{Scenario: s.Name, Engine: e.name}
+			h.results = append(h.results, rs[i])
+		}
+		for round := range h.opts.runs {
+			for i, e := range ready {
+				if ctx.Err() != nil {
+					break
+				}
+				if rs[i].Status != "" {
+					continue // settled in an earlier round: invalid, unavailable or n/a
+				}
+				if e.ceiling {
+					h.runCeiling(e, s, rs[i], round)
+				} else {
+					h.runEngine(e, s, rs[i], round, client)
+				}
 			}
-			if e.ceiling {
-				h.runCeiling(e, s)
-			} else {
-				h.runEngine(e, s, client)
-			}
+		}
+		for _, r := range rs {
+			h.settle(r)
 		}
 	}
 	if ctx.Err() != nil {
@@ -348,12 +364,10 @@ func (h *harness) startEngine(e *engine) (*proc, int, error) {
 	return p, port, nil
 }
 
-// runEngine measures one scenario on a fresh process of e, which runs alone: each scenario's
-// memory is that of its imposter alone, and no scenario inherits another's heap, caches or JIT
-// state.
-func (h *harness) runEngine(e *engine, s *scenario, client *http.Client) {
-	r := &result{Scenario: s.Name, Engine: e.name}
-	h.results = append(h.results, r)
+// runEngine runs one round of a scenario on a fresh process of e, which runs alone: each
+// scenario's memory is that of its imposter alone, and no round inherits another's heap, caches
+// or JIT state.
+func (h *harness) runEngine(e *engine, s *scenario, r *result, round int, client *http.Client) {
 	p, admin, err := h.startEngine(e)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
@@ -361,10 +375,6 @@ func (h *harness) runEngine(e *engine, s *scenario, client *http.Client) {
 		return
 	}
 	defer p.stop()
-	h.runScenario(r, s, p, admin, client)
-}
-
-func (h *harness) runScenario(r *result, s *scenario, p *proc, admin int, client *http.Client) {
 	impPort, err := h.port(22000, 22998)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
@@ -392,21 +402,16 @@ func (h *harness) runScenario(r *result, s *scenario, p *proc, admin int, client
 		addr = fmt.Sprintf("127.0.0.1:%d", admin)
 	}
 	time.Sleep(200 * time.Millisecond) // let a garbage-collected runtime settle before reading RSS
-	r.RSSLoaded = rssKB(p.pid())
-	h.measure(r, s, addr, impPort, p.pid())
-	r.RSSEnd = rssKB(p.pid())
-	if !p.alive() {
-		r.Status, r.Note = "invalid", strings.TrimSpace(r.Note+" engine exited during the scenario")
+	h.measure(r, s, addr, impPort, p.pid(), round)
+	if r.Status == "" && !p.alive() {
+		r.Status, r.Note = "invalid", "engine exited during the scenario"
 	}
-	h.logf("%s/%s: %s rps=%.0f p50=%.2fms p99=%.2fms errors=%d rss=%d/%d KiB (loaded in %s) %s",
-		r.Engine, s.Name, r.Status, r.RPS, r.P50MS, r.P99MS, r.Errors, r.RSSLoaded, r.RSSEnd, loadTime.Round(time.Millisecond), r.Note)
+	h.logRound(r, round, fmt.Sprintf(" (loaded in %s)", loadTime.Round(time.Millisecond)))
 }
 
-// runCeiling measures the bare fasthttp server, started per scenario with the scenario's
-// expected answer as its constant response.
-func (h *harness) runCeiling(e *engine, s *scenario) {
-	r := &result{Scenario: s.Name, Engine: e.name}
-	h.results = append(h.results, r)
+// runCeiling runs one round on the bare fasthttp server, started with the scenario's expected
+// answer as its constant response.
+func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 	if s.Admin || s.Want.Contains != "" {
 		r.Status, r.Note = "n/a", "no admin API"
 		return
@@ -425,20 +430,31 @@ func (h *harness) runCeiling(e *engine, s *scenario) {
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
+	defer p.stop()
 	if err := waitHTTP(p, "http://"+addr+"/", 10*time.Second); err != nil {
-		p.stop()
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
-	r.RSSLoaded = rssKB(p.pid())
-	h.measure(r, s, addr, port, p.pid())
-	r.RSSEnd = rssKB(p.pid())
-	p.stop()
-	h.logf("%s/%s: %s rps=%.0f p50=%.2fms p99=%.2fms errors=%d %s", e.name, s.Name, r.Status, r.RPS, r.P50MS, r.P99MS, r.Errors, r.Note)
+	h.measure(r, s, addr, port, p.pid(), round)
+	h.logRound(r, round, "")
 }
 
-// measure checks the scenario's answer once, then warms up and runs the load.
-func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid int) {
+// logRound logs the round just measured, or why r is settled.
+func (h *harness) logRound(r *result, round int, extra string) {
+	if r.Status != "" {
+		h.logf("%s/%s: %s %s", r.Engine, r.Scenario, r.Status, r.Note)
+		return
+	}
+	lr := r.Runs[len(r.Runs)-1]
+	h.logf("%s/%s round %d/%d: rps=%.0f p50=%.2fms p99=%.2fms errors=%d rss=%d/%d KiB%s",
+		r.Engine, r.Scenario, round+1, h.opts.runs, lr.rps(), lr.P50US/1000, lr.P99US/1000, lr.errors(), lr.rssLoaded, lr.rssEnd, extra)
+}
+
+// measure runs one round on a started engine: it reads the resident memory, checks the
+// scenario's answer once, warms up and runs the load once, adding the run to r.Runs. A wrong
+// answer or an error settles r as invalid.
+func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid, round int) {
+	rssLoaded := rssKB(pid)
 	req := s.Req
 	req.Path = strings.ReplaceAll(req.Path, "{port}", strconv.Itoa(impPort))
 	want := s.Want
@@ -499,25 +515,37 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid int)
 			return
 		}
 	}
-	for i := range h.opts.runs {
-		if h.ctx.Err() != nil {
-			break
-		}
-		if i == 0 && h.opts.perf && r.Engine == "mockd" {
-			stopPerf := h.startPerf(name, pid)
-			defer stopPerf()
-		}
-		ticks0, t0 := cpuTicks(pid), time.Now()
-		lr, err := one(h.opts.duration)
-		if err != nil {
-			r.Status, r.Note = "invalid", err.Error()
-			return
-		}
-		// Includes the check after the run, which is short next to the run.
-		lr.EngineCPU = 100 * float64(cpuTicks(pid)-ticks0) / clockTicks / time.Since(t0).Seconds()
-		r.Runs = append(r.Runs, lr)
-		r.Errors += lr.errors()
-		r.Requests += lr.Requests
+	if h.ctx.Err() != nil {
+		return
+	}
+	if round == 0 && h.opts.perf && r.Engine == "mockd" {
+		stopPerf := h.startPerf(name, pid)
+		defer stopPerf()
+	}
+	ticks0, t0 := cpuTicks(pid), time.Now()
+	lr, err := one(h.opts.duration)
+	if err != nil {
+		r.Status, r.Note = "invalid", err.Error()
+		return
+	}
+	// Includes the check after the run, which is short next to the run.
+	lr.EngineCPU = 100 * float64(cpuTicks(pid)-ticks0) / clockTicks / time.Since(t0).Seconds()
+	lr.rssLoaded, lr.rssEnd = rssLoaded, rssKB(pid)
+	r.Runs = append(r.Runs, lr)
+	r.Errors += lr.errors()
+	r.Requests += lr.Requests
+	r.checkTook = c.Took
+	if c.Close {
+		h.closes[r.Engine] = true
+	}
+}
+
+// settle sums up r's rounds: the median round by requests/s gives the throughput, latency and
+// CPU use; resident memory is the first round's after loading and the most any round reached at
+// its end.
+func (h *harness) settle(r *result) {
+	if r.Status != "" {
+		return
 	}
 	if len(r.Runs) == 0 {
 		r.Status, r.Note = "invalid", "interrupted"
@@ -525,10 +553,14 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid int)
 	}
 	m := median(r.Runs)
 	r.RPS, r.P50MS, r.P99MS, r.CPUPct, r.LoadCPUPct = m.rps(), m.P50US/1000, m.P99US/1000, m.EngineCPU, m.LoadCPU
+	r.RSSLoaded = r.Runs[0].rssLoaded
+	for _, lr := range r.Runs {
+		r.RSSEnd = max(r.RSSEnd, lr.rssEnd)
+	}
 	r.Status = "ok"
 	if r.Requests == 0 && r.Errors == 0 {
 		r.Status = "too slow"
-		r.Note = fmt.Sprintf("no answer completed within a %s run; the check alone took %s", h.opts.duration, c.Took.Round(time.Millisecond))
+		r.Note = fmt.Sprintf("no answer completed within a %s run; the check alone took %s", h.opts.duration, r.checkTook.Round(time.Millisecond))
 	} else if r.Errors > 0 {
 		r.Status = "invalid"
 		var parts []string
@@ -538,9 +570,8 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid int)
 		}
 		r.Note = "errors: " + strings.Join(parts, "; ")
 	}
-	if c.Close {
-		h.closes[r.Engine] = true
-	}
+	h.logf("%s/%s: %s rps=%.0f p50=%.2fms p99=%.2fms errors=%d rss=%d/%d KiB %s",
+		r.Engine, r.Scenario, r.Status, r.RPS, r.P50MS, r.P99MS, r.Errors, r.RSSLoaded, r.RSSEnd, r.Note)
 }
 
 func post(c *http.Client, url string, body []byte) (int, string, error) {

@@ -136,8 +136,8 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 	}
 
 	w("# mockd benchmark %s\n\n", h.stamp)
-	w("One run on one machine. Each number is the median, by requests/s, of %d measured run(s) of %s after a %s warm-up. ",
-		h.opts.runs, h.opts.duration, h.opts.warmup)
+	w("One run on one machine, in %d round(s) per scenario: each round runs every engine once, alone, on a fresh process (a %s warm-up, then a measured run of %s). "+
+		"Each number is an engine's median round by requests/s. ", h.opts.runs, h.opts.warmup, h.opts.duration)
 	w("Absolute numbers depend on the machine and on whatever else ran on it; compare the ratios, which come from the same run.\n\n")
 	w("## Machine and command\n\n")
 	w("- Command: `%s`\n", h.cmdline)
