@@ -40,8 +40,10 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 		for k, v := range req.Header.All() {
 			r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
 		}
-	case len(body) == 0 && !hasHeaderFold(raw, "content-encoding"):
-		// Nothing below needs a header: parse them when something asks (HeaderList).
+	case !hasHeaderFold(raw, "content-encoding") && (len(body) == 0 || !bytes.Contains(raw, formType)):
+		// Nothing below needs a header (no encoding to undo, and no Content-Type can name a
+		// form when the block lacks its exact spelling): parse them when something asks
+		// (HeaderList).
 		r.rawHeaders = r.own(raw)
 	default:
 		r.Headers = r.parseRawHeaders(r.Headers[:0], raw)
@@ -85,6 +87,9 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 	// The address is formatted only if a predicate, the journal or a script asks for it.
 	r.addr, r.plainIPv4, r.addrDone = ctx.RemoteAddr(), plainIPv4, false
 }
+
+// formType is the media type IsURLEncodedForm accepts, spelled as it must appear.
+var formType = []byte("application/x-www-form-urlencoded")
 
 // IsURLEncodedForm reports whether a Content-Type value names
 // application/x-www-form-urlencoded as httpRequest.js decides it (exact case).

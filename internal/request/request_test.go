@@ -245,12 +245,13 @@ func TestArenaReuse(t *testing.T) {
 	second := ctxFor(t, "PUT /2nd?b=22 HTTP/1.1\r\nHost: two\r\nX-Latin: zzzz\r\nContent-Length: 5\r\n\r\nWORLD")
 	r := Acquire()
 	FromHTTP(first, r)
-	kept := []string{r.Method, r.Path, r.Query[0].Value, r.Headers[0].Value, r.Headers[1].Value, r.Body}
+	kept := []string{r.Method, r.Path, r.Query[0].Value, r.HeaderList()[0].Value, r.HeaderList()[1].Value, r.Body}
 	want := []string{"POST", "/first", "1", "one", "été", "hello"}
 	Release(r)
 	for i := 0; i < 3; i++ {
 		r = Acquire()
 		FromHTTP(second, r)
+		r.HeaderList() // parsed into the request's memory too
 		Recycle(r)
 	}
 	if !reflect.DeepEqual(kept, want) {
@@ -259,7 +260,7 @@ func TestArenaReuse(t *testing.T) {
 	r = Acquire()
 	defer Release(r)
 	FromHTTP(first, r)
-	got := []string{r.Method, r.Path, r.Query[0].Value, r.Headers[0].Value, r.Headers[1].Value, r.Body}
+	got := []string{r.Method, r.Path, r.Query[0].Value, r.HeaderList()[0].Value, r.HeaderList()[1].Value, r.Body}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("request filled after Recycle: %q, want %q", got, want)
 	}
@@ -391,8 +392,8 @@ func TestNodeAddr(t *testing.T) {
 	}
 }
 
-// TestLazyHeaders checks that a request without a body gets its headers parsed on first use,
-// the same as when they are parsed at once, and that a Content-Encoding is still seen.
+// TestLazyHeaders checks that a request's headers are parsed on first use, the same as when
+// they are parsed at once, unless a Content-Encoding or a form body needs them at once.
 func TestLazyHeaders(t *testing.T) {
 	r := Acquire()
 	defer Release(r)
@@ -409,6 +410,26 @@ func TestLazyHeaders(t *testing.T) {
 	FromHTTP(ctxFor(t, "GET /x HTTP/1.1\r\nHost: h\r\n  content-ENCODING: gzip\r\n\r\n"), r)
 	if !r.BodyMissing {
 		t.Fatal("empty gzip body: BodyMissing = false")
+	}
+
+	// With a body, the headers wait too unless an encoding or a form may need them.
+	for _, tc := range []struct {
+		name, head string
+		lazy, form bool
+	}{
+		{"json", "Content-Type: application/json\r\nX-A: 1\r\n", true, false},
+		{"form", "Content-Type: application/x-www-form-urlencoded\r\nX-A: 1\r\n", false, true},
+		{"form type elsewhere", "Content-Type: text/plain\r\nX-A: application/x-www-form-urlencoded\r\n", false, false},
+		{"gzip", "Content-Encoding: identity\r\nX-A: 1\r\n", false, false},
+	} {
+		r.Reset()
+		FromHTTP(ctxFor(t, "POST /x HTTP/1.1\r\nHost: h\r\n"+tc.head+"Content-Length: 3\r\n\r\na=b"), r)
+		if lazy := r.rawHeaders != nil; lazy != tc.lazy || r.HasForm != tc.form || r.Body != "a=b" {
+			t.Errorf("%s: lazy %v, form %v, body %q; want lazy %v, form %v", tc.name, lazy, r.HasForm, r.Body, tc.lazy, tc.form)
+		}
+		if h := r.HeaderList(); len(h) != 4 || h[2].Name != "X-A" {
+			t.Errorf("%s: HeaderList = %q", tc.name, h)
+		}
 	}
 }
 
