@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The actual side of a comparison is a JavaScript value: undefined
@@ -152,7 +153,7 @@ func jsLower(s string) string {
 			}
 			b[j] = c
 		}
-		return string(b)
+		return unsafe.String(unsafe.SliceData(b), len(b)) // b is not changed again
 	}
 	var sb strings.Builder
 	sb.Grow(len(s))
