@@ -134,6 +134,16 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	return so
 }
 
+// scanBody is scanFields for the body field of the request under the current pipe, when the
+// body is there to be read: what reading the field and isBodyText would establish, without
+// making the transformed text (nil: read the field instead).
+func (c *evalCtx) scanBody(keys []string) *scannedObj {
+	if c.r.BodyMissing || c.r.Body == "" || c.r.TCP {
+		return nil
+	}
+	return c.scanFields(keys)
+}
+
 // stub evaluates the predicates of one stub: all must match.
 func (c *evalCtx) stub(ps []*pred) (bool, error) {
 	for _, p := range ps {
@@ -226,12 +236,25 @@ func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
 	fast := isReq && c.cur.pp.simple
 	for i, e := range vals {
 		if fast {
-			// A plain request string against a scalar: compare without
-			// boxing or copying the string.
-			if l, ok := e.(*eleaf); ok {
+			switch l := e.(type) {
+			case *eleaf:
+				// A plain request string against a scalar: compare without
+				// boxing or copying the string.
 				if f, ok := ro.lookup(keys[i]); ok {
 					if raw, ok := ro.rawString(f); ok {
 						ok, err := c.fnRaw(l, raw)
+						if err != nil || !ok {
+							return false, err
+						}
+						continue
+					}
+				}
+			case *eobj:
+				// Keys of the body: read them from its text without first making the text
+				// as the pipe transforms it (lowercased, unless case sensitive).
+				if f, ok := ro.lookup(keys[i]); ok && f == fBody {
+					if so := c.scanBody(l.keys); so != nil {
+						ok, err := c.satisfied(l, so)
 						if err != nil || !ok {
 							return false, err
 						}

@@ -111,8 +111,11 @@ type fieldGroup struct {
 	probe *pred   // any predicate of the group: sets the pipe that reads the value
 	field fieldID // fBody, fHeaders or fQuery
 	key   string
-	sel   bool     // the body as the probe's selector selects it (key is empty)
-	keys  []string // key alone, for scanFields
+	sel   bool // the body as the probe's selector selects it (key is empty)
+	// keys are the body keys scanFields reads, key at keys[keyAt]: the keys the probe compares,
+	// so that a candidate stub comparing the same keys finds them read already.
+	keys  []string
+	keyAt int
 	byVal map[string][]int32
 	all   []int32
 }
@@ -123,6 +126,7 @@ type fieldLit struct {
 	field      fieldID
 	key, value string
 	sel        bool
+	bodyKeys   []string // for a body key: every key the predicate compares in the body
 }
 
 // fieldLiterals returns the keys and values of the body, headers and query the first
@@ -168,7 +172,11 @@ func fieldLiterals(ps []*pred) []fieldLit {
 			if !isLeaf || l.v == nil || l.s == "" {
 				continue
 			}
-			out = append(out, fieldLit{field: f, key: fk, value: l.s})
+			lit := fieldLit{field: f, key: fk, value: l.s}
+			if f == fBody {
+				lit.bodyKeys = o.keys
+			}
+			out = append(out, lit)
 		}
 	}
 	return out
@@ -389,6 +397,9 @@ func buildIndex(stubs [][]*pred) index {
 			g := groups[gk]
 			if g == nil {
 				g = &fieldGroup{probe: ps[0], field: f.field, key: f.key, keys: []string{f.key}, sel: f.sel, byVal: map[string][]int32{}}
+				if at := slices.Index(f.bodyKeys, f.key); at >= 0 && len(f.bodyKeys) <= len(scannedObj{}.buf) {
+					g.keys, g.keyAt = f.bodyKeys, at
+				}
 				groups[gk] = g
 				x.groups = append(x.groups, g)
 			}
@@ -534,14 +545,12 @@ func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
 		}
 		return appendVals(lists, g, kv.get(g.key))
 	}
+	if so := c.scanBody(g.keys); so != nil {
+		return appendVals(lists, g, so.vals[g.keyAt])
+	}
 	s, ok := c.get(&c.root, fieldNames[fBody]).(string)
 	if !ok {
 		return lists // no body: the predicates are false
-	}
-	if c.isBodyText(s) {
-		if so := c.scanFields(g.keys); so != nil {
-			return appendVals(lists, g, so.vals[0])
-		}
 	}
 	switch t := c.tryJSON(s).(type) {
 	case []any:

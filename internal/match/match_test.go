@@ -259,6 +259,37 @@ func TestFindBodyParsedOnce(t *testing.T) {
 	}
 }
 
+// TestIndexScanServesCandidate checks that stubs comparing several keys of a JSON body are found
+// with one read of the body's text: the index reads every key the candidate compares, the
+// candidate reuses that read, and the body is neither parsed nor lowercased as a whole.
+func TestIndexScanServesCandidate(t *testing.T) {
+	var stubs [][]any
+	for i := 0; i < 20; i++ {
+		stubs = append(stubs, []any{map[string]any{"equals": map[string]any{"method": "POST",
+			"body": map[string]any{"orderId": fmt.Sprintf("ord-%d", i), "sku": fmt.Sprintf("SKU-%d", i), "qty": float64(i)}}}})
+	}
+	s, err := Compile(stubs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &request.Request{Method: "POST", Path: "/", Body: `{"orderId":"ORD-7","qty":7,"sku":"sku-7","note":"x"}`}
+	c := acquireCtx(s, r, false)
+	defer releaseCtx(c)
+	if i, err := s.idx.find(s, c, r); i != 7 || err != nil {
+		t.Fatalf("find = %d, %v; want 7", i, err)
+	}
+	if c.scans != 1 {
+		t.Errorf("body scanned %d times, want once", c.scans)
+	}
+	pp := s.stubs[7][0].pp
+	if _, ok := r.Memo(pp.jsonID); ok {
+		t.Error("body parsed though scanning it was enough")
+	}
+	if _, ok := r.Memo(pp.textID); ok {
+		t.Error("whole body lowercased though only its keys were read")
+	}
+}
+
 // scanParsed is Find without the index and without reading bodies by scanning their text: every
 // stub in order, every JSON body parsed.
 func scanParsed(s *Set, r *request.Request) (int, error) {
