@@ -27,6 +27,33 @@ func BenchmarkDecorate(b *testing.B) {
 	}
 }
 
+// BenchmarkDecorateScripts sets what a decorate costs in goja apart from what its script does:
+// an empty function is the floor (the call, the config object, reading the response back).
+func BenchmarkDecorateScripts(b *testing.B) {
+	for _, tc := range []struct{ name, src string }{
+		{"empty", `(config) => {}`},
+		{"read-body", `(config) => { config.response.body; }`},
+		{"append-body", `(config) => { config.response.body = config.response.body + '-decorated'; }`},
+		// bench/'s decorate scenario
+		{"append-body-add-header", `(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := New(Options{Timeout: time.Second}).NewScope(nil)
+			resp := config.NewObject("statusCode", 200.0, "headers", config.NewObject("Content-Type", "text/plain"), "body", "hello")
+			r := testRequest()
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := s.Decorate(ctx, tc.src, r, resp)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sink = out
+			}
+		})
+	}
+}
+
 func BenchmarkInjectResponse(b *testing.B) {
 	s := New(Options{Timeout: time.Second}).NewScope(nil)
 	const src = `function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: config.request.path }) }; }`
