@@ -94,11 +94,15 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 	// Response generation, as Mountebank times it: from the match to the built response
 	// (behaviors, injection, proxying), not writing it.
 	m := im.metrics
-	var t0 metrics.Instant
-	if m != nil {
-		t0 = metrics.Now()
-	}
-	if resp.dynamic() {
+	if !resp.dynamic() {
+		if m != nil {
+			m.RespDuration.Observe(0) // ready-made when the stub was compiled: nothing to time
+		}
+	} else {
+		var t0 metrics.Instant
+		if m != nil {
+			t0 = metrics.Now()
+		}
 		if resp.kind == kindFault && httpFault(ctx, resp.fault) {
 			return
 		}
@@ -115,9 +119,9 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		resp = built
-	}
-	if m != nil {
-		m.RespDuration.Observe(t0.Since())
+		if m != nil {
+			m.RespDuration.Observe(t0.Since())
+		}
 	}
 	if resp.statusErr != nil {
 		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})
