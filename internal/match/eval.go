@@ -252,7 +252,7 @@ func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
 			case *eobj:
 				// Keys of the body: read them from its text without first making the text
 				// as the pipe transforms it (lowercased, unless case sensitive).
-				if f, ok := ro.lookup(keys[i]); ok && f == fBody {
+				if keys[i] == fieldNames[fBody] { // its own lowercase
 					if so := c.scanBody(l.keys); so != nil {
 						ok, err := c.satisfied(l, so)
 						if err != nil || !ok {
