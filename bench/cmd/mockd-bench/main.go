@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string) error {
 	engines := fs.String("engines", "mockd,mockd-nometrics,mountebank,rift,ceiling", "comma-separated engines to run")
 	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names or name prefixes (default: all, or the quick subset)")
 	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 5s, 3s with --quick)")
-	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each scenario (default 2s, 1s with --quick)")
+	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each measured run, on the same process (default 2s, 1s with --quick)")
 	fs.IntVar(&o.runs, "runs", 0, "rounds per scenario, each running every engine once on a fresh process; the median round by RPS is reported (default 3, 1 with --quick)")
 	fs.IntVar(&o.connections, "connections", 50, "keep-alive connections (a scenario may set its own)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout; a slower answer is an error")
