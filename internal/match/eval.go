@@ -51,13 +51,15 @@ type scannedObj struct {
 	spans [8][2]int
 	// The pipe the values were read for (its jsonID names how it transforms keys and values):
 	// the next predicate asking for the same keys through such a pipe gets them without a scan.
-	ok     bool
-	jsonID uint64
+	// With tried set and ok false, keys and jsonID name the last scan, which was unsure.
+	tried, ok bool
+	jsonID    uint64
 }
 
-// holds reports whether o holds the values of keys read as pp reads them.
-func (o *scannedObj) holds(keys []string, pp *pipe) bool {
-	if !o.ok || o.jsonID != pp.jsonID || len(o.keys) != len(keys) {
+// read reports whether o's last scan was of keys as pp reads them, whether or not it could
+// read them.
+func (o *scannedObj) read(keys []string, pp *pipe) bool {
+	if !o.tried || o.jsonID != pp.jsonID || len(o.keys) != len(keys) {
 		return false
 	}
 	for i, k := range keys {
@@ -103,8 +105,11 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	if !pp.simple || noScan {
 		return nil
 	}
-	if so.holds(keys, pp) {
-		return so // stubs asking for the same keys: one scan serves them all
+	if so.read(keys, pp) {
+		if so.ok {
+			return so // stubs asking for the same keys: one scan serves them all
+		}
+		return nil // this scan was unsure already
 	}
 	if len(keys) > len(so.buf) || c.scans >= maxBodyScans {
 		return nil
@@ -113,12 +118,12 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 		return nil
 	}
 	c.scans++
-	so.ok = false
+	so.tried, so.ok, so.keys, so.jsonID = true, false, keys, pp.jsonID
 	spans := so.spans[:len(keys)]
 	if !scanJSONFields(c.r.Body, keys, pp.keyLower, spans) {
 		return nil
 	}
-	so.keys, so.vals = keys, so.buf[:len(keys)]
+	so.vals = so.buf[:len(keys)]
 	for i, sp := range spans {
 		if sp[0] < 0 {
 			so.vals[i] = undef
@@ -130,7 +135,7 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 		}
 		so.vals[i] = v
 	}
-	so.ok, so.jsonID = true, pp.jsonID
+	so.ok = true
 	return so
 }
 
