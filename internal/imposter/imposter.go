@@ -353,6 +353,10 @@ func (im *Imposter) Stop(ctx context.Context) {
 		return
 	}
 	_ = im.server.shutdown(ctx)
+	// fasthttp's Shutdown closes only the listeners its Serve has registered: an imposter
+	// stopped before its goroutine reached Serve would accept forever. Closing the listener
+	// ends that Serve at once (a second Close is harmless).
+	_ = im.ln.Close()
 	<-im.done
 	im.metrics.Remove()
 	im.log.Info("Ciao for now")

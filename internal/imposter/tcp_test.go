@@ -283,3 +283,37 @@ func TestTCPResponseTimeExcludesWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestStopRightAfterStart checks that an http imposter stopped before its server goroutine began
+// to serve still closes its port and stops: fasthttp's Shutdown closes only the listeners Serve
+// has registered. Stop used to wait forever when it won that race.
+func TestStopRightAfterStart(t *testing.T) {
+	def := `{"protocol":"http","stubs":[]}`
+	v, err := config.ParseJSON([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	for i := 0; i < 200; i++ {
+		im, err := New(d, Options{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := im.Start(); err != nil {
+			t.Fatal(err)
+		}
+		stopped := make(chan struct{})
+		go func() {
+			im.Stop(context.Background())
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Stop right after Start did not return (round %d)", i)
+		}
+	}
+}
