@@ -46,18 +46,13 @@ func newIdleListener(ln net.Listener, timeout, every time.Duration) *IdleListene
 	return l
 }
 
-// Accept wraps the next connection; it counts as idle until its first request starts. A
-// listener other than TCP hands out its connections untracked.
+// Accept wraps the next connection; it counts as idle until its first request starts.
 func (l *IdleListener) Accept() (net.Conn, error) {
-	tl, ok := l.Listener.(*net.TCPListener)
-	if !ok {
-		return l.Listener.Accept()
-	}
-	c, err := tl.AcceptTCP()
+	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	ic := &idleConn{TCPConn: c, l: l}
+	ic := &idleConn{Conn: c, l: l}
 	ic.since.Store(l.tick.Load())
 	l.mu.Lock()
 	if l.closed {
@@ -101,7 +96,7 @@ func (l *IdleListener) sweep() {
 		}
 		l.mu.Unlock()
 		for _, c := range stale {
-			_ = c.TCPConn.Close()
+			_ = c.Conn.Close()
 		}
 	}
 }
@@ -114,9 +109,8 @@ func (l *IdleListener) forget(c *idleConn) {
 
 // idleConn is an accepted connection with its idle mark: the tick at which it last became
 // idle, 0 while a request is in progress.
-// It embeds the *net.TCPConn itself, not net.Conn, so that its I/O is a direct call.
 type idleConn struct {
-	*net.TCPConn
+	net.Conn
 	l     *IdleListener
 	since atomic.Int64
 	once  sync.Once
@@ -126,7 +120,7 @@ type idleConn struct {
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
-	n, err := c.TCPConn.Read(b)
+	n, err := c.Conn.Read(b)
 	if !c.started && n > 0 {
 		c.started = true
 		c.since.Store(0)
@@ -136,7 +130,7 @@ func (c *idleConn) Read(b []byte) (int, error) {
 
 func (c *idleConn) Close() error {
 	c.once.Do(func() { c.l.forget(c) })
-	return c.TCPConn.Close()
+	return c.Conn.Close()
 }
 
 // IdleConnState is the fasthttp ConnState hook that marks the connections of an IdleListener

@@ -19,6 +19,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/netfifo"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -309,8 +310,17 @@ func (im *Imposter) Start() error {
 			return &config.Error{Code: config.CodeCannotStart, Message: err.Error()}
 		}
 	}
-	im.ln = ln
 	addr := ln.Addr().(*net.TCPAddr)
+	if p := im.def.Protocol; p == "http" || p == "https" {
+		// Busy connections are served in the order their requests arrived (see netfifo).
+		fl, err := netfifo.Listen(ln.(*net.TCPListener))
+		if err != nil {
+			_ = ln.Close()
+			return &config.Error{Code: config.CodeCannotStart, Message: err.Error()}
+		}
+		ln = fl
+	}
+	im.ln = ln
 	im.port = addr.Port
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port

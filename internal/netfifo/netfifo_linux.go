@@ -1,0 +1,543 @@
+//go:build linux
+
+package netfifo
+
+import (
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Listen serves the connections ln accepts through the package's poller. The returned listener
+// owns ln: closing it closes ln. Its connections are *Conn. When the poller cannot be made (no
+// epoll), Listen returns ln itself.
+func Listen(ln *net.TCPListener) (net.Listener, error) {
+	p := thePoller()
+	if p == nil {
+		return ln, nil
+	}
+	raw, err := ln.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	l := &Listener{tl: ln, p: p}
+	l.r.init()
+	if err := raw.Control(func(fd uintptr) { l.fd = int(fd) }); err != nil {
+		return nil, err
+	}
+	if err := p.add(l.fd, &l.fdWaiters, syscall.EPOLLIN|epollET); err != nil {
+		return ln, nil //nolint:nilerr // the runtime poller still serves ln
+	}
+	return l, nil
+}
+
+// epollET is EPOLLET as the uint32 an EpollEvent holds.
+const epollET = 1 << 31
+
+// poller is the process's epoll instance and the goroutine that reads it. Every fd in it is
+// registered edge-triggered: an event is reported once per change, and a waiter waits only after
+// its system call found nothing to do (EAGAIN), so no change is missed.
+type poller struct {
+	epfd int
+	file *os.File // epfd through the runtime poller: readable when the instance has events
+	raw  syscall.RawConn
+
+	mu  sync.Mutex
+	fds []*fdWaiters // by fd number
+}
+
+var (
+	pollerOnce sync.Once
+	pollerInst *poller
+)
+
+// thePoller returns the process's poller, starting it on first use; nil if epoll is unavailable.
+func thePoller() *poller {
+	pollerOnce.Do(func() {
+		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		if err != nil {
+			return
+		}
+		if err := syscall.SetNonblock(fd, true); err != nil {
+			_ = syscall.Close(fd)
+			return
+		}
+		f := os.NewFile(uintptr(fd), "netfifo-epoll")
+		raw, err := f.SyscallConn()
+		if err != nil {
+			_ = f.Close()
+			return
+		}
+		pollerInst = &poller{epfd: fd, file: f, raw: raw}
+		go pollerInst.run()
+	})
+	return pollerInst
+}
+
+// run wakes waiters, in the order the kernel reports their fds, for as long as the process runs.
+func (p *poller) run() {
+	events := make([]syscall.EpollEvent, 256)
+	for {
+		n := 0
+		err := p.raw.Read(func(fd uintptr) bool {
+			for {
+				m, err := syscall.EpollWait(int(fd), events, 0)
+				if err == syscall.EINTR {
+					continue
+				}
+				n = max(m, 0)
+				return n > 0 // none: wait until the epoll instance is readable again
+			}
+		})
+		if err != nil {
+			return // the epoll file was closed: never, while the process runs
+		}
+		p.mu.Lock()
+		for i := range events[:n] {
+			ev := &events[i]
+			if fd := int(ev.Fd); fd < len(p.fds) {
+				if w := p.fds[fd]; w != nil {
+					w.dispatch(ev.Events)
+				}
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+// add registers fd, whose events wake w.
+func (p *poller) add(fd int, w *fdWaiters, events uint32) error {
+	p.mu.Lock()
+	for len(p.fds) <= fd {
+		p.fds = append(p.fds, nil)
+	}
+	p.fds[fd] = w
+	p.mu.Unlock()
+	err := syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: events, Fd: int32(fd)})
+	if err != nil {
+		p.forget(fd, w)
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
+// remove unregisters fd, which must still be open.
+func (p *poller) remove(fd int, w *fdWaiters) {
+	_ = syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_DEL, fd, nil)
+	p.forget(fd, w)
+}
+
+func (p *poller) forget(fd int, w *fdWaiters) {
+	p.mu.Lock()
+	if fd < len(p.fds) && p.fds[fd] == w {
+		p.fds[fd] = nil
+	}
+	p.mu.Unlock()
+}
+
+// States of a signal.
+const (
+	idle    int32 = iota // nothing happened since the last wait
+	ready                // the fd changed since the last wait: try again before waiting
+	waiting              // a goroutine waits for the next change
+)
+
+// signal wakes the goroutine waiting for one direction (read or write) of an fd.
+type signal struct {
+	state atomic.Int32
+	wake  chan struct{} // one token per wait that notify ended
+}
+
+func (s *signal) init() { s.wake = make(chan struct{}, 1) }
+
+// notify records a change and wakes the waiter, if any. It never blocks.
+func (s *signal) notify() {
+	if s.state.Swap(ready) == waiting {
+		s.wake <- struct{}{}
+	}
+}
+
+// wait blocks until the next notify, or returns at once if there was one since the last wait,
+// or returns os.ErrDeadlineExceeded when the deadline (unix nanoseconds, 0 for none) passes.
+func (s *signal) wait(deadline int64) error {
+	if !s.state.CompareAndSwap(idle, waiting) {
+		s.state.Store(idle) // changed since: the caller tries again
+		return nil
+	}
+	if deadline == 0 {
+		<-s.wake
+		s.state.Store(idle)
+		return nil
+	}
+	d := time.Until(time.Unix(0, deadline))
+	if d <= 0 {
+		return s.cancel()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.wake:
+		s.state.Store(idle)
+		return nil
+	case <-t.C:
+		return s.cancel()
+	}
+}
+
+// cancel ends a wait that timed out; a notify that came first wins.
+func (s *signal) cancel() error {
+	if s.state.CompareAndSwap(waiting, idle) {
+		return os.ErrDeadlineExceeded
+	}
+	<-s.wake // notify saw the waiter: its token is on the way
+	s.state.Store(idle)
+	return nil
+}
+
+// fdWaiters are the signals of one fd, which the poller dispatches its events to.
+type fdWaiters struct {
+	r, w signal
+}
+
+func (w *fdWaiters) dispatch(events uint32) {
+	if events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
+		w.r.notify()
+	}
+	if events&(syscall.EPOLLOUT|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
+		w.w.notify()
+	}
+}
+
+// fdRef counts the system calls in progress on an fd, so that Close never closes an fd a call
+// still uses (whose number the kernel could give to the next connection).
+type fdRef struct {
+	v atomic.Uint64 // closedBit | calls in progress
+}
+
+const closedBit = 1 << 63
+
+// acquire registers a call; false once the fd is closed.
+func (r *fdRef) acquire() bool {
+	for {
+		v := r.v.Load()
+		if v&closedBit != 0 {
+			return false
+		}
+		if r.v.CompareAndSwap(v, v+1) {
+			return true
+		}
+	}
+}
+
+// release ends a call; true when the fd is closed and this was its last call: the caller then
+// destroys it.
+func (r *fdRef) release() bool { return r.v.Add(^uint64(0)) == closedBit }
+
+// close marks the fd closed; first reports whether this was the first close, last whether no
+// call is in progress (the caller then destroys it; otherwise the last release does).
+func (r *fdRef) close() (first, last bool) {
+	for {
+		v := r.v.Load()
+		if v&closedBit != 0 {
+			return false, false
+		}
+		if r.v.CompareAndSwap(v, v|closedBit) {
+			return true, v == 0
+		}
+	}
+}
+
+func (r *fdRef) closed() bool { return r.v.Load()&closedBit != 0 }
+
+// Listener accepts connections served by the package's poller. It is safe for concurrent use.
+type Listener struct {
+	fdWaiters
+	ref fdRef
+	tl  *net.TCPListener
+	fd  int
+	p   *poller
+}
+
+// Accept waits for and returns the next connection, a *Conn.
+func (l *Listener) Accept() (net.Conn, error) {
+	if !l.ref.acquire() {
+		return nil, l.opError("accept", net.ErrClosed)
+	}
+	c, err := l.accept()
+	if l.ref.release() {
+		l.destroy()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (l *Listener) accept() (*Conn, error) {
+	for {
+		if l.ref.closed() {
+			return nil, l.opError("accept", net.ErrClosed)
+		}
+		nfd, sa, err := syscall.Accept4(l.fd, syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+		switch err {
+		case nil:
+			c, err := l.newConn(nfd, sa)
+			if err != nil {
+				_ = syscall.Close(nfd)
+				return nil, l.opError("accept", err)
+			}
+			return c, nil
+		case syscall.EAGAIN:
+			_ = l.r.wait(0)
+		case syscall.EINTR, syscall.ECONNABORTED:
+		default:
+			return nil, l.opError("accept", os.NewSyscallError("accept4", err))
+		}
+	}
+}
+
+// newConn sets nfd up as the runtime does an accepted TCP connection (no delay, keep-alive
+// probes after 15 s idle) and registers it.
+func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
+	opts := [...][3]int{
+		{syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, 15},
+		{syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, 15},
+		{syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, 9},
+	}
+	for _, o := range opts {
+		if err := syscall.SetsockoptInt(nfd, o[0], o[1], o[2]); err != nil {
+			return nil, os.NewSyscallError("setsockopt", err)
+		}
+	}
+	c := &Conn{fd: nfd, p: l.p, remote: tcpAddr(sa)}
+	c.r.init()
+	c.w.init()
+	if err := l.p.add(nfd, &c.fdWaiters, syscall.EPOLLIN|syscall.EPOLLOUT|syscall.EPOLLRDHUP|epollET); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close stops accepting and closes the listening socket; accepted connections stay open. A
+// waiting Accept returns an error that wraps net.ErrClosed.
+func (l *Listener) Close() error {
+	first, last := l.ref.close()
+	if !first {
+		return l.opError("close", net.ErrClosed)
+	}
+	l.r.notify()
+	if last {
+		l.destroy()
+	}
+	return nil
+}
+
+func (l *Listener) destroy() {
+	l.p.remove(l.fd, &l.fdWaiters)
+	_ = l.tl.Close()
+}
+
+// Addr returns the listener's network address.
+func (l *Listener) Addr() net.Addr { return l.tl.Addr() }
+
+func (l *Listener) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Addr: l.tl.Addr(), Err: err}
+}
+
+// Conn is a TCP connection served by the package's poller. Read, Write, Close and the deadline
+// setters are safe for concurrent use, one Read and one Write at a time.
+type Conn struct {
+	fdWaiters
+	ref fdRef
+	fd  int
+	p   *poller
+	// Deadlines in unix nanoseconds, 0 for none.
+	rdl, wdl atomic.Int64
+
+	remote    net.Addr
+	localOnce sync.Once
+	local     net.Addr
+}
+
+var _ net.Conn = (*Conn)(nil)
+
+// Read reads data the peer sent, waiting until there is some.
+func (c *Conn) Read(b []byte) (int, error) {
+	if !c.ref.acquire() {
+		return 0, c.opError("read", net.ErrClosed)
+	}
+	n, err := c.read(b)
+	if c.ref.release() {
+		c.destroy()
+	}
+	return n, err
+}
+
+func (c *Conn) read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	for {
+		if c.ref.closed() {
+			return 0, c.opError("read", net.ErrClosed)
+		}
+		dl := c.rdl.Load()
+		if dl != 0 && time.Now().UnixNano() >= dl {
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+		n, err := syscall.Read(c.fd, b)
+		switch err {
+		case nil:
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		case syscall.EAGAIN:
+			if err := c.r.wait(dl); err != nil {
+				return 0, c.opError("read", err)
+			}
+		case syscall.EINTR:
+		default:
+			return 0, c.opError("read", os.NewSyscallError("read", err))
+		}
+	}
+}
+
+// Write writes all of b, waiting while the socket's buffer is full.
+func (c *Conn) Write(b []byte) (int, error) {
+	if !c.ref.acquire() {
+		return 0, c.opError("write", net.ErrClosed)
+	}
+	n, err := c.write(b)
+	if c.ref.release() {
+		c.destroy()
+	}
+	return n, err
+}
+
+func (c *Conn) write(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		if c.ref.closed() {
+			return done, c.opError("write", net.ErrClosed)
+		}
+		dl := c.wdl.Load()
+		if dl != 0 && time.Now().UnixNano() >= dl {
+			return done, c.opError("write", os.ErrDeadlineExceeded)
+		}
+		n, err := syscall.Write(c.fd, b[done:])
+		if n > 0 {
+			done += n
+		}
+		switch err {
+		case nil, syscall.EINTR:
+		case syscall.EAGAIN:
+			if err := c.w.wait(dl); err != nil {
+				return done, c.opError("write", err)
+			}
+		default:
+			return done, c.opError("write", os.NewSyscallError("write", err))
+		}
+	}
+	return done, nil
+}
+
+// Close closes the connection. Waiting reads and writes return an error that wraps
+// net.ErrClosed; the socket is closed when the last call in progress returns.
+func (c *Conn) Close() error {
+	first, last := c.ref.close()
+	if !first {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.r.notify()
+	c.w.notify()
+	if last {
+		c.destroy()
+	}
+	return nil
+}
+
+func (c *Conn) destroy() {
+	c.p.remove(c.fd, &c.fdWaiters)
+	_ = syscall.Close(c.fd)
+}
+
+// LocalAddr returns the local network address.
+func (c *Conn) LocalAddr() net.Addr {
+	c.localOnce.Do(func() {
+		if c.ref.acquire() {
+			if sa, err := syscall.Getsockname(c.fd); err == nil {
+				c.local = tcpAddr(sa)
+			}
+			if c.ref.release() {
+				c.destroy()
+			}
+		}
+	})
+	return c.local
+}
+
+// RemoteAddr returns the peer's network address.
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline sets the read and write deadlines.
+func (c *Conn) SetDeadline(t time.Time) error {
+	c.setDeadline(&c.rdl, &c.r, t)
+	c.setDeadline(&c.wdl, &c.w, t)
+	return nil
+}
+
+// SetReadDeadline sets the time after which reads fail with os.ErrDeadlineExceeded; a zero t
+// means none. It applies to a read already waiting.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	c.setDeadline(&c.rdl, &c.r, t)
+	return nil
+}
+
+// SetWriteDeadline is SetReadDeadline for writes.
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	c.setDeadline(&c.wdl, &c.w, t)
+	return nil
+}
+
+func (c *Conn) setDeadline(dl *atomic.Int64, s *signal, t time.Time) {
+	var v int64
+	if !t.IsZero() {
+		v = max(t.UnixNano(), 1)
+	}
+	if dl.Swap(v) != v {
+		s.notify() // a waiting call looks at the new deadline
+	}
+}
+
+func (c *Conn) opError(op string, err error) error {
+	if err == io.EOF {
+		return err
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.remote, Err: err}
+}
+
+// tcpAddr converts a socket address as the net package does.
+func tcpAddr(sa syscall.Sockaddr) net.Addr {
+	switch a := sa.(type) {
+	case *syscall.SockaddrInet4:
+		return &net.TCPAddr{IP: a.Addr[:], Port: a.Port}
+	case *syscall.SockaddrInet6:
+		zone := ""
+		if a.ZoneId != 0 {
+			zone = strconv.Itoa(int(a.ZoneId))
+			if ifi, err := net.InterfaceByIndex(int(a.ZoneId)); err == nil {
+				zone = ifi.Name
+			}
+		}
+		return &net.TCPAddr{IP: a.Addr[:], Port: a.Port, Zone: zone}
+	}
+	return nil
+}
