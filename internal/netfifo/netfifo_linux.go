@@ -302,7 +302,8 @@ func (l *Listener) accept() (*Conn, error) {
 }
 
 // newConn sets nfd up as the runtime does an accepted TCP connection (no delay, keep-alive
-// probes after 15 s idle) and registers it.
+// probes after 15 s idle; like the runtime, it goes on if the socket refuses an option) and
+// registers it.
 func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
 	opts := [...][3]int{
 		{syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
@@ -312,9 +313,7 @@ func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
 		{syscall.IPPROTO_TCP, syscall.TCP_KEEPCNT, 9},
 	}
 	for _, o := range opts {
-		if err := syscall.SetsockoptInt(nfd, o[0], o[1], o[2]); err != nil {
-			return nil, os.NewSyscallError("setsockopt", err)
-		}
+		_ = syscall.SetsockoptInt(nfd, o[0], o[1], o[2])
 	}
 	c := &Conn{fd: nfd, p: l.p, remote: tcpAddr(sa)}
 	c.r.init()
