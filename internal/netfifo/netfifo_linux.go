@@ -25,8 +25,9 @@ func Listen(ln *net.TCPListener) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Listener{tl: ln, p: p}
+	l := &Listener{pollFD{tl: ln, p: p}}
 	l.r.init()
+	l.w.init()
 	if err := raw.Control(func(fd uintptr) { l.fd = int(fd) }); err != nil {
 		return nil, err
 	}
@@ -254,13 +255,50 @@ func (r *fdRef) close() (first, last bool) {
 
 func (r *fdRef) closed() bool { return r.v.Load()&closedBit != 0 }
 
-// Listener accepts connections served by the package's poller. It is safe for concurrent use.
-type Listener struct {
+// pollFD is an fd registered with the poller: its waiters and its count of calls in progress.
+// A call begins with ref.acquire and ends with end.
+type pollFD struct {
 	fdWaiters
 	ref fdRef
-	tl  *net.TCPListener
 	fd  int
 	p   *poller
+	tl  *net.TCPListener // the listener whose fd this is (closing it closes fd); nil for a connection
+}
+
+// end ends a call, destroying the fd if it was closed meanwhile and this was its last call.
+func (f *pollFD) end() {
+	if f.ref.release() {
+		f.destroy()
+	}
+}
+
+// close marks the fd closed and wakes its waiters; false if it was closed already. The fd
+// itself is closed now or, if calls are in progress, when the last one ends.
+func (f *pollFD) close() bool {
+	first, last := f.ref.close()
+	if !first {
+		return false
+	}
+	f.r.notify()
+	f.w.notify()
+	if last {
+		f.destroy()
+	}
+	return true
+}
+
+func (f *pollFD) destroy() {
+	f.p.remove(f.fd, &f.fdWaiters)
+	if f.tl != nil {
+		_ = f.tl.Close()
+	} else {
+		_ = syscall.Close(f.fd)
+	}
+}
+
+// Listener accepts connections served by the package's poller. It is safe for concurrent use.
+type Listener struct {
+	pollFD
 }
 
 // Accept waits for and returns the next connection, a *Conn.
@@ -269,9 +307,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		return nil, l.opError("accept", net.ErrClosed)
 	}
 	c, err := l.accept()
-	if l.ref.release() {
-		l.destroy()
-	}
+	l.end()
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +351,7 @@ func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
 	for _, o := range opts {
 		_ = syscall.SetsockoptInt(nfd, o[0], o[1], o[2])
 	}
-	c := &Conn{fd: nfd, p: l.p, remote: tcpAddr(sa)}
+	c := &Conn{pollFD: pollFD{fd: nfd, p: l.p}, remote: tcpAddr(sa)}
 	c.r.init()
 	c.w.init()
 	if err := l.p.add(nfd, &c.fdWaiters, syscall.EPOLLIN|syscall.EPOLLOUT|syscall.EPOLLRDHUP|epollET); err != nil {
@@ -327,20 +363,10 @@ func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
 // Close stops accepting and closes the listening socket; accepted connections stay open. A
 // waiting Accept returns an error that wraps net.ErrClosed.
 func (l *Listener) Close() error {
-	first, last := l.ref.close()
-	if !first {
+	if !l.close() {
 		return l.opError("close", net.ErrClosed)
 	}
-	l.r.notify()
-	if last {
-		l.destroy()
-	}
 	return nil
-}
-
-func (l *Listener) destroy() {
-	l.p.remove(l.fd, &l.fdWaiters)
-	_ = l.tl.Close()
 }
 
 // Addr returns the listener's network address.
@@ -353,10 +379,7 @@ func (l *Listener) opError(op string, err error) error {
 // Conn is a TCP connection served by the package's poller. Read, Write, Close and the deadline
 // setters are safe for concurrent use, one Read and one Write at a time.
 type Conn struct {
-	fdWaiters
-	ref fdRef
-	fd  int
-	p   *poller
+	pollFD
 	// Deadlines in unix nanoseconds, 0 for none.
 	rdl, wdl atomic.Int64
 
@@ -373,9 +396,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 		return 0, c.opError("read", net.ErrClosed)
 	}
 	n, err := c.read(b)
-	if c.ref.release() {
-		c.destroy()
-	}
+	c.end()
 	return n, err
 }
 
@@ -415,9 +436,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 		return 0, c.opError("write", net.ErrClosed)
 	}
 	n, err := c.write(b)
-	if c.ref.release() {
-		c.destroy()
-	}
+	c.end()
 	return n, err
 }
 
@@ -451,21 +470,10 @@ func (c *Conn) write(b []byte) (int, error) {
 // Close closes the connection. Waiting reads and writes return an error that wraps
 // net.ErrClosed; the socket is closed when the last call in progress returns.
 func (c *Conn) Close() error {
-	first, last := c.ref.close()
-	if !first {
+	if !c.close() {
 		return c.opError("close", net.ErrClosed)
 	}
-	c.r.notify()
-	c.w.notify()
-	if last {
-		c.destroy()
-	}
 	return nil
-}
-
-func (c *Conn) destroy() {
-	c.p.remove(c.fd, &c.fdWaiters)
-	_ = syscall.Close(c.fd)
 }
 
 // LocalAddr returns the local network address.
@@ -475,9 +483,7 @@ func (c *Conn) LocalAddr() net.Addr {
 			if sa, err := syscall.Getsockname(c.fd); err == nil {
 				c.local = tcpAddr(sa)
 			}
-			if c.ref.release() {
-				c.destroy()
-			}
+			c.end()
 		}
 	})
 	return c.local
