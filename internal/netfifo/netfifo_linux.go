@@ -296,7 +296,8 @@ func (f *pollFD) destroy() {
 	}
 }
 
-// Listener accepts connections served by the package's poller. It is safe for concurrent use.
+// Listener accepts connections served by the package's poller. Accept is called from one
+// goroutine at a time (as a server's accept loop does); Close and Addr from any.
 type Listener struct {
 	pollFD
 }
