@@ -17,10 +17,12 @@ run: build
 	./$(BIN) serve -c configs/example.yaml
 
 # Unit tests (with the race detector), black-box tests against the built binary, and the
-# Mountebank comparison suite (installs Mountebank 2.9.1 from npm into test/compat/node_modules).
+# Mountebank comparison suite (installs Mountebank 2.9.1 from npm into test/compat/node_modules),
+# and the bench/ harness's own tests.
 test: vet
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(UNIT_PKGS)
 	$(GO) test -count=1 ./test/...
+	$(MAKE) -C bench vet test
 
 test-short:
 	$(GO) test -short -count=1 $(UNIT_PKGS)

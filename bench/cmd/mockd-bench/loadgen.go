@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -343,9 +342,20 @@ func (h *histogram) percentile(p float64) float64 {
 	return float64(h.max)
 }
 
-// loadgenMain is the Go generator: one goroutine per keep-alive connection, each sending the
-// request, reading the answer with fasthttp and checking its status and body; it reconnects
-// when the server closes the connection (Connection: close, as Mountebank does).
+// loadConfig is what one run of the Go generator does.
+type loadConfig struct {
+	addr    string
+	request []byte // the raw request, sent again on each connection as soon as it is answered
+	want    expect
+	conns   int
+	dur     time.Duration
+	timeout time.Duration // a request unanswered for longer counts as a timeout
+}
+
+// loadgenMain is the Go generator ("loadgen" subcommand): keep-alive connections that each send
+// the request again as soon as the answer is in, check every answer's status and body, and
+// reconnect when the server closes the connection (Connection: close, as Mountebank does). It
+// prints its loadResult as JSON.
 func loadgenMain(args []string) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	addr := fs.String("addr", "", "host:port")
@@ -367,132 +377,19 @@ func loadgenMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	want := expect{Status: *wantStatus}
+	cfg := loadConfig{addr: *addr, request: raw, want: expect{Status: *wantStatus}, conns: *conns, dur: *dur, timeout: *timeout}
 	if *wantMode == "contains" {
-		want.Contains = string(wantBody)
+		cfg.want.Contains = string(wantBody)
 	} else {
-		want.Body = string(wantBody)
+		cfg.want.Body = string(wantBody)
 	}
-
-	type worker struct {
-		mu                                          sync.Mutex
-		conn                                        net.Conn
-		hist                                        histogram
-		n, bytes, connErr, readErr, writeErr, wrong int64
-		timeouts                                    int64
-		_                                           [64]byte
+	if cfg.conns < 1 {
+		return errors.New("-c: want at least one connection")
 	}
-	workers := make([]worker, *conns)
-	start := time.Now()
-	end := start.Add(*dur)
-	var wg sync.WaitGroup
-	for i := range workers {
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			var conn net.Conn
-			var cr countingReader
-			br := bufio.NewReaderSize(&cr, 16<<10)
-			var resp fasthttp.Response
-			closeConn := func() {
-				if conn != nil {
-					w.mu.Lock()
-					w.conn = nil
-					w.mu.Unlock()
-					conn.Close()
-					conn = nil
-				}
-			}
-			defer closeConn()
-			for {
-				t0 := time.Now()
-				if !t0.Before(end) {
-					return
-				}
-				if conn == nil {
-					c, err := net.DialTimeout("tcp", *addr, *timeout)
-					if err != nil {
-						w.connErr++
-						time.Sleep(10 * time.Millisecond)
-						continue
-					}
-					conn = c
-					w.mu.Lock()
-					w.conn = c
-					w.mu.Unlock()
-					// The stopper below cuts every connection at the end; a request that hangs
-					// past its timeout before then is counted when it is cut.
-					_ = conn.SetDeadline(end.Add(*timeout))
-					cr = countingReader{r: conn}
-					br.Reset(&cr)
-				}
-				if _, err := conn.Write(raw); err != nil {
-					if time.Now().Before(end) {
-						w.writeErr++
-					}
-					closeConn()
-					continue
-				}
-				before := cr.n - br.Buffered()
-				resp.Reset()
-				if err := resp.Read(br); err != nil {
-					now := time.Now()
-					switch {
-					case now.Sub(t0) > *timeout:
-						w.timeouts++
-					case now.Before(end):
-						w.readErr++
-					}
-					closeConn()
-					continue
-				}
-				t1 := time.Now()
-				if !t1.Before(end) {
-					return // completed after the end: not counted, as wrk does
-				}
-				lat := t1.Sub(t0)
-				if lat > *timeout {
-					w.timeouts++
-				}
-				w.n++
-				w.bytes += int64(cr.n - br.Buffered() - before)
-				w.hist.record(lat.Microseconds())
-				if !answerOK(resp.StatusCode(), resp.Body(), want) {
-					w.wrong++
-				}
-				if resp.ConnectionClose() {
-					closeConn()
-				}
-			}
-		}(&workers[i])
+	res, err := runLoad(cfg)
+	if err != nil {
+		return err
 	}
-	time.Sleep(time.Until(end))
-	for i := range workers {
-		w := &workers[i]
-		w.mu.Lock()
-		if w.conn != nil {
-			_ = w.conn.SetDeadline(time.Now())
-		}
-		w.mu.Unlock()
-	}
-	wg.Wait()
-	elapsed := *dur
-	var total histogram
-	res := loadResult{DurationUS: elapsed.Microseconds()}
-	for i := range workers {
-		w := &workers[i]
-		total.merge(&w.hist)
-		res.Requests += w.n
-		res.Bytes += w.bytes
-		res.ConnectErr += w.connErr
-		res.ReadErr += w.readErr
-		res.WriteErr += w.writeErr
-		res.TimeoutErr += w.timeouts
-		res.WrongAnswers += w.wrong
-	}
-	res.P50US = total.percentile(50)
-	res.P99US = total.percentile(99)
-	res.MaxUS = float64(total.max)
 	out, _ := json.Marshal(res)
 	fmt.Println(string(out))
 	return nil
