@@ -322,6 +322,10 @@ func (h *harness) targets(scens []*scenario) []string {
 			f := s.Name
 			if !rpsOK {
 				f += fmt.Sprintf(" %.2f×", m.RPS/o.RPS)
+				// A target above the bare server's rate is out of reach of any server here.
+				if c := h.lookup(s.Name, "ceiling"); c != nil && c.Status == "ok" && peer.min*o.RPS > c.RPS {
+					f += fmt.Sprintf(" (%g× would be %.2f× the bare server)", peer.min, peer.min*o.RPS/c.RPS)
+				}
 			}
 			if !p99OK {
 				f += fmt.Sprintf(" p99 %s vs %s ms", fmtMS(m.P99MS), fmtMS(o.P99MS))
