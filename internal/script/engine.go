@@ -12,6 +12,10 @@
 // object: scripts may keep functions, dates and shared references in it, and no call pays to
 // marshal the state in and out. A runtime belongs to exactly one imposter, so nothing a script
 // leaves behind is visible to another imposter; calls on different Scopes run in parallel.
+//
+// Decorate functions that only read the request and assign primitives to the response (the
+// native subset, see native.go) run as Go, outside the runtime and its lock: on goja such a call
+// costs several times more in building and reading back objects than the script's own work.
 package script
 
 import (
@@ -54,6 +58,20 @@ type Engine struct {
 type program struct {
 	prog *goja.Program
 	err  error
+
+	nativeOnce sync.Once
+	native     *nativeFn // see nativeFn
+}
+
+// nativeFn returns the native form of p's source, a decorate function, or nil when it has
+// none. It compiles it on first use.
+func (p *program) nativeFn(source string) *nativeFn {
+	p.nativeOnce.Do(func() {
+		if p.err == nil {
+			p.native = compileNative(source)
+		}
+	})
+	return p.native
 }
 
 // New returns an Engine.

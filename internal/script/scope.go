@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 
@@ -25,12 +26,30 @@ const (
 )
 
 // Scope is the JavaScript world of one imposter: its runtime and the state its predicates and
-// responses share across requests. It is safe for concurrent use; calls run one at a time.
+// responses share across requests. It is safe for concurrent use; calls run one at a time, except
+// native decorate functions (see compileNative), which touch nothing the others can see.
 type Scope struct {
-	e   *Engine
-	log *slog.Logger
-	mu  sync.Mutex
-	rt  *runtime // created by the first call
+	e    *Engine
+	log  *slog.Logger
+	mu   sync.Mutex
+	rt   *runtime                   // created by the first call
+	last atomic.Pointer[nativeLast] // the native function last looked up
+}
+
+// nativeLast is a source and its native function (nil when it has none).
+type nativeLast struct {
+	source string
+	fn     *nativeFn
+}
+
+// native returns source's native function, or nil.
+func (s *Scope) native(source string) *nativeFn {
+	if l := s.last.Load(); l != nil && l.source == source {
+		return l.fn
+	}
+	fn := s.e.compile(source).nativeFn(source)
+	s.last.Store(&nativeLast{source, fn})
+	return fn
 }
 
 // NewScope returns a Scope with empty state. log receives the scripts' console and logger
@@ -111,7 +130,19 @@ func (s *Scope) Response(ctx context.Context, source string, r *request.Request)
 // nothing, the response it modified. resp is not changed, but the result may share values with
 // it: the caller passes its own copy (Mountebank clones `is` for every request) and uses the
 // result from then on.
+//
+// A function of the native subset (see compileNative) runs as Go, without the runtime.
 func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
+	if fn := s.native(source); fn != nil {
+		if out, ok := fn.run(r, resp); ok {
+			return out, nil
+		}
+	}
+	return s.decorateJS(ctx, source, r, resp)
+}
+
+// decorateJS is Decorate on goja.
+func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
 	rt := s.enter()
 	defer s.leave(rt)
 	fail := func(err error) (*config.Object, error) {

@@ -1,0 +1,888 @@
+package script
+
+import (
+	"math"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// A native decorate function runs as Go instead of on goja. Most decorate functions only read
+// the request and the response, join strings and assign the result to the response; on goja
+// such a call costs far more in making the config and response objects and reading the
+// response back than in the script itself. compileNative accepts a function whose body uses
+// only:
+//
+//   - statements: expressions, var/let/const declarations at the top level of the body, if/else,
+//     blocks without declarations, return;
+//   - expressions: string, number, boolean, null and template literals, `undefined`, the
+//     function's parameters and locals, member reads (a.b, a[expr]), assignment with = and += to
+//     locals and to members, +, ===, !==, ==, !=, !, &&, || and ?:.
+//
+// Such a function calls nothing, cannot loop and touches no state, logger or global, so running
+// it outside the imposter's runtime (and its lock and time limit) is unobservable. What the Go
+// evaluation is not sure to do exactly as JavaScript would at run time (reading a key that is
+// absent, an array or a logger; an object where a primitive is needed; a value that would throw;
+// text that is not valid UTF-8; returning anything but the response) makes it give up before
+// anything it did is visible, and the call runs on goja as any other. So a native function
+// returns what goja would return or nothing; the differential tests check that.
+
+// nativeFn is a compiled native decorate function. It is immutable and safe for concurrent use.
+type nativeFn struct {
+	nslots int // parameters, then locals
+	body   []nstmt
+}
+
+// compileNative compiles source, a function expression, or returns nil when it uses more
+// than the native subset.
+func compileNative(source string) *nativeFn {
+	prog, err := parser.ParseFile(nil, "", "("+source+"\n)", 0)
+	if err != nil || len(prog.Body) != 1 {
+		return nil
+	}
+	es, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return nil
+	}
+	var (
+		params *ast.ParameterList
+		body   []ast.Statement
+	)
+	switch f := es.Expression.(type) {
+	case *ast.FunctionLiteral:
+		if f.Async || f.Generator || f.Body == nil {
+			return nil
+		}
+		params, body = f.ParameterList, f.Body.List
+	case *ast.ArrowFunctionLiteral:
+		if f.Async {
+			return nil
+		}
+		params = f.ParameterList
+		switch b := f.Body.(type) {
+		case *ast.BlockStatement:
+			body = b.List
+		case *ast.ExpressionBody:
+			body = []ast.Statement{&ast.ReturnStatement{Argument: b.Expression}}
+		default:
+			return nil
+		}
+	default:
+		return nil
+	}
+	c := &nativeCompiler{}
+	if params == nil || params.Rest != nil {
+		return nil
+	}
+	for _, b := range params.List {
+		id, ok := b.Target.(*ast.Identifier)
+		if !ok || b.Initializer != nil || !c.declare(id.Name.String(), false) {
+			return nil
+		}
+	}
+	fn := &nativeFn{}
+	for _, st := range body {
+		s := c.stmt(st, true)
+		if s == nil {
+			return nil
+		}
+		fn.body = append(fn.body, s)
+	}
+	fn.nslots = len(c.names)
+	return fn
+}
+
+// nativeCompiler resolves names to slots while compiling.
+type nativeCompiler struct {
+	names  []string
+	consts []bool
+}
+
+func (c *nativeCompiler) declare(name string, isConst bool) bool {
+	if c.lookup(name) >= 0 || name == "undefined" {
+		return false
+	}
+	c.names = append(c.names, name)
+	c.consts = append(c.consts, isConst)
+	return true
+}
+
+func (c *nativeCompiler) lookup(name string) int {
+	for i, n := range c.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// stmt compiles a statement, or returns nil. Declarations are allowed only at the top level of
+// the body, where they run in source order: a name is usable after its declaration only.
+func (c *nativeCompiler) stmt(st ast.Statement, top bool) nstmt {
+	switch s := st.(type) {
+	case *ast.ExpressionStatement:
+		if e := c.expr(s.Expression); e != nil {
+			return exprStmt{e}
+		}
+	case *ast.EmptyStatement:
+		return blockStmt(nil)
+	case *ast.ReturnStatement:
+		if s.Argument == nil {
+			return returnStmt{litExpr{}}
+		}
+		if e := c.expr(s.Argument); e != nil {
+			return returnStmt{e}
+		}
+	case *ast.BlockStatement:
+		var list blockStmt
+		for _, inner := range s.List {
+			is := c.stmt(inner, false)
+			if is == nil {
+				return nil
+			}
+			list = append(list, is)
+		}
+		return list
+	case *ast.IfStatement:
+		test := c.expr(s.Test)
+		then := c.stmt(s.Consequent, false)
+		if test == nil || then == nil {
+			return nil
+		}
+		var alt nstmt = blockStmt(nil)
+		if s.Alternate != nil {
+			if alt = c.stmt(s.Alternate, false); alt == nil {
+				return nil
+			}
+		}
+		return ifStmt{test, then, alt}
+	case *ast.VariableStatement:
+		if top {
+			return c.declarations(s.List, false)
+		}
+	case *ast.LexicalDeclaration:
+		if top && (s.Token == token.LET || s.Token == token.CONST) {
+			return c.declarations(s.List, s.Token == token.CONST)
+		}
+	}
+	return nil
+}
+
+func (c *nativeCompiler) declarations(list []*ast.Binding, isConst bool) nstmt {
+	var out blockStmt
+	for _, b := range list {
+		id, ok := b.Target.(*ast.Identifier)
+		if !ok {
+			return nil
+		}
+		var init nexpr = litExpr{}
+		if b.Initializer != nil {
+			// The initializer is compiled before the name exists: it cannot read it.
+			if init = c.expr(b.Initializer); init == nil {
+				return nil
+			}
+		} else if isConst {
+			return nil
+		}
+		if !c.declare(id.Name.String(), isConst) {
+			return nil
+		}
+		out = append(out, exprStmt{assignLocal{slot: len(c.names) - 1, val: init}})
+	}
+	return out
+}
+
+func (c *nativeCompiler) expr(e ast.Expression) nexpr {
+	switch x := e.(type) {
+	case *ast.StringLiteral:
+		if s, ok := literalString(x.Value.String()); ok {
+			return litExpr{strVal(s)}
+		}
+	case *ast.NumberLiteral:
+		switch n := x.Value.(type) {
+		case int64:
+			return litExpr{numVal(float64(n))}
+		case float64:
+			return litExpr{numVal(n)}
+		}
+	case *ast.BooleanLiteral:
+		return litExpr{boolVal(x.Value)}
+	case *ast.NullLiteral:
+		return litExpr{nval{k: kNull}}
+	case *ast.TemplateLiteral:
+		if x.Tag != nil || len(x.Elements) != len(x.Expressions)+1 {
+			return nil
+		}
+		t := templateExpr{}
+		for i, el := range x.Elements {
+			s, ok := literalString(el.Parsed.String())
+			if !el.Valid || !ok {
+				return nil
+			}
+			t.parts = append(t.parts, s)
+			if i < len(x.Expressions) {
+				sub := c.expr(x.Expressions[i])
+				if sub == nil {
+					return nil
+				}
+				t.exprs = append(t.exprs, sub)
+			}
+		}
+		return t
+	case *ast.Identifier:
+		name := x.Name.String()
+		if i := c.lookup(name); i >= 0 {
+			return localExpr(i)
+		}
+		if name == "undefined" {
+			return litExpr{}
+		}
+	case *ast.DotExpression:
+		if obj := c.expr(x.Left); obj != nil {
+			return memberExpr{obj: obj, key: litExpr{strVal(x.Identifier.Name.String())}}
+		}
+	case *ast.BracketExpression:
+		obj, key := c.expr(x.Left), c.expr(x.Member)
+		if obj != nil && key != nil {
+			return memberExpr{obj: obj, key: key}
+		}
+	case *ast.AssignExpression:
+		return c.assign(x)
+	case *ast.BinaryExpression:
+		l, r := c.expr(x.Left), c.expr(x.Right)
+		if l == nil || r == nil {
+			return nil
+		}
+		switch x.Operator {
+		case token.PLUS, token.STRICT_EQUAL, token.STRICT_NOT_EQUAL, token.EQUAL, token.NOT_EQUAL:
+			return binaryExpr{op: x.Operator, l: l, r: r}
+		case token.LOGICAL_AND, token.LOGICAL_OR:
+			return logicalExpr{and: x.Operator == token.LOGICAL_AND, l: l, r: r}
+		}
+	case *ast.UnaryExpression:
+		if x.Operator == token.NOT {
+			if o := c.expr(x.Operand); o != nil {
+				return notExpr{o}
+			}
+		}
+	case *ast.ConditionalExpression:
+		t, a, b := c.expr(x.Test), c.expr(x.Consequent), c.expr(x.Alternate)
+		if t != nil && a != nil && b != nil {
+			return condExpr{t, a, b}
+		}
+	}
+	return nil
+}
+
+func (c *nativeCompiler) assign(x *ast.AssignExpression) nexpr {
+	if x.Operator != token.ASSIGN && x.Operator != token.PLUS {
+		return nil
+	}
+	val := c.expr(x.Right)
+	if val == nil {
+		return nil
+	}
+	switch l := x.Left.(type) {
+	case *ast.Identifier:
+		i := c.lookup(l.Name.String())
+		if i < 0 || c.consts[i] {
+			return nil
+		}
+		if x.Operator == token.PLUS {
+			val = binaryExpr{op: token.PLUS, l: localExpr(i), r: val}
+		}
+		return assignLocal{slot: i, val: val}
+	case *ast.DotExpression:
+		obj := c.expr(l.Left)
+		if obj == nil {
+			return nil
+		}
+		return assignMember{obj: obj, key: litExpr{strVal(l.Identifier.Name.String())}, val: val, add: x.Operator == token.PLUS}
+	case *ast.BracketExpression:
+		obj, key := c.expr(l.Left), c.expr(l.Member)
+		if obj == nil || key == nil {
+			return nil
+		}
+		return assignMember{obj: obj, key: key, val: val, add: x.Operator == token.PLUS}
+	}
+	return nil
+}
+
+// literalString returns the UTF-8 text of a string literal, unless it holds a lone surrogate
+// (which JavaScript keeps and UTF-8 cannot).
+func literalString(s string) (string, bool) {
+	for _, r := range s {
+		if r == utf8.RuneError {
+			return "", false
+		}
+	}
+	return s, true
+}
+
+// Values.
+
+type nkind uint8
+
+const (
+	kUndef nkind = iota
+	kNull
+	kBool
+	kNum
+	kStr
+	kObj
+)
+
+// nval is a JavaScript value of the native subset.
+type nval struct {
+	k nkind
+	b bool
+	f float64
+	s string
+	o *nobj
+}
+
+func strVal(s string) nval  { return nval{k: kStr, s: s} }
+func numVal(f float64) nval { return nval{k: kNum, f: f} }
+func boolVal(b bool) nval   { return nval{k: kBool, b: b} }
+func objVal(o *nobj) nval   { return nval{k: kObj, o: o} }
+func (v nval) truthy() bool {
+	switch v.k {
+	case kBool:
+		return v.b
+	case kNum:
+		return v.f != 0 && !math.IsNaN(v.f)
+	case kStr:
+		return v.s != ""
+	case kObj:
+		return true
+	}
+	return false
+}
+
+// str is String(v) for a primitive.
+func (v nval) str() string {
+	switch v.k {
+	case kUndef:
+		return "undefined"
+	case kNum:
+		switch {
+		case math.IsNaN(v.f):
+			return "NaN"
+		case math.IsInf(v.f, 1):
+			return "Infinity"
+		case math.IsInf(v.f, -1):
+			return "-Infinity"
+		}
+		return config.FormatNumber(v.f)
+	case kStr:
+		return v.s
+	}
+	return config.JSString(v.value())
+}
+
+// value is a primitive as configuration, as fromJS converts it.
+func (v nval) value() config.Value {
+	switch v.k {
+	case kBool:
+		return v.b
+	case kNum:
+		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
+			return nil
+		}
+		return v.f
+	case kStr:
+		return v.s
+	}
+	return nil
+}
+
+// fromConfig makes a primitive of a configuration value; false for anything else, or for text
+// that is not valid UTF-8 (goja would read it with replacement characters).
+func fromConfig(v config.Value) (nval, bool) {
+	switch t := v.(type) {
+	case nil:
+		return nval{k: kNull}, true
+	case string:
+		return strVal(t), utf8.ValidString(t)
+	case float64:
+		return numVal(t), true
+	case bool:
+		return boolVal(t), true
+	}
+	return nval{}, false
+}
+
+// Objects.
+
+type nobjKind uint8
+
+const (
+	objOpaque  nobjKind = iota // the logger argument: any use gives up
+	objConfig                  // the config argument
+	objRequest                 // config.request
+	objPlain                   // request.query, .headers, .form: read only
+	objResp                    // the response or an object in it
+)
+
+// nobj is an object a native call sees. Objects of the response are copied on their first
+// change (and their parents with them), so the caller's response is never changed.
+type nobj struct {
+	kind nobjKind
+	o    *config.Object
+	// For objResp:
+	owned  bool   // o is this call's copy
+	parent *nobj  // the object o is a member of, at key; nil for the response itself
+	key    string //
+	kids   *nobj  // member objects made so far, linked by next: each key gives one object
+	next   *nobj
+}
+
+// ncall is the state of one native call.
+type ncall struct {
+	req     *request.Request
+	slots   []nval
+	cfg     nobj
+	root    nobj
+	logger  nobj
+	reqObj  nobj
+	kv      [3]*nobj // query, headers, form, once read
+	objs    [6]nobj  // room for member objects without an allocation
+	nobjs   int
+	reqKeys []string
+	hasReq  bool // the config object has the request's fields
+}
+
+var ncallPool = sync.Pool{New: func() any { return &ncall{} }}
+
+// run calls f with (config, response, logger) for request r and response resp (not changed)
+// and returns the response as decorate returns it, or false when the call must run on goja.
+func (f *nativeFn) run(r *request.Request, resp *config.Object) (*config.Object, bool) {
+	if resp == nil {
+		return nil, false
+	}
+	c := ncallPool.Get().(*ncall)
+	defer c.release()
+	c.req = r
+	c.reqKeys = requestKeys(r)
+	c.hasReq = (r.TCP && r.Data != "") || (!r.TCP && r.Method != "")
+	c.cfg = nobj{kind: objConfig}
+	c.root = nobj{kind: objResp, o: resp}
+	c.logger = nobj{kind: objOpaque}
+	c.reqObj = nobj{kind: objRequest}
+	if cap(c.slots) < f.nslots {
+		c.slots = make([]nval, f.nslots)
+	}
+	c.slots = c.slots[:f.nslots]
+	for i := range c.slots {
+		switch i {
+		case 0:
+			c.slots[i] = objVal(&c.cfg)
+		case 1:
+			c.slots[i] = objVal(&c.root)
+		case 2:
+			c.slots[i] = objVal(&c.logger)
+		default:
+			c.slots[i] = nval{}
+		}
+	}
+	var ret nval
+	for _, s := range f.body {
+		done, ok := s.exec(c, &ret)
+		if !ok {
+			return nil, false
+		}
+		if done {
+			break
+		}
+	}
+	if ret.truthy() && ret.o != &c.root {
+		return nil, false // goja reads the returned value as the response
+	}
+	return c.root.o, true
+}
+
+func (c *ncall) release() {
+	clear(c.slots)
+	c.kv = [3]*nobj{}
+	c.objs = [6]nobj{}
+	c.nobjs = 0
+	c.req, c.reqKeys = nil, nil
+	c.cfg, c.root, c.logger, c.reqObj = nobj{}, nobj{}, nobj{}, nobj{}
+	ncallPool.Put(c)
+}
+
+func (c *ncall) newObj() *nobj {
+	if c.nobjs < len(c.objs) {
+		c.nobjs++
+		return &c.objs[c.nobjs-1]
+	}
+	return &nobj{}
+}
+
+func hasKey(keys []string, key string) bool {
+	for _, k := range keys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// get reads o[key].
+func (c *ncall) get(o *nobj, key string) (nval, bool) {
+	if key == "__proto__" {
+		return nval{}, false
+	}
+	switch o.kind {
+	case objConfig:
+		switch key {
+		case "request":
+			return objVal(&c.reqObj), true
+		case "response":
+			return objVal(&c.root), true
+		}
+		if c.hasReq {
+			return c.requestField(key)
+		}
+	case objRequest:
+		return c.requestField(key)
+	case objPlain:
+		if v, ok := o.o.Get(key); ok {
+			return fromConfig(v)
+		}
+	case objResp:
+		v, ok := o.o.Get(key)
+		if !ok {
+			return nval{}, false
+		}
+		if m, isObj := v.(*config.Object); isObj && m != nil {
+			for k := o.kids; k != nil; k = k.next {
+				if k.key == key {
+					return objVal(k), true
+				}
+			}
+			k := c.newObj()
+			*k = nobj{kind: objResp, o: m, parent: o, key: key, next: o.kids}
+			o.kids = k
+			return objVal(k), true
+		}
+		return fromConfig(v)
+	}
+	return nval{}, false
+}
+
+// requestField reads a field of the request as Mountebank's scripts see it.
+func (c *ncall) requestField(key string) (nval, bool) {
+	if !hasKey(c.reqKeys, key) {
+		return nval{}, false
+	}
+	i := -1
+	switch key {
+	case "query":
+		i = 0
+	case "headers":
+		i = 1
+	case "form":
+		i = 2
+	}
+	if i < 0 {
+		return fromConfig(requestSource{c.req}.goValue(key))
+	}
+	if c.kv[i] == nil {
+		o := c.newObj()
+		*o = nobj{kind: objPlain, o: requestSource{c.req}.goValue(key).(*config.Object)}
+		c.kv[i] = o
+	}
+	return objVal(c.kv[i]), true
+}
+
+// set assigns a primitive to o[key]: only objects of the response can change.
+func (c *ncall) set(o *nobj, key string, v nval) bool {
+	if o.kind != objResp || key == "__proto__" || v.k == kObj || v.k == kUndef {
+		return false
+	}
+	c.own(o)
+	// A member object replaced by a primitive lives on apart from the response.
+	for p := &o.kids; *p != nil; p = &(*p).next {
+		if k := *p; k.key == key {
+			*p, k.parent, k.next = k.next, nil, nil
+			break
+		}
+	}
+	o.o.Set(key, v.value())
+	return true
+}
+
+// own makes o's object this call's copy, and its parents', before a change.
+func (c *ncall) own(o *nobj) {
+	if o.owned {
+		return
+	}
+	cp := newObject(len(o.o.Members) + 1)
+	cp.Members = append(cp.Members, o.o.Members...)
+	o.o, o.owned = cp, true
+	if o.parent != nil {
+		c.own(o.parent)
+		o.parent.o.Set(o.key, cp)
+	}
+}
+
+// Statements and expressions.
+
+type nstmt interface {
+	// exec runs the statement; done is true after a return (its value in *ret), ok false when
+	// the call must run on goja.
+	exec(c *ncall, ret *nval) (done, ok bool)
+}
+
+type nexpr interface {
+	eval(c *ncall) (nval, bool)
+}
+
+type exprStmt struct{ e nexpr }
+
+func (s exprStmt) exec(c *ncall, _ *nval) (bool, bool) {
+	_, ok := s.e.eval(c)
+	return false, ok
+}
+
+type returnStmt struct{ e nexpr }
+
+func (s returnStmt) exec(c *ncall, ret *nval) (bool, bool) {
+	v, ok := s.e.eval(c)
+	*ret = v
+	return true, ok
+}
+
+type blockStmt []nstmt
+
+func (s blockStmt) exec(c *ncall, ret *nval) (bool, bool) {
+	for _, st := range s {
+		if done, ok := st.exec(c, ret); done || !ok {
+			return done, ok
+		}
+	}
+	return false, true
+}
+
+type ifStmt struct {
+	test      nexpr
+	then, alt nstmt
+}
+
+func (s ifStmt) exec(c *ncall, ret *nval) (bool, bool) {
+	t, ok := s.test.eval(c)
+	if !ok {
+		return false, false
+	}
+	if t.truthy() {
+		return s.then.exec(c, ret)
+	}
+	return s.alt.exec(c, ret)
+}
+
+type litExpr struct{ v nval }
+
+func (e litExpr) eval(*ncall) (nval, bool) { return e.v, true }
+
+type localExpr int
+
+func (e localExpr) eval(c *ncall) (nval, bool) { return c.slots[e], true }
+
+type assignLocal struct {
+	slot int
+	val  nexpr
+}
+
+func (e assignLocal) eval(c *ncall) (nval, bool) {
+	v, ok := e.val.eval(c)
+	if ok {
+		c.slots[e.slot] = v
+	}
+	return v, ok
+}
+
+// propertyKey is ToPropertyKey for the keys the subset reads: strings and numbers.
+func propertyKey(v nval) (string, bool) {
+	switch v.k {
+	case kStr:
+		return v.s, true
+	case kNum:
+		return v.str(), true
+	}
+	return "", false
+}
+
+type memberExpr struct{ obj, key nexpr }
+
+func (e memberExpr) eval(c *ncall) (nval, bool) {
+	o, ok := e.obj.eval(c)
+	if !ok || o.k != kObj {
+		return nval{}, false
+	}
+	kv, ok := e.key.eval(c)
+	if !ok {
+		return nval{}, false
+	}
+	key, ok := propertyKey(kv)
+	if !ok {
+		return nval{}, false
+	}
+	return c.get(o.o, key)
+}
+
+type assignMember struct {
+	obj, key, val nexpr
+	add           bool // +=
+}
+
+func (e assignMember) eval(c *ncall) (nval, bool) {
+	// JavaScript evaluates the object, the key, (the old value,) then the value.
+	o, ok := e.obj.eval(c)
+	if !ok || o.k != kObj {
+		return nval{}, false
+	}
+	kv, ok := e.key.eval(c)
+	if !ok {
+		return nval{}, false
+	}
+	key, ok := propertyKey(kv)
+	if !ok {
+		return nval{}, false
+	}
+	var old nval
+	if e.add {
+		if old, ok = c.get(o.o, key); !ok {
+			return nval{}, false
+		}
+	}
+	v, ok := e.val.eval(c)
+	if !ok {
+		return nval{}, false
+	}
+	if e.add {
+		if v, ok = add(old, v); !ok {
+			return nval{}, false
+		}
+	}
+	return v, c.set(o.o, key, v)
+}
+
+type templateExpr struct {
+	parts []string // one more than exprs
+	exprs []nexpr
+}
+
+func (e templateExpr) eval(c *ncall) (nval, bool) {
+	s := e.parts[0]
+	for i, x := range e.exprs {
+		v, ok := x.eval(c)
+		if !ok || v.k == kObj {
+			return nval{}, false
+		}
+		s += v.str() + e.parts[i+1]
+	}
+	return strVal(s), true
+}
+
+// add is the + operator on primitives: strings join, numbers add; anything else gives up.
+func add(a, b nval) (nval, bool) {
+	switch {
+	case a.k == kObj || b.k == kObj:
+		return nval{}, false
+	case a.k == kStr || b.k == kStr:
+		return strVal(a.str() + b.str()), true
+	case a.k == kNum && b.k == kNum:
+		return numVal(a.f + b.f), true
+	}
+	return nval{}, false
+}
+
+type binaryExpr struct {
+	op   token.Token
+	l, r nexpr
+}
+
+func (e binaryExpr) eval(c *ncall) (nval, bool) {
+	a, ok := e.l.eval(c)
+	if !ok {
+		return nval{}, false
+	}
+	b, ok := e.r.eval(c)
+	if !ok {
+		return nval{}, false
+	}
+	if e.op == token.PLUS {
+		return add(a, b)
+	}
+	if a.k == kObj || b.k == kObj {
+		return nval{}, false
+	}
+	var eq bool
+	switch {
+	case a.k == b.k:
+		eq = strictEqual(a, b)
+	case e.op == token.EQUAL || e.op == token.NOT_EQUAL:
+		nullish := func(v nval) bool { return v.k == kUndef || v.k == kNull }
+		if !nullish(a) && !nullish(b) {
+			return nval{}, false // == converts between types: not in the subset
+		}
+		eq = nullish(a) && nullish(b)
+	}
+	if e.op == token.NOT_EQUAL || e.op == token.STRICT_NOT_EQUAL {
+		eq = !eq
+	}
+	return boolVal(eq), true
+}
+
+// strictEqual is === for two primitives of the same kind.
+func strictEqual(a, b nval) bool {
+	switch a.k {
+	case kBool:
+		return a.b == b.b
+	case kNum:
+		return a.f == b.f
+	case kStr:
+		return a.s == b.s
+	}
+	return true // undefined, null
+}
+
+type logicalExpr struct {
+	and  bool
+	l, r nexpr
+}
+
+func (e logicalExpr) eval(c *ncall) (nval, bool) {
+	a, ok := e.l.eval(c)
+	if !ok || a.truthy() != e.and {
+		return a, ok
+	}
+	return e.r.eval(c)
+}
+
+type notExpr struct{ e nexpr }
+
+func (e notExpr) eval(c *ncall) (nval, bool) {
+	v, ok := e.e.eval(c)
+	return boolVal(!v.truthy()), ok
+}
+
+type condExpr struct{ test, a, b nexpr }
+
+func (e condExpr) eval(c *ncall) (nval, bool) {
+	t, ok := e.test.eval(c)
+	if !ok {
+		return nval{}, false
+	}
+	if t.truthy() {
+		return e.a.eval(c)
+	}
+	return e.b.eval(c)
+}
