@@ -245,12 +245,13 @@ func (c *nativeCompiler) expr(e ast.Expression) nexpr {
 		}
 	case *ast.DotExpression:
 		if obj := c.expr(x.Left); obj != nil {
-			return memberExpr{obj: obj, key: litExpr{strVal(x.Identifier.Name.String())}}
+			return memberExpr{obj: obj, name: x.Identifier.Name.String(), lit: true}
 		}
 	case *ast.BracketExpression:
 		obj, key := c.expr(x.Left), c.expr(x.Member)
 		if obj != nil && key != nil {
-			return memberExpr{obj: obj, key: key}
+			name, lit := literalKey(key)
+			return memberExpr{obj: obj, key: key, name: name, lit: lit}
 		}
 	case *ast.AssignExpression:
 		return c.assign(x)
@@ -303,13 +304,14 @@ func (c *nativeCompiler) assign(x *ast.AssignExpression) nexpr {
 		if obj == nil {
 			return nil
 		}
-		return assignMember{obj: obj, key: litExpr{strVal(l.Identifier.Name.String())}, val: val, add: x.Operator == token.PLUS}
+		return assignMember{memberExpr: memberExpr{obj: obj, name: l.Identifier.Name.String(), lit: true}, val: val, add: x.Operator == token.PLUS}
 	case *ast.BracketExpression:
 		obj, key := c.expr(l.Left), c.expr(l.Member)
 		if obj == nil || key == nil {
 			return nil
 		}
-		return assignMember{obj: obj, key: key, val: val, add: x.Operator == token.PLUS}
+		name, lit := literalKey(key)
+		return assignMember{memberExpr: memberExpr{obj: obj, key: key, name: name, lit: lit}, val: val, add: x.Operator == token.PLUS}
 	}
 	return nil
 }
@@ -719,46 +721,61 @@ func propertyKey(v nval) (string, bool) {
 	return "", false
 }
 
-type memberExpr struct{ obj, key nexpr }
+// literalKey returns the property key a literal key expression (a string or number) stands for.
+func literalKey(e nexpr) (string, bool) {
+	if l, ok := e.(litExpr); ok {
+		return propertyKey(l.v)
+	}
+	return "", false
+}
 
-func (e memberExpr) eval(c *ncall) (nval, bool) {
+// memberExpr reads obj[key], or obj[name] when the key is a literal.
+type memberExpr struct {
+	obj, key nexpr
+	name     string
+	lit      bool
+}
+
+// target evaluates the object and the key.
+func (e memberExpr) target(c *ncall) (*nobj, string, bool) {
 	o, ok := e.obj.eval(c)
 	if !ok || o.k != kObj {
-		return nval{}, false
+		return nil, "", false
+	}
+	if e.lit {
+		return o.o, e.name, true
 	}
 	kv, ok := e.key.eval(c)
 	if !ok {
-		return nval{}, false
+		return nil, "", false
 	}
 	key, ok := propertyKey(kv)
+	return o.o, key, ok
+}
+
+func (e memberExpr) eval(c *ncall) (nval, bool) {
+	o, key, ok := e.target(c)
 	if !ok {
 		return nval{}, false
 	}
-	return c.get(o.o, key)
+	return c.get(o, key)
 }
 
 type assignMember struct {
-	obj, key, val nexpr
-	add           bool // +=
+	memberExpr
+	val nexpr
+	add bool // +=
 }
 
 func (e assignMember) eval(c *ncall) (nval, bool) {
 	// JavaScript evaluates the object, the key, (the old value,) then the value.
-	o, ok := e.obj.eval(c)
-	if !ok || o.k != kObj {
-		return nval{}, false
-	}
-	kv, ok := e.key.eval(c)
-	if !ok {
-		return nval{}, false
-	}
-	key, ok := propertyKey(kv)
+	o, key, ok := e.target(c)
 	if !ok {
 		return nval{}, false
 	}
 	var old nval
 	if e.add {
-		if old, ok = c.get(o.o, key); !ok {
+		if old, ok = c.get(o, key); !ok {
 			return nval{}, false
 		}
 	}
@@ -771,7 +788,7 @@ func (e assignMember) eval(c *ncall) (nval, bool) {
 			return nval{}, false
 		}
 	}
-	return v, c.set(o.o, key, v)
+	return v, c.set(o, key, v)
 }
 
 type templateExpr struct {
