@@ -2,6 +2,7 @@ package script
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -113,14 +114,7 @@ func (c *nativeCompiler) declare(name string, isConst bool) bool {
 	return true
 }
 
-func (c *nativeCompiler) lookup(name string) int {
-	for i, n := range c.names {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
+func (c *nativeCompiler) lookup(name string) int { return slices.Index(c.names, name) }
 
 // stmt compiles a statement, or returns nil. Declarations are allowed only at the top level of
 // the body, where they run in source order: a name is usable after its declaration only.
@@ -527,15 +521,6 @@ func (c *ncall) newObj() *nobj {
 	return &nobj{}
 }
 
-func hasKey(keys []string, key string) bool {
-	for _, k := range keys {
-		if k == key {
-			return true
-		}
-	}
-	return false
-}
-
 // get reads o[key].
 func (c *ncall) get(o *nobj, key string) (nval, bool) {
 	if key == "__proto__" {
@@ -581,7 +566,7 @@ func (c *ncall) get(o *nobj, key string) (nval, bool) {
 
 // requestField reads a field of the request as Mountebank's scripts see it.
 func (c *ncall) requestField(key string) (nval, bool) {
-	if !hasKey(c.reqKeys, key) {
+	if !slices.Contains(c.reqKeys, key) {
 		return nval{}, false
 	}
 	i := -1
