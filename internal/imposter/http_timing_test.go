@@ -119,6 +119,9 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		{"api500-last", stubsJSON(500, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
 		}), rawRequest("DELETE", "/api/v1/resource499/items", "", "")},
+		{"api500-nomatch", stubsJSON(500, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
+		}), rawRequest("GET", "/api/v1/none", "", "")},
 		{"json-equals-first", stubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":"POST","path":"/orders","body":%s}}`, order(i))
 		}), rawRequest("POST", "/orders", "application/json", order(0))},
