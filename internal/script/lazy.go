@@ -466,7 +466,7 @@ func (rt *runtime) newConfig(r *request.Request, fixedKeys []string, fixed ...go
 	c := &configObject{}
 	r.ShareInto(&c.req)
 	keys := fixedKeys
-	if (r.TCP && r.Data != "") || (!r.TCP && r.Method != "") {
+	if configHasRequest(r) {
 		keys = rt.configKeys(fixedKeys, requestKeys(r))
 	}
 	c.rt, c.keys, c.src = rt, keys, c
@@ -477,6 +477,12 @@ func (rt *runtime) newConfig(r *request.Request, fixedKeys []string, fixed ...go
 	}
 	copy(c.vals[1:], fixed)
 	return rt.vm.NewDynamicObject(&c.lazy)
+}
+
+// configHasRequest reports whether the config argument carries r's fields beside
+// config.request (Mountebank copies them only from a request that has any).
+func configHasRequest(r *request.Request) bool {
+	return (r.TCP && r.Data != "") || (!r.TCP && r.Method != "")
 }
 
 // configKeys returns fixed followed by the request keys, cached per runtime.

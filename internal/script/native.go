@@ -432,10 +432,10 @@ type nobj struct {
 	kind nobjKind
 	o    *config.Object
 	// For objResp:
-	owned  bool   // o is this call's copy
-	parent *nobj  // the object o is a member of, at key; nil for the response itself
-	key    string //
-	kids   *nobj  // member objects made so far, linked by next: each key gives one object
+	owned  bool  // o is this call's copy
+	parent *nobj // the object o is a member of, at key; nil for the response itself
+	key    string
+	kids   *nobj // member objects made so far, linked by next: each key gives one object
 	next   *nobj
 }
 
@@ -466,7 +466,7 @@ func (f *nativeFn) run(r *request.Request, resp *config.Object) (*config.Object,
 	defer c.release()
 	c.req = r
 	c.reqKeys = requestKeys(r)
-	c.hasReq = (r.TCP && r.Data != "") || (!r.TCP && r.Method != "")
+	c.hasReq = configHasRequest(r)
 	c.cfg = nobj{kind: objConfig}
 	c.root = nobj{kind: objResp, o: resp}
 	c.logger = nobj{kind: objOpaque}
