@@ -3,6 +3,7 @@
 package match
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/mockd/mockd/internal/request"
@@ -35,5 +36,35 @@ func TestFindMethodPathZeroAlloc(t *testing.T) {
 	r := &request.Request{Method: "GET", Path: "/api/items/x", Query: []request.KV{{Name: "q", Value: "1"}}}
 	if n := testing.AllocsPerRun(200, func() { sinkInt, _ = scanSet.Find(r) }); n != 0 {
 		t.Errorf("Find with matches/startsWith/exists allocates %v times per run, want 0", n)
+	}
+}
+
+// TestFindHeaderQueryZeroAlloc: equals on one header or query parameter, indexed by its value
+// and then compared, allocates nothing when the request gives that key once.
+func TestFindHeaderQueryZeroAlloc(t *testing.T) {
+	for _, field := range []string{"headers", "query"} {
+		var stubs [][]any
+		for i := 0; i < 100; i++ {
+			stubs = append(stubs, []any{map[string]any{"equals": map[string]any{field: map[string]any{"X-Tenant": fmt.Sprintf("tenant-%03d", i)}}}})
+		}
+		s, err := Compile(stubs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v, want := range map[string]int{"tenant-099": 99, "TENANT-050": 50, "tenant-none": -1} {
+			r := &request.Request{Method: "GET", Path: "/profile"}
+			kv := []request.KV{{Name: "Accept", Value: "*/*"}, {Name: "x-tenant", Value: v}}
+			if field == "headers" {
+				r.Headers = kv
+			} else {
+				r.Query = kv
+			}
+			if got, err := s.Find(r); got != want || err != nil {
+				t.Errorf("Find with %s X-Tenant %s = %d, %v; want %d", field, v, got, err, want)
+			}
+			if n := testing.AllocsPerRun(200, func() { sinkInt, _ = s.Find(r) }); n != 0 {
+				t.Errorf("Find with %s X-Tenant %s allocates %v times per run, want 0", field, v, n)
+			}
+		}
 	}
 }

@@ -238,14 +238,23 @@ func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
 		vals = t.elems
 	}
 	ro, isReq := act.(*reqObj)
-	fast := isReq && c.cur.pp.simple
+	kv, isKV := act.(*kvObj)
+	fast := (isReq || isKV) && c.cur.pp.simple
 	for i, e := range vals {
 		if fast {
 			switch l := e.(type) {
 			case *eleaf:
 				// A plain request string against a scalar: compare without
 				// boxing or copying the string.
-				if f, ok := ro.lookup(keys[i]); ok {
+				if isKV {
+					if raw, n := kv.rawOne(keys[i]); n == 1 {
+						ok, err := c.fnRaw(l, raw)
+						if err != nil || !ok {
+							return false, err
+						}
+						continue
+					}
+				} else if f, ok := ro.lookup(keys[i]); ok {
 					if raw, ok := ro.rawString(f); ok {
 						ok, err := c.fnRaw(l, raw)
 						if err != nil || !ok {
@@ -854,9 +863,45 @@ func (o *kvObj) get(k string) any {
 	return o.valueOf(name)
 }
 
+// rawOne is get without the pipe and without boxing, for a key the request gives once: its
+// value and n = 1. n is 0 when the key is absent (get is undefined) and 2 when it is repeated
+// (get is an array).
+func (o *kvObj) rawOne(k string) (string, int) {
+	name, ok := o.winner(k)
+	if !ok {
+		return "", 0
+	}
+	return o.one(name)
+}
+
+// one returns the value of raw name when the request gives it once, with n = 1, as valueOf
+// sees it (headers skip leading empty values); n is 0 when the name is absent and 2 when it
+// is repeated.
+func (o *kvObj) one(name string) (string, int) {
+	var first string
+	n := 0
+	for _, kv := range o.kvs {
+		if kv.Name != name {
+			continue
+		}
+		switch {
+		case n == 0:
+			first, n = kv.Value, 1
+		case o.header && first == "":
+			first = kv.Value
+		default:
+			return "", 2
+		}
+	}
+	return first, n
+}
+
 // valueOf combines the values of one raw name (string, or array when
 // repeated) and transforms them.
 func (o *kvObj) valueOf(name string) any {
+	if s, n := o.one(name); n == 1 {
+		return o.c.pipeString(s, false)
+	}
 	var first string
 	var arr []any
 	n := 0

@@ -476,7 +476,7 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 		lookupLower(x.methodCI, method, buf[:]),
 		x.always)
 	for _, g := range x.groups {
-		lists = g.candidates(c, lists)
+		lists = g.candidates(c, lists, buf[:])
 	}
 	for _, g := range x.regexes {
 		lists = g.candidates(c, lists, buf[:])
@@ -528,7 +528,7 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 }
 
 // candidates appends to lists the stubs of g that r can match.
-func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
+func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32, buf []byte) [][]int32 {
 	if c.r.TCP {
 		return lists
 	}
@@ -542,6 +542,21 @@ func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32) [][]int32 {
 		kv, ok := c.root.get(fieldNames[g.field]).(*kvObj)
 		if !ok {
 			return lists
+		}
+		raw, n := kv.rawOne(g.key)
+		switch n {
+		case 0:
+			return lists // undefined equals no non-empty literal
+		case 1:
+			// The value as the (simple) pipe makes it, without boxing it.
+			if !g.probe.pp.valLower {
+				return appendList(lists, g.byVal[raw])
+			}
+			b, s := lowerKey(raw, buf)
+			if b != nil {
+				return appendList(lists, g.byVal[string(b)])
+			}
+			return appendList(lists, g.byVal[s])
 		}
 		return appendVals(lists, g, kv.get(g.key))
 	}
@@ -587,7 +602,12 @@ func appendVal(lists [][]int32, g *fieldGroup, v any) [][]int32 {
 	default:
 		key = jsString(t)
 	}
-	if l := g.byVal[key]; len(l) > 0 {
+	return appendList(lists, g.byVal[key])
+}
+
+// appendList appends l to lists unless it is empty.
+func appendList(lists [][]int32, l []int32) [][]int32 {
+	if len(l) > 0 {
 		lists = append(lists, l)
 	}
 	return lists

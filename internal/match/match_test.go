@@ -670,3 +670,56 @@ func TestFindConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestKVRawOneAgreesWithGet checks the unboxed reading of a header, query or form key that the
+// index and satisfied use against get, which they would otherwise call: a key given once is
+// get's string once piped, an absent key is undefined, and only a repeated key is left to get.
+func TestKVRawOneAgreesWithGet(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	pool := []request.KV{{Name: "X-T", Value: "a"}, {Name: "x-t", Value: "B"}, {Name: "X-T", Value: ""},
+		{Name: "X-T", Value: "Ä"}, {Name: "q", Value: "1"}, {Name: "Q", Value: ""}, {Name: "q", Value: "b"}}
+	opts := []map[string]any{{}, {"caseSensitive": true}, {"keyCaseSensitive": false, "caseSensitive": true}}
+	counts := [3]int{}
+	for round := 0; round < 2000; round++ {
+		cc := &compiler{}
+		pred := map[string]any{"equals": map[string]any{"headers": map[string]any{"x": "a"}}}
+		for k, v := range opts[rng.Intn(len(opts))] {
+			pred[k] = v
+		}
+		p := cc.pred(pred)
+		if cc.err != nil || !p.pp.simple {
+			t.Fatalf("compile %v: %v", pred, cc.err)
+		}
+		var kvs []request.KV
+		for j := rng.Intn(5); j > 0; j-- {
+			kvs = append(kvs, pool[rng.Intn(len(pool))])
+		}
+		c := &evalCtx{}
+		c.begin(p)
+		o := kvObj{c: c, kvs: kvs, header: rng.Intn(2) == 0}
+		for _, k := range []string{"X-T", "x-t", "q", "Q", "none"} {
+			raw, n := o.rawOne(k)
+			got := o.get(k)
+			counts[n]++
+			switch n {
+			case 0:
+				if !isUndef(got) {
+					t.Fatalf("rawOne(%q) absent over %v (header %t), get = %#v", k, kvs, o.header, got)
+				}
+			case 1:
+				if want := c.strPipe(raw); got != any(want) {
+					t.Fatalf("rawOne(%q) = %q over %v (header %t), get = %#v", k, raw, kvs, o.header, got)
+				}
+			case 2:
+				if _, isArr := got.([]any); !isArr {
+					t.Fatalf("rawOne(%q) repeated over %v (header %t), get = %#v", k, kvs, o.header, got)
+				}
+			}
+		}
+	}
+	for n, c := range counts {
+		if c < 500 {
+			t.Errorf("only %d keys with n = %d", c, n)
+		}
+	}
+}
