@@ -126,7 +126,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&o.mbPath, "mb", "", "path to an mb 2.9.1 executable to use instead of installing one")
 	fs.StringVar(&o.riftPath, "rift", "", "path to a rift executable to use instead of building one")
 	fs.StringVar(&o.riftVersion, "rift-version", "", "rift-http-proxy version to cargo install (default: newest this Rust builds)")
-	fs.BoolVar(&o.perf, "perf", false, "record a CPU profile of mockd (perf record -g) during each scenario's first round; writes perf-*.txt to the run directory")
+	fs.BoolVar(&o.perf, "perf", false, "record a CPU profile of each engine (perf record -g) during each scenario's first round; writes perf-*.txt to the run directory")
 	fs.DurationVar(&o.installTimeout, "install-timeout", 60*time.Minute, "how long building Rift may take")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -518,7 +518,7 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid, rou
 	if h.ctx.Err() != nil {
 		return
 	}
-	if round == 0 && h.opts.perf && r.Engine == "mockd" {
+	if round == 0 && h.opts.perf {
 		stopPerf := h.startPerf(name, pid)
 		defer stopPerf()
 	}
@@ -615,7 +615,11 @@ func (h *harness) startPerf(name string, pid int) func() {
 	return func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
-		out, _ := exec.Command("perf", "report", "--stdio", "--no-children", "-g", "none", "--sort", "comm,dso,sym", "--percent-limit", "0.7", "-i", data).CombinedOutput()
+		// First where the time went by binary (the kernel's share is what no engine can save),
+		// then the hottest symbols.
+		out, _ := exec.Command("perf", "report", "--stdio", "--no-children", "-g", "none", "--sort", "dso", "--percent-limit", "0.5", "-i", data).CombinedOutput()
+		sym, _ := exec.Command("perf", "report", "--stdio", "--no-children", "-g", "none", "--sort", "comm,dso,sym", "--percent-limit", "0.7", "-i", data).CombinedOutput()
+		out = append(out, sym...)
 		txt := filepath.Join(h.runDir, "perf-"+name+".txt")
 		_ = os.WriteFile(txt, out, 0o644)
 		h.logf("perf profile: %s", txt)
