@@ -68,3 +68,36 @@ func TestFindHeaderQueryZeroAlloc(t *testing.T) {
 		}
 	}
 }
+
+// TestFindJSONBodyZeroAlloc: equals on method, path and JSON body fields (strings, in any case,
+// and a number), read by scanning the body, allocates nothing.
+func TestFindJSONBodyZeroAlloc(t *testing.T) {
+	var stubs [][]any
+	for i := 0; i < 100; i++ {
+		stubs = append(stubs, []any{map[string]any{"equals": map[string]any{"method": "POST", "path": "/orders",
+			"body": map[string]any{"orderId": fmt.Sprintf("ord-%03d", i), "customer": "acme", "qty": float64(i%7 + 1), "sku": fmt.Sprintf("SKU-%03d", i)}}}})
+	}
+	s, err := Compile(stubs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for body, want := range map[string]int{
+		`{"orderId":"ord-000","customer":"acme","qty":1,"sku":"SKU-000"}`: 0,
+		`{"orderId":"ORD-049","customer":"Acme","qty":1,"sku":"sku-049"}`: 49,
+		`{"orderId":"ord-049","customer":"acme","qty":2,"sku":"SKU-049"}`: -1,
+	} {
+		var r request.Request
+		fill := func() {
+			r.Reset()
+			r.Method, r.Path, r.Body = "POST", "/orders", body
+		}
+		fill()
+		if got, err := s.Find(&r); got != want || err != nil {
+			t.Errorf("Find(%s) = %d, %v; want %d", body, got, err, want)
+		}
+		// A fresh request each run: no parse memoized by the one before.
+		if n := testing.AllocsPerRun(200, func() { fill(); sinkInt, _ = s.Find(&r) }); n != 0 {
+			t.Errorf("Find(%s) allocates %v times per run, want 0", body, n)
+		}
+	}
+}

@@ -49,11 +49,54 @@ type scannedObj struct {
 	vals  []any
 	buf   [8]any
 	spans [8][2]int
+	// A string or number is kept unboxed until value asks for it (kind[i] != scannedBoxed):
+	// strs[i] is a string (lower: the pipe lowercases it), nums[i] a number.
+	kind  [8]uint8
+	strs  [8]string
+	nums  [8]float64
+	lower bool
 	// The pipe the values were read for (its jsonID names how it transforms keys and values):
 	// the next predicate asking for the same keys through such a pipe gets them without a scan.
 	// With tried set and ok false, keys and jsonID name the last scan, which was unsure.
 	tried, ok bool
 	jsonID    uint64
+}
+
+const (
+	scannedBoxed uint8 = iota // in vals
+	scannedRaw                // in strs, as the body has it
+	scannedText               // in strs, as the pipe makes it
+	scannedNum                // in nums
+)
+
+// text returns string value i as the pipe makes it, lowercasing it at most once.
+func (o *scannedObj) text(i int) string {
+	if o.kind[i] == scannedRaw && o.lower {
+		o.strs[i], o.kind[i] = jsLower(o.strs[i]), scannedText
+	}
+	return o.strs[i]
+}
+
+// value returns value i as tryJSON would give it.
+func (o *scannedObj) value(i int) any {
+	switch o.kind[i] {
+	case scannedRaw, scannedText:
+		o.vals[i] = o.text(i)
+	case scannedNum:
+		o.vals[i] = o.nums[i]
+	}
+	o.kind[i] = scannedBoxed
+	return o.vals[i]
+}
+
+// at returns the index of key k, or -1.
+func (o *scannedObj) at(k string) int {
+	for i, key := range o.keys {
+		if key == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // read reports whether o's last scan was of keys as pp reads them, whether or not it could
@@ -123,13 +166,31 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	if !scanJSONFields(c.r.Body, keys, pp.keyLower, spans) {
 		return nil
 	}
-	so.vals = so.buf[:len(keys)]
+	so.vals, so.lower = so.buf[:len(keys)], pp.valLower
 	for i, sp := range spans {
+		so.kind[i] = scannedBoxed
 		if sp[0] < 0 {
 			so.vals[i] = undef
 			continue
 		}
-		v, ok := c.scannedValue(c.r.Body[sp[0]:sp[1]])
+		text := c.r.Body[sp[0]:sp[1]]
+		switch c0 := text[0]; {
+		case c0 == '"':
+			str, ok := scannedString(text)
+			if !ok {
+				return nil
+			}
+			so.kind[i], so.strs[i] = scannedRaw, str
+			continue
+		case c0 == '-' || '0' <= c0 && c0 <= '9':
+			f, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return nil
+			}
+			so.kind[i], so.nums[i] = scannedNum, f
+			continue
+		}
+		v, ok := c.scannedValue(text)
 		if !ok {
 			return nil
 		}
@@ -239,8 +300,39 @@ func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
 	}
 	ro, isReq := act.(*reqObj)
 	kv, isKV := act.(*kvObj)
+	so, isSO := act.(*scannedObj) // read for the current pipe, which is simple
 	fast := (isReq || isKV) && c.cur.pp.simple
 	for i, e := range vals {
+		if isSO && keys != nil {
+			// A string or number of the body against a scalar, before it is boxed.
+			if l, isLeaf := e.(*eleaf); isLeaf {
+				at := so.at(keys[i])
+				kind := scannedBoxed
+				if at >= 0 {
+					kind = so.kind[at]
+				}
+				switch {
+				case kind == scannedRaw && (c.cur.op == opEquals || c.cur.op == opExists || c.cur.op == opMatches):
+					// These compare without a lowercased copy.
+					ok, err := c.fnRaw(l, so.strs[at])
+					if err != nil || !ok {
+						return false, err
+					}
+					continue
+				case kind == scannedRaw || kind == scannedText:
+					ok, err := c.fnString(l, so.text(at))
+					if err != nil || !ok {
+						return false, err
+					}
+					continue
+				case kind == scannedNum && c.cur.op == opEquals:
+					if l.v == nil || !l.isNum || l.num != so.nums[at] {
+						return false, nil
+					}
+					continue
+				}
+			}
+		}
 		if fast {
 			switch l := e.(type) {
 			case *eleaf:
@@ -351,14 +443,15 @@ func (c *evalCtx) test(e any, a any) (bool, error) {
 
 // fn applies the operator to an expected scalar and an actual value.
 func (c *evalCtx) fn(e *eleaf, a any) (bool, error) {
+	if t, isStr := a.(string); isStr {
+		return c.fnString(e, t)
+	}
 	switch c.cur.op {
 	case opEquals:
 		if e.v == nil {
 			return a == nil, nil
 		}
 		switch t := a.(type) {
-		case string:
-			return e.s == t, nil
 		case nil:
 			return false, nil
 		case float64:
@@ -369,39 +462,15 @@ func (c *evalCtx) fn(e *eleaf, a any) (bool, error) {
 		}
 		return e.s == jsString(a), nil
 	case opExists:
-		s, isStr := a.(string)
-		empty := isStr && s == ""
-		if truthy(e.v) {
-			return !empty, nil
-		}
-		return empty, nil
+		return truthy(e.v), nil // not an empty string
 	case opMatches:
 		if e.re == nil {
 			return false, nil
-		}
-		if s, ok := a.(string); ok {
-			return e.re.MatchString(s), nil
 		}
 		return e.re.MatchString(jsString(a)), nil
 	}
 	// contains, startsWith, endsWith: actual.indexOf(...)
 	switch t := a.(type) {
-	case string:
-		switch c.cur.op {
-		case opContains:
-			return strings.Contains(t, e.s), nil
-		case opStartsWith:
-			return strings.HasPrefix(t, e.s), nil
-		default:
-			switch e.v.(type) {
-			case string:
-				return strings.HasSuffix(t, e.s), nil
-			case nil:
-				return false, typeError("Cannot read properties of null (reading 'length')")
-			}
-			// expected.length is undefined: indexOf from NaN, i.e. 0.
-			return strings.Contains(t, e.s), nil
-		}
 	case []any:
 		from := 0
 		if c.cur.op == opEndsWith {
@@ -433,6 +502,36 @@ func (c *evalCtx) fn(e *eleaf, a any) (bool, error) {
 	return false, typeError("actual.indexOf is not a function")
 }
 
+// fnString is fn for a string actual, which it needs no box for.
+func (c *evalCtx) fnString(e *eleaf, t string) (bool, error) {
+	switch c.cur.op {
+	case opEquals:
+		return e.v != nil && e.s == t, nil
+	case opExists:
+		if truthy(e.v) {
+			return t != "", nil
+		}
+		return t == "", nil
+	case opMatches:
+		if e.re == nil {
+			return false, nil
+		}
+		return e.re.MatchString(t), nil
+	case opContains:
+		return strings.Contains(t, e.s), nil
+	case opStartsWith:
+		return strings.HasPrefix(t, e.s), nil
+	}
+	switch e.v.(type) {
+	case string:
+		return strings.HasSuffix(t, e.s), nil
+	case nil:
+		return false, typeError("Cannot read properties of null (reading 'length')")
+	}
+	// expected.length is undefined: indexOf from NaN, i.e. 0.
+	return strings.Contains(t, e.s), nil
+}
+
 // fnRaw is fn for a request string under a simple pipe (maybe lowercased).
 func (c *evalCtx) fnRaw(e *eleaf, raw string) (bool, error) {
 	lower := c.cur.pp.valLower
@@ -459,7 +558,7 @@ func (c *evalCtx) fnRaw(e *eleaf, raw string) (bool, error) {
 	if lower {
 		raw = jsLower(raw)
 	}
-	return c.fn(e, raw)
+	return c.fnString(e, raw)
 }
 
 // equalLower reports jsLower(s) == lower without allocating for ASCII s.
@@ -590,10 +689,8 @@ func (c *evalCtx) get(act any, k string) any {
 		}
 		return undef
 	case *scannedObj:
-		for i, key := range t.keys {
-			if key == k {
-				return t.vals[i]
-			}
+		if i := t.at(k); i >= 0 {
+			return t.value(i)
 		}
 		return undef
 	case []any:
@@ -1114,7 +1211,10 @@ func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
 func (c *evalCtx) scannedValue(text string) (any, bool) {
 	switch c0 := text[0]; {
 	case c0 == '"':
-		str := text[1 : len(text)-1]
+		str, ok := scannedString(text)
+		if !ok {
+			return nil, false
+		}
 		if c.cur.pp.valLower {
 			str = jsLower(str)
 		}
@@ -1138,6 +1238,14 @@ func (c *evalCtx) scannedValue(text string) (any, bool) {
 		}
 		return f, true
 	}
+}
+
+// scannedString returns the content of a JSON string scanJSONPath or scanJSONFields found
+// (they find none with escapes); ok is false when it is not UTF-8, which the parse would
+// decode differently. (A request body from the wire is UTF-8 already.)
+func scannedString(text string) (string, bool) {
+	s := text[1 : len(text)-1]
+	return s, utf8.ValidString(s)
 }
 
 func safeJPGet(sel *selector, v any) (res []any) {

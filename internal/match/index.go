@@ -548,20 +548,18 @@ func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32, buf []byte) [][]int
 		case 0:
 			return lists // undefined equals no non-empty literal
 		case 1:
-			// The value as the (simple) pipe makes it, without boxing it.
-			if !g.probe.pp.valLower {
-				return appendList(lists, g.byVal[raw])
-			}
-			b, s := lowerKey(raw, buf)
-			if b != nil {
-				return appendList(lists, g.byVal[string(b)])
-			}
-			return appendList(lists, g.byVal[s])
+			return g.appendPiped(lists, raw, buf)
 		}
 		return appendVals(lists, g, kv.get(g.key))
 	}
 	if so := c.scanBody(g.keys); so != nil {
-		return appendVals(lists, g, so.vals[g.keyAt])
+		switch so.kind[g.keyAt] {
+		case scannedRaw:
+			return g.appendPiped(lists, so.strs[g.keyAt], buf)
+		case scannedText:
+			return appendList(lists, g.byVal[so.strs[g.keyAt]])
+		}
+		return appendVals(lists, g, so.value(g.keyAt))
 	}
 	s, ok := c.get(&c.root, fieldNames[fBody]).(string)
 	if !ok {
@@ -579,6 +577,19 @@ func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32, buf []byte) [][]int
 		return appendVals(lists, g, v)
 	}
 	return lists
+}
+
+// appendPiped appends the stubs of g that require raw as g's simple pipe makes it (lowercased
+// unless case sensitive), without boxing it.
+func (g *fieldGroup) appendPiped(lists [][]int32, raw string, buf []byte) [][]int32 {
+	if !g.probe.pp.valLower {
+		return appendList(lists, g.byVal[raw])
+	}
+	b, s := lowerKey(raw, buf)
+	if b != nil {
+		return appendList(lists, g.byVal[string(b)])
+	}
+	return appendList(lists, g.byVal[s])
 }
 
 // appendVals appends the stubs of g that require v, or any element of v when it is an array.
