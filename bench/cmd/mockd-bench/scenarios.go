@@ -162,7 +162,7 @@ func regexReq(i int) request {
 	return request{Method: "GET", Path: fmt.Sprintf("/api/v2/items%d/%d/details", i, 100000+i)}
 }
 
-// templateBody is a ~4 KB JSON document, the size of a typical recorded API response.
+// templateBody is a ~3 KB JSON document, the size of a typical recorded API response.
 func templateBody(i int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"template":%d,"generatedAt":"2024-01-01T00:00:00Z","items":[`, i)
@@ -279,7 +279,7 @@ func allScenarios() []*scenario {
 		{Name: "regex-first", Desc: "100 regex path patterns, 1st", Stubs: regexStubs, Req: regexReq(0), Want: matched("regex", 0)},
 		{Name: "regex-middle", Desc: "100 regex path patterns, 50th", Stubs: regexStubs, Req: regexReq(49), Want: matched("regex", 49)},
 		{Name: "regex-last", Desc: "100 regex path patterns, 100th", Quick: true, Stubs: regexStubs, Req: regexReq(99), Want: matched("regex", 99)},
-		{Name: "template-body", Desc: "10 stubs with ~4 KB JSON bodies and headers", Stubs: templateStubs, Req: get("/catalog/5"), Want: expect{200, templateBody(5), ""}},
+		{Name: "template-body", Desc: "10 stubs with ~3 KB JSON bodies and headers", Stubs: templateStubs, Req: get("/catalog/5"), Want: expect{200, templateBody(5), ""}},
 		{Name: "header-first", Desc: "100 stubs routed by header, 1st", Stubs: headerStubs, Req: headerReq(0), Want: matched("header", 0)},
 		{Name: "header-middle", Desc: "100 stubs routed by header, 50th", Stubs: headerStubs, Req: headerReq(49), Want: matched("header", 49)},
 		{Name: "header-last", Desc: "100 stubs routed by header, 100th", Stubs: headerStubs, Req: headerReq(99), Want: matched("header", 99)},
