@@ -534,31 +534,17 @@ func (c *evalCtx) fnString(e *eleaf, t string) (bool, error) {
 
 // fnRaw is fn for a request string under a simple pipe (maybe lowercased).
 func (c *evalCtx) fnRaw(e *eleaf, raw string) (bool, error) {
-	lower := c.cur.pp.valLower
+	if !c.cur.pp.valLower {
+		return c.fnString(e, raw)
+	}
 	switch c.cur.op {
 	case opEquals:
-		if e.v == nil {
-			return false, nil
-		}
-		if lower {
-			return equalLower(raw, e.s), nil
-		}
-		return raw == e.s, nil
-	case opExists:
-		if truthy(e.v) {
-			return raw != "", nil
-		}
-		return raw == "", nil
-	case opMatches:
-		if e.re == nil {
-			return false, nil
-		}
-		return e.re.MatchString(raw), nil
+		return e.v != nil && equalLower(raw, e.s), nil
+	case opExists, opMatches:
+		// Lowercasing leaves a string empty or not (and matches never lowercases).
+		return c.fnString(e, raw)
 	}
-	if lower {
-		raw = jsLower(raw)
-	}
-	return c.fnString(e, raw)
+	return c.fnString(e, jsLower(raw))
 }
 
 // equalLower reports jsLower(s) == lower without allocating for ASCII s.
@@ -999,30 +985,12 @@ func (o *kvObj) valueOf(name string) any {
 	if s, n := o.one(name); n == 1 {
 		return o.c.pipeString(s, false)
 	}
-	var first string
 	var arr []any
-	n := 0
 	for _, kv := range o.kvs {
-		if kv.Name != name {
-			continue
+		// Leading empty header values are skipped, as one skips them.
+		if kv.Name == name && (len(arr) > 0 || !o.header || kv.Value != "") {
+			arr = append(arr, o.c.pipeString(kv.Value, false))
 		}
-		switch {
-		case n == 0:
-			first, n = kv.Value, 1
-		case n == 1 && o.header && first == "":
-			first = kv.Value
-		case n == 1:
-			arr = append(arr, first, kv.Value)
-			n = 2
-		default:
-			arr = append(arr, kv.Value)
-		}
-	}
-	if n == 1 {
-		return o.c.pipeString(first, false)
-	}
-	for i, v := range arr {
-		arr[i] = o.c.pipeString(v.(string), false)
 	}
 	return sortJS(arr)
 }
