@@ -2,8 +2,13 @@
 GO        ?= go
 BIN       ?= bin/mockd
 FUZZTIME  ?= 30s
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X github.com/mockd/mockd/internal/app.Version=$(VERSION)
+# Version, commit and date are stamped into the binary (`mockd version`); VERSION is the tag
+# without its "v" (tags are v0.x.y), empty on an untagged commit (the binary says 0.1.0-dev).
+VERSION   ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//')
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE      ?= $(shell git log -1 --format=%cI 2>/dev/null)
+APP       := github.com/mockd/mockd/internal/app
+LDFLAGS   := -s -w -X $(APP).Version=$(VERSION) -X $(APP).Commit=$(COMMIT) -X $(APP).Date=$(DATE)
 export CGO_ENABLED ?= 0
 # Every package but the black-box suites in test/.
 UNIT_PKGS  = $$($(GO) list ./... | grep -v '/test/')

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mockd/mockd/internal/app"
 )
 
 func main() {
@@ -38,7 +40,9 @@ func newRootCmd() *cobra.Command {
 		Short:         "Over-the-wire test doubles, compatible with Mountebank",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       app.BuildInfo().Version, // enables --version
 	}
+	root.SetVersionTemplate(app.BuildInfo().String())
 	root.AddCommand(newServeCmd("serve", false), newServeCmd("start", true), newStopCmd(), newRestartCmd(),
 		newConvertCmd(), newValidateCmd(), newVersionCmd(), newSaveCmd(), newReplayCmd())
 	return root

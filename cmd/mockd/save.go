@@ -48,7 +48,7 @@ func (c *adminClient) call(method, path string, body []byte) ([]byte, error) {
 	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("No mb process running on %s", c.base()) //nolint:revive,stylecheck // Mountebank's message
+			return nil, fmt.Errorf("no mockd (or Mountebank) is running on %s", c.base())
 		}
 		return nil, err
 	}

@@ -289,10 +289,10 @@ func newValidateCmd() *cobra.Command {
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print mockd's version",
+		Short: "Print mockd's version, commit, build date and Go version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "mockd %s (Mountebank %s API)\n", app.Version, app.MountebankVersion)
+			fmt.Fprint(cmd.OutOrStdout(), app.BuildInfo())
 		},
 	}
 }

@@ -24,9 +24,6 @@ import (
 	"github.com/mockd/mockd/internal/store"
 )
 
-// Version is mockd's version, set at build time with -ldflags "-X github.com/mockd/mockd/internal/app.Version=…".
-var Version = "0.1.0-dev"
-
 // MountebankVersion is the Mountebank release whose behaviour mockd reproduces.
 const MountebankVersion = "2.9.1"
 
@@ -75,6 +72,17 @@ func Validate(files []string, allowInjection bool) (int, error) {
 	built, err := BuildImposters(imposter.NewRegistry(imposter.Options{}), cfg, allowInjection)
 	return len(built), err
 }
+
+// consoleWording rewords the Mountebank error messages that name `mb` for a user who runs mockd.
+// The admin API keeps Mountebank's words: clients compare them.
+var consoleWording = strings.NewReplacer(
+	"unless mb is run with the --allowInjection flag", "unless mockd is run with --allowInjection",
+	"Run mb in superuser mode if you want access", "ports below 1024 need root (or the CAP_NET_BIND_SERVICE capability)",
+)
+
+// ForConsole returns an error message from the model, worded for the command line rather than
+// for Mountebank's API.
+func ForConsole(msg string) string { return consoleWording.Replace(msg) }
 
 // App is one mockd server.
 type App struct {
@@ -165,7 +173,7 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 	for _, src := range cfg.Imposters {
 		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Strict: src.Strict(), Path: src.Path})
 		for _, e := range errs {
-			problems = append(problems, src.Locate(e.Path, e.Message))
+			problems = append(problems, src.Locate(e.Path, ForConsole(e.Message)))
 		}
 		if def == nil {
 			continue
@@ -187,7 +195,7 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 			case errors.As(err, &one):
 				list = config.Errors{one}
 			default:
-				problems = append(problems, src.Locate(src.Path, err.Error()))
+				problems = append(problems, src.Locate(src.Path, ForConsole(err.Error())))
 				continue
 			}
 			for _, ce := range list {
@@ -195,7 +203,7 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 				if path == "" {
 					path = "stubs"
 				}
-				problems = append(problems, src.Locate(config.JoinPath(src.Path, path), ce.Message))
+				problems = append(problems, src.Locate(config.JoinPath(src.Path, path), ForConsole(ce.Message)))
 			}
 			continue
 		}
@@ -253,7 +261,7 @@ func (a *App) Start() error {
 			a.Stop(context.Background())
 			var ce *config.Error
 			if errors.As(err, &ce) {
-				return fmt.Errorf("cannot start imposter: %s", ce.Message)
+				return fmt.Errorf("cannot start imposter: %s", ForConsole(ce.Message))
 			}
 			return fmt.Errorf("cannot start imposter: %w", err)
 		}
@@ -263,7 +271,7 @@ func (a *App) Start() error {
 		return err
 	}
 	a.log.Info(fmt.Sprintf("mountebank v%s (mockd %s) now taking orders - point your browser to http://localhost:%d/ for help",
-		MountebankVersion, Version, port))
+		MountebankVersion, BuildInfo().Version, port))
 	return nil
 }
 

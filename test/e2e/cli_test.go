@@ -95,8 +95,33 @@ func TestStartStopWithPidfile(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	out, err := exec.Command(mockdBin, "version").Output()
-	if err != nil || !strings.HasPrefix(string(out), "mockd ") {
-		t.Fatalf("mockd version = %q, %v", out, err)
+	for _, arg := range []string{"version", "--version"} {
+		out, err := exec.Command(mockdBin, arg).Output()
+		if err != nil || !strings.HasPrefix(string(out), "mockd ") || !strings.Contains(string(out), "\ngo:     go1.") {
+			t.Fatalf("mockd %s = %q, %v", arg, out, err)
+		}
+	}
+}
+
+// TestVersionFromLdflags builds mockd as a release does (make build, goreleaser) and checks
+// that version, commit and date come out of both spellings of the command.
+func TestVersionFromLdflags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mockd")
+	}
+	bin := filepath.Join(t.TempDir(), "mockd")
+	const app = "github.com/mockd/mockd/internal/app"
+	build := exec.Command("go", "build", "-o", bin, "-ldflags",
+		"-X "+app+".Version=9.8.7 -X "+app+".Commit=0123abcd -X "+app+".Date=2026-11-25T11:23:01Z", "./cmd/mockd")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	want := "mockd 9.8.7 (Mountebank 2.9.1 API)\ncommit: 0123abcd\ndate:   2026-11-25T11:23:01Z\ngo:     go1."
+	for _, arg := range []string{"version", "--version"} {
+		out, err := exec.Command(bin, arg).Output()
+		if err != nil || !strings.HasPrefix(string(out), want) {
+			t.Errorf("mockd %s = %q, %v; want it to start with %q", arg, out, err, want)
+		}
 	}
 }

@@ -84,3 +84,20 @@ func TestPredicateErrorNamesStubLine(t *testing.T) {
 		t.Errorf("validate output %q does not name the stub's line (%q) and the regex error", out, want)
 	}
 }
+
+// TestInjectionRefusalNamesMockd: on the command line the refusal names mockd and its flag; the
+// admin API keeps Mountebank's wording (clients compare it, see test/compat).
+func TestInjectionRefusalNamesMockd(t *testing.T) {
+	dir := t.TempDir()
+	file := write(t, dir, "inject.yaml", "imposters:\n  - protocol: http\n    stubs:\n      - responses: [{inject: 'function () { return {}; }'}]\n")
+	out, err := exec.Command(mockdBin, "validate", "-c", file).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "JavaScript injection is not allowed unless mockd is run with --allowInjection") ||
+		strings.Contains(string(out), " mb ") {
+		t.Errorf("mockd validate of an inject response without --allowInjection: err=%v\n%s", err, out)
+	}
+	s := start(t)
+	_, _, body := do(t, "POST", s.Admin+"/imposters", `{"protocol":"http","stubs":[{"responses":[{"inject":"function () { return {}; }"}]}]}`)
+	if !strings.Contains(body, "JavaScript injection is not allowed unless mb is run with the --allowInjection flag") {
+		t.Errorf("admin API refusal changed wording:\n%s", body)
+	}
+}

@@ -371,7 +371,7 @@ func TestSaveAndReplay(t *testing.T) {
 	}
 
 	out, err := run("save", "--port", strconv.Itoa(listenFree(t)), "--savefile", filepath.Join(dir, "x.json"))
-	if err == nil || !strings.Contains(out, "No mb process running on http://localhost:") {
+	if err == nil || !strings.Contains(out, "no mockd (or Mountebank) is running on http://localhost:") {
 		t.Errorf("save without a server: err=%v output=%q; want exit 1 naming the missing server", err, out)
 	}
 }
