@@ -65,6 +65,20 @@ type Renderer func(file string) (string, error)
 // LoadRendered is Load with every JSON file first passed through render (nil: none), as
 // Mountebank renders --configfile files as EJS templates unless --noParse.
 func LoadRendered(patterns []string, render Renderer) (*Config, error) {
+	return LoadDocuments(patterns, nil, render)
+}
+
+// Document is a config file's text held in memory (for embedding). Name decides the format
+// (.yaml and .yml are mockd YAML, anything else Mountebank JSON), names it in errors, and is
+// where relative bodyFile paths resolve from.
+type Document struct {
+	Name string
+	Data []byte
+}
+
+// LoadDocuments is LoadRendered followed by docs, merged in that order. Documents are never
+// rendered as EJS templates.
+func LoadDocuments(patterns []string, docs []Document, render Renderer) (*Config, error) {
 	files, err := expandPatterns(patterns)
 	if err != nil {
 		return nil, err
@@ -73,6 +87,14 @@ func LoadRendered(patterns []string, render Renderer) (*Config, error) {
 	var problems []string
 	for _, file := range files {
 		problems = append(problems, cfg.loadFile(file, render)...)
+	}
+	for _, doc := range docs {
+		v, pos, err := decode(doc.Name, doc.Data)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		problems = append(problems, cfg.add(doc.Name, v, pos)...)
 	}
 	if len(problems) > 0 {
 		return nil, &LoadError{Problems: problems}
@@ -166,6 +188,11 @@ func ReadFile(file string) (Value, Positions, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: cannot read config: %w", file, unwrapPathError(err))
 	}
+	return decode(file, data)
+}
+
+// decode parses a config file's text: YAML (with positions) or Mountebank JSON, by file name.
+func decode(file string, data []byte) (Value, Positions, error) {
 	if IsYAML(file) {
 		v, pos, err := ParseYAML(data)
 		if err != nil {
@@ -198,6 +225,11 @@ func (c *Config) loadFile(file string, render Renderer) []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
+	return c.add(file, v, pos)
+}
+
+// add merges the imposters and server block of one decoded file; pos is nil for JSON.
+func (c *Config) add(file string, v Value, pos Positions) []string {
 	strict := pos != nil
 	src := &Source{File: file, positions: pos}
 	root, ok := v.(*Object)

@@ -1,0 +1,147 @@
+package mockdtest_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mockd/mockd/pkg/client"
+	"github.com/mockd/mockd/pkg/mockdtest"
+)
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+func TestEveryWayToLoadImposters(t *testing.T) {
+	srv := mockdtest.New(t,
+		mockdtest.YAML("imposters:\n  - {name: yaml, protocol: http, stubs: [{responses: [{is: {body: from yaml}}]}]}\n"),
+		mockdtest.JSON(`{"imposters": [{"name": "json", "protocol": "http", "stubs": [{"responses": [{"is": {"body": "from json"}}]}]}]}`),
+		mockdtest.Files("testdata/orders.yaml"),
+		mockdtest.Imposters(client.Imposter{Name: "go", Protocol: "http", Stubs: []client.Stub{{
+			Predicates: []client.Predicate{{Equals: client.Fields{"method": "POST"}}},
+			Responses:  []client.Response{{Is: &client.Is{StatusCode: 201, Body: map[string]any{"made": true}}}},
+		}}}),
+	)
+	if !strings.HasPrefix(srv.AdminURL(), "http://127.0.0.1:") {
+		t.Errorf("AdminURL() = %q, want a loopback URL", srv.AdminURL())
+	}
+	for name, want := range map[string]string{"yaml": "from yaml", "json": "from json"} {
+		if code, body := get(t, srv.URL(name)+"/"); code != 200 || body != want {
+			t.Errorf("imposter %s answered %d %q, want 200 %q", name, code, body, want)
+		}
+	}
+	if code, body := get(t, srv.URL("orders")+"/orders/7"); code != 200 || body != "{\"id\": 7, \"status\": \"shipped\"}\n" {
+		t.Errorf("orders answered %d %q, want the bodyFile's text", code, body)
+	}
+	resp, err := http.Post(srv.URL("go")+"/things", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || string(body) != "{\n    \"made\": true\n}" {
+		t.Errorf("go imposter answered %d %q", resp.StatusCode, body)
+	}
+	imps, err := srv.Imposters()
+	if err != nil || len(imps) != 4 {
+		t.Fatalf("Imposters() = %v, %v; want 4", imps, err)
+	}
+	for _, imp := range imps {
+		if imp.Port == 0 || imp.URL != fmt.Sprintf("http://127.0.0.1:%d", imp.Port) {
+			t.Errorf("imposter %+v: want a free port and its URL", imp)
+		}
+	}
+	srv.AssertCalled(t, srv.Port("go"), "POST", "/things", 1)
+	reqs := srv.Requests(srv.Port("go"))
+	if len(reqs) != 1 || reqs[0].Body != "{}" {
+		t.Errorf("journal of imposter go: %+v, want the one POST with body {}", reqs)
+	}
+	srv.ResetRequests()
+	srv.AssertCalled(t, srv.Port("go"), "", "", 0)
+}
+
+// recorder is a testing.TB that keeps what AssertCalled reports.
+type recorder struct {
+	testing.TB
+	mu     sync.Mutex
+	errors []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func TestAssertCalledReportsWhatWasReceived(t *testing.T) {
+	srv := mockdtest.New(t, mockdtest.YAML("protocol: http\nname: api\n"))
+	get(t, srv.URL("api")+"/a")
+	get(t, srv.URL("api")+"/b")
+	if n := srv.CountRequests(srv.Port("api"), "get", "/a"); n != 1 {
+		t.Errorf("CountRequests(GET /a) = %d, want 1", n)
+	}
+	rec := &recorder{TB: t}
+	srv.AssertCalled(rec, srv.Port("api"), "GET", "/a", 2)
+	want := fmt.Sprintf("imposter %d received 1 requests GET /a, want 2; it received: [GET /a, GET /b]", srv.Port("api"))
+	if len(rec.errors) != 1 || rec.errors[0] != want {
+		t.Errorf("AssertCalled reported %q, want %q", rec.errors, want)
+	}
+}
+
+func TestConfigErrorsAreReturned(t *testing.T) {
+	tests := []struct {
+		opt  mockdtest.Option
+		want string
+	}{
+		{mockdtest.YAML("imposters:\n  - protocol: http\n    stubz: []\n"), `mockdtest-config-1.yaml:3:5: imposters[0].stubz: unknown field "stubz"`},
+		{mockdtest.JSON(`{"protocol": "gopher"}`), "the gopher protocol is not yet supported"},
+		{mockdtest.Files("testdata/missing.yaml"), "testdata/missing.yaml: cannot read config"},
+		{mockdtest.Imposters(client.Imposter{Protocol: "http", Stubs: []client.Stub{{Responses: []client.Response{{Inject: "function () {}"}}}}}),
+			"JavaScript injection is not allowed unless mockd is run with --allowInjection"},
+		{mockdtest.Imposters(client.Imposter{Protocol: "http", DefaultResponse: &client.Is{Body: make(chan int)}}), "cannot encode imposters"},
+	}
+	for _, tt := range tests {
+		srv, err := mockdtest.Start(tt.opt)
+		if err == nil {
+			srv.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Start: %v, want an error containing %q", err, tt.want)
+		}
+	}
+}
+
+func TestClientAndInjection(t *testing.T) {
+	srv := mockdtest.New(t, mockdtest.AllowInjection())
+	ctx := context.Background()
+	imp, err := srv.Client().CreateImposter(ctx, client.Imposter{Protocol: "http", Stubs: []client.Stub{{
+		Responses: []client.Response{{Inject: "function (config) { return {body: config.request.path}; }"}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, body := get(t, fmt.Sprintf("http://127.0.0.1:%d/echo", imp.Port)); code != 200 || body != "/echo" {
+		t.Errorf("inject answered %d %q", code, body)
+	}
+	srv.Close()
+	srv.Close() // a second Close (and the Cleanup's) does nothing
+	if _, err := http.Get(srv.AdminURL() + "/imposters"); err == nil {
+		t.Error("admin API still answers after Close")
+	}
+}
