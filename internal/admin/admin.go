@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/dashboard"
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/metrics"
 )
@@ -57,6 +58,7 @@ type API struct {
 	log      *slog.Logger
 	changeMu sync.Mutex // with a Store: one change at a time, each saved before the next
 	listed   atomic.Pointer[renderedList]
+	dash     *dashboard.Dashboard
 }
 
 // New returns the admin API over reg.
@@ -64,7 +66,7 @@ func New(reg *imposter.Registry, opts Options) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &API{opts: opts, reg: reg, log: opts.Logger}
+	return &API{opts: opts, reg: reg, log: opts.Logger, dash: dashboard.New(dashboard.Options{KeyRequired: opts.APIKey != ""})}
 }
 
 // apiError is an error with Mountebank's code and the HTTP status it is answered with.
@@ -93,15 +95,24 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 		ctx.Conn().Close()
 		return
 	}
+	method := string(ctx.Method())
+	path := string(ctx.Path())
+	if a.servePage(ctx, method, path) {
+		return
+	}
 	if a.opts.APIKey != "" && !a.keyOK(ctx) {
 		a.sendErrors(ctx, &apiError{status: 401, errs: []*config.Error{{Code: config.CodeUnauthorized,
 			Message: "If you set the apiKey option, make sure you are sending the correct apiKey in the x-api-key header."}}})
 		return
 	}
-	method := string(ctx.Method())
-	path := string(ctx.Path())
-	if a.log.Enabled(context.Background(), slog.LevelInfo) { // the line is not built for nothing
-		a.log.Info(method + " " + string(ctx.RequestURI()))
+	// The dashboard's pages read the API every second or two: they mark those reads, which are
+	// logged at debug so as not to bury what clients do.
+	level := slog.LevelInfo
+	if len(ctx.Request.Header.Peek(dashboard.RefreshHeader)) > 0 {
+		level = slog.LevelDebug
+	}
+	if a.log.Enabled(context.Background(), level) { // the line is not built for nothing
+		a.log.Log(context.Background(), level, method+" "+string(ctx.RequestURI()))
 	}
 	if method == fasthttp.MethodOptions {
 		a.preflight(ctx)
@@ -168,6 +179,8 @@ func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
 		return nil
 	case len(parts) >= 2 && parts[0] == "imposters":
 		return a.routeImposter(ctx, method, parts[1], parts[2:])
+	case dashboardPath(path):
+		return a.dashboardAPI(ctx, method, path)
 	}
 	notFound(ctx, method, path)
 	return nil

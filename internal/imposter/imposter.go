@@ -103,12 +103,20 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 	if record || im.opts.Debug {
 		recorded = recordedRequest(req)
 	}
+	var at time.Time
 	if record {
-		im.journal.add(recorded, time.Now())
-		im.changes.Add(1)
+		at = time.Now()
 	}
 	t := im.tbl.Load()
 	idx, ferr := t.set.Find(req)
+	if record { // with the stub that answers, once it is known
+		stub := idx
+		if ferr != nil {
+			stub = StubError
+		}
+		im.journal.add(recorded, at, stub)
+		im.changes.Add(1)
+	}
 	if ferr != nil {
 		var ce *config.Error
 		if errors.As(ferr, &ce) {
@@ -124,6 +132,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		m.MatchDuration.Observe(start.Since())
 	}
 	if idx < 0 {
+		im.noMatches.Add(1)
 		if m != nil {
 			m.NoMatch.Inc()
 		}
@@ -153,6 +162,7 @@ type Imposter struct {
 	scripted    atomic.Bool
 	mu          sync.Mutex // serialises stub changes
 	numRequests atomic.Int64
+	noMatches   atomic.Int64 // requests no stub matched, since the last ClearRequests
 	journal     journal
 	// changes counts, after the fact, every change JSON shows other than numRequests: stubs,
 	// recorded requests and matches. With numRequests it keys rendered.
@@ -375,6 +385,20 @@ func (im *Imposter) Stop(ctx context.Context) {
 // NumberOfRequests returns how many requests the imposter has received.
 func (im *Imposter) NumberOfRequests() int64 { return im.numRequests.Load() }
 
+// NoMatchCount returns how many of the requests counted by NumberOfRequests no stub matched.
+func (im *Imposter) NoMatchCount() int64 { return im.noMatches.Load() }
+
+// StubDefinitions returns the stubs' definitions in order, as configured. Callers must not
+// modify them.
+func (im *Imposter) StubDefinitions() []*config.Object {
+	stubs := im.tbl.Load().stubs
+	out := make([]*config.Object, len(stubs))
+	for i, s := range stubs {
+		out[i] = s.def
+	}
+	return out
+}
+
 // Definition returns the imposter's definition. Callers must not modify it.
 func (im *Imposter) Definition() *config.Imposter { return im.def }
 
@@ -488,6 +512,7 @@ func (im *Imposter) swap(stubs []*stub) error {
 func (im *Imposter) ClearRequests() {
 	im.journal.clear()
 	im.numRequests.Store(0)
+	im.noMatches.Store(0)
 	im.changes.Add(1)
 }
 

@@ -25,7 +25,16 @@ type journalEntry struct {
 	req   *config.Object
 	at    time.Time
 	bytes int
+	stub  int // the index of the stub that answered, NoStub or StubError
 }
+
+// What a recorded request's Stub holds when no stub answered it.
+const (
+	// NoStub: no stub matched, the default response answered (or the protocol has no stubs).
+	NoStub = -1
+	// StubError: matching failed (an inject predicate threw) and the request got an error.
+	StubError = -2
+)
 
 func (j *journal) init(maxCount, maxBytes int) {
 	if maxCount <= 0 {
@@ -37,7 +46,7 @@ func (j *journal) init(maxCount, maxBytes int) {
 	j.maxCount, j.maxBytes = maxCount, maxBytes
 }
 
-func (j *journal) add(req *config.Object, at time.Time) {
+func (j *journal) add(req *config.Object, at time.Time, stub int) {
 	size := approxSize(req)
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -53,7 +62,7 @@ func (j *journal) add(req *config.Object, at time.Time) {
 		}
 	}
 	idx := (j.head + j.n) % len(j.entries)
-	j.entries[idx] = journalEntry{req: req, at: at, bytes: size}
+	j.entries[idx] = journalEntry{req: req, at: at, bytes: size, stub: stub}
 	j.n++
 	j.bytes += size
 }
@@ -85,6 +94,44 @@ func (j *journal) list() []any {
 		r := config.Clone(e.req).(*config.Object)
 		r.Set("timestamp", e.at.UTC().Format("2006-01-02T15:04:05.000Z"))
 		out = append(out, r)
+	}
+	return out
+}
+
+// latest returns up to n of the latest entries, newest first. It holds the lock only to copy
+// them: the requests are never modified once added.
+func (j *journal) latest(n int) []journalEntry {
+	j.mu.Lock()
+	if n > j.n {
+		n = j.n
+	}
+	out := make([]journalEntry, n)
+	for i := range out {
+		out[i] = j.entries[(j.head+j.n-1-i)%len(j.entries)]
+	}
+	j.mu.Unlock()
+	return out
+}
+
+// RecordedRequest is one request from the journal.
+type RecordedRequest struct {
+	At time.Time
+	// Request is in Mountebank's recorded shape, without timestamp; it must not be modified.
+	Request *config.Object
+	// Stub is the index of the stub that answered, or NoStub or StubError.
+	Stub int
+}
+
+// RecentRequests returns up to n of the latest recorded requests, newest first; none when the
+// imposter does not record requests.
+func (im *Imposter) RecentRequests(n int) []RecordedRequest {
+	if !im.Records() {
+		return nil
+	}
+	entries := im.journal.latest(n)
+	out := make([]RecordedRequest, len(entries))
+	for i, e := range entries {
+		out[i] = RecordedRequest{At: e.at, Request: e.req, Stub: e.stub}
 	}
 	return out
 }
@@ -263,8 +310,11 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 	return o
 }
 
+// Records reports whether the imposter records its requests (recordRequests, or --mock).
+func (im *Imposter) Records() bool { return im.def.RecordRequests || im.opts.Mock }
+
 func (im *Imposter) requestList() []any {
-	if !(im.def.RecordRequests || im.opts.Mock) {
+	if !im.Records() {
 		return []any{}
 	}
 	return im.journal.list()

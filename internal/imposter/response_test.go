@@ -81,7 +81,7 @@ func TestJournalBounds(t *testing.T) {
 	var j journal
 	j.init(3, 1<<20)
 	for i := 0; i < 5; i++ {
-		j.add(config.NewObject("n", float64(i)), timeZero)
+		j.add(config.NewObject("n", float64(i)), timeZero, NoStub)
 	}
 	list := j.list()
 	if len(list) != 3 {
@@ -95,7 +95,7 @@ func TestJournalBounds(t *testing.T) {
 	j.init(100, 200)
 	j.clear()
 	for i := 0; i < 10; i++ {
-		j.add(config.NewObject("body", "0123456789012345678901234567890123456789"), timeZero)
+		j.add(config.NewObject("body", "0123456789012345678901234567890123456789"), timeZero, NoStub)
 	}
 	if j.bytes > 200 {
 		t.Errorf("journal holds %d bytes, budget 200", j.bytes)

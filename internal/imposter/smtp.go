@@ -259,7 +259,7 @@ func (s *smtpServer) receive(ip, envelopeFrom string, envelopeTo []string, msg [
 		im.metrics.Requests.Inc()
 	}
 	if im.def.RecordRequests || im.opts.Mock {
-		im.journal.add(smtpRequest(ip, envelopeFrom, envelopeTo, msg), time.Now())
+		im.journal.add(smtpRequest(ip, envelopeFrom, envelopeTo, msg), time.Now(), NoStub)
 		im.changes.Add(1)
 	}
 }

@@ -1,0 +1,202 @@
+package admin
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+)
+
+// serveAPI serves a over a loopback listener until the test ends and returns its base URL.
+func serveAPI(t *testing.T, a *API) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &fasthttp.Server{Handler: a.Handler, NoDefaultContentType: true, Logger: quietLogger{}}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return "http://" + ln.Addr().String()
+}
+
+func newTestAPI(t *testing.T, opts Options) (*API, *imposter.Imposter) {
+	t.Helper()
+	quiet := slog.New(slog.DiscardHandler)
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
+	reg := imposter.NewRegistry(imposter.Options{Host: "127.0.0.1", Logger: quiet})
+	t.Cleanup(func() { reg.DeleteAll() })
+	v, err := config.ParseJSON([]byte(`{"protocol":"http","name":"a","recordRequests":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	im, err := reg.Create(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(reg, opts), im
+}
+
+func httpGet(t *testing.T, url string, headers ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+func TestDashboardRoutes(t *testing.T) {
+	a, im := newTestAPI(t, Options{APIKey: "k"})
+	base := serveAPI(t, a)
+	port := strconv.Itoa(im.Port())
+	tests := []struct {
+		path, accept string
+		key          bool
+		status       int
+		contentType  string
+		body         string
+	}{
+		// Pages: for a browser, with or without the key (they hold no data).
+		{"/", browserAccept, false, 200, "text/html", `<meta name="mockd-apikey" content="required">`},
+		{"/imposters", browserAccept, false, 200, "text/html", "<!DOCTYPE html>"},
+		{"/imposters?replayable=true", browserAccept, false, 200, "text/html", "<!DOCTYPE html>"},
+		{"/imposters/" + port, browserAccept, false, 200, "text/html", "<!DOCTYPE html>"},
+		{"/logs", "text/html", false, 200, "text/html", "<!DOCTYPE html>"},
+		{"/config", "text/html", false, 200, "text/html", "<!DOCTYPE html>"},
+		// Not pages: the API answers as before.
+		{"/imposters/1", browserAccept, true, 404, "application/json", "no such resource"},
+		{"/imposters/" + port + "/stubs", browserAccept, true, 404, "text/html", "Cannot GET"},
+		{"/", "", true, 200, "application/json", `"_links"`},
+		{"/", "*/*", true, 200, "application/json", `"_links"`},
+		{"/", "application/json, text/html", true, 200, "application/json", `"_links"`},
+		{"/", "", false, 401, "application/json", "unauthorized"},
+		{"/imposters", browserAccept + ", application/json", true, 200, "text/html", "<!DOCTYPE html>"},
+		// Assets, without the key.
+		{"/dashboard/app.js", "", false, 200, "text/javascript", "use strict"},
+		{"/dashboard/style.css", "", false, 200, "text/css", ":root"},
+		{"/dashboard/favicon.svg", "", false, 200, "image/svg+xml", "<svg"},
+		{"/dashboard/index.html", "", false, 404, "text/plain", "not found"},
+		// The dashboard's reads are the API's: they want the key.
+		{"/dashboard/api/imposters", "", false, 401, "application/json", "unauthorized"},
+		{"/dashboard/api/imposters", "", true, 200, "application/json", `"noMatch": 0`},
+		{"/dashboard/api/imposters/" + port, "", true, 200, "application/json", `"requests": []`},
+		{"/dashboard/api/imposters/1", "", true, 404, "application/json", "no such resource"},
+		{"/dashboard/api/other", "", true, 404, "text/html", "Cannot GET"},
+	}
+	for _, tt := range tests {
+		headers := []string{"Accept", tt.accept}
+		if tt.key {
+			headers = append(headers, "x-api-key", "k")
+		}
+		status, h, body := httpGet(t, base+tt.path, headers...)
+		if status != tt.status || !strings.HasPrefix(h.Get("Content-Type"), tt.contentType) || !strings.Contains(body, tt.body) {
+			t.Errorf("GET %s (Accept %q, key %v) = %d %s %.80q, want %d %s containing %q",
+				tt.path, tt.accept, tt.key, status, h.Get("Content-Type"), body, tt.status, tt.contentType, tt.body)
+		}
+		if tt.contentType == "text/html" && status == 200 && !strings.Contains(h.Get("Content-Security-Policy"), "script-src 'self'") {
+			t.Errorf("GET %s: page without its Content-Security-Policy", tt.path)
+		}
+	}
+}
+
+func TestDashboardAssetsRevalidate(t *testing.T) {
+	a, _ := newTestAPI(t, Options{})
+	base := serveAPI(t, a)
+	status, h, _ := httpGet(t, base+"/dashboard/app.js")
+	etag := h.Get("ETag")
+	if status != 200 || etag == "" {
+		t.Fatalf("GET /dashboard/app.js = %d with ETag %q", status, etag)
+	}
+	if status, _, body := httpGet(t, base+"/dashboard/app.js", "If-None-Match", etag); status != 304 || body != "" {
+		t.Errorf("GET with If-None-Match: %d %q, want 304 and no body", status, body)
+	}
+	// The page links the asset with its version, so a new mockd is never served an old script.
+	_, _, page := httpGet(t, base+"/", "Accept", "text/html")
+	if !strings.Contains(page, `/dashboard/app.js?v=`+strings.Trim(etag, `"`)) {
+		t.Errorf("the page does not link app.js at its version %s", etag)
+	}
+}
+
+// TestDashboardRefusedClients: --localOnly and --ipWhitelist refuse the pages and assets as they
+// refuse the API, by closing the connection.
+func TestDashboardRefusedClients(t *testing.T) {
+	a, _ := newTestAPI(t, Options{AllowIP: func(net.IP) bool { return false }})
+	base := serveAPI(t, a)
+	for _, path := range []string{"/", "/dashboard/app.js", "/dashboard/api/imposters"} {
+		if status, _, body := httpGet(t, base+path, "Accept", "text/html"); status != 0 {
+			t.Errorf("GET %s from a refused client: %d %.60q, want the connection closed", path, status, body)
+		}
+	}
+}
+
+// TestDashboardReadsLoggedAtDebug: the page's refreshes (marked with the dashboard header) are
+// logged at debug, everything else at info.
+func TestDashboardReadsLoggedAtDebug(t *testing.T) {
+	var lines []string
+	a, _ := newTestAPI(t, Options{})
+	a.log = newLineLogger(&lines)
+	base := serveAPI(t, a)
+	httpGet(t, base+"/imposters")
+	httpGet(t, base+"/logs", "X-Mockd-Dashboard", "refresh")
+	httpGet(t, base+"/", "Accept", "text/html")
+	a.log.Handler().(lineHandler).mu.Lock()
+	defer a.log.Handler().(lineHandler).mu.Unlock()
+	want := []string{"INFO GET /imposters", "DEBUG GET /logs", "INFO GET /"}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Errorf("logged %q, want %q", lines, want)
+	}
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// lineHandler keeps "LEVEL message" of every record, at every level.
+type lineHandler struct {
+	mu    *sync.Mutex
+	lines *[]string
+}
+
+func newLineLogger(lines *[]string) *slog.Logger {
+	return slog.New(lineHandler{mu: &sync.Mutex{}, lines: lines})
+}
+
+func (lineHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	*h.lines = append(*h.lines, r.Level.String()+" "+r.Message)
+	h.mu.Unlock()
+	return nil
+}
+func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h lineHandler) WithGroup(string) slog.Handler      { return h }
