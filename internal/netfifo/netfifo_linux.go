@@ -3,6 +3,7 @@
 package netfifo
 
 import (
+	"context"
 	"io"
 	"net"
 	"os"
@@ -203,6 +204,8 @@ func (s *signal) cancel() error {
 // fdWaiters are the signals of one fd, which the poller dispatches its events to.
 type fdWaiters struct {
 	r, w signal
+	// gone, for a connection, is done when the peer closes or resets it.
+	gone *connContext
 }
 
 func (w *fdWaiters) dispatch(events uint32) {
@@ -211,6 +214,9 @@ func (w *fdWaiters) dispatch(events uint32) {
 	}
 	if events&(syscall.EPOLLOUT|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 		w.w.notify()
+	}
+	if events&(syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 && w.gone != nil {
+		w.gone.fire()
 	}
 }
 
@@ -355,6 +361,7 @@ func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
 	c := &Conn{pollFD: pollFD{fd: nfd, p: l.p}, remote: tcpAddr(sa)}
 	c.r.init()
 	c.w.init()
+	c.gone = &c.ctx
 	if err := l.p.add(nfd, &c.fdWaiters, syscall.EPOLLIN|syscall.EPOLLOUT|syscall.EPOLLRDHUP|epollET); err != nil {
 		return nil, err
 	}
@@ -387,6 +394,7 @@ type Conn struct {
 	remote    net.Addr
 	localOnce sync.Once
 	local     net.Addr
+	ctx       connContext
 }
 
 var _ net.Conn = (*Conn)(nil)
@@ -474,8 +482,14 @@ func (c *Conn) Close() error {
 	if !c.close() {
 		return c.opError("close", net.ErrClosed)
 	}
+	c.ctx.fire()
 	return nil
 }
+
+// Context returns a context that is done once the peer has closed the connection (sent FIN,
+// even with data left to read, as net/http's server sees it) or reset it, or Close was called.
+// A server cancels the work of a request whose client went away with it.
+func (c *Conn) Context() context.Context { return &c.ctx }
 
 // LocalAddr returns the local network address.
 func (c *Conn) LocalAddr() net.Addr {
