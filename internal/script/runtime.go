@@ -286,6 +286,7 @@ type watch struct {
 	running  bool      // a call runs
 	deadline time.Time // the running call's
 	limit    time.Duration
+	call     uint64 // counts the calls, so that a late cancellation spares the next one
 }
 
 func (rt *runtime) watchFired() {
@@ -313,6 +314,7 @@ func (rt *runtime) begin(limit time.Duration) {
 	w := &rt.watch
 	w.mu.Lock()
 	w.running, w.deadline, w.limit = true, rt.deadline, limit
+	w.call++
 	if !w.set || rt.deadline.Before(w.fireAt) {
 		// Otherwise it fires no later than this call's deadline, and then sets itself again
 		// for the time left.
@@ -320,6 +322,33 @@ func (rt *runtime) begin(limit time.Duration) {
 		w.timer.Reset(limit)
 	}
 	w.mu.Unlock()
+}
+
+// errCanceled is the value a runtime is interrupted with when the request it serves is
+// canceled (its client went away).
+type errCanceled struct{}
+
+func (errCanceled) Error() string {
+	return "the request was canceled: its client closed the connection"
+}
+
+// cancelOn interrupts the call in progress (begun by begin) when ctx ends; the returned func
+// stops that, and must be called before end.
+func (rt *runtime) cancelOn(ctx context.Context) (stop func() bool) {
+	if ctx == nil || ctx.Done() == nil {
+		return func() bool { return false }
+	}
+	w := &rt.watch
+	w.mu.Lock()
+	call := w.call
+	w.mu.Unlock()
+	return context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.running && w.call == call {
+			rt.vm.Interrupt(errCanceled{})
+		}
+	})
 }
 
 // end disarms the time limit, clears a pending interrupt and drops the timers the call left.

@@ -83,10 +83,11 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 // `(fn)(config, injectState, logger, done, imposterState)`, and returns the response object
 // it returned or passed to its callback (a promise is awaited). The wait for a callback ends at
 // the time limit or as soon as nothing is left that could call it. A returned primitive gives an
-// empty object, as Mountebank then uses every default. ctx cancels the wait.
+// empty object, as Mountebank then uses every default. ctx cancels the call and the wait.
 func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
 	rt := s.enter()
 	defer s.leave(rt)
+	defer rt.cancelOn(ctx)()
 	fail := func(err error) (*config.Object, error) {
 		return nil, injectionError(MsgResponse, responseSource(source), err)
 	}
@@ -145,6 +146,7 @@ func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request,
 func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
 	rt := s.enter()
 	defer s.leave(rt)
+	defer rt.cancelOn(ctx)()
 	fail := func(err error) (*config.Object, error) {
 		return nil, injectionError(MsgDecorate, decorateSource(source), err)
 	}
