@@ -2,6 +2,7 @@ package request
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -22,6 +23,17 @@ func FromHTTP(ctx *fasthttp.RequestCtx, r *Request) {
 // plainIPv4 set, IPv4 clients are reported as "a.b.c.d", as node does for a
 // server bound to an IPv4 host (mb --host 127.0.0.1).
 func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
+	FromHTTPLimit(ctx, r, plainIPv4, DefaultMaxBody)
+}
+
+// DefaultMaxBody is the limit of a decoded body FromHTTPListen applies.
+const DefaultMaxBody = 64 << 20
+
+// FromHTTPLimit is FromHTTPListen with a limit on the body once decoded (gzip
+// or br): a body that inflates past maxBody bytes is not kept, and
+// r.BodyTooLarge says so. Decoding stops at the limit, so a small compressed
+// body that would inflate to gigabytes never takes more than maxBody bytes.
+func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int) {
 	req := &ctx.Request
 	method, uri, raw, body := req.Header.Method(), req.Header.RequestURI(), req.Header.RawHeaders(), req.Body()
 	// One arena holds every string below; a large body gets its own.
@@ -54,21 +66,23 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 	if r.rawHeaders == nil { // parsed: they may name an encoding
 		enc, encArray, _ = mbHeader(r.Headers, "Content-Encoding")
 	}
-	r.Body, r.BodyMissing = "", false
+	r.Body, r.BodyMissing, r.BodyTooLarge = "", false, false
 	switch {
-	case !encArray && enc == "gzip":
-		dec, err := fasthttp.AppendGunzipBytes(nil, body)
-		if err != nil {
-			r.BodyMissing = true
+	case !encArray && (enc == "gzip" || enc == "br"):
+		w := &limitWriter{max: maxBody}
+		var err error
+		if enc == "gzip" {
+			_, err = fasthttp.WriteGunzip(w, body)
 		} else {
-			r.Body = DecodeUTF8(dec)
+			_, err = fasthttp.WriteUnbrotli(w, body)
 		}
-	case !encArray && enc == "br":
-		dec, err := fasthttp.AppendUnbrotliBytes(nil, body)
-		if err != nil {
+		switch {
+		case w.over:
+			r.BodyTooLarge = true
+		case err != nil:
 			r.BodyMissing = true
-		} else {
-			r.Body = DecodeUTF8(dec)
+		default:
+			r.Body = DecodeUTF8(w.b)
 		}
 	case len(body) <= maxArena && utf8.Valid(body):
 		r.Body = r.str(body)
@@ -86,6 +100,25 @@ func FromHTTPListen(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool) {
 
 	// The address is formatted only if a predicate, the journal or a script asks for it.
 	r.addr, r.plainIPv4, r.addrDone = ctx.RemoteAddr(), plainIPv4, false
+}
+
+// limitWriter collects what is written to it up to max bytes; past that it
+// fails, and over says so.
+type limitWriter struct {
+	b    []byte
+	max  int
+	over bool
+}
+
+var errTooLarge = errors.New("the decoded body is larger than the limit")
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	if w.max > 0 && len(w.b)+len(p) > w.max {
+		w.over = true
+		return 0, errTooLarge
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
 }
 
 // formType is the media type IsURLEncodedForm accepts, spelled as it must appear.

@@ -37,6 +37,9 @@ type Request struct {
 	// BodyMissing is true when the body could not be decoded (bad gzip or br
 	// data): Mountebank then has no body at all (undefined), not "".
 	BodyMissing bool
+	// BodyTooLarge is true when the body inflates past the limit FromHTTPLimit
+	// was given; Body is then empty and the request must be refused (413).
+	BodyTooLarge bool
 	// Form is set only when Content-Type is application/x-www-form-urlencoded
 	// and the body is non-empty; HasForm tells.
 	Form    []KV
