@@ -15,8 +15,19 @@ import (
 )
 
 func main() {
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The first SIGTERM or Ctrl-C ends the context: the server stops accepting and lets the
+	// requests in flight finish. A second one ends the process at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "mockd: second signal: exiting without waiting for requests in flight")
+		os.Exit(1)
+	}()
 	root := newRootCmd()
 	root.SetContext(ctx)
 	if err := root.Execute(); err != nil {

@@ -38,6 +38,11 @@ type serverFlags struct {
 	noParse        bool
 	drain          time.Duration
 	scriptTimeout  time.Duration
+	headerTimeout  time.Duration
+	idleTimeout    time.Duration
+	maxBody        byteSize
+	journalSize    int
+	journalBytes   byteSize
 	noMetrics      bool
 }
 
@@ -47,8 +52,8 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.IntVar(&f.port, "port", 2525, "admin API port (0 picks a free port)")
 	fs.StringVar(&f.host, "host", "", "address to bind the admin API and imposters to (default all interfaces)")
 	fs.BoolVar(&f.allowInjection, "allowInjection", false, "allow JavaScript injection and shell commands in stubs")
-	fs.BoolVar(&f.localOnly, "localOnly", false, "accept admin API requests from loopback only")
-	fs.StringVar(&f.ipWhitelist, "ipWhitelist", "*", "pipe-separated client addresses the admin API accepts")
+	fs.BoolVar(&f.localOnly, "localOnly", false, "accept requests to the admin API and every imposter from loopback only")
+	fs.StringVar(&f.ipWhitelist, "ipWhitelist", "*", "pipe-separated client addresses (besides loopback) the admin API and every imposter accept")
 	fs.BoolVar(&f.mock, "mock", false, "record requests on every imposter")
 	fs.BoolVar(&f.debug, "debug", false, "record stub matches (shown as \"matches\" on each stub)")
 	defaultPid := ""
@@ -64,7 +69,14 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory and start with the ones saved there")
 	fs.BoolVar(&f.noParse, "noParse", false, "do not render JSON config files as EJS templates")
 	fs.DurationVar(&f.scriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
-	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight")
+	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM or Ctrl-C (and deleting an imposter) lets requests in flight finish; a second signal exits at once")
+	fs.DurationVar(&f.headerTimeout, "header-timeout", time.Minute, "close an http connection (imposter or admin API) whose request takes longer to arrive, from its first byte to its last, answering 408 (slowloris); 0 = no limit")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
+	f.maxBody = 64 << 20
+	fs.Var(&f.maxBody, "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), and largest tcp request or smtp message")
+	fs.IntVar(&f.journalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
+	f.journalBytes = 256 << 20
+	fs.Var(&f.journalBytes, "journal-bytes", "approximate bytes of recorded requests each imposter keeps (the oldest go first)")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "record no request metrics (GET /metrics answers 404)")
 }
 
@@ -162,6 +174,12 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		Origin:         f.origin,
 		PidFile:        f.pidfile,
 		ScriptTimeout:  f.scriptTimeout,
+		HeaderTimeout:  f.headerTimeout,
+		IdleTimeout:    f.idleTimeout,
+		JournalSize:    f.journalSize,
+		JournalBytes:   int(f.journalBytes),
+		DrainTimeout:   f.drain,
+		MaxBody:        int(f.maxBody),
 		NoMetrics:      f.noMetrics,
 		Console:        cmd.OutOrStdout(),
 		DataDir:        f.datadir,

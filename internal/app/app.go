@@ -47,6 +47,21 @@ type Options struct {
 	Origin    string
 	// ScriptTimeout bounds every JavaScript call and shell command; 0 = script.DefaultTimeout.
 	ScriptTimeout time.Duration
+	// IdleTimeout closes connections that wait longer for their next request (imposters and
+	// the admin API); 0 = 2 minutes.
+	IdleTimeout time.Duration
+	// JournalSize and JournalBytes bound each imposter's recorded requests (the oldest go
+	// first); 0 = 100,000 requests and 256 MiB.
+	JournalSize, JournalBytes int
+	// HeaderTimeout bounds the time an http request (imposter or admin API) takes to arrive,
+	// from its first byte until it is read in full; 0 = no limit.
+	HeaderTimeout time.Duration
+	// MaxBody bounds request bodies (also after decompression), tcp requests and smtp
+	// messages; 0 = 64 MiB.
+	MaxBody int
+	// DrainTimeout bounds how long a deleted imposter lets its requests in flight finish;
+	// 0 = 10 s. (Stop's context bounds it at shutdown.)
+	DrainTimeout time.Duration
 	// NoMetrics turns request metrics and GET /metrics off.
 	NoMetrics bool
 	// PidFile is only reported by GET /config; the command writes the file.
@@ -93,6 +108,7 @@ type App struct {
 	api      *admin.API
 	ln       net.Listener
 	server   *fasthttp.Server
+	il       *imposter.IdleListener
 	done     chan struct{}
 	initial  []*imposter.Imposter
 	metrics  *metrics.Registry
@@ -141,6 +157,13 @@ func New(opts Options) (*App, error) {
 		Mock:    opts.Mock,
 		AllowIP: ipFilter(opts.LocalOnly, opts.IPWhitelist),
 		Logger:  a.log,
+
+		HeaderTimeout: opts.HeaderTimeout,
+		IdleTimeout:   opts.IdleTimeout,
+		DrainTimeout:  opts.DrainTimeout,
+		MaxBodySize:   opts.MaxBody,
+		JournalSize:   opts.JournalSize,
+		JournalBytes:  opts.JournalBytes,
 	})
 	cfg := opts.Config
 	if opts.DataDir != "" {
@@ -242,23 +265,24 @@ func (a *App) Start() error {
 		Store:          a.adminStore(),
 	})
 	a.server = &fasthttp.Server{
-		Handler:               a.api.Handler,
+		Handler:               imposter.TrackRequests(a.api.Handler),
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
-		MaxRequestBodySize:    256 << 20,
+		MaxRequestBodySize:    adminMaxBody,
+		ErrorHandler:          imposter.ErrorHandler(adminMaxBody),
 		ConnState:             imposter.IdleConnState, // with the IdleListener below
 		Logger:                quietLogger{},
 	}
+	a.il = imposter.NewIdleListener(imposter.NewRetryListener(ln, a.log),
+		imposter.ListenOptions{IdleTimeout: a.opts.IdleTimeout, HeaderTimeout: a.opts.HeaderTimeout})
 	a.done = make(chan struct{})
 	go func() {
 		defer close(a.done)
-		il := imposter.NewIdleListener(ln, imposter.HTTPIdleTimeout)
-		defer il.Close()
-		_ = a.server.Serve(il)
+		_ = a.server.Serve(a.il)
 	}()
 	if len(a.initial) > 0 {
 		if _, err := a.reg.ReplaceAll(a.initial); err != nil {
-			a.Stop(context.Background())
+			a.abort()
 			var ce *config.Error
 			if errors.As(err, &ce) {
 				return fmt.Errorf("cannot start imposter: %s", ForConsole(ce.Message))
@@ -267,7 +291,7 @@ func (a *App) Start() error {
 		}
 	}
 	if err := a.api.Persist(); err != nil {
-		a.Stop(context.Background())
+		a.abort()
 		return err
 	}
 	a.log.Info(fmt.Sprintf("mountebank v%s (mockd %s) now taking orders - point your browser to http://localhost:%d/ for help",
@@ -276,6 +300,9 @@ func (a *App) Start() error {
 }
 
 var errAddrInUse = errors.New("address already in use")
+
+// adminMaxBody bounds the admin API's request bodies (imposter definitions can be large).
+const adminMaxBody = 256 << 20
 
 // adminStore is the store the admin API saves to; a nil interface without --datadir.
 func (a *App) adminStore() admin.Store {
@@ -296,16 +323,38 @@ func (a *App) Addr() net.Addr {
 // Registry returns the running imposters.
 func (a *App) Registry() *imposter.Registry { return a.reg }
 
-// Stop stops the admin API and every imposter, letting requests in flight finish until ctx ends.
+// Stop stops accepting connections on the admin port and every imposter's, lets the requests
+// in flight finish until ctx ends (their connections close after the answer), then closes every
+// connection that is left.
 func (a *App) Stop(ctx context.Context) {
-	if a.server != nil {
-		_ = a.server.ShutdownWithContext(ctx)
-		<-a.done
-		a.server = nil
-	}
-	a.reg.DeleteAll()
+	a.shutdown(ctx)
 	a.log.Info("Adios - see you soon?")
 	a.closeLog()
+}
+
+// abort undoes a Start that failed, saying nothing: the caller reports the error.
+func (a *App) abort() {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // nothing was served that could be in flight
+	a.shutdown(ctx)
+	a.closeLog()
+}
+
+func (a *App) shutdown(ctx context.Context) {
+	if a.il != nil {
+		_ = a.il.Close() // ends the server's accept loop, whether or not it has begun
+		<-a.done
+	}
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		a.reg.Shutdown(ctx)
+	}()
+	if a.il != nil {
+		_ = a.il.Shutdown(ctx)
+		a.il = nil
+	}
+	<-drained
 }
 
 // logEntries is what GET /logs serves: nothing with --nologfile, as Mountebank.

@@ -2,12 +2,10 @@ package imposter
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"runtime/debug"
 	"sync"
-	"time"
 )
 
 // connServer runs a handler for each accepted connection in its own goroutine and tracks the
@@ -36,27 +34,11 @@ func (s *connServer) serve(ln net.Listener) error {
 		_ = ln.Close()
 		return nil
 	}
-	var delay time.Duration
 	for {
-		conn, err := ln.Accept()
+		conn, err := ln.Accept() // a RetryListener: it fails only once closed
 		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			// Out of file descriptors and the like: back off and keep serving.
-			if delay == 0 {
-				delay = 5 * time.Millisecond
-			} else if delay < time.Second {
-				delay *= 2
-			}
-			s.log.Warn("accept failed", "err", err)
-			time.Sleep(delay)
-			continue
+			return nil
 		}
-		delay = 0
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()

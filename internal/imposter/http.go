@@ -2,6 +2,8 @@ package imposter
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -21,38 +23,40 @@ import (
 type httpServer struct {
 	im  *Imposter
 	srv *fasthttp.Server
+	tls *tls.Config // https
+	il  *IdleListener
 }
 
 func newHTTPServer(im *Imposter) protocolServer {
-	maxBody := im.opts.MaxBodySize
-	if maxBody <= 0 {
-		maxBody = 64 << 20
-	}
+	maxBody := im.maxBody()
 	h := &httpServer{im: im}
 	h.srv = &fasthttp.Server{
-		Handler:                       h.handle,
+		ErrorHandler:                  ErrorHandler(maxBody),
+		Handler:                       TrackRequests(h.handle),
 		NoDefaultServerHeader:         true,
 		NoDefaultContentType:          true,
 		DisableHeaderNamesNormalizing: true,
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
 		ReadBufferSize:                16 << 10,
-		ConnState:                     IdleConnState, // the idle timeout, with the IdleListener of serve
+		ConnState:                     IdleConnState, // the timeouts, with the IdleListener of serve
 		Logger:                        fasthttpLogger{im.log},
 	}
 	return h
 }
 
-// HTTPIdleTimeout is how long an http connection may wait for its next (or first) request.
+// HTTPIdleTimeout is how long an http connection may wait for its next (or first) request,
+// unless told otherwise.
 const HTTPIdleTimeout = 2 * time.Minute
 
 func (h *httpServer) serve(ln net.Listener) error {
-	il := NewIdleListener(ln, HTTPIdleTimeout)
-	defer il.Close()
-	return h.srv.Serve(il)
+	h.il = NewIdleListener(ln, ListenOptions{IdleTimeout: h.im.opts.IdleTimeout, HeaderTimeout: h.im.opts.HeaderTimeout, TLS: h.tls})
+	defer h.il.Close()
+	return h.srv.Serve(h.il)
 }
 
-func (h *httpServer) shutdown(ctx context.Context) error { return h.srv.ShutdownWithContext(ctx) }
+// shutdown is called once serve has returned.
+func (h *httpServer) shutdown(ctx context.Context) error { return h.il.Shutdown(ctx) }
 
 // handle serves one HTTP request. A panic becomes a 500 for this request only.
 func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
@@ -81,7 +85,11 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 			request.Release(req)
 		}
 	}()
-	request.FromHTTPListen(ctx, req, im.plainIPv4)
+	request.FromHTTPLimit(ctx, req, im.plainIPv4, im.maxBody())
+	if req.BodyTooLarge {
+		tooLarge(ctx, im.maxBody())
+		return
+	}
 
 	st, resp, recorded, err := im.resolve(req)
 	if err != nil {
@@ -108,13 +116,19 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		}
 		var built *response
 		var perr error
+		rctx := requestContext(ctx)
 		if resp.kind == kindProxy {
-			built, perr = im.proxyHTTP(ctx, req, st, resp)
+			built, perr = im.proxyHTTP(ctx, rctx, req, st, resp)
 		} else {
-			built, perr = im.produce(ctx, req, resp)
+			built, perr = im.produce(rctx, req, resp)
 		}
 		if perr != nil {
-			im.log.Error("cannot build the response", "err", perr)
+			if rctx.Err() != nil {
+				// The client went away: nobody reads the answer.
+				im.log.Debug("the client closed the connection before the response was ready", "err", perr)
+			} else {
+				im.log.Error("cannot build the response", "err", perr)
+			}
 			writeError(ctx, perr)
 			return
 		}
@@ -161,6 +175,60 @@ func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, re
 		}
 	}
 	ctx.Response.SetBodyRaw(resp.body)
+}
+
+// maxBody is the largest request body, also once decompressed.
+func (im *Imposter) maxBody() int {
+	if im.opts.MaxBodySize > 0 {
+		return im.opts.MaxBodySize
+	}
+	return request.DefaultMaxBody
+}
+
+// ErrorHandler answers a request fasthttp could not read as fasthttp does (400, 408 or 431),
+// except a body larger than maxBody: 413 with an error body in Mountebank's shape. The
+// connection is closed after the answer.
+func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
+	return func(ctx *fasthttp.RequestCtx, err error) {
+		var small *fasthttp.ErrSmallBuffer
+		var ne *net.OpError
+		switch {
+		case errors.Is(err, fasthttp.ErrBodyTooLarge):
+			tooLarge(ctx, maxBody)
+		case errors.As(err, &small):
+			ctx.Error("Too big request header", fasthttp.StatusRequestHeaderFieldsTooLarge)
+		case errors.As(err, &ne) && ne.Timeout():
+			ctx.Error("Request timeout", fasthttp.StatusRequestTimeout)
+		default:
+			ctx.Error("Error when parsing request", fasthttp.StatusBadRequest)
+		}
+	}
+}
+
+// tooLarge answers 413 for a body past the limit and closes the connection: the client may
+// still be sending it.
+func tooLarge(ctx *fasthttp.RequestCtx, maxBody int) {
+	ctx.SetStatusCode(fasthttp.StatusRequestEntityTooLarge)
+	ctx.Response.Header.Set("Content-Type", "application/json")
+	ctx.SetConnectionClose()
+	ctx.Response.SetBodyRaw(config.MarshalJSON(config.NewObject("errors", []any{config.NewObject(
+		"code", "payload too large",
+		"message", fmt.Sprintf("the request body is larger than the limit of %d bytes", maxBody),
+	)}), 0))
+}
+
+// requestContext is the context of the work a request sets off (waits, scripts, behaviors):
+// done when its client closes the connection. It is not done when mockd shuts down: requests
+// in flight then finish (up to --drain-timeout), and their connection is closed after that.
+func requestContext(ctx *fasthttp.RequestCtx) context.Context {
+	c := ctx.Conn()
+	if ic := trackedConn(c); ic != nil {
+		c = ic.raw
+	}
+	if cc, ok := c.(interface{ Context() context.Context }); ok {
+		return cc.Context()
+	}
+	return context.Background()
 }
 
 // bytesOf views s as bytes for fasthttp calls that copy them.

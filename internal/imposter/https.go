@@ -9,7 +9,6 @@ import (
 	"crypto/x509"
 	_ "embed" // the default certificate
 	"encoding/pem"
-	"net"
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
@@ -24,21 +23,12 @@ var (
 	defaultCert string
 )
 
-// httpsServer serves an https imposter: the http server behind a TLS listener, so requests take
-// exactly the http path.
-type httpsServer struct {
-	*httpServer
-	conf *tls.Config
-}
-
+// newHTTPSServer serves an https imposter: the http server with TLS on its connections, so
+// requests take exactly the http path.
 func newHTTPSServer(im *Imposter) protocolServer {
-	return &httpsServer{httpServer: newHTTPServer(im).(*httpServer), conf: im.tls}
-}
-
-func (s *httpsServer) serve(ln net.Listener) error {
-	il := NewIdleListener(ln, HTTPIdleTimeout)
-	defer il.Close()
-	return s.srv.Serve(tls.NewListener(il, s.conf))
+	h := newHTTPServer(im).(*httpServer)
+	h.tls = im.tls
+	return h
 }
 
 // prepareTLS builds an https imposter's TLS configuration from its key, cert, mutualAuth,

@@ -1,6 +1,8 @@
 package imposter
 
 import (
+	"context"
+	"crypto/tls"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -9,50 +11,90 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// IdleListener closes the connections it accepted once they stay idle, with no request in
-// progress, longer than its timeout. It replaces fasthttp's IdleTimeout, which re-arms a read
-// deadline twice per request (a runtime timer change each time: 5-8% of a small request's
-// cost under load); here a request costs two atomic stores, and one goroutine checks the
-// connections every tick. Install IdleConnState as the fasthttp.Server's ConnState hook.
+// ListenOptions configure an IdleListener.
+type ListenOptions struct {
+	// IdleTimeout closes a connection that waits longer for its next (or first) request;
+	// 0 = HTTPIdleTimeout.
+	IdleTimeout time.Duration
+	// HeaderTimeout closes a connection whose request has been arriving for longer, from its
+	// first byte until it is read in full (headers and body): a client that stops in the
+	// middle of a request (slowloris). 0 = no limit.
+	HeaderTimeout time.Duration
+	// TLS, when set, makes the connections speak TLS: the listener then tracks what the server
+	// reads after decryption.
+	TLS *tls.Config
+}
+
+// IdleListener serves an http server's connections and keeps them in check:
+//   - it closes the connections that stay idle, with no request in progress, longer than the
+//     idle timeout, and those whose request takes longer than the header timeout to arrive;
+//   - Shutdown stops accepting, closes idle connections, lets requests in flight finish (their
+//     connection closes after the answer) and closes what is left when its context ends.
+//
+// It replaces fasthttp's IdleTimeout and ReadTimeout, which re-arm a read deadline twice per
+// request (a runtime timer change each time: 5-8% of a small request's cost under load); here a
+// request costs a few atomic stores, and one goroutine checks the connections every tick.
+// Install IdleConnState as the fasthttp.Server's ConnState hook and wrap its handler with
+// TrackRequests.
 type IdleListener struct {
 	net.Listener
-	limit int64 // ticks a connection may stay idle
-	every time.Duration
+	tls         *tls.Config
+	idleLimit   int64 // ticks a connection may stay idle
+	headerLimit int64 // ticks a request may take to arrive; 0 = no limit
+	every       time.Duration
 
-	tick atomic.Int64 // starts at 1: an idle mark of 0 means "in a request"
+	tick atomic.Int64 // starts at 1: a mark of 0 means "not in that state"
 
-	mu     sync.Mutex
-	conns  map[*idleConn]struct{}
-	closed bool
-	done   chan struct{}
+	mu       sync.Mutex
+	conns    map[*idleConn]struct{}
+	closed   bool
+	done     chan struct{}
+	draining atomic.Bool
+	changed  chan struct{} // while draining: a connection went idle or closed
 }
 
-// NewIdleListener tracks the connections ln accepts, closing those idle longer than timeout
-// (to the second; rounded up).
-func NewIdleListener(ln net.Listener, timeout time.Duration) *IdleListener {
-	return newIdleListener(ln, timeout, time.Second)
+// NewIdleListener tracks the connections ln accepts as opts say. Timeouts count in seconds,
+// rounded up.
+func NewIdleListener(ln net.Listener, opts ListenOptions) *IdleListener {
+	return newIdleListener(ln, opts, time.Second)
 }
 
-func newIdleListener(ln net.Listener, timeout, every time.Duration) *IdleListener {
+func newIdleListener(ln net.Listener, opts ListenOptions, every time.Duration) *IdleListener {
+	idle := opts.IdleTimeout
+	if idle <= 0 {
+		idle = HTTPIdleTimeout
+	}
+	ticks := func(d time.Duration) int64 { return int64((d+every-1)/every) + 1 }
 	l := &IdleListener{
-		Listener: ln,
-		limit:    int64((timeout+every-1)/every) + 1,
-		every:    every,
-		conns:    map[*idleConn]struct{}{},
-		done:     make(chan struct{}),
+		Listener:  ln,
+		tls:       opts.TLS,
+		idleLimit: ticks(idle),
+		every:     every,
+		conns:     map[*idleConn]struct{}{},
+		done:      make(chan struct{}),
+		changed:   make(chan struct{}, 1),
+	}
+	if opts.HeaderTimeout > 0 {
+		l.headerLimit = ticks(opts.HeaderTimeout)
 	}
 	l.tick.Store(1)
 	go l.sweep()
 	return l
 }
 
-// Accept wraps the next connection; it counts as idle until its first request starts.
+// Accept waits for the next connection and wraps it; it counts as idle until its first
+// request starts. (Wrap a listener in a RetryListener to keep accepting through failures.)
 func (l *IdleListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	ic := &idleConn{Conn: c, l: l}
+	ic := &idleConn{Conn: c, raw: c, l: l}
+	if l.tls != nil {
+		// The TLS handshake and records count as activity, as bytes of plain http do.
+		ic.marksOnRaw = true
+		ic.Conn = tls.Server(&rawConn{Conn: c, ic: ic}, l.tls)
+	}
 	ic.since.Store(l.tick.Load())
 	l.mu.Lock()
 	if l.closed {
@@ -62,10 +104,13 @@ func (l *IdleListener) Accept() (net.Conn, error) {
 	}
 	l.conns[ic] = struct{}{}
 	l.mu.Unlock()
+	if tc, ok := ic.Conn.(*tls.Conn); ok {
+		return &tlsIdleConn{idleConn: ic, tc: tc}, nil
+	}
 	return ic, nil
 }
 
-// Close stops the sweeping and closes the listener; accepted connections stay open.
+// Close stops accepting and closes the listener; accepted connections stay open.
 func (l *IdleListener) Close() error {
 	l.mu.Lock()
 	if !l.closed {
@@ -74,6 +119,57 @@ func (l *IdleListener) Close() error {
 	}
 	l.mu.Unlock()
 	return l.Listener.Close()
+}
+
+// Shutdown stops accepting, closes the idle connections and waits for the others to finish the
+// request they are in (they close after answering it), or until ctx ends: then it closes them
+// and returns ctx's error.
+func (l *IdleListener) Shutdown(ctx context.Context) error {
+	l.draining.Store(true)
+	_ = l.Close()
+	for {
+		var idle []*idleConn
+		l.mu.Lock()
+		for c := range l.conns {
+			if c.since.Load() != 0 {
+				delete(l.conns, c)
+				idle = append(idle, c)
+			}
+		}
+		busy := len(l.conns)
+		l.mu.Unlock()
+		for _, c := range idle {
+			_ = c.raw.Close()
+		}
+		if busy == 0 {
+			return nil
+		}
+		select {
+		case <-l.changed:
+		case <-ctx.Done():
+			l.CloseAll()
+			return ctx.Err()
+		}
+	}
+}
+
+// CloseAll closes every connection the listener accepted.
+func (l *IdleListener) CloseAll() {
+	l.mu.Lock()
+	all := l.conns
+	l.conns = map[*idleConn]struct{}{}
+	l.mu.Unlock()
+	for c := range all {
+		_ = c.raw.Close()
+	}
+}
+
+// notify wakes Shutdown, if it waits.
+func (l *IdleListener) notify() {
+	select {
+	case l.changed <- struct{}{}:
+	default:
+	}
 }
 
 func (l *IdleListener) sweep() {
@@ -86,17 +182,23 @@ func (l *IdleListener) sweep() {
 		case <-t.C:
 		}
 		now := l.tick.Add(1)
-		var stale []*idleConn
+		var stale, slow []*idleConn
 		l.mu.Lock()
 		for c := range l.conns {
-			if s := c.since.Load(); s != 0 && now-s >= l.limit {
+			if s := c.since.Load(); s != 0 && now-s >= l.idleLimit {
 				delete(l.conns, c)
 				stale = append(stale, c)
+			} else if r := c.reading.Load(); r != 0 && l.headerLimit > 0 && now-r >= l.headerLimit {
+				delete(l.conns, c)
+				slow = append(slow, c)
 			}
 		}
 		l.mu.Unlock()
 		for _, c := range stale {
-			_ = c.Conn.Close()
+			_ = c.raw.Close()
+		}
+		for _, c := range slow {
+			go c.timeOut()
 		}
 	}
 }
@@ -105,25 +207,55 @@ func (l *IdleListener) forget(c *idleConn) {
 	l.mu.Lock()
 	delete(l.conns, c)
 	l.mu.Unlock()
+	if l.draining.Load() {
+		l.notify()
+	}
 }
 
-// idleConn is an accepted connection with its idle mark: the tick at which it last became
-// idle, 0 while a request is in progress.
+// idleConn is an accepted connection with its marks, in ticks of its listener: since is when
+// it last became idle (0 while a request is in progress) and reading when its current request
+// began to arrive (0 once it is read, or between requests).
 type idleConn struct {
-	net.Conn
-	l     *IdleListener
-	since atomic.Int64
-	once  sync.Once
+	net.Conn          // what the server reads: the TCP connection, or TLS over it
+	raw      net.Conn // the TCP connection
+	l        *IdleListener
+	since    atomic.Int64
+	reading  atomic.Int64
+	once     sync.Once
 	// started is set by the first read that returns data. fasthttp calls a new connection
 	// active before reading anything, so until then the connection stays idle.
-	started bool
+	started    bool
+	marksOnRaw bool // TLS: the reads of the TCP connection mark activity
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	if !c.started && n > 0 {
+	if n > 0 && !c.marksOnRaw {
+		c.arrived()
+	}
+	return n, err
+}
+
+// arrived marks bytes that arrived on an idle connection as the beginning of a request
+// (fasthttp reads one byte ahead before it calls the connection active).
+func (c *idleConn) arrived() {
+	if c.since.Load() != 0 {
 		c.started = true
 		c.since.Store(0)
+		c.reading.Store(c.l.tick.Load())
+	}
+}
+
+// rawConn is the TCP connection under TLS, whose reads mark activity.
+type rawConn struct {
+	net.Conn
+	ic *idleConn
+}
+
+func (c *rawConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		c.ic.arrived()
 	}
 	return n, err
 }
@@ -133,26 +265,77 @@ func (c *idleConn) Close() error {
 	return c.Conn.Close()
 }
 
+// timeOut answers a request that took too long to arrive with 408 and closes the connection,
+// as node does when its headersTimeout passes.
+func (c *idleConn) timeOut() {
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = c.Conn.Write([]byte("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+	_ = c.raw.Close()
+}
+
+// tlsIdleConn is an idleConn over TLS; fasthttp sees it as a TLS connection.
+type tlsIdleConn struct {
+	*idleConn
+	tc *tls.Conn
+}
+
+// Handshake runs the TLS handshake, if it has not run yet.
+func (c *tlsIdleConn) Handshake() error { return c.tc.Handshake() }
+
+// ConnectionState returns the TLS connection's state.
+func (c *tlsIdleConn) ConnectionState() tls.ConnectionState { return c.tc.ConnectionState() }
+
+// NetConn returns the TCP connection under TLS.
+func (c *tlsIdleConn) NetConn() net.Conn { return c.raw }
+
+// trackedConn returns the idleConn of a connection an IdleListener accepted, or nil.
+func trackedConn(c net.Conn) *idleConn {
+	switch t := c.(type) {
+	case *idleConn:
+		return t
+	case *tlsIdleConn:
+		return t.idleConn
+	}
+	return nil
+}
+
 // IdleConnState is the fasthttp ConnState hook that marks the connections of an IdleListener
-// (directly or under TLS) active or idle; other connections are left alone. It runs on the
-// connection's goroutine, as its reads do.
+// active or idle; other connections are left alone. It runs on the connection's goroutine, as
+// its reads do.
 func IdleConnState(c net.Conn, st fasthttp.ConnState) {
-	ic, ok := c.(*idleConn)
-	if !ok {
-		nc, isTLS := c.(interface{ NetConn() net.Conn })
-		if !isTLS {
-			return
-		}
-		if ic, ok = nc.NetConn().(*idleConn); !ok {
-			return
-		}
+	ic := trackedConn(c)
+	if ic == nil {
+		return
 	}
 	switch st {
 	case fasthttp.StateActive:
-		if ic.started {
+		// A request pipelined behind the last one was read with it: it begins now.
+		if ic.started && ic.since.Load() != 0 {
 			ic.since.Store(0)
+			ic.reading.Store(ic.l.tick.Load())
 		}
 	case fasthttp.StateIdle:
+		ic.reading.Store(0)
 		ic.since.Store(ic.l.tick.Load())
+		if ic.l.draining.Load() {
+			ic.l.notify()
+		}
+	}
+}
+
+// TrackRequests wraps the handler of a server whose connections an IdleListener accepted: the
+// request has arrived in full when the handler runs, and while the listener shuts down the
+// connection closes after the answer.
+func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		ic := trackedConn(ctx.Conn())
+		if ic != nil {
+			ic.since.Store(0) // a pipelined request may begin without a read or a state change
+			ic.reading.Store(0)
+		}
+		h(ctx)
+		if ic != nil && ic.l.draining.Load() {
+			ctx.SetConnectionClose()
+		}
 	}
 }

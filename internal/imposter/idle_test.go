@@ -2,10 +2,15 @@ package imposter
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"crypto/tls"
 	"io"
+	"log/slog"
 	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,26 +27,26 @@ func idleServer(t *testing.T, useTLS bool) (addr string, release chan struct{}, 
 	}
 	release = make(chan struct{})
 	srv := &fasthttp.Server{
-		Handler: func(ctx *fasthttp.RequestCtx) {
+		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
 			if string(ctx.Path()) == "/hold" {
 				<-release
 			}
 			ctx.SetBodyString("ok")
-		},
+		}),
 		ConnState: IdleConnState,
 		Logger:    fasthttpLogger{},
 	}
-	il := newIdleListener(ln, 50*time.Millisecond, 10*time.Millisecond)
-	var served net.Listener = il
+	opts := ListenOptions{IdleTimeout: 50 * time.Millisecond}
 	conf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // a test against its own server
 	if useTLS {
 		cert, err := tls.X509KeyPair([]byte(defaultCert), []byte(defaultKey))
 		if err != nil {
 			t.Fatal(err)
 		}
-		served = tls.NewListener(il, &tls.Config{Certificates: []tls.Certificate{cert}})
+		opts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
-	go func() { _ = srv.Serve(served) }()
+	il := newIdleListener(ln, opts, 10*time.Millisecond)
+	go func() { _ = srv.Serve(il) }()
 	t.Cleanup(func() { _ = srv.Shutdown() })
 	addr = ln.Addr().String()
 	dial = func() net.Conn {
@@ -147,12 +152,181 @@ func TestIdleListenerClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	il := newIdleListener(ln, time.Minute, time.Millisecond)
+	il := newIdleListener(ln, ListenOptions{IdleTimeout: time.Minute}, time.Millisecond)
 	if err := il.Close(); err != nil {
 		t.Fatal(err)
 	}
 	_ = il.Close() // twice is harmless
 	if _, err := il.Accept(); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Fatalf("Accept after Close: %v", err)
+	}
+}
+
+// Shutdown closes idle connections at once, lets a request in progress finish (closing its
+// connection after the answer) and returns when no connection is left.
+func TestIdleListenerShutdown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	srv := &fasthttp.Server{
+		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
+			if string(ctx.Path()) == "/hold" {
+				<-release
+			}
+			ctx.SetBodyString("ok")
+		}),
+		ConnState: IdleConnState,
+		Logger:    fasthttpLogger{},
+	}
+	il := newIdleListener(ln, ListenOptions{}, 10*time.Millisecond)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(il)
+	}()
+	dial := func() (net.Conn, *bufio.Reader) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c, bufio.NewReader(c)
+	}
+	idle, idleR := dial()
+	if got := idleGet(t, idle, idleR, "/"); got != "ok" {
+		t.Fatalf("body %q", got)
+	}
+	busy, busyR := dial()
+	if _, err := io.WriteString(busy, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		il.mu.Lock()
+		n := 0
+		for c := range il.conns {
+			if c.since.Load() == 0 {
+				n++
+			}
+		}
+		il.mu.Unlock()
+		if n == 1 || time.Now().After(deadline) {
+			break
+		}
+	}
+	shut := make(chan error, 1)
+	go func() { shut <- il.Shutdown(context.Background()) }()
+	<-served
+	if !closedWithin(idle, 10*time.Second) {
+		t.Fatal("Shutdown left an idle connection open")
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Fatal("the listener still accepts during Shutdown")
+	}
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned (%v) with a request in progress", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	var resp fasthttp.Response
+	if err := resp.Read(busyR); err != nil || string(resp.Body()) != "ok" || !resp.ConnectionClose() {
+		t.Fatalf("the request in progress: %v %q, Connection: close %v", err, resp.Body(), resp.ConnectionClose())
+	}
+	select {
+	case err := <-shut:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown still waits after the last request")
+	}
+}
+
+// A request that takes longer than the header timeout to arrive gets 408 and its connection
+// is closed; one that arrives in time is answered.
+func TestHeaderTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &fasthttp.Server{
+		Handler:   TrackRequests(func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") }),
+		ConnState: IdleConnState,
+		Logger:    fasthttpLogger{},
+	}
+	il := newIdleListener(ln, ListenOptions{HeaderTimeout: 50 * time.Millisecond}, 10*time.Millisecond)
+	go func() { _ = srv.Serve(il) }()
+	t.Cleanup(func() { _ = il.Shutdown(context.Background()) })
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	if got := idleGet(t, c, r, "/"); got != "ok" {
+		t.Fatalf("body %q", got)
+	}
+	if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: "); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var resp fasthttp.Response
+	if err := resp.Read(r); err != nil || resp.StatusCode() != 408 {
+		t.Fatalf("a request stalled in its headers: %v, status %d", err, resp.StatusCode())
+	}
+	if !closedWithin(c, 10*time.Second) {
+		t.Fatal("the connection of a stalled request was left open")
+	}
+}
+
+// failingListener fails its first n accepts as a process out of file descriptors does.
+type failingListener struct {
+	net.Listener
+	n int
+}
+
+func (l *failingListener) Accept() (net.Conn, error) {
+	if l.n > 0 {
+		l.n--
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
+}
+
+// A RetryListener accepts again after failures, logging the burst once, and stops retrying
+// when closed.
+func TestRetryListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	rl := NewRetryListener(&failingListener{Listener: ln, n: 5}, slog.New(slog.NewTextHandler(&logs, nil)))
+	go func() {
+		if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+			defer c.Close()
+			time.Sleep(time.Second)
+		}
+	}()
+	c, err := rl.Accept()
+	if err != nil {
+		t.Fatalf("Accept after 5 failures: %v", err)
+	}
+	_ = c.Close()
+	if n := strings.Count(logs.String(), "cannot accept"); n != 1 {
+		t.Errorf("the burst was logged %d times, want once:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "accepting connections again") {
+		t.Errorf("the end of the burst was not logged:\n%s", logs.String())
+	}
+	rl.Listener = &failingListener{Listener: ln, n: 1 << 30}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		_ = rl.Close()
+	}()
+	if _, err := rl.Accept(); err == nil {
+		t.Fatal("Accept on a closed RetryListener returned a connection")
 	}
 }

@@ -45,6 +45,15 @@ type Options struct {
 	Metrics *metrics.Registry
 	// MaxBodySize bounds request bodies; 0 = 64 MiB.
 	MaxBodySize int
+	// IdleTimeout closes a connection that waits longer for its next (or first) request, and
+	// bounds the wait for a tcp proxy's origin; 0 = 2 minutes.
+	IdleTimeout time.Duration
+	// DrainTimeout bounds how long a deleted imposter lets its requests in flight finish;
+	// 0 = 10 s.
+	DrainTimeout time.Duration
+	// HeaderTimeout bounds the time an http request takes to arrive, from its first byte until
+	// it is read in full; 0 = no limit.
+	HeaderTimeout time.Duration
 	// Logger receives operational messages; nil = slog.Default().
 	Logger *slog.Logger
 }
@@ -149,9 +158,10 @@ type Imposter struct {
 	port     int
 	encoding string
 
-	ln     net.Listener
-	server protocolServer
-	done   chan struct{}
+	ln      net.Listener
+	server  protocolServer
+	done    chan struct{}
+	closing atomic.Bool
 	// plainIPv4 reports IPv4 clients as a.b.c.d (node does when bound to an IPv4 address)
 	// rather than ::ffff:a.b.c.d.
 	plainIPv4 bool
@@ -330,15 +340,15 @@ func (im *Imposter) Start() error {
 		}
 		ln = fl
 	}
-	im.ln = ln
 	im.port = addr.Port
+	im.log = im.opts.Logger.With("imposter", im.scope())
+	im.ln = NewRetryListener(ln, im.log)
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port
-	im.log = im.opts.Logger.With("imposter", im.scope())
 	im.metrics = im.opts.Metrics.ForImposter("[" + im.scope() + "] ")
 	newServer, ok := protocolServers[im.def.Protocol]
 	if !ok {
-		_ = ln.Close()
+		_ = im.ln.Close()
 		return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("the %s protocol is not yet supported", im.def.Protocol)}
 	}
 	im.server = newServer(im)
@@ -350,7 +360,7 @@ func (im *Imposter) Start() error {
 				im.log.Error("panic in imposter server", "panic", p, "stack", string(debug.Stack()))
 			}
 		}()
-		if err := im.server.serve(ln); err != nil {
+		if err := im.server.serve(im.ln); err != nil {
 			im.log.Error("imposter stopped serving", "err", err)
 		}
 	}()
@@ -366,18 +376,30 @@ func (im *Imposter) scope() string {
 	return s
 }
 
-// Stop closes the listener and every connection, waiting up to the context's deadline for
-// requests in flight.
+// Stop stops accepting, lets requests in flight finish until ctx ends, then closes every
+// connection. tcp and smtp connections are closed at once, as Mountebank destroys them.
 func (im *Imposter) Stop(ctx context.Context) {
-	if im.server == nil {
-		return
+	if im.closeListener() {
+		im.drain(ctx)
 	}
-	_ = im.server.shutdown(ctx)
-	// fasthttp's Shutdown closes only the listeners its Serve has registered: an imposter
-	// stopped before its goroutine reached Serve would accept forever. Closing the listener
-	// ends that Serve at once (a second Close is harmless).
+}
+
+// closeListener stops accepting: when it returns the port is free again. It reports false when
+// the imposter never started or was closed before.
+func (im *Imposter) closeListener() bool {
+	if im.server == nil || !im.closing.CompareAndSwap(false, true) {
+		return false
+	}
+	// Closing the listener ends the server's accept loop, whether or not it has begun.
 	_ = im.ln.Close()
 	<-im.done
+	return true
+}
+
+// drain lets the requests in flight finish until ctx ends, then closes every connection; it
+// follows closeListener.
+func (im *Imposter) drain(ctx context.Context) {
+	_ = im.server.shutdown(ctx)
 	im.metrics.Remove()
 	im.log.Info("Ciao for now")
 }

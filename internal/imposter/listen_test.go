@@ -41,9 +41,10 @@ func TestImposterListeners(t *testing.T) {
 			if err := im.Start(); err != nil {
 				t.Fatal(err)
 			}
-			isFifo := fmt.Sprintf("%T", im.ln) == "*netfifo.Listener"
+			inner := im.ln.(*RetryListener).Listener
+			isFifo := fmt.Sprintf("%T", inner) == "*netfifo.Listener"
 			if want := tc.fifo && runtime.GOOS == "linux"; isFifo != want {
-				t.Errorf("listener %T: netfifo %v, want %v", im.ln, isFifo, want)
+				t.Errorf("listener %T: netfifo %v, want %v", inner, isFifo, want)
 			}
 			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(im.port))
 			if tc.protocol == "http" {

@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"context"
 	"errors"
 	"sort"
 	"time"
@@ -47,8 +48,9 @@ func stubSource(err error, def *config.Object) error {
 
 // proxyHTTP answers req by forwarding it to the proxy's origin, as Mountebank's proxyAndRecord
 // does: the answer goes through the response's behaviors, is recorded (unless the mode is
-// proxyTransparent) and is then compiled like a configured response. ctx is only read here.
-func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, req *request.Request, st *stub, r *response) (*response, error) {
+// proxyTransparent) and is then compiled like a configured response. ctx is only read here;
+// rctx cancels the behaviors.
+func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, rctx context.Context, req *request.Request, st *stub, r *response) (*response, error) {
 	p := r.proxy
 	start := time.Now()
 	answer, err := p.Forward(&proxy.Request{
@@ -64,7 +66,7 @@ func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, req *request.Request, st
 	elapsed := float64(time.Since(start).Milliseconds())
 	answer.Set("_proxyResponseTime", elapsed)
 	if r.behaviors != nil {
-		if answer, err = r.behaviors.Apply(ctx, req, answer, im.js); err != nil {
+		if answer, err = r.behaviors.Apply(rctx, req, answer, im.js); err != nil {
 			return nil, err
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/mockd/mockd/internal/config"
 )
 
-// stopTimeout bounds how long stopping an imposter waits for requests in flight.
-const stopTimeout = 5 * time.Second
+// defaultDrainTimeout bounds how long a deleted imposter lets its requests in flight finish.
+const defaultDrainTimeout = 10 * time.Second
 
 // Registry holds the running imposters by port. Changes are serialised; reads are safe for
 // concurrent use with them.
@@ -23,6 +23,12 @@ type Registry struct {
 	byPort map[int]*Imposter
 	// listing is byPort's imposters ordered by port, replaced (under mu) on every change.
 	listing atomic.Pointer[Listing]
+
+	// draining counts the removed imposters whose requests in flight are finishing; hardStop
+	// ends their wait (Shutdown's deadline).
+	draining sync.WaitGroup
+	hardStop context.Context
+	stopNow  context.CancelFunc
 }
 
 // Listing is the running imposters ordered by port at one moment. A new Listing replaces it on
@@ -35,6 +41,7 @@ type Listing struct {
 func NewRegistry(opts Options) *Registry {
 	r := &Registry{opts: opts, byPort: map[int]*Imposter{}}
 	r.listing.Store(&Listing{})
+	r.hardStop, r.stopNow = context.WithCancel(context.Background())
 	return r
 }
 
@@ -92,7 +99,9 @@ func (r *Registry) bindHost(def *config.Imposter) string {
 	return r.opts.Host
 }
 
-// Delete stops and removes the imposter on port and returns it (nil when there was none).
+// Delete removes the imposter on port and returns it (nil when there was none). When it
+// returns the imposter accepts no more connections and its port is free; the requests in
+// flight finish in the background (see Shutdown).
 func (r *Registry) Delete(port int) *Imposter {
 	r.change.Lock()
 	defer r.change.Unlock()
@@ -102,18 +111,31 @@ func (r *Registry) Delete(port int) *Imposter {
 	r.relist()
 	r.mu.Unlock()
 	if im != nil {
-		stop(im)
+		r.stop(im)
 	}
 	return im
 }
 
-func stop(im *Imposter) {
-	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-	defer cancel()
-	im.Stop(ctx)
+// stop closes im's listener and lets its requests in flight finish in the background, for up
+// to the drain timeout.
+func (r *Registry) stop(im *Imposter) {
+	if !im.closeListener() {
+		return
+	}
+	timeout := r.opts.DrainTimeout
+	if timeout <= 0 {
+		timeout = defaultDrainTimeout
+	}
+	r.draining.Add(1)
+	go func() {
+		defer r.draining.Done()
+		ctx, cancel := context.WithTimeout(r.hardStop, timeout)
+		defer cancel()
+		im.drain(ctx)
+	}()
 }
 
-// DeleteAll stops and removes every imposter and returns them, ordered by port.
+// DeleteAll removes every imposter, as Delete does, and returns them ordered by port.
 func (r *Registry) DeleteAll() []*Imposter {
 	r.change.Lock()
 	defer r.change.Unlock()
@@ -126,16 +148,27 @@ func (r *Registry) deleteAllLocked() []*Imposter {
 	r.byPort = map[int]*Imposter{}
 	r.relist()
 	r.mu.Unlock()
-	var wg sync.WaitGroup
 	for _, im := range all {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			stop(im)
-		}()
+		r.stop(im)
 	}
-	wg.Wait()
 	return all
+}
+
+// Shutdown removes every imposter and waits until the requests in flight of every imposter
+// removed so far have finished, or ctx ends: then their connections are closed.
+func (r *Registry) Shutdown(ctx context.Context) {
+	r.DeleteAll()
+	done := make(chan struct{})
+	go func() {
+		r.draining.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		r.stopNow()
+		<-done
+	}
 }
 
 // Build compiles def into an imposter that uses the registry's options, without starting it.
@@ -163,7 +196,7 @@ func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 	for _, im := range news {
 		if err := im.Start(); err != nil {
 			for _, s := range started {
-				stop(s)
+				r.stop(s)
 			}
 			return nil, err
 		}

@@ -39,11 +39,8 @@ func newSMTPServer(im *Imposter) protocolServer {
 	if err != nil || host == "" {
 		host = "localhost"
 	}
-	s := &smtpServer{im: im, hostname: host, maxSize: im.opts.MaxBodySize}
+	s := &smtpServer{im: im, hostname: host, maxSize: im.maxBody()}
 	s.connServer = connServer{log: im.log, handle: s.handle}
-	if s.maxSize <= 0 {
-		s.maxSize = 64 << 20
-	}
 	return s
 }
 
@@ -64,7 +61,7 @@ func (s *smtpServer) handle(conn net.Conn) {
 		r:   bufio.NewReaderSize(conn, 4096),
 		w:   bufio.NewWriter(conn),
 		deadline: func() {
-			_ = conn.SetDeadline(time.Now().Add(tcpIdleTimeout))
+			_ = conn.SetDeadline(time.Now().Add(s.im.idleTimeout()))
 		},
 	}
 	sess.run()

@@ -17,10 +17,18 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
-// tcpIdleTimeout is how long a tcp connection may stay silent before mockd closes it, and how
-// long a proxied origin may take to answer. Mountebank has no limit; a variable so tests can
-// shorten it.
+// tcpIdleTimeout is how long a tcp or smtp connection may stay silent before mockd closes it,
+// and how long a proxied origin may take to answer, unless Options.IdleTimeout says otherwise.
+// Mountebank has no limit; a variable so tests can shorten it.
 var tcpIdleTimeout = 2 * time.Minute
+
+// idleTimeout is how long a connection may wait for its next request.
+func (im *Imposter) idleTimeout() time.Duration {
+	if im.opts.IdleTimeout > 0 {
+		return im.opts.IdleTimeout
+	}
+	return tcpIdleTimeout
+}
 
 // tcpReadSize is the most one read takes from a socket: node's 64 KiB, so that a packet is one
 // request as in Mountebank.
@@ -165,10 +173,7 @@ type tcpServer struct {
 func newTCPServer(im *Imposter) protocolServer {
 	s := &tcpServer{im: im, binary: im.encoding == "base64"}
 	s.connServer = connServer{log: im.log, handle: s.handle}
-	s.maxRequest = im.opts.MaxBodySize
-	if s.maxRequest <= 0 {
-		s.maxRequest = 64 << 20
-	}
+	s.maxRequest = im.maxBody()
 	if im.def.DefaultResponse == nil {
 		// Mountebank's default is {data: ''}: nothing is written.
 	} else if v, ok := im.def.DefaultResponse.Get("data"); ok {
@@ -204,7 +209,7 @@ func (s *tcpServer) handle(conn net.Conn) {
 	buf := make([]byte, tcpReadSize)
 	var pending []byte
 	for {
-		_ = conn.SetReadDeadline(time.Now().Add(tcpIdleTimeout))
+		_ = conn.SetReadDeadline(time.Now().Add(s.im.idleTimeout()))
 		n, err := conn.Read(buf)
 		if n > 0 {
 			pending = append(pending, buf[:n]...)
@@ -261,7 +266,7 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 		im.metrics.RespDuration.Observe(t0.Since())
 	}
 	if len(out) > 0 {
-		_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
+		_ = conn.SetWriteDeadline(time.Now().Add(s.im.idleTimeout()))
 		if _, err := conn.Write(out); err != nil {
 			return false
 		}
@@ -327,7 +332,7 @@ func errorsJSON(e *config.Object) []byte {
 
 // writeError writes Mountebank's {"errors":[error]} onto the socket.
 func (s *tcpServer) writeError(conn net.Conn, e *config.Object) {
-	_ = conn.SetWriteDeadline(time.Now().Add(tcpIdleTimeout))
+	_ = conn.SetWriteDeadline(time.Now().Add(s.im.idleTimeout()))
 	_, _ = conn.Write(errorsJSON(e))
 }
 
@@ -373,7 +378,7 @@ func (s *tcpServer) proxy(req *request.Request, st *stub, p *tcpProxy) ([]byte, 
 	if s.binary {
 		payload = decodeBase64Loose(req.Data)
 	}
-	conn, err := net.DialTimeout("tcp", p.addr, tcpIdleTimeout)
+	conn, err := net.DialTimeout("tcp", p.addr, im.idleTimeout())
 	if err != nil {
 		im.log.Error(fmt.Sprintf("Proxy %s transmission error X=> %v", p.addr, err))
 		var dnsErr *net.DNSError
@@ -383,7 +388,7 @@ func (s *tcpServer) proxy(req *request.Request, st *stub, p *tcpProxy) ([]byte, 
 		return nil, config.NewObject("code", "invalid proxy", "message", "Unable to connect to "+quoteJS(p.to))
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(tcpIdleTimeout))
+	_ = conn.SetDeadline(time.Now().Add(s.im.idleTimeout()))
 	if _, err := conn.Write(payload); err != nil {
 		return nil, nodeSocketError(err)
 	}

@@ -1,0 +1,96 @@
+package imposter
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// RetryListener keeps accepting when accepting fails for another reason than being closed
+// (such as running out of file descriptors), as net/http's server does: it pauses, longer
+// after each failure up to a second, and logs the first failure of a burst. fasthttp's server
+// stops for good on such an error. Accept is for one goroutine at a time.
+type RetryListener struct {
+	net.Listener
+	backoff acceptBackoff
+	done    chan struct{}
+	once    sync.Once
+}
+
+// NewRetryListener wraps ln; log receives the failures (nil = none).
+func NewRetryListener(ln net.Listener, log *slog.Logger) *RetryListener {
+	return &RetryListener{Listener: ln, backoff: acceptBackoff{log: log}, done: make(chan struct{})}
+}
+
+// Accept returns the next connection, retrying failed accepts until the listener is closed.
+func (l *RetryListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err == nil {
+			l.backoff.accepted()
+			return c, nil
+		}
+		if !l.backoff.retry(err, l.done) {
+			return nil, err
+		}
+	}
+}
+
+// Close closes the listener, ending a pause in progress.
+func (l *RetryListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// Bounds of the pause between failed accepts.
+const (
+	acceptPauseMin = 5 * time.Millisecond
+	acceptPauseMax = time.Second
+)
+
+// acceptBackoff keeps a listener accepting through failures such as running out of file
+// descriptors: each failure pauses longer (up to a second) and the first of a burst is logged,
+// as net/http's server does; the next success logs that accepting resumed. It belongs to the
+// one goroutine that accepts.
+type acceptBackoff struct {
+	log      *slog.Logger
+	pause    time.Duration
+	failures int
+}
+
+// retry reports whether the accept that failed with err should be tried again, after pausing;
+// a closed listener is final, and so is a pause cut short by closing done.
+func (b *acceptBackoff) retry(err error, done <-chan struct{}) bool {
+	if errors.Is(err, net.ErrClosed) {
+		return false
+	}
+	if b.failures == 0 {
+		b.pause = acceptPauseMin
+		if b.log != nil {
+			b.log.Warn("cannot accept connections; retrying with back-off until it works again", "err", err.Error())
+		}
+	} else {
+		b.pause = min(2*b.pause, acceptPauseMax)
+	}
+	b.failures++
+	t := time.NewTimer(b.pause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-done:
+		return false
+	}
+}
+
+// accepted ends a burst of failures, if any.
+func (b *acceptBackoff) accepted() {
+	if b.failures > 0 {
+		if b.log != nil {
+			b.log.Info("accepting connections again", "failed accepts", b.failures)
+		}
+		b.failures = 0
+	}
+}

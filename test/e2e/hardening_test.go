@@ -1,0 +1,387 @@
+package e2e
+
+// Black-box tests of issue 19 (hardening): each starts the real binary on loopback and checks
+// what a user sees when a port is taken, when mockd is stopped with requests in flight, when
+// clients misbehave and when resources run out. None asserts a timing threshold: where time
+// matters a generous deadline only tells a hang from an answer.
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// run runs mockd with args until it exits, killing it after limit; it returns the exit code
+// (-1 when it had to be killed) and what it printed.
+func run(t *testing.T, limit time.Duration, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(mockdBin, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), out.String()
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-done
+		return -1, out.String()
+	}
+}
+
+// Item 0: an imposter whose port is taken makes `mockd serve -c` print the error and exit 1,
+// every time. At b7b0a86 most starts hung (App.Start → Stop waited for a Serve that had not
+// begun), ignoring SIGTERM.
+func TestPortTakenExitsWithError(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	port := held.Addr().(*net.TCPAddr).Port
+	cfg := write(t, t.TempDir(), "taken.json", fmt.Sprintf(`{"imposters":[{"protocol":"http","port":%d}]}`, port))
+	for i := 0; i < 10; i++ {
+		code, out := run(t, 20*time.Second, "serve", "--port", "0", "--host", "127.0.0.1", "-c", cfg)
+		if code != 1 {
+			t.Fatalf("start %d: exit code %d, want 1 (-1: killed after hanging)\n%s", i, code, out)
+		}
+		want := fmt.Sprintf("Port %d is already in use", port)
+		if !strings.Contains(out, want) {
+			t.Fatalf("start %d: the output does not say %q:\n%s", i, want, out)
+		}
+		if a := strings.Index(out, "Adios"); a >= 0 && a < strings.Index(out, want) {
+			t.Fatalf("start %d: Adios is printed before the error:\n%s", i, out)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+	}
+}
+
+// numberOfRequests is what the admin API reports for the imposter on port.
+func numberOfRequests(t *testing.T, s *server, port int) int {
+	t.Helper()
+	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+	n, _ := jsonBody(t, body)["numberOfRequests"].(float64)
+	return int(n)
+}
+
+// exitCode waits (up to limit) for s to exit and returns its code; -1 if it did not.
+func (s *server) exitCode(limit time.Duration) int {
+	select {
+	case <-s.exited:
+		return s.cmd.ProcessState.ExitCode()
+	case <-time.After(limit):
+		return -1
+	}
+}
+
+// Item 2: SIGTERM stops accepting, lets the requests in flight finish with their real answer,
+// and exits 0. At b7b0a86 all of them got `500 context canceled` at once.
+func TestSIGTERMLetsRequestsInFlightFinish(t *testing.T) {
+	s := start(t, "--drain-timeout", "60s")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"waited"},"behaviors":[{"wait":2000}]}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	const n = 50
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	answers := make(chan answer, n)
+	c := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxConnsPerHost: n, MaxIdleConnsPerHost: n}}
+	for i := 0; i < n; i++ {
+		go func() {
+			resp, err := c.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/")
+			if err != nil {
+				answers <- answer{err: err}
+				return
+			}
+			b, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			answers <- answer{resp.StatusCode, string(b), err}
+		}()
+	}
+	waitFor(t, "50 requests in flight", func() bool { return numberOfRequests(t, s, port) == n })
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		a := <-answers
+		if a.err != nil || a.status != 200 || a.body != "waited" {
+			t.Errorf("request %d: %d %q %v, want 200 \"waited\"", i, a.status, a.body, a.err)
+		}
+	}
+	if code := s.exitCode(30 * time.Second); code != 0 {
+		t.Fatalf("exit code %d after SIGTERM, want 0\n%s", code, s.Output())
+	}
+}
+
+// Item 2: after SIGTERM mockd accepts no new connections; a second signal ends it at once,
+// without waiting for the requests in flight.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	s := start(t, "--drain-timeout", "10m")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"waited"},"behaviors":[{"wait":600000}]}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	go func() {
+		c := &http.Client{Timeout: 10 * time.Minute}
+		if resp, err := c.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/"); err == nil {
+			_ = resp.Body.Close()
+		}
+	}()
+	waitFor(t, "a request in flight", func() bool { return numberOfRequests(t, s, port) == 1 })
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the imposter to stop accepting", func() bool {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+		if err != nil {
+			return true
+		}
+		_ = c.Close()
+		return false
+	})
+	if code := s.exitCode(time.Second); code != -1 {
+		t.Fatalf("mockd exited (code %d) with a request in flight after one signal\n%s", code, s.Output())
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// Well before the request's ten minutes.
+	if code := s.exitCode(60 * time.Second); code == -1 || code == 0 {
+		t.Fatalf("exit code %d after a second signal, want a failure at once\n%s", code, s.Output())
+	}
+}
+
+// Item 7: DELETE /imposters/:port answers without waiting for the requests in flight, which
+// finish with their real answer; the port is free as soon as the answer arrives. At b7b0a86 the
+// request in flight got `500 context canceled`.
+func TestDeleteLetsRequestsInFlightFinish(t *testing.T) {
+	s := start(t)
+	for _, path := range []string{"/imposters/%d", "/imposters"} {
+		port := listenFree(t)
+		imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"waited"},"behaviors":[{"wait":2000}]}]}]}`, port)
+		if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+			t.Fatalf("create: %d %s", status, body)
+		}
+		type answer struct {
+			status int
+			body   string
+			err    error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			resp, err := client.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/")
+			if err != nil {
+				got <- answer{err: err}
+				return
+			}
+			b, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			got <- answer{resp.StatusCode, string(b), err}
+		}()
+		waitFor(t, "a request in flight", func() bool { return numberOfRequests(t, s, port) == 1 })
+		target := path
+		if strings.Contains(path, "%d") {
+			target = fmt.Sprintf(path, port)
+		}
+		if status, _, body := do(t, "DELETE", s.Admin+target, ""); status != 200 {
+			t.Fatalf("DELETE %s: %d %s", target, status, body)
+		}
+		// The port is free at once: the same imposter can be created again.
+		if status, _, body := do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, port)); status != 201 {
+			t.Fatalf("create again after DELETE %s: %d %s", target, status, body)
+		}
+		if a := <-got; a.err != nil || a.status != 200 || a.body != "waited" {
+			t.Errorf("after DELETE %s the request in flight got %d %q %v, want 200 \"waited\"", target, a.status, a.body, a.err)
+		}
+		do(t, "DELETE", s.Admin+fmt.Sprintf("/imposters/%d", port), "")
+	}
+}
+
+// hangUp sends a request on a connection of its own and closes it once the imposter counts the
+// request.
+func hangUp(t *testing.T, s *server, port int, path string) {
+	t.Helper()
+	before := numberOfRequests(t, s, port)
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the request to arrive", func() bool { return numberOfRequests(t, s, port) > before })
+	_ = c.Close()
+}
+
+// Item 8: a client that hangs up cancels the wait or the script serving it: the behaviors after
+// them (here a shellTransform that leaves a file behind) never run. At b7b0a86 they ran to the
+// end for nobody.
+func TestHangUpCancelsTheRequest(t *testing.T) {
+	s := start(t, "--allowInjection", "--script-timeout", "60s")
+	dir := t.TempDir()
+	port := listenFree(t)
+	mark := func(name string) string {
+		cmd, _ := json.Marshal("touch " + filepath.Join(dir, name) + `; printf '{"body":"done"}' #`)
+		return `{"shellTransform":` + string(cmd) + `}`
+	}
+	spin := `function () { var end = Date.now() + 3000; while (Date.now() < end) {} return { body: 'spun' }; }`
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true,"stubs":[
+		{"predicates":[{"equals":{"path":"/wait"}}],"responses":[{"is":{"body":"x"},"behaviors":[{"wait":3000},%s]}]},
+		{"predicates":[{"equals":{"path":"/wait-kept"}}],"responses":[{"is":{"body":"x"},"behaviors":[{"wait":3000},%s]}]},
+		{"predicates":[{"equals":{"path":"/script"}}],"responses":[{"inject":%q,"behaviors":[%s]}]},
+		{"predicates":[{"equals":{"path":"/script-kept"}}],"responses":[{"inject":%q,"behaviors":[%s]}]}]}`,
+		port, mark("wait"), mark("wait-kept"), spin, mark("script"), spin, mark("script-kept"))
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+
+	hangUp(t, s, port, "/wait")
+	// Started later and as long: when it is answered the other would have finished too.
+	if status, _, body := do(t, "GET", base+"/wait-kept", ""); status != 200 || body != "done" {
+		t.Fatalf("GET /wait-kept: %d %q", status, body)
+	}
+	if !exists("wait-kept") {
+		t.Fatal("the request that was kept left no file: the test cannot tell")
+	}
+	if exists("wait") {
+		t.Error("the wait of a request whose client hung up ran to its end")
+	}
+
+	hangUp(t, s, port, "/script")
+	// Scripts of one imposter run one at a time: this one starts after the other ended.
+	if status, _, body := do(t, "GET", base+"/script-kept", ""); status != 200 || body != "done" {
+		t.Fatalf("GET /script-kept: %d %q", status, body)
+	}
+	if exists("script") {
+		t.Error("the script of a request whose client hung up ran to its end")
+	}
+}
+
+var _ sync.Mutex
+
+// peakRSS returns the most memory the process has had resident (VmHWM), in bytes; the test is
+// skipped where /proc does not tell.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Skip("no VmHWM in /proc/PID/status")
+	return 0
+}
+
+// gzipBomb returns about 1 MB of gzip that inflates to 1 GiB of zeros (1,024 members).
+func gzipBomb(t *testing.T) []byte {
+	t.Helper()
+	var one bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&one, gzip.BestCompression)
+	if _, err := zw.Write(make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	_ = zw.Close()
+	return bytes.Repeat(one.Bytes(), 1024)
+}
+
+// rawStatus sends head (a request's header block, nothing more) on a connection of its own and
+// returns the status of the answer.
+func rawStatus(t *testing.T, port int, head string) int {
+	t.Helper()
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(c, head); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to %q: %v", head, err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Item 4: a body past --max-body (64 MiB by default), also once inflated, gets 413 and memory
+// stays bounded. At b7b0a86 a 1 MB gzip body that inflates to 1 GiB took RSS to gigabytes (and
+// a body past the limit got 400).
+func TestBodyLimit(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"predicates":[{"equals":{"body":{"a":1}}}],"responses":[{"is":{"body":"matched"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	var small bytes.Buffer
+	zw := gzip.NewWriter(&small)
+	_, _ = zw.Write([]byte(`{"a":1}`))
+	_ = zw.Close()
+	if status, _, body := do(t, "POST", base, small.String(), "Content-Encoding", "gzip", "Content-Type", "application/json"); status != 200 || body != "matched" {
+		t.Fatalf("a small gzip body: %d %q", status, body)
+	}
+	status, _, body := do(t, "POST", base, string(gzipBomb(t)), "Content-Encoding", "gzip", "Content-Type", "application/json")
+	if status != 413 || !strings.Contains(body, "larger than the limit") {
+		t.Errorf("a gzip body that inflates to 1 GiB: %d %.200s, want 413", status, body)
+	}
+	if rss := peakRSS(t, s.cmd.Process.Pid); rss > 1<<30 {
+		t.Errorf("peak RSS %d MiB after a gzip bomb, want well under 1 GiB", rss>>20)
+	}
+	if got := rawStatus(t, port, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 67108865\r\n\r\n"); got != 413 {
+		t.Errorf("a body of 64 MiB + 1 byte: status %d, want 413", got)
+	}
+	if status, _, body := do(t, "POST", base, small.String(), "Content-Encoding", "gzip", "Content-Type", "application/json"); status != 200 || body != "matched" {
+		t.Fatalf("a small gzip body after the bomb: %d %q", status, body)
+	}
+}
