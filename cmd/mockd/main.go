@@ -55,6 +55,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.SetVersionTemplate(app.BuildInfo().String())
 	root.AddCommand(newServeCmd("serve", false), newServeCmd("start", true), newStopCmd(), newRestartCmd(),
-		newConvertCmd(), newValidateCmd(), newVersionCmd(), newSaveCmd(), newReplayCmd())
+		newConvertCmd(), newValidateCmd(), newVersionCmd(), newSaveCmd(), newReplayCmd(),
+		newHealthcheckCmd(), newSchemaCmd())
 	return root
 }

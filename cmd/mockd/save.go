@@ -21,6 +21,7 @@ import (
 type adminClient struct {
 	host, apikey string
 	port         int
+	timeout      time.Duration // per request; 0 = 5 minutes
 }
 
 func (c *adminClient) register(cmd *cobra.Command) {
@@ -45,7 +46,11 @@ func (c *adminClient) call(method, path string, body []byte) ([]byte, error) {
 	if c.apikey != "" {
 		req.Header.Set("x-api-key", c.apikey)
 	}
-	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Do(req)
+	timeout := c.timeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return nil, fmt.Errorf("no mockd (or Mountebank) is running on %s", c.base())
