@@ -67,7 +67,7 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 		for _, im := range list {
 			out = append(out, summary(im))
 		}
-		send(ctx, 200, config.NewObject("imposters", out))
+		sendCompact(ctx, config.NewObject("imposters", out))
 		return nil
 	}
 	id, ok := strings.CutPrefix(rest, "imposters/")
@@ -102,8 +102,15 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 		requests = append(requests, e)
 	}
 	o.Set("requests", requests)
-	send(ctx, 200, o)
+	sendCompact(ctx, o)
 	return nil
+}
+
+// sendCompact answers 200 with v as unindented JSON: the dashboard's reads are for its script.
+func sendCompact(ctx *fasthttp.RequestCtx, v config.Value) {
+	jsonHead(ctx, 200)
+	buf := ctx.Response.SwapBody(nil)
+	ctx.Response.SwapBody(config.AppendJSON(buf[:0], v, 0))
 }
 
 // summary is an imposter's line on the dashboard, from its counters.

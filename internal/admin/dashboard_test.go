@@ -31,7 +31,7 @@ func serveAPI(t *testing.T, a *API) string {
 	return "http://" + ln.Addr().String()
 }
 
-func newTestAPI(t *testing.T, opts Options) (*API, *imposter.Imposter) {
+func newTestAPI(t testing.TB, opts Options) (*API, *imposter.Imposter) {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	if opts.Logger == nil {
@@ -108,8 +108,8 @@ func TestDashboardRoutes(t *testing.T) {
 		{"/dashboard/index.html", "", false, 404, "text/plain", "not found"},
 		// The dashboard's reads are the API's: they want the key.
 		{"/dashboard/api/imposters", "", false, 401, "application/json", "unauthorized"},
-		{"/dashboard/api/imposters", "", true, 200, "application/json", `"noMatch": 0`},
-		{"/dashboard/api/imposters/" + port, "", true, 200, "application/json", `"requests": []`},
+		{"/dashboard/api/imposters", "", true, 200, "application/json", `"noMatch":0`},
+		{"/dashboard/api/imposters/" + port, "", true, 200, "application/json", `"requests":[]`},
 		{"/dashboard/api/imposters/1", "", true, 404, "application/json", "no such resource"},
 		{"/dashboard/api/other", "", true, 404, "text/html", "Cannot GET"},
 	}
