@@ -263,7 +263,7 @@
         h('th', { class: 'num', text: 'Requests' }), h('th', { class: 'num', text: 'No match' }),
         h('th', { class: 'num', text: 'Rate /s' }), h('th', { class: 'num', text: 'Stubs' }),
         h('th', { text: 'Recording' }), withActions ? h('th', { text: '' }) : null)),
-      h('tbody', null, list.map(im => h('tr', { 'data-port': im.port },
+      h('tbody', null, list.slice().sort((a, b) => a.port - b.port).map(im => h('tr', { 'data-port': im.port },
         h('td', null, h('span', { class: 'proto ' + im.protocol, text: im.protocol })),
         h('td', null, h('a', { href: '/imposters/' + im.port, text: String(im.port) })),
         h('td', { text: im.name || '' }),
@@ -486,7 +486,7 @@
         'Create it with "recordRequests": true, or start mockd with --mock, to see them here.');
     }
     if (im.requests.length === 0) return h('p', { class: 'empty', text: 'No requests recorded yet.' });
-    return h('div', { class: 'requests' }, im.requests.map((entry, i) => {
+    return h('div', { class: 'request-list' }, im.requests.map((entry, i) => {
       const req = entry.request;
       const key = entry.timestamp + '|' + (im.numberOfRequests - i);
       return h('details', { class: 'request', 'data-key': key },
