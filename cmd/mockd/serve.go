@@ -132,6 +132,7 @@ func applyServerBlock(cmd *cobra.Command, f *serverFlags, server *config.Object)
 }
 
 func runServer(cmd *cobra.Command, f *serverFlags) error {
+	raiseOpenFilesLimit()
 	files := append([]string(nil), f.configs...)
 	if f.configfile != "" {
 		files = append(files, f.configfile)

@@ -3,6 +3,7 @@ package imposter
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -89,7 +90,7 @@ func (l *IdleListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	ic := &idleConn{Conn: c, raw: c, l: l}
+	ic := &idleConn{Conn: c, raw: c, l: l, next: true}
 	if l.tls != nil {
 		// The TLS handshake and records count as activity, as bytes of plain http do.
 		ic.marksOnRaw = true
@@ -226,12 +227,34 @@ type idleConn struct {
 	// active before reading anything, so until then the connection stays idle.
 	started    bool
 	marksOnRaw bool // TLS: the reads of the TCP connection mark activity
+	// next is set while the next read begins a request (none has begun since the last one
+	// was answered); head scans that request's header block (see framing.go).
+	next bool
+	head headScan
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	if n > 0 && !c.marksOnRaw {
-		c.arrived()
+	if n > 0 {
+		if !c.marksOnRaw {
+			c.arrived()
+		}
+		first := c.next
+		if first {
+			c.next = false
+			c.head.begin(b[:n])
+		}
+		if c.head.active {
+			if _, bad := c.head.feed(b[:n]); bad {
+				if first {
+					// fasthttp has nothing of this request yet: it would close the
+					// connection without a word.
+					_, _ = c.Conn.Write([]byte(badRequest))
+					return 0, io.EOF
+				}
+				return 0, errBareLF // fasthttp answers 400
+			}
+		}
 	}
 	return n, err
 }
@@ -317,6 +340,7 @@ func IdleConnState(c net.Conn, st fasthttp.ConnState) {
 	case fasthttp.StateIdle:
 		ic.reading.Store(0)
 		ic.since.Store(ic.l.tick.Load())
+		ic.next = true
 		if ic.l.draining.Load() {
 			ic.l.notify()
 		}
@@ -325,13 +349,18 @@ func IdleConnState(c net.Conn, st fasthttp.ConnState) {
 
 // TrackRequests wraps the handler of a server whose connections an IdleListener accepted: the
 // request has arrived in full when the handler runs, and while the listener shuts down the
-// connection closes after the answer.
+// connection closes after the answer. A request whose length is ambiguous (Content-Length and
+// Transfer-Encoding) is refused with 400 and its connection closed, as node refuses it.
 func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		ic := trackedConn(ctx.Conn())
 		if ic != nil {
 			ic.since.Store(0) // a pipelined request may begin without a read or a state change
 			ic.reading.Store(0)
+			ic.head.active = false
+		}
+		if refuseAmbiguous(ctx) {
+			return
 		}
 		h(ctx)
 		if ic != nil && ic.l.draining.Load() {

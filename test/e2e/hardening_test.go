@@ -385,3 +385,185 @@ func TestBodyLimit(t *testing.T) {
 		t.Fatalf("a small gzip body after the bomb: %d %q", status, body)
 	}
 }
+
+// rawExchange sends data on a connection of its own and returns everything the server writes
+// until it closes the connection, or until 30 s pass (then closed is false).
+func rawExchange(t *testing.T, port int, data string) (answer string, closed bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, data); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	b, err := io.ReadAll(c)
+	var ne net.Error
+	return string(b), !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// Item 3: requests whose framing is ambiguous are refused as Mountebank (node) refuses them,
+// 400 and the connection closed; a request that stops in the middle of its headers gets 408
+// after --header-timeout. At b7b0a86 a request hidden behind a chunked body with a
+// Content-Length was answered, bare LF line ends held the connection silently, and so did a
+// request stalled in its headers, forever.
+func TestAmbiguousAndSlowRequests(t *testing.T) {
+	s := start(t, "--header-timeout", "1s")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true,"stubs":[{"responses":[{"is":{"body":"hello"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	smuggled := "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+	for name, data := range map[string]string{
+		"Content-Length then Transfer-Encoding":    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n" + smuggled,
+		"Transfer-Encoding then Content-Length":    "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n" + smuggled,
+		"bare LF everywhere":                       "GET / HTTP/1.1\nHost: x\n\n",
+		"bare LF before the blank line":            "GET / HTTP/1.1\r\nHost: x\n\r\n",
+		"bare LF in a header line":                 "GET / HTTP/1.1\r\nHost: x\nX-A: b\r\n\r\n",
+		"bare LF on a new request of a connection": "",
+	} {
+		if data == "" {
+			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := bufio.NewReader(c)
+			_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			resp, err := http.ReadResponse(r, nil)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("%s: the first request: %v", name, err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_, _ = io.WriteString(c, "GET /second HTTP/1.1\nHost: x\n\n")
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			if resp, err := http.ReadResponse(r, nil); err != nil || resp.StatusCode != 400 {
+				t.Errorf("%s: %v %v, want 400", name, resp, err)
+			}
+			_ = c.Close()
+			continue
+		}
+		answer, closed := rawExchange(t, port, data)
+		if !closed {
+			t.Errorf("%s: the connection was held open 30 s; answer so far %q", name, answer)
+			continue
+		}
+		if strings.Count(answer, "HTTP/1.1 ") > 2 || !strings.Contains(answer, "HTTP/1.1 400 Bad Request") || strings.Count(answer, "hello") > 1 ||
+			(strings.Contains(data, "smuggled") && strings.Contains(answer, "hello")) {
+			t.Errorf("%s: answered %q, want 400 and the connection closed", name, answer)
+		}
+	}
+	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+	if strings.Contains(body, "/smuggled") {
+		t.Errorf("a smuggled request reached the imposter:\n%s", body)
+	}
+
+	answer, closed := rawExchange(t, port, "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+	if !closed || !strings.HasPrefix(answer, "HTTP/1.1 408") {
+		t.Errorf("a request stalled in its headers: %q (closed %v), want 408 and the connection closed", answer, closed)
+	}
+	if code, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); code != 200 || body != "hello" {
+		t.Errorf("a good request after them: %d %q", code, body)
+	}
+}
+
+// startUnderLimit starts mockd through sh after `ulimit -n nofile` (soft and hard limit).
+func startUnderLimit(t *testing.T, limit string, args ...string) *server {
+	t.Helper()
+	full := append([]string{"serve", "--port", "0", "--host", "127.0.0.1"}, args...)
+	cmd := exec.Command("sh", append([]string{"-c", "ulimit " + limit + " && exec \"$0\" \"$@\"", mockdBin}, full...)...)
+	s, err := startCmd(t, cmd, "under ulimit "+limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// openFilesLimit returns the soft and hard limit of open files of process pid.
+func openFilesLimit(t *testing.T, pid int) (soft, hard string) {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "Max open files") {
+			f := strings.Fields(strings.TrimPrefix(line, "Max open files"))
+			return f[0], f[1]
+		}
+	}
+	t.Skip("no open files limit in /proc/PID/limits")
+	return "", ""
+}
+
+// Item 1: running out of file descriptors slows accepting down but never stops a listener: once
+// the clients leave, the imposter and the admin API answer again. At b7b0a86 both listeners
+// stopped for good (`accept4: too many open files`) while the process lived on.
+func TestFileDescriptorExhaustion(t *testing.T) {
+	if _, err := os.Stat("/proc/self/limits"); err != nil {
+		t.Skip("needs /proc and sh's ulimit")
+	}
+	// The soft limit is raised to the hard one at start.
+	s := startUnderLimit(t, "-S -n 100")
+	if soft, hard := openFilesLimit(t, s.cmd.Process.Pid); soft != hard {
+		t.Errorf("open files limit: soft %s, hard %s; want the soft limit raised to the hard one", soft, hard)
+	}
+	s.stop()
+
+	s = startUnderLimit(t, "-n 64")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"hello"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	adminPort := strings.TrimPrefix(s.Admin, "http://127.0.0.1:")
+	var conns []net.Conn
+	for _, p := range []string{strconv.Itoa(port), adminPort} {
+		for i := 0; i < 100; i++ {
+			c, err := net.DialTimeout("tcp", "127.0.0.1:"+p, 5*time.Second)
+			if err != nil {
+				break // the backlog is full: enough
+			}
+			conns = append(conns, c)
+		}
+	}
+	// Let mockd run out while the clients hold their connections.
+	waitFor(t, "mockd to run out of file descriptors", func() bool {
+		return strings.Contains(s.Output(), "too many open files")
+	})
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	short := &http.Client{Timeout: 5 * time.Second}
+	for _, url := range []string{"http://127.0.0.1:" + strconv.Itoa(port) + "/", s.Admin + "/imposters"} {
+		waitFor(t, "an answer from "+url, func() bool {
+			resp, err := short.Get(url)
+			if err != nil {
+				return false
+			}
+			_ = resp.Body.Close()
+			return resp.StatusCode == 200
+		})
+	}
+}
+
+// Item 10: --localOnly and --ipWhitelist apply to imposters too (as in Mountebank), and --help
+// says so. At b7b0a86 it said "admin API" only.
+func TestAccessFlagsHelp(t *testing.T) {
+	out, err := exec.Command(mockdBin, "serve", "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("mockd serve --help: %v\n%s", err, out)
+	}
+	for _, flag := range []string{"--localOnly", "--ipWhitelist"} {
+		i := strings.Index(string(out), flag)
+		if i < 0 {
+			t.Fatalf("--help does not list %s:\n%s", flag, out)
+		}
+		line, _, _ := strings.Cut(string(out[i:]), "\n")
+		if !strings.Contains(line, "imposter") {
+			t.Errorf("--help: %q does not say it applies to imposters", line)
+		}
+	}
+}

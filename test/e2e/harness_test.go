@@ -73,7 +73,13 @@ func start(t *testing.T, args ...string) *server {
 func tryStart(t *testing.T, args ...string) (*server, error) {
 	t.Helper()
 	full := append([]string{"serve", "--port", "0", "--host", "127.0.0.1"}, args...)
-	cmd := exec.Command(mockdBin, full...)
+	return startCmd(t, exec.Command(mockdBin, full...), strings.Join(full, " "))
+}
+
+// startCmd runs cmd (mockd, perhaps through a shell that sets limits first) as tryStart does;
+// what names it in errors.
+func startCmd(t *testing.T, cmd *exec.Cmd, what string) (*server, error) {
+	t.Helper()
 	s := &server{t: t, cmd: cmd, exited: make(chan struct{})}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -109,7 +115,7 @@ func tryStart(t *testing.T, args ...string) (*server, error) {
 		t.Cleanup(s.stop)
 		return s, nil
 	case <-s.exited:
-		return nil, fmt.Errorf("mockd %s exited before it was ready (code %d):\n%s", strings.Join(full, " "), cmd.ProcessState.ExitCode(), s.Output())
+		return nil, fmt.Errorf("mockd %s exited before it was ready (code %d):\n%s", what, cmd.ProcessState.ExitCode(), s.Output())
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		return nil, fmt.Errorf("mockd did not become ready:\n%s", s.Output())

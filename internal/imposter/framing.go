@@ -1,0 +1,135 @@
+package imposter
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Requests whose framing is ambiguous are refused as node (so Mountebank) refuses them: 400 and
+// the connection closed. fasthttp accepts some of them:
+//   - a header line or the blank line ending the header block with a bare LF: fasthttp reads
+//     header lines ending in a bare LF but waits for a CRLF CRLF to end the block, so a request
+//     that ends it with bare LFs held its connection, unanswered, until the client gave up;
+//   - Content-Length together with Transfer-Encoding (RFC 9112 6.3: request smuggling):
+//     fasthttp reads the body as chunked and keeps the connection, so a request hidden after
+//     the chunks was answered too.
+//
+// Header blocks are scanned as they are read, from a read that begins a request; a request
+// pipelined behind another in the same read is not, and one of those that ends its header
+// block with bare LFs is answered 408 after --header-timeout.
+
+// badRequest is what node writes for a request it cannot parse.
+const badRequest = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
+
+// errBareLF fails a read that completed a header block with a bare LF in it.
+var errBareLF = errors.New("a request header line ends with a bare LF")
+
+// maxHeadScan bounds the bytes a headScan looks at; fasthttp refuses larger header blocks.
+const maxHeadScan = 64 << 10
+
+// headScan follows the header block of one request as its bytes arrive, to tell whether any of
+// its lines (request line, header lines, the blank line) ends with a bare LF.
+type headScan struct {
+	active bool
+	lines  int  // lines seen, the request line included
+	open   int  // bytes of the line in progress
+	lastCR bool // the last byte seen is a CR
+	seen   int
+}
+
+// startsRequest reports whether b begins as a request line does: an upper-case method and a
+// space. A read that does not (one that begins in the middle of a request pipelined behind
+// another) is not scanned.
+func startsRequest(b []byte) bool {
+	i := bytes.IndexByte(b, ' ')
+	if i <= 0 || i > 20 {
+		return false
+	}
+	for _, c := range b[:i] {
+		if c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// begin starts scanning a request whose first bytes are b.
+func (h *headScan) begin(b []byte) {
+	*h = headScan{active: startsRequest(b)}
+}
+
+// feed scans the next bytes of the request. It returns done once the header block ended (or
+// scanning gave up), and bad when a line of it ended with a bare LF.
+func (h *headScan) feed(b []byte) (done, bad bool) {
+	if !h.active {
+		return true, false
+	}
+	h.seen += len(b)
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if len(b) > 0 {
+				h.open += len(b)
+				h.lastCR = b[len(b)-1] == '\r'
+			}
+			if h.seen > maxHeadScan {
+				h.active = false
+				return true, false
+			}
+			return false, false
+		}
+		cr := (i > 0 && b[i-1] == '\r') || (i == 0 && h.lastCR)
+		length := h.open + i
+		if cr {
+			length--
+		}
+		if !cr {
+			h.active = false
+			return true, true
+		}
+		h.lines++
+		if length == 0 && h.lines > 1 {
+			h.active = false
+			return true, false
+		}
+		h.open, h.lastCR = 0, false
+		b = b[i+1:]
+	}
+}
+
+// ambiguousLength reports whether a request names both Content-Length and Transfer-Encoding.
+// fasthttp forgets the Transfer-Encoding of an empty chunked body, so the raw headers are read.
+func ambiguousLength(ctx *fasthttp.RequestCtx) bool {
+	raw := ctx.Request.Header.RawHeaders()
+	return hasHeader(raw, "transfer-encoding") && hasHeader(raw, "content-length")
+}
+
+// hasHeader reports whether the raw header block names the header (lower-case name).
+func hasHeader(raw []byte, name string) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > len(name) && line[len(name)] == ':' && line[0]|0x20 == name[0] &&
+			bytes.EqualFold(line[:len(name)], []byte(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseAmbiguous answers 400 and closes the connection of a request whose length is ambiguous.
+func refuseAmbiguous(ctx *fasthttp.RequestCtx) bool {
+	if !ambiguousLength(ctx) {
+		return false
+	}
+	ctx.Response.Reset()
+	ctx.SetStatusCode(fasthttp.StatusBadRequest)
+	ctx.SetConnectionClose()
+	return true
+}

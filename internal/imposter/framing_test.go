@@ -1,0 +1,109 @@
+package imposter
+
+import (
+	"bytes"
+	"testing"
+)
+
+// scanAll feeds b to a headScan in chunks of n bytes (all at once for n <= 0).
+func scanAll(b []byte, n int) (done, bad bool) {
+	var h headScan
+	if n <= 0 || n > len(b) {
+		n = len(b)
+	}
+	if n == 0 {
+		return false, false
+	}
+	h.begin(b[:n])
+	for len(b) > 0 {
+		k := min(n, len(b))
+		if done, bad = h.feed(b[:k]); done {
+			return done, bad
+		}
+		b = b[k:]
+	}
+	return false, false
+}
+
+// scanRef is what headScan computes for b, whose first read gave first.
+func scanRef(b, first []byte) (done, bad bool) {
+	if !startsRequest(first) {
+		return true, false
+	}
+	start, lines := 0, 0
+	for i, c := range b {
+		if c != '\n' {
+			continue
+		}
+		if i == 0 || b[i-1] != '\r' {
+			return true, true
+		}
+		lines++
+		if i-1 == start && lines > 1 {
+			return true, false
+		}
+		start = i + 1
+	}
+	return false, false
+}
+
+func TestHeadScan(t *testing.T) {
+	for _, tc := range []struct {
+		in        string
+		done, bad bool
+	}{
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", true, false},
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r\nbody\n\nmore", true, false},
+		{"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n", false, false},
+		{"GET / HTTP/1.1\nHost: x\n\n", true, true},
+		{"GET / HTTP/1.1\r\nHost: x\n\r\n", true, true},
+		{"GET / HTTP/1.1\r\nHost: x\r\n\n", true, true},
+		{"GET / HTTP/1.1\r\nHost: x\nX-A: b\r\n\r\n", true, true},
+		{"GET / HTTP/1.1\nHost: x\r\n\r\n", true, true},
+		{"\r\nGET / HTTP/1.1\nHost: x\n\n", true, false}, // not at a request's start: not judged
+		{"ost: x\n\n", true, false},
+		{"get / HTTP/1.1\n\n", true, false},
+		{"GET / HTTP/1.1\r\n", false, false},
+	} {
+		for _, n := range []int{0, 16, 17, 18, 30} {
+			done, bad := scanAll([]byte(tc.in), n)
+			if done != tc.done || bad != tc.bad {
+				t.Errorf("%q in chunks of %d: done %v bad %v, want %v %v", tc.in, n, done, bad, tc.done, tc.bad)
+			}
+		}
+	}
+}
+
+func TestHasHeader(t *testing.T) {
+	raw := []byte("Host: x\r\nContent-length: 5\r\nX-Transfer-Encoding: chunked\r\ntransfer-encoding : chunked\r\n\r\n")
+	for name, want := range map[string]bool{"content-length": true, "transfer-encoding": false, "host": true, "x-transfer-encoding": true, "x": false} {
+		if got := hasHeader(raw, name); got != want {
+			t.Errorf("hasHeader(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// FuzzHeadScan checks the header-block scanner against scanRef, however the bytes are split
+// into reads.
+func FuzzHeadScan(f *testing.F) {
+	for _, s := range []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\nHost: x\n\n", "POST / HTTP/1.1\r\nHost: x\n\r\nbody", "PUT /x HTTP/1.0\r\n\r\n"} {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(17))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, chunk uint8) {
+		if len(b) == 0 || len(b) > maxHeadScan {
+			return
+		}
+		first := b[:min(max(int(chunk), 1), len(b))]
+		if chunk == 0 {
+			first = b
+		}
+		wantDone, wantBad := scanRef(b, first)
+		if done, bad := scanAll(b, int(chunk)); done != wantDone || bad != wantBad {
+			t.Fatalf("%q in chunks of %d: done %v bad %v, want %v %v", b, chunk, done, bad, wantDone, wantBad)
+		}
+		if bytes.Count(b, []byte("\n")) == 0 && wantDone && wantBad {
+			t.Fatal("bad without a line end")
+		}
+	})
+}
