@@ -293,16 +293,7 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 			if selLower {
 				sel = jsLower(sel)
 			}
-			pp.sel.srcText = sel
-			if x, err := jp.ParseString(sel); err == nil {
-				pp.sel.jpExpr, pp.sel.jpOK = x, true
-				if n := len(x); n > 1 {
-					if ch, ok := x[n-1].(jp.Child); ok && string(ch) == "length" {
-						pp.sel.jpLength = x[:n-1]
-					}
-				}
-				pp.sel.jpKeys = childNames(x)
-			}
+			pp.sel = newJSONPathSelector(sel)
 		}
 		if cc.binary {
 			pp.selErr = validationError("the jsonpath predicate parameter is not allowed in binary mode", nil)
@@ -383,6 +374,21 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 	}
 	pp.canonID = memoID(fmt.Sprintf("canon|%s|%t", text, pp.keyLower))
 	return pp
+}
+
+// newJSONPathSelector compiles a jsonpath selector; one that does not parse selects nothing.
+func newJSONPathSelector(src string) *selector {
+	sel := &selector{srcText: src}
+	if x, err := jp.ParseString(src); err == nil {
+		sel.jpExpr, sel.jpOK = x, true
+		if n := len(x); n > 1 {
+			if ch, ok := x[n-1].(jp.Child); ok && string(ch) == "length" {
+				sel.jpLength = x[:n-1]
+			}
+		}
+		sel.jpKeys = childNames(x)
+	}
+	return sel
 }
 
 func compileUnbound(sel string, ns map[string]string) (*xpath.Expr, error) {

@@ -1124,6 +1124,15 @@ func (c *evalCtx) selectJSONPath(s string) any {
 	if pp.force {
 		v = forceStrings(v)
 	}
+	return jsonPathSelect(pp.sel, v)
+}
+
+// jsonPathSelect is jsonpath.js select followed by predicates.js select and orderIndependent:
+// what the selector picks from v, the text tryJSON parsed (and forceStrings made strings of).
+func jsonPathSelect(sel *selector, v any) any {
+	if !sel.jpOK {
+		return undef
+	}
 	if !isObject(v) {
 		// JSON.parse(possibleJSON)
 		p, ok := request.ParseJSON(jsString(v))
@@ -1135,7 +1144,7 @@ func (c *evalCtx) selectJSONPath(s string) any {
 	if !truthy(v) {
 		return undef
 	}
-	res := safeJPGet(pp.sel, v)
+	res := safeJPGet(sel, v)
 	switch len(res) {
 	case 0:
 		return undef
@@ -1276,9 +1285,15 @@ func (c *evalCtx) selectXPath(s string) any {
 	if s == "" {
 		return undef // xmldom gives no document
 	}
-	doc := parseXML(s)
 	x := pp.sel.xpPool.Get().(*xpath.Expr)
 	defer pp.sel.xpPool.Put(x)
+	return xpathSelect(x, parseXML(s))
+}
+
+// xpathSelect is xpath.js select followed by predicates.js select and orderIndependent, for a
+// selector that compiled and does not give a string: a number, a boolean, the value of the one
+// node selected, the sorted values of several, or undefined.
+func xpathSelect(x *xpath.Expr, doc *xmlquery.Node) any {
 	res := safeEval(x, doc)
 	switch t := res.(type) {
 	case float64, bool:

@@ -9,11 +9,14 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/mockd/mockd/internal/config"
 )
 
 // The actual side of a comparison is a JavaScript value: undefined
 // (undefinedT), null (nil), bool, float64, string, []any, map[string]any (a
-// parsed JSON object) or one of the request views (*reqObj, *kvObj).
+// parsed JSON object) or one of the request views (*reqObj, *kvObj). The
+// reference evaluator (reference.go) uses *config.Object for objects.
 type undefinedT struct{}
 
 var undef any = undefinedT{}
@@ -24,9 +27,11 @@ func isArray(v any) bool { _, ok := v.([]any); return ok }
 
 // isObject is helpers.isObject: typeof 'object' and not null (arrays too).
 func isObject(v any) bool {
-	switch v.(type) {
+	switch t := v.(type) {
 	case []any, map[string]any, *reqObj, *kvObj, *eobj, *earr:
 		return true
+	case *config.Object:
+		return t != nil
 	}
 	return false
 }
@@ -463,6 +468,15 @@ func appendCanon(dst []byte, v any) []byte {
 		m := make(map[string]any, len(t.keys))
 		for i, k := range t.keys {
 			m[k] = t.vals[i]
+		}
+		return appendCanon(dst, m)
+	case *config.Object:
+		if t == nil {
+			return append(dst, "null"...)
+		}
+		m := make(map[string]any, len(t.Members))
+		for _, mem := range t.Members {
+			m[mem.Key] = mem.Value
 		}
 		return appendCanon(dst, m)
 	case *kvObj:

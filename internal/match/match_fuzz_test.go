@@ -56,45 +56,61 @@ func FuzzCompile(f *testing.F) {
 // set of predicates that parse bodies every way.
 func FuzzFind(f *testing.F) {
 	stubs := [][]any{}
-	var src = `[
-		[{"equals":{"body":{"a":[1,{"b":"c"}]}}}],
-		[{"deepEquals":{"body":{"a":"1"}}}],
-		[{"deepEquals":{"query":{"q":["1","2"]},"headers":{"x":"y"}}}],
-		[{"equals":{"body":"x"},"jsonpath":{"selector":"$..b"}}],
-		[{"deepEquals":{"body":["c"]},"jsonpath":{"selector":"$.a[*]"}}],
-		[{"matches":{"body":"^\\s*<"},"xpath":{"selector":"//a/@id"}}],
-		[{"equals":{"body":2},"xpath":{"selector":"count(//b:x)","ns":{"b":"urn:b"}}}],
-		[{"deepEquals":{"body":{"x":"1"}},"xpath":{"selector":"//x"}}],
-		[{"exists":{"body":{"n":false},"form":{"a":true}}}],
-		[{"contains":{"body":{"a":"q"}},"except":"\\d+"}],
-		[{"startsWith":{"headers":{"content-type":"app"}},"keyCaseSensitive":false,"caseSensitive":true}],
-		[{"endsWith":{"query":{"q":"2"}}}],
-		[{"not":{"or":[{"equals":{"method":"GET"}},{"matches":{"path":"^/a.*$"}}]}}],
-		[{"equals":{"body":{"x":{"length":2}}}}],
-		[{"equals":{"body":{"id":1,"kind":"a"}}}],
-		[{"equals":{"body":{"id":"2"}},"caseSensitive":true}],
-		[{"equals":{"body":{"ID":true}}}],
-		[{"equals":{"path":"/o","body":{"k":"same","id":"1"}}}],
-		[{"equals":{"path":"/o","body":{"k":"same","id":"2"}}}],
-		[{"equals":{"method":"POST","path":"/o","body":{"id":"3","k":"same"}},"caseSensitive":true}],
-		[{"equals":{"path":"/p","body":{"id":"1"}}}],
-		[{"equals":{"headers":{"X-Tenant":"t1"}}}],
-		[{"equals":{"headers":{"x-tenant":"T2"},"path":"/o"}}],
-		[{"equals":{"query":{"tenant":"t1"}},"caseSensitive":true}],
-		[{"equals":{"query":{"Tenant":"t3","q":"1"}}}],
-		[{"matches":{"path":"^/api/v2/items1/\\d+/details$"}}],
-		[{"matches":{"path":"^/API/"}}],
-		[{"matches":{"path":"^/k"},"caseSensitive":true}],
-		[{"matches":{"path":"^/ks"}}],
-		[]
-	]`
-	if err := json.Unmarshal([]byte(src), &stubs); err != nil {
+	if err := json.Unmarshal([]byte(fuzzFindStubs), &stubs); err != nil {
 		f.Fatal(err)
 	}
 	set, err := Compile(stubs, Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
+	addFuzzFindSeeds(f)
+	f.Fuzz(func(t *testing.T, method, path, query, hname, hvalue, body string) {
+		r := fuzzFindRequest(method, path, query, hname, hvalue, body)
+		defer request.Release(r)
+		got, gerr := set.Find(r)
+		want, werr := scanParsed(set, r)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Fatalf("indexed Find = %d, %v; scan = %d, %v", got, gerr, want, werr)
+		}
+	})
+}
+
+// fuzzFindStubs are the stubs of FuzzFind and FuzzReference: predicates that parse bodies
+// every way.
+const fuzzFindStubs = `[
+	[{"equals":{"body":{"a":[1,{"b":"c"}]}}}],
+	[{"deepEquals":{"body":{"a":"1"}}}],
+	[{"deepEquals":{"query":{"q":["1","2"]},"headers":{"x":"y"}}}],
+	[{"equals":{"body":"x"},"jsonpath":{"selector":"$..b"}}],
+	[{"deepEquals":{"body":["c"]},"jsonpath":{"selector":"$.a[*]"}}],
+	[{"matches":{"body":"^\\s*<"},"xpath":{"selector":"//a/@id"}}],
+	[{"equals":{"body":2},"xpath":{"selector":"count(//b:x)","ns":{"b":"urn:b"}}}],
+	[{"deepEquals":{"body":{"x":"1"}},"xpath":{"selector":"//x"}}],
+	[{"exists":{"body":{"n":false},"form":{"a":true}}}],
+	[{"contains":{"body":{"a":"q"}},"except":"\\d+"}],
+	[{"startsWith":{"headers":{"content-type":"app"}},"keyCaseSensitive":false,"caseSensitive":true}],
+	[{"endsWith":{"query":{"q":"2"}}}],
+	[{"not":{"or":[{"equals":{"method":"GET"}},{"matches":{"path":"^/a.*$"}}]}}],
+	[{"equals":{"body":{"x":{"length":2}}}}],
+	[{"equals":{"body":{"id":1,"kind":"a"}}}],
+	[{"equals":{"body":{"id":"2"}},"caseSensitive":true}],
+	[{"equals":{"body":{"ID":true}}}],
+	[{"equals":{"path":"/o","body":{"k":"same","id":"1"}}}],
+	[{"equals":{"path":"/o","body":{"k":"same","id":"2"}}}],
+	[{"equals":{"method":"POST","path":"/o","body":{"id":"3","k":"same"}},"caseSensitive":true}],
+	[{"equals":{"path":"/p","body":{"id":"1"}}}],
+	[{"equals":{"headers":{"X-Tenant":"t1"}}}],
+	[{"equals":{"headers":{"x-tenant":"T2"},"path":"/o"}}],
+	[{"equals":{"query":{"tenant":"t1"}},"caseSensitive":true}],
+	[{"equals":{"query":{"Tenant":"t3","q":"1"}}}],
+	[{"matches":{"path":"^/api/v2/items1/\\d+/details$"}}],
+	[{"matches":{"path":"^/API/"}}],
+	[{"matches":{"path":"^/k"},"caseSensitive":true}],
+	[{"matches":{"path":"^/ks"}}],
+	[]
+]`
+
+func addFuzzFindSeeds(f *testing.F) {
 	f.Add("GET", "/", "q=1&q=2", "Content-Type", "application/json", `{"a":[1,{"b":"c"}]}`)
 	f.Add("POST", "/a/b", "", "x", "y", `<a id="1"><b:x xmlns:b="urn:b"/></a>`)
 	f.Add("PUT", "/É", "%zz=%", "X-A", "", `[{"a":"1"},{"a":2}]`)
@@ -103,22 +119,20 @@ func FuzzFind(f *testing.F) {
 	f.Add("POST", "/p", "", "Content-Type", "application/json", `{"k":"same","id":["3","1"]}`)
 	f.Add("GET", "/o", "tenant=t1&Tenant=T3&q=1", "X-TENANT", "t2", ``)
 	f.Add("GET", "/api/v2/items1/42/details", "", "", "", ``)
-	f.Add("GET", "/Ks", "", "", "", ``)
-	f.Fuzz(func(t *testing.T, method, path, query, hname, hvalue, body string) {
-		r := request.Acquire()
-		defer request.Release(r)
-		r.Method, r.Path, r.Body = method, path, body
-		r.Query = request.ParseQuery(r.Query, query)
-		r.Headers = append(r.Headers, request.KV{Name: hname, Value: hvalue}, request.KV{Name: hname, Value: body})
-		if request.IsURLEncodedForm(hvalue) && body != "" {
-			r.Form, r.HasForm = request.ParseQuery(r.Form, body), true
-		}
-		got, gerr := set.Find(r)
-		want, werr := scanParsed(set, r)
-		if got != want || (gerr == nil) != (werr == nil) {
-			t.Fatalf("indexed Find = %d, %v; scan = %d, %v", got, gerr, want, werr)
-		}
-	})
+	f.Add("GET", "/Ks", "", "", "", ``)
+}
+
+// fuzzFindRequest builds the request of FuzzFind's inputs: the header is sent twice, with its
+// value and with the body. Release it when done.
+func fuzzFindRequest(method, path, query, hname, hvalue, body string) *request.Request {
+	r := request.Acquire()
+	r.Method, r.Path, r.Body = method, path, body
+	r.Query = request.ParseQuery(r.Query, query)
+	r.Headers = append(r.Headers, request.KV{Name: hname, Value: hvalue}, request.KV{Name: hname, Value: body})
+	if request.IsURLEncodedForm(hvalue) && body != "" {
+		r.Form, r.HasForm = request.ParseQuery(r.Form, body), true
+	}
+	return r
 }
 
 // FuzzChildPath checks that a selector of names only ($.a.b), which safeJPGet walks itself,
