@@ -31,6 +31,7 @@ type serverFlags struct {
 	pidfile        string
 	logfile        string
 	loglevel       string
+	logFormat      string
 	nologfile      bool
 	origin         string
 	apikey         string
@@ -63,6 +64,7 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&f.pidfile, "pidfile", defaultPid, "write the process id to this file")
 	fs.StringVar(&f.logfile, "logfile", "", "append JSON log lines to this file")
 	fs.StringVar(&f.loglevel, "loglevel", "info", "debug, info, warn or error")
+	fs.StringVar(&f.logFormat, "log-format", "text", "console log lines: text (Mountebank's \"info: message\") or json (one JSON object a line)")
 	fs.BoolVar(&f.nologfile, "nologfile", false, "write no log file")
 	fs.StringVar(&f.origin, "origin", "", "CORS origin allowed on the admin API")
 	fs.StringVar(&f.apikey, "apikey", "", "require this key in the x-api-key header of admin requests")
@@ -169,6 +171,7 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		Mock:           f.mock,
 		Debug:          f.debug,
 		LogLevel:       f.loglevel,
+		LogFormat:      f.logFormat,
 		LogFile:        logfile,
 		NoLogFile:      f.nologfile,
 		APIKey:         f.apikey,

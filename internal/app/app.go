@@ -19,6 +19,7 @@ import (
 	"github.com/mockd/mockd/internal/admin"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
 	"github.com/mockd/mockd/internal/store"
@@ -40,7 +41,10 @@ type Options struct {
 	Mock           bool
 	Debug          bool
 	LogLevel       string
-	LogFile        string
+	// LogFormat is "text" (Mountebank's "level: message" lines, the default) or "json" (one
+	// JSON object a line, as in the log file) for the console.
+	LogFormat string
+	LogFile   string
 	// NoLogFile hides the logs from GET /logs, as Mountebank's --nologfile does.
 	NoLogFile bool
 	APIKey    string
@@ -102,7 +106,7 @@ func ForConsole(msg string) string { return consoleWording.Replace(msg) }
 // App is one mockd server.
 type App struct {
 	opts     Options
-	logs     *logCore
+	logs     *logs.Core
 	log      *slog.Logger
 	reg      *imposter.Registry
 	api      *admin.API
@@ -119,7 +123,11 @@ type App struct {
 // New loads and validates the configuration; nothing listens yet. A config error is returned
 // with every problem, each naming file, line and field.
 func New(opts Options) (*App, error) {
-	level, err := ParseLevel(opts.LogLevel)
+	level, err := logs.ParseLevel(opts.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	jsonLines, err := logs.ParseFormat(opts.LogFormat)
 	if err != nil {
 		return nil, err
 	}
@@ -139,8 +147,8 @@ func New(opts Options) (*App, error) {
 		}
 		file, a.logClose = f, f
 	}
-	a.logs = newLogCore(level, console, file)
-	a.log = slog.New(&logHandler{core: a.logs, scope: "mb:" + strconv.Itoa(opts.Port)})
+	a.logs = logs.New(logs.Options{Level: level, Console: console, JSON: jsonLines, File: file})
+	a.log = slog.New(a.logs.Handler("mb:" + strconv.Itoa(opts.Port)))
 
 	if !opts.NoMetrics {
 		a.metrics = metrics.New()
@@ -250,7 +258,7 @@ func (a *App) Start() error {
 	}
 	a.ln = ln
 	port := ln.Addr().(*net.TCPAddr).Port
-	a.log = slog.New(&logHandler{core: a.logs, scope: "mb:" + strconv.Itoa(port)})
+	a.log = slog.New(a.logs.Handler("mb:" + strconv.Itoa(port)))
 	a.api = admin.New(a.reg, admin.Options{
 		Port:           port,
 		APIKey:         a.opts.APIKey,
@@ -362,10 +370,11 @@ func (a *App) logEntries() func() []any {
 	if a.opts.NoLogFile {
 		return nil
 	}
-	return a.logs.entries
+	return a.logs.Entries
 }
 
 func (a *App) closeLog() {
+	a.logs.Close()
 	if a.logClose != nil {
 		_ = a.logClose.Close()
 		a.logClose = nil
@@ -397,7 +406,11 @@ func (a *App) publicOptions(port int) *config.Object {
 		o.Set("apikey", nil)
 	}
 	o.Set("noParse", false)
-	transports := config.NewObject("console", config.NewObject("colorize", true, "format", "%level: %message"))
+	consoleFormat := "%level: %message"
+	if strings.EqualFold(a.opts.LogFormat, "json") {
+		consoleFormat = "json"
+	}
+	transports := config.NewObject("console", config.NewObject("colorize", true, "format", consoleFormat))
 	if a.opts.LogFile != "" {
 		transports.Set("file", config.NewObject("path", a.opts.LogFile, "format", "json"))
 	}

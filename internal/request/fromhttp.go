@@ -186,13 +186,26 @@ func nodeAddr(a net.Addr, plainIPv4 bool) (ip, from string) {
 	}
 	if nip != nil {
 		if v4 := nip.To4(); v4 != nil {
-			ip = v4.String()
+			// Most clients: both strings from one allocation (ip is the head of from).
+			var buf [32]byte
+			b := buf[:0]
 			if !plainIPv4 {
-				ip = "::ffff:" + ip
+				b = append(b, "::ffff:"...)
 			}
-		} else {
-			ip = nip.String()
+			for i, x := range v4 {
+				if i > 0 {
+					b = append(b, '.')
+				}
+				b = strconv.AppendUint(b, uint64(x), 10)
+			}
+			n := len(b)
+			if port != 0 {
+				b = strconv.AppendInt(append(b, ':'), int64(port), 10)
+			}
+			from = string(b)
+			return from[:n], from
 		}
+		ip = nip.String()
 	}
 	if port != 0 {
 		from = ip + ":" + strconv.Itoa(port)

@@ -1,0 +1,300 @@
+// Package logs is mockd's log handler: Mountebank's console lines ("info: [http:4545 name]
+// message") or JSON lines, an optional JSON log file, and the latest entries, which GET /logs
+// serves. Imposters log every request at info, as Mountebank does, so a line costs no system
+// call: lines are written by a background writer that takes them in batches.
+package logs
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// Options configure a Core.
+type Options struct {
+	// Level is the lowest level logged.
+	Level slog.Level
+	// Console receives every line; nil = none.
+	Console io.Writer
+	// JSON writes JSON lines to Console (as to File) instead of Mountebank's "level: message".
+	JSON bool
+	// File receives every line as JSON; nil = none.
+	File io.Writer
+	// Keep is how many of the latest entries Entries returns; 0 = 1,000.
+	Keep int
+}
+
+// Core is the state every handler of one server shares. It is safe for concurrent use.
+type Core struct {
+	opts Options
+
+	mu      sync.Mutex
+	ring    []entry
+	next    int
+	full    bool
+	console []byte // lines not yet written
+	file    []byte
+	// spare buffers the next lines go to while the writer writes a batch (wmu held).
+	spareConsole, spareFile []byte
+	closed                  bool
+	drained                 *sync.Cond // signalled when the writer has taken the pending lines
+	wmu                     sync.Mutex // held while writing, so batches go out in order
+	wake                    chan struct{}
+	stop                    chan struct{}
+	done                    chan struct{}
+}
+
+// entry is one log line: "[scope] message attrs".
+type entry struct {
+	level             slog.Level
+	scope, msg, attrs string
+	at                time.Time
+}
+
+func (e *entry) appendText(dst []byte) []byte {
+	dst = append(dst, '[')
+	dst = append(dst, e.scope...)
+	dst = append(dst, "] "...)
+	dst = append(dst, e.msg...)
+	return append(dst, e.attrs...)
+}
+
+func (e *entry) text() string { return string(e.appendText(nil)) }
+
+// maxPending bounds the bytes of lines waiting for the writer: past it, a handler waits as
+// a write to the console would.
+const maxPending = 1 << 20
+
+// New returns a core and starts its writer; Close stops it.
+func New(opts Options) *Core {
+	if opts.Keep <= 0 {
+		opts.Keep = 1000
+	}
+	c := &Core{opts: opts, ring: make([]entry, opts.Keep), wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	c.drained = sync.NewCond(&c.mu)
+	go c.writer()
+	return c
+}
+
+// Handler returns a handler whose lines show scope ("mb:2525", "http:4545 name"). An
+// "imposter" attribute added with WithAttrs replaces the scope.
+func (c *Core) Handler(scope string) slog.Handler { return &handler{core: c, scope: scope} }
+
+// Entries returns the latest entries, oldest first, as GET /logs shows them:
+// {"level", "message", "timestamp"}.
+func (c *Core) Entries() []any {
+	c.mu.Lock()
+	var list []entry
+	if c.full {
+		list = append(list, c.ring[c.next:]...)
+	}
+	list = append(list, c.ring[:c.next]...)
+	c.mu.Unlock()
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = config.NewObject("level", LevelName(e.level), "message", e.text(), "timestamp", timestamp(e.at))
+	}
+	return out
+}
+
+// Close writes the lines still pending and stops the writer; lines logged afterwards are
+// written at once.
+func (c *Core) Close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.drained.Broadcast()
+	c.mu.Unlock()
+	close(c.stop)
+	<-c.done
+}
+
+// batchDelay is how long the writer waits, once lines are pending, for more to write with them:
+// under load one write(2) then carries hundreds of lines instead of one each.
+const batchDelay = 20 * time.Millisecond
+
+// writer writes the pending lines in batches, batchDelay after the first of each.
+func (c *Core) writer() {
+	defer close(c.done)
+	timer := time.NewTimer(batchDelay)
+	timer.Stop()
+	for {
+		select {
+		case <-c.wake:
+		case <-c.stop:
+			c.flush()
+			return
+		}
+		timer.Reset(batchDelay)
+		select {
+		case <-timer.C:
+		case <-c.stop:
+			c.flush()
+			return
+		}
+		c.flush()
+	}
+}
+
+// flush writes the pending lines.
+func (c *Core) flush() {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	console, file := c.console, c.file
+	c.console, c.file = c.spareConsole[:0], c.spareFile[:0]
+	c.drained.Broadcast()
+	c.mu.Unlock()
+	if len(console) > 0 {
+		_, _ = c.opts.Console.Write(console)
+	}
+	if len(file) > 0 {
+		_, _ = c.opts.File.Write(file)
+	}
+	c.spareConsole, c.spareFile = console, file
+}
+
+func (c *Core) add(e entry) {
+	c.mu.Lock()
+	c.ring[c.next] = e
+	c.next = (c.next + 1) % len(c.ring)
+	if c.next == 0 {
+		c.full = true
+	}
+	for len(c.console)+len(c.file) > maxPending && !c.closed {
+		c.drained.Wait()
+	}
+	first := len(c.console)+len(c.file) == 0
+	switch {
+	case c.opts.Console == nil:
+	case c.opts.JSON:
+		c.console = appendJSONLine(c.console, e)
+	default:
+		c.console = append(append(c.console, LevelName(e.level)...), ": "...)
+		c.console = append(e.appendText(c.console), '\n')
+	}
+	if c.opts.File != nil {
+		c.file = appendJSONLine(c.file, e)
+	}
+	closed := c.closed
+	c.mu.Unlock()
+	switch {
+	case closed:
+		c.flush() // no writer any more
+	case first:
+		select {
+		case c.wake <- struct{}{}:
+		default: // the writer is awake already
+		}
+	}
+}
+
+// appendJSONLine appends e as the log file has it: {"level","message","timestamp"} and a newline.
+func appendJSONLine(dst []byte, e entry) []byte {
+	dst = append(dst, `{"level":`...)
+	dst = config.AppendString(dst, LevelName(e.level))
+	dst = append(dst, `,"message":`...)
+	dst = config.AppendString(dst, e.text())
+	dst = append(dst, `,"timestamp":"`...)
+	dst = e.at.UTC().AppendFormat(dst, timeLayout)
+	return append(dst, "\"}\n"...)
+}
+
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+func timestamp(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+type handler struct {
+	core  *Core
+	scope string
+	attrs []slog.Attr
+}
+
+func (h *handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.core.opts.Level }
+
+func (h *handler) Handle(_ context.Context, r slog.Record) error {
+	e := entry{level: r.Level, scope: h.scope, msg: r.Message, at: r.Time}
+	if len(h.attrs) > 0 || r.NumAttrs() > 0 {
+		var b strings.Builder
+		write := func(a slog.Attr) bool {
+			if a.Key != "imposter" {
+				fmt.Fprintf(&b, " %s=%v", a.Key, a.Value.Any())
+			}
+			return true
+		}
+		for _, a := range h.attrs {
+			write(a)
+		}
+		r.Attrs(write)
+		e.attrs = b.String()
+	}
+	if e.at.IsZero() {
+		e.at = time.Now()
+	}
+	h.core.add(e)
+	return nil
+}
+
+func (h *handler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	n := *h
+	for _, a := range attrs {
+		if a.Key == "imposter" {
+			n.scope = a.Value.String()
+			continue
+		}
+		n.attrs = append(append([]slog.Attr(nil), n.attrs...), a)
+	}
+	return &n
+}
+
+func (h *handler) WithGroup(string) slog.Handler { return h }
+
+// LevelName is Mountebank's name of a level: debug, info, warn or error.
+func LevelName(l slog.Level) string {
+	switch {
+	case l >= slog.LevelError:
+		return "error"
+	case l >= slog.LevelWarn:
+		return "warn"
+	case l >= slog.LevelInfo:
+		return "info"
+	default:
+		return "debug"
+	}
+}
+
+// ParseLevel turns Mountebank's --loglevel names into a slog level.
+func ParseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("unknown log level %q (expected debug, info, warn or error)", s)
+}
+
+// ParseFormat checks a --log-format value: "text" (Mountebank's lines) or "json"; it reports
+// whether it is json.
+func ParseFormat(s string) (json bool, err error) {
+	switch strings.ToLower(s) {
+	case "", "text":
+		return false, nil
+	case "json":
+		return true, nil
+	}
+	return false, fmt.Errorf("unknown log format %q (expected text or json)", s)
+}
