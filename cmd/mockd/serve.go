@@ -45,6 +45,7 @@ type serverFlags struct {
 	journalSize    int
 	journalBytes   byteSize
 	noMetrics      bool
+	verdict        string
 }
 
 func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
@@ -80,6 +81,7 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	f.journalBytes = 256 << 20
 	fs.Var(&f.journalBytes, "journal-bytes", "approximate bytes of recorded requests each imposter keeps (the oldest go first)")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "record no request metrics (GET /metrics answers 404)")
+	fs.StringVar(&f.verdict, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
 }
 
 func newServeCmd(name string, mbStyle bool) *cobra.Command {
@@ -205,6 +207,9 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 	ctx, cancel := context.WithTimeout(context.Background(), f.drain)
 	defer cancel()
 	a.Stop(ctx)
+	if f.verdict != "" {
+		return writeVerdict(f.verdict, a.Verdict(false), false)
+	}
 	return nil
 }
 

@@ -174,6 +174,8 @@ func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
 		return a.config(ctx)
 	case len(parts) == 1 && parts[0] == "logs" && (method == "GET" || method == "HEAD"):
 		return a.logs(ctx)
+	case len(parts) == 1 && parts[0] == "verify" && (method == "GET" || method == "HEAD"):
+		return a.verify(ctx, a.reg.All())
 	case len(parts) == 1 && parts[0] == "metrics" && method == "GET" && a.opts.Metrics != nil:
 		a.opts.Metrics.Handler(ctx)
 		return nil
@@ -206,6 +208,12 @@ func (a *API) routeImposter(ctx *fasthttp.RequestCtx, method, id string, rest []
 		handler = a.replaceStub
 	case len(rest) == 2 && rest[0] == "stubs" && method == "DELETE":
 		handler = a.deleteStub
+	case len(rest) == 1 && rest[0] == "explain" && method == "POST":
+		handler = a.explain
+	case len(rest) == 1 && rest[0] == "verify" && (method == "GET" || method == "HEAD"):
+		handler = func(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
+			return a.verify(ctx, []*imposter.Imposter{im})
+		}
 	default:
 		notFound(ctx, method, string(ctx.Path()))
 		return nil
@@ -308,7 +316,8 @@ func queryFlag(ctx *fasthttp.RequestCtx, key string) (set, isTrue bool) {
 func (a *API) printOptions(ctx *fasthttp.RequestCtx) imposter.PrintOptions {
 	_, replayable := queryFlag(ctx, "replayable")
 	_, removeProxies := queryFlag(ctx, "removeProxies")
-	return imposter.PrintOptions{BaseURL: a.baseURL(ctx), Replayable: replayable, RemoveProxies: removeProxies}
+	_, explain := queryFlag(ctx, "explain")
+	return imposter.PrintOptions{BaseURL: a.baseURL(ctx), Replayable: replayable, RemoveProxies: removeProxies, Explain: explain}
 }
 
 // toAPIError converts an error from config or imposter into Mountebank's answer.

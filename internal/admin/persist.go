@@ -19,7 +19,7 @@ type Store interface {
 func changes(method, path string) bool {
 	switch method {
 	case fasthttp.MethodPost, fasthttp.MethodPut, fasthttp.MethodDelete, fasthttp.MethodPatch:
-		return strings.HasPrefix(path, "/imposters")
+		return strings.HasPrefix(path, "/imposters") && !strings.HasSuffix(path, "/explain")
 	}
 	return false
 }

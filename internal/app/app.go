@@ -23,6 +23,7 @@ import (
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
 	"github.com/mockd/mockd/internal/store"
+	"github.com/mockd/mockd/internal/verdict"
 )
 
 // MountebankVersion is the Mountebank release whose behaviour mockd reproduces.
@@ -117,7 +118,8 @@ type App struct {
 	initial  []*imposter.Imposter
 	metrics  *metrics.Registry
 	logClose io.Closer
-	store    *store.Dir // nil without --datadir
+	store    *store.Dir           // nil without --datadir
+	stopped  []*imposter.Imposter // what Stop stopped, for Verdict
 }
 
 // New loads and validates the configuration; nothing listens yet. A config error is returned
@@ -356,13 +358,23 @@ func (a *App) shutdown(ctx context.Context) {
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
-		a.reg.Shutdown(ctx)
+		a.stopped = a.reg.Shutdown(ctx)
 	}()
 	if a.il != nil {
 		_ = a.il.Shutdown(ctx)
 		a.il = nil
 	}
 	<-drained
+}
+
+// Verdict verifies the running imposters or, once stopped, those Stop stopped (GET /verify's
+// answer); stubs that answered nothing fail it unless allowUnused.
+func (a *App) Verdict(allowUnused bool) *verdict.Verdict {
+	list := a.reg.All()
+	if a.stopped != nil {
+		list = a.stopped
+	}
+	return imposter.Verify(list, allowUnused)
 }
 
 // logEntries is what GET /logs serves: nothing with --nologfile, as Mountebank.

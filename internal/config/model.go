@@ -196,6 +196,10 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 	if opts.Strict {
 		errs = append(errs, unknownKeys(stub, path, stubKeys)...)
 	}
+	if ev, ok := stub.Get("expect"); ok {
+		_, eerrs := ParseExpect(ev, JoinPath(path, "expect"))
+		errs = append(errs, eerrs...)
+	}
 	responses, _ := mustGet(stub, "responses").([]any)
 	if len(responses) == 0 {
 		return nil, append(errs, &Error{Code: CodeBadData, Message: "'responses' must be a non-empty array", Source: stub, Path: path})
@@ -446,7 +450,7 @@ var (
 	imposterKeys = []string{"protocol", "port", "host", "name", "recordRequests", "numberOfRequests", "requests",
 		"stubs", "defaultResponse", "allowCORS", "endOfRequestResolver", "mode", "key", "cert", "mutualAuth",
 		"ciphers", "rejectUnauthorized", "_links"}
-	stubKeys     = []string{"predicates", "responses", "_links", "matches", "scenarioName"}
+	stubKeys     = []string{"predicates", "responses", "expect", "_links", "matches", "scenarioName"}
 	responseKeys = []string{"is", "proxy", "inject", "fault", "repeat", "behaviors", "_behaviors"}
 )
 

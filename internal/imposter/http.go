@@ -86,13 +86,17 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		}
 	}()
 	request.FromHTTPLimit(ctx, req, im.plainIPv4, im.maxBody())
+	if im.enabled(slog.LevelInfo) {
+		im.logLine(slog.LevelInfo, req.RequestFrom()+" => "+req.Method+" "+string(ctx.RequestURI()))
+	}
 	if req.BodyTooLarge {
 		tooLarge(ctx, im.maxBody())
 		return
 	}
 
-	st, resp, recorded, err := im.resolve(req)
+	st, resp, recorded, why, err := im.resolve(req)
 	if err != nil {
+		im.logFailure(req, err)
 		writeError(ctx, err)
 		return
 	}
@@ -127,7 +131,7 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 				// The client went away: nobody reads the answer.
 				im.log.Debug("the client closed the connection before the response was ready", "err", perr)
 			} else {
-				im.log.Error("cannot build the response", "err", perr)
+				im.logFailure(req, perr)
 			}
 			writeError(ctx, perr)
 			return
@@ -142,9 +146,28 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	im.writeHTTP(ctx, req, resp)
+	if why != nil && im.opts.Debug {
+		ctx.Response.Header.Set(NoMatchHeader, why.Text())
+	}
+	if im.enabled(slog.LevelDebug) {
+		im.logLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(httpResponseJSON(resp), 0)))
+	}
 	if st != nil && im.opts.Debug {
 		im.recordMatch(st, recorded, resp)
 	}
+}
+
+// NoMatchHeader is the response header that, with --debug, says why a request got the default
+// response: the nearest stubs and the first predicate each failed.
+const NoMatchHeader = "X-Mockd-No-Match"
+
+// httpResponseJSON is a response as Mountebank's debug log shows it.
+func httpResponseJSON(resp *response) *config.Object {
+	headers := &config.Object{}
+	for _, h := range resp.headers {
+		headers.Set(h.name, h.value)
+	}
+	return config.NewObject("statusCode", float64(resp.status), "headers", headers, "body", string(resp.body), "_mode", "text")
 }
 
 func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, resp *response) {

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -23,6 +26,17 @@ const simpleStub = `{"protocol":"http","port":4545,"stubs":[
 // holding raw, parsed as the server parses what it reads from a connection.
 func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) (*httpServer, *fasthttp.RequestCtx) {
 	tb.Helper()
+	log := slog.New(slog.DiscardHandler)
+	opts := Options{Logger: log, Script: script.New(script.Options{Logger: log})}
+	if withMetrics {
+		opts.Metrics = metrics.New()
+	}
+	return newBenchHandlerWith(tb, imposterJSON, raw, opts)
+}
+
+// newBenchHandlerWith is newBenchHandler with the imposter options given.
+func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts Options) (*httpServer, *fasthttp.RequestCtx) {
+	tb.Helper()
 	v, err := config.ParseJSON([]byte(imposterJSON))
 	if err != nil {
 		tb.Fatal(err)
@@ -30,11 +44,6 @@ func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) 
 	def, errs := config.ParseImposter(v, config.ParseOptions{AllowInjection: true})
 	if len(errs) > 0 {
 		tb.Fatal(errs)
-	}
-	log := slog.New(slog.DiscardHandler)
-	opts := Options{Logger: log, Script: script.New(script.Options{Logger: log})}
-	if withMetrics {
-		opts.Metrics = metrics.New()
 	}
 	im, err := New(def, opts)
 	if err != nil {
@@ -77,6 +86,56 @@ func BenchmarkHTTPSimpleStub(b *testing.B) {
 				serveOnce(b, h, ctx)
 			}
 		})
+	}
+}
+
+// BenchmarkHTTPSimpleStubLogged is BenchmarkHTTPSimpleStub with mockd's log handler taking
+// every request's line at info (the default level), written to a file by its writer: what
+// request logging costs. Run it with -cpu 1 to count the writer on the same core.
+func BenchmarkHTTPSimpleStubLogged(b *testing.B) {
+	for _, format := range []string{"text", "json"} {
+		b.Run("format="+format, func(b *testing.B) {
+			f, err := os.Create(filepath.Join(b.TempDir(), "console.log"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			core := logs.New(logs.Options{Level: slog.LevelInfo, Console: f, JSON: format == "json"})
+			defer core.Close()
+			log := slog.New(core.Handler("mb:2525")).With("imposter", "http:4545")
+			h, ctx := newBenchHandlerWith(b, simpleStub, simpleRequest, Options{Logger: log, Metrics: metrics.New()})
+			h.im.log = log // as Start sets it
+			b.ReportAllocs()
+			for b.Loop() {
+				serveOnce(b, h, ctx)
+			}
+		})
+	}
+}
+
+// BenchmarkHTTPNoMatchExplained is the no-match scenarios with the explanation made, as the
+// debug log or --debug makes it for every request that matches no stub.
+func BenchmarkHTTPNoMatchExplained(b *testing.B) {
+	for _, sc := range []struct {
+		name, imposter, request string
+	}{
+		{"api500-nomatch", stubsJSON(500, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
+		}), rawRequest("GET", "/api/v1/none", "", "")},
+		{"stubs10-nomatch", stubsJSON(10, func(i int) string {
+			return fmt.Sprintf(`{"equals":{"method":"GET","path":"/api/v1/resource%d/items"}}`, i)
+		}), rawRequest("GET", "/api/v1/none", "", "")},
+	} {
+		for _, debug := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/debug=%t", sc.name, debug), func(b *testing.B) {
+				log := slog.New(slog.DiscardHandler)
+				h, ctx := newBenchHandlerWith(b, sc.imposter, sc.request, Options{Logger: log, Debug: debug, Metrics: metrics.New()})
+				b.ReportAllocs()
+				for b.Loop() {
+					serveOnce(b, h, ctx)
+				}
+			})
+		}
 	}
 }
 

@@ -64,6 +64,9 @@ type stub struct {
 	def       *config.Object // as configured (upcast), without matches
 	responses []*response    // repeat-expanded
 	next      atomic.Uint64
+	// hits counts the requests the stub answered, always (GET /verify, expect).
+	hits   atomic.Uint64
+	expect *config.Expect // nil: none
 
 	mu      sync.Mutex
 	matches []config.Value
@@ -78,6 +81,7 @@ func (s *stub) nextResponse() *response {
 type table struct {
 	stubs []*stub
 	set   *match.Set
+	ref   *match.Reference // the same predicates, for explaining a no-match
 }
 
 // protocolServer serves one protocol on an imposter's listener.
@@ -99,8 +103,9 @@ var protocolServers = map[string]func(*Imposter) protocolServer{
 
 // resolve counts and records req, finds the first matching stub and returns the response to
 // send: the stub's next response, or the imposter's default response when no stub matches
-// (st is nil then). It is the protocol-neutral part of serving a request.
-func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, recorded *config.Object, err *config.Error) {
+// (st is nil then). why explains a no-match when the debug log or --debug asks for it. It is
+// the protocol-neutral part of serving a request.
+func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, recorded *config.Object, why *match.Explanation, err *config.Error) {
 	im.numRequests.Add(1)
 	m := im.metrics
 	var start metrics.Instant
@@ -109,8 +114,12 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		start = metrics.Now()
 	}
 	record := im.def.RecordRequests || im.opts.Mock
-	if record || im.opts.Debug {
+	debugLog := im.enabled(slog.LevelDebug)
+	if record || im.opts.Debug || debugLog {
 		recorded = recordedRequest(req)
+	}
+	if debugLog {
+		im.logLine(slog.LevelDebug, req.RequestFrom()+" => "+string(config.MarshalJSON(recorded, 0)))
 	}
 	var at time.Time
 	if record {
@@ -118,37 +127,65 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 	}
 	t := im.tbl.Load()
 	idx, ferr := t.set.Find(req)
+	if idx < 0 {
+		im.noMatches.Add(1)
+	}
+	if idx < 0 && ferr == nil {
+		if im.enabled(slog.LevelInfo) {
+			im.logLine(slog.LevelInfo, "no predicate match, using default response")
+		}
+		if debugLog || im.opts.Debug {
+			why = t.ref.ExplainRequest(req)
+			if debugLog {
+				im.logLine(slog.LevelDebug, "no stub matched; "+why.Text())
+			}
+		}
+	}
 	if record { // with the stub that answers, once it is known
 		stub := idx
 		if ferr != nil {
 			stub = StubError
 		}
-		im.journal.add(recorded, at, stub)
+		im.journal.add(recorded, at, stub, t, why)
 		im.changes.Add(1)
 	}
 	if ferr != nil {
 		var ce *config.Error
 		if errors.As(ferr, &ce) {
-			return nil, nil, recorded, ce // from an inject predicate
+			return nil, nil, recorded, nil, ce // from an inject predicate
 		}
 		var me *match.Error
 		if errors.As(ferr, &me) {
-			return nil, nil, recorded, &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
+			return nil, nil, recorded, nil, &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
 		}
-		return nil, nil, recorded, &config.Error{Code: config.CodeBadData, Message: ferr.Error()}
+		return nil, nil, recorded, nil, &config.Error{Code: config.CodeBadData, Message: ferr.Error()}
 	}
 	if m != nil {
 		m.MatchDuration.Observe(start.Since())
 	}
 	if idx < 0 {
-		im.noMatches.Add(1)
 		if m != nil {
 			m.NoMatch.Inc()
 		}
-		return nil, im.defaultResp, recorded, nil
+		if debugLog {
+			im.logLine(slog.LevelDebug, "generating response from "+string(config.MarshalJSON(im.defaultResp.config, 0)))
+		}
+		return nil, im.defaultResp, recorded, why, nil
 	}
 	st = t.stubs[idx]
-	return st, st.nextResponse(), recorded, nil
+	st.hits.Add(1)
+	if debugLog {
+		preds, ok := st.def.Get("predicates")
+		if !ok || preds == nil {
+			preds = &config.Object{}
+		}
+		im.logLine(slog.LevelDebug, "using predicate match: "+string(config.MarshalJSON(preds, 0)))
+	}
+	resp = st.nextResponse()
+	if debugLog {
+		im.logLine(slog.LevelDebug, "generating response from "+string(config.MarshalJSON(resp.config, 0)))
+	}
+	return st, resp, recorded, nil, nil
 }
 
 // Imposter is one running imposter. Its methods are safe for concurrent use.
@@ -172,8 +209,10 @@ type Imposter struct {
 	scripted    atomic.Bool
 	mu          sync.Mutex // serialises stub changes
 	numRequests atomic.Int64
-	noMatches   atomic.Int64 // requests no stub matched, since the last ClearRequests
-	journal     journal
+	// noMatches counts the requests no stub answered (the default response or an error),
+	// since the last ClearRequests.
+	noMatches atomic.Int64
+	journal   journal
 	// changes counts, after the fact, every change JSON shows other than numRequests: stubs,
 	// recorded requests and matches. With numRequests it keys rendered.
 	changes     atomic.Uint64
@@ -218,6 +257,11 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 	s := &stub{def: def}
+	expect, errs := config.ParseExpect(get(def, "expect"), "expect")
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	s.expect = expect
 	list, _ := get(def, "responses").([]any)
 	for _, rv := range list {
 		r := config.AsObject(rv)
@@ -271,7 +315,11 @@ func (im *Imposter) compile(stubs []*stub) (*table, error) {
 	if err != nil {
 		return nil, predicateErrors(err, stubs)
 	}
-	return &table{stubs: stubs, set: set}, nil
+	ordered := make([]config.Value, len(stubs))
+	for i, s := range stubs {
+		ordered[i] = get(s.def, "predicates")
+	}
+	return &table{stubs: stubs, set: set, ref: match.NewReference(ordered, opts)}, nil
 }
 
 // predicateErrors turns match's errors into Mountebank's: an error without a source names the
@@ -407,7 +455,8 @@ func (im *Imposter) drain(ctx context.Context) {
 // NumberOfRequests returns how many requests the imposter has received.
 func (im *Imposter) NumberOfRequests() int64 { return im.numRequests.Load() }
 
-// NoMatchCount returns how many of the requests counted by NumberOfRequests no stub matched.
+// NoMatchCount returns how many of the requests counted by NumberOfRequests no stub matched
+// (those answered by the default response, and those whose predicates raised an error).
 func (im *Imposter) NoMatchCount() int64 { return im.noMatches.Load() }
 
 // StubDefinitions returns the stubs' definitions in order, as configured. Callers must not
@@ -530,11 +579,15 @@ func (im *Imposter) swap(stubs []*stub) error {
 	return nil
 }
 
-// ClearRequests drops the recorded requests and resets the request count.
+// ClearRequests drops the recorded requests and resets the request count, and with them what
+// verification counts: each stub's hits and the unmatched requests.
 func (im *Imposter) ClearRequests() {
 	im.journal.clear()
 	im.numRequests.Store(0)
 	im.noMatches.Store(0)
+	for _, s := range im.tbl.Load().stubs {
+		s.hits.Store(0)
+	}
 	im.changes.Add(1)
 }
 

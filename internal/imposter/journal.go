@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -25,7 +26,12 @@ type journalEntry struct {
 	req   *config.Object
 	at    time.Time
 	bytes int
-	stub  int // the index of the stub that answered, NoStub or StubError
+	// stub is the index of the stub that answered, NoStub or StubError. For a request no stub
+	// answered, tbl is the stub table it was matched against (nil for protocols without stubs),
+	// and why its explanation when it was made then (else it is made when asked for).
+	stub int
+	tbl  *table
+	why  *match.Explanation
 }
 
 // What a recorded request's Stub holds when no stub answered it.
@@ -46,8 +52,11 @@ func (j *journal) init(maxCount, maxBytes int) {
 	j.maxCount, j.maxBytes = maxCount, maxBytes
 }
 
-func (j *journal) add(req *config.Object, at time.Time, stub int) {
+func (j *journal) add(req *config.Object, at time.Time, stub int, tbl *table, why *match.Explanation) {
 	size := approxSize(req)
+	if stub >= 0 {
+		tbl = nil // only a no-match is explained
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for j.n > 0 && (j.n >= j.maxCount || j.bytes+size > j.maxBytes) {
@@ -62,7 +71,7 @@ func (j *journal) add(req *config.Object, at time.Time, stub int) {
 		}
 	}
 	idx := (j.head + j.n) % len(j.entries)
-	j.entries[idx] = journalEntry{req: req, at: at, bytes: size, stub: stub}
+	j.entries[idx] = journalEntry{req: req, at: at, bytes: size, stub: stub, tbl: tbl, why: why}
 	j.n++
 	j.bytes += size
 }
@@ -84,16 +93,14 @@ func (j *journal) clear() {
 	j.mu.Unlock()
 }
 
-// list returns the recorded requests, oldest first, each with its timestamp.
-func (j *journal) list() []any {
+// list returns the entries, oldest first. It holds the lock only to copy them: the requests
+// are never modified once added.
+func (j *journal) list() []journalEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := make([]any, 0, j.n)
-	for i := 0; i < j.n; i++ {
-		e := j.entries[(j.head+i)%len(j.entries)]
-		r := config.Clone(e.req).(*config.Object)
-		r.Set("timestamp", e.at.UTC().Format("2006-01-02T15:04:05.000Z"))
-		out = append(out, r)
+	out := make([]journalEntry, j.n)
+	for i := range out {
+		out[i] = j.entries[(j.head+i)%len(j.entries)]
 	}
 	return out
 }
@@ -120,6 +127,27 @@ type RecordedRequest struct {
 	Request *config.Object
 	// Stub is the index of the stub that answered, or NoStub or StubError.
 	Stub int
+
+	tbl *table             // the stubs it was matched against, when no stub answered
+	why *match.Explanation // its explanation, when made as it was answered
+	tcp bool
+}
+
+// Explain says why no stub answered the request, against the stubs it was matched against
+// (scripts are not run again); nil when a stub answered it or the protocol has no stubs.
+func (r RecordedRequest) Explain() *match.Explanation {
+	if r.tbl == nil || r.why != nil {
+		return r.why
+	}
+	req, err := match.RequestFromJSON(r.Request, r.tcp)
+	if err != nil {
+		return nil
+	}
+	return r.tbl.ref.Explain(req)
+}
+
+func (im *Imposter) journalRequest(e journalEntry) RecordedRequest {
+	return RecordedRequest{At: e.at, Request: e.req, Stub: e.stub, tbl: e.tbl, why: e.why, tcp: im.def.Protocol == "tcp"}
 }
 
 // RecentRequests returns up to n of the latest recorded requests, newest first; none when the
@@ -131,7 +159,21 @@ func (im *Imposter) RecentRequests(n int) []RecordedRequest {
 	entries := im.journal.latest(n)
 	out := make([]RecordedRequest, len(entries))
 	for i, e := range entries {
-		out[i] = RecordedRequest{At: e.at, Request: e.req, Stub: e.stub}
+		out[i] = im.journalRequest(e)
+	}
+	return out
+}
+
+// RecordedRequests returns every recorded request, oldest first; none when the imposter does
+// not record requests.
+func (im *Imposter) RecordedRequests() []RecordedRequest {
+	if !im.Records() {
+		return nil
+	}
+	entries := im.journal.list()
+	out := make([]RecordedRequest, len(entries))
+	for i, e := range entries {
+		out[i] = im.journalRequest(e)
 	}
 	return out
 }
@@ -207,6 +249,10 @@ type PrintOptions struct {
 	List          bool // the short form of GET /imposters
 	Replayable    bool
 	RemoveProxies bool
+	// Explain adds what mockd knows beyond Mountebank's shapes (GET /imposters/:port?explain=true):
+	// each stub's hits and expect verdict, and each recorded request's stub or, when it matched
+	// none, its explanation.
+	Explain bool
 }
 
 // renderedJSON is the last FormattedJSON body and what it was rendered from.
@@ -270,11 +316,12 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 		return o
 	}
 	if !opts.Replayable {
-		o.Set("requests", im.requestList())
+		o.Set("requests", im.requestList(opts.Explain))
 	}
 	stubs := im.tbl.Load().stubs
 	list := make([]any, 0, len(stubs))
 	for i, s := range stubs {
+		hits := s.hits.Load()
 		var so *config.Object
 		if opts.Replayable || opts.RemoveProxies {
 			so = config.Clone(s.def).(*config.Object) // edited below
@@ -298,6 +345,9 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 				continue
 			}
 		}
+		if opts.Explain && !opts.Replayable {
+			so.Set("hits", float64(hits))
+		}
 		if !opts.Replayable {
 			so.Set("_links", config.NewObject("self", config.NewObject("href", self+"/stubs/"+strconv.Itoa(i))))
 		}
@@ -313,11 +363,25 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 // Records reports whether the imposter records its requests (recordRequests, or --mock).
 func (im *Imposter) Records() bool { return im.def.RecordRequests || im.opts.Mock }
 
-func (im *Imposter) requestList() []any {
-	if !im.Records() {
-		return []any{}
+// requestList is the recorded requests as Mountebank shows them, each with its timestamp; with
+// explain, also the stub that answered each, or null and why none did.
+func (im *Imposter) requestList(explain bool) []any {
+	list := im.RecordedRequests()
+	out := make([]any, len(list))
+	for i, r := range list {
+		o := config.Clone(r.Request).(*config.Object)
+		o.Set("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"))
+		if explain {
+			if why := r.Explain(); why != nil {
+				o.Set("stub", nil)
+				o.Set("explanation", why.Summary())
+			} else if r.Stub >= 0 {
+				o.Set("stub", float64(r.Stub))
+			}
+		}
+		out[i] = o
 	}
-	return im.journal.list()
+	return out
 }
 
 func links(self string, withStubs bool) *config.Object {

@@ -156,8 +156,8 @@ func (r *Registry) deleteAllLocked() []*Imposter {
 
 // Shutdown removes every imposter and waits until the requests in flight of every imposter
 // removed so far have finished, or ctx ends: then their connections are closed.
-func (r *Registry) Shutdown(ctx context.Context) {
-	r.DeleteAll()
+func (r *Registry) Shutdown(ctx context.Context) []*Imposter {
+	stopped := r.DeleteAll()
 	done := make(chan struct{})
 	go func() {
 		r.draining.Wait()
@@ -169,6 +169,7 @@ func (r *Registry) Shutdown(ctx context.Context) {
 		r.stopNow()
 		<-done
 	}
+	return stopped
 }
 
 // Build compiles def into an imposter that uses the registry's options, without starting it.

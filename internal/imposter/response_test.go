@@ -81,21 +81,21 @@ func TestJournalBounds(t *testing.T) {
 	var j journal
 	j.init(3, 1<<20)
 	for i := 0; i < 5; i++ {
-		j.add(config.NewObject("n", float64(i)), timeZero, NoStub)
+		j.add(config.NewObject("n", float64(i)), timeZero, NoStub, nil, nil)
 	}
 	list := j.list()
 	if len(list) != 3 {
 		t.Fatalf("journal kept %d entries, want 3", len(list))
 	}
 	for i, want := range []float64{2, 3, 4} {
-		if got, _ := list[i].(*config.Object).Get("n"); got != want {
+		if got, _ := list[i].req.Get("n"); got != want {
 			t.Errorf("entry %d = %v, want %v (oldest dropped first)", i, got, want)
 		}
 	}
 	j.init(100, 200)
 	j.clear()
 	for i := 0; i < 10; i++ {
-		j.add(config.NewObject("body", "0123456789012345678901234567890123456789"), timeZero, NoStub)
+		j.add(config.NewObject("body", "0123456789012345678901234567890123456789"), timeZero, NoStub, nil, nil)
 	}
 	if j.bytes > 200 {
 		t.Errorf("journal holds %d bytes, budget 200", j.bytes)
@@ -270,7 +270,7 @@ func TestProduceKeepsCompiledParts(t *testing.T) {
 		h, ctx := newBenchHandler(t, imp, simpleRequest, false)
 		req := request.Acquire()
 		request.FromHTTPListen(ctx, req, h.im.plainIPv4)
-		_, resp, _, rerr := h.im.resolve(req)
+		_, resp, _, _, rerr := h.im.resolve(req)
 		if rerr != nil {
 			t.Fatal(rerr)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
@@ -45,7 +46,7 @@ func newSMTPServer(im *Imposter) protocolServer {
 }
 
 func (s *smtpServer) handle(conn net.Conn) {
-	ip, _ := request.NodeAddr(conn.RemoteAddr(), true)
+	ip, from := request.NodeAddr(conn.RemoteAddr(), true)
 	if s.im.opts.AllowIP != nil {
 		if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !s.im.opts.AllowIP(a.IP) {
 			if s.im.metrics != nil {
@@ -56,10 +57,11 @@ func (s *smtpServer) handle(conn net.Conn) {
 		}
 	}
 	sess := &smtpSession{
-		srv: s,
-		ip:  ip,
-		r:   bufio.NewReaderSize(conn, 4096),
-		w:   bufio.NewWriter(conn),
+		srv:  s,
+		ip:   ip,
+		from: from,
+		r:    bufio.NewReaderSize(conn, 4096),
+		w:    bufio.NewWriter(conn),
 		deadline: func() {
 			_ = conn.SetDeadline(time.Now().Add(s.im.idleTimeout()))
 		},
@@ -70,7 +72,7 @@ func (s *smtpServer) handle(conn net.Conn) {
 // smtpSession is one SMTP conversation. It is not safe for concurrent use.
 type smtpSession struct {
 	srv      *smtpServer
-	ip       string
+	ip, from string // the client's address, and with its port
 	r        *bufio.Reader
 	w        *bufio.Writer
 	deadline func()
@@ -185,7 +187,7 @@ func (ss *smtpSession) command(line string) bool {
 		if err != nil {
 			return false
 		}
-		ss.srv.receive(ss.ip, *ss.mailFrom, ss.rcptTo, msg)
+		ss.srv.receive(ss.ip, ss.from, *ss.mailFrom, ss.rcptTo, msg)
 		ss.mailFrom, ss.rcptTo = nil, nil
 		return ss.reply("250 OK: message queued")
 	case "RSET":
@@ -249,14 +251,27 @@ func smtpAddress(arg, prefix string) (string, bool) {
 }
 
 // receive counts and records one message, as Mountebank's smtp imposter does.
-func (s *smtpServer) receive(ip, envelopeFrom string, envelopeTo []string, msg []byte) {
+func (s *smtpServer) receive(ip, from, envelopeFrom string, envelopeTo []string, msg []byte) {
 	im := s.im
 	im.numRequests.Add(1)
 	if im.metrics != nil {
 		im.metrics.Requests.Inc()
 	}
-	if im.def.RecordRequests || im.opts.Mock {
-		im.journal.add(smtpRequest(ip, envelopeFrom, envelopeTo, msg), time.Now(), NoStub)
+	record := im.def.RecordRequests || im.opts.Mock
+	info := im.enabled(slog.LevelInfo)
+	if !record && !info {
+		return
+	}
+	req := smtpRequest(ip, envelopeFrom, envelopeTo, msg)
+	if info {
+		im.logLine(slog.LevelInfo, from+" => Envelope from: "+string(config.MarshalJSON(get(req, "from"), 0))+
+			" to: "+string(config.MarshalJSON(get(req, "to"), 0)))
+	}
+	if im.enabled(slog.LevelDebug) {
+		im.logLine(slog.LevelDebug, from+" => "+string(config.MarshalJSON(req, 0)))
+	}
+	if record {
+		im.journal.add(req, time.Now(), NoStub, nil, nil)
 		im.changes.Add(1)
 	}
 }

@@ -61,7 +61,7 @@ func TestSMTPSession(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("recorded %d messages, want 1", len(reqs))
 	}
-	r := reqs[0].(*config.Object)
+	r := reqs[0].req
 	if got := get(r, "text"); got != ".dot" {
 		t.Errorf("text = %q, want dot-stuffing undone", got)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"time"
@@ -250,8 +251,17 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 	req.SetClient(ip, from)
 	req.Data = s.encode(payload)
 
-	st, resp, recorded, cerr := im.resolve(req)
+	if im.enabled(slog.LevelInfo) {
+		// Mountebank shows the first 20 characters of the payload.
+		data := req.Data
+		if n := len16(data); n > 20 {
+			data = prefix16(data, 20) + "..."
+		}
+		im.logLine(slog.LevelInfo, from+" => "+data)
+	}
+	st, resp, recorded, _, cerr := im.resolve(req)
 	if cerr != nil {
+		im.logFailure(req, cerr)
 		s.writeError(conn, cerr.Render())
 		return true
 	}

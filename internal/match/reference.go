@@ -66,6 +66,34 @@ type evaluator struct {
 	injector Injector
 	live     *request.Request // the request inject predicates see; nil when explaining JSON
 	explain  bool
+	// normalized memoizes normalize(request) per set of parameters: it is a pure function,
+	// and most stubs of an imposter share their parameters.
+	normalized map[paramsKey]normalizedRequest
+}
+
+type normalizedRequest struct {
+	v   any
+	err error
+}
+
+// normalizeRequest is normalize(request, params, withSelectors), memoized.
+func (ev *evaluator) normalizeRequest(req any, p params) (any, error) {
+	key := p.key()
+	if n, ok := ev.normalized[key]; ok {
+		return n.v, n.err
+	}
+	v, err := req, error(nil)
+	if p.force {
+		v, err = forceStringsJS(req) // deepEquals
+	}
+	if err == nil {
+		v, err = ev.normalize(v, p, true)
+	}
+	if ev.normalized == nil {
+		ev.normalized = map[paramsKey]normalizedRequest{}
+	}
+	ev.normalized[key] = normalizedRequest{v, err}
+	return v, err
 }
 
 // operators are predicates.js's predicates, in the order it defines them.
@@ -229,6 +257,22 @@ type params struct {
 	ignoreCase bool // matches: the regular expression ignores case
 }
 
+// paramsKey identifies what normalize does to the request with some parameters.
+type paramsKey struct {
+	keyLower, valLower, hasExcept, exceptIC, selLower, xpLower, force bool
+	except, selector                                                  string
+}
+
+func (p params) key() paramsKey {
+	k := paramsKey{p.keyLower, p.valLower, p.hasExcept, p.exceptIC, p.selLower, p.xpLower, p.force, p.except, ""}
+	if p.jsonpath != nil {
+		k.selector = "jsonpath:" + string(config.MarshalJSON(jsonValue(p.jsonpath), 0))
+	} else if p.xpath != nil {
+		k.selector = "xpath:" + string(config.MarshalJSON(jsonValue(p.xpath), 0))
+	}
+	return k
+}
+
 func paramsOf(pred *config.Object, op string) params {
 	cs := truthy(prop(pred, "caseSensitive"))
 	var p params
@@ -271,7 +315,7 @@ func (ev *evaluator) create(res *PredicateResult, pred *config.Object, req any) 
 		res.Err = err
 		return
 	}
-	actual, err := ev.normalize(req, p, true)
+	actual, err := ev.normalizeRequest(req, p)
 	if err != nil {
 		res.Err = err
 		return
@@ -350,13 +394,18 @@ func (ev *evaluator) field(expected, actual any, k, path string, p params, fn op
 	e, a := prop(expected, k), prop(actual, k)
 	ea, eIsArray := e.([]any)
 	aa, aIsArray := a.([]any)
-	fail := &Failure{Field: path, Expected: e, Actual: a}
+	failure := func(ok bool, err error, actual any) (bool, *Failure, error) {
+		if ok || err != nil {
+			return ok, nil, err
+		}
+		return false, &Failure{Field: path, Expected: e, Actual: actual}, nil
+	}
 	switch {
 	case eIsArray && aIsArray: // allExpectedArrayValuesMatchActualArray
 		for _, ee := range ea {
 			ok, err := ev.some(ee, aa, path, p, fn)
 			if err != nil || !ok {
-				return false, fail, err
+				return failure(false, err, a)
 			}
 		}
 		return true, nil, nil
@@ -365,11 +414,10 @@ func (ev *evaluator) field(expected, actual any, k, path string, p params, fn op
 			return true, nil, nil
 		}
 		ok, err := ev.some(e, aa, path, p, fn)
-		return ok, fail, err
+		return failure(ok, err, a)
 	case isUndef(a) && isArray(actual): // expectedLeftOffArraySyntaxButActualIsArrayOfObjects
 		ok, err := ev.some(expected, actual.([]any), path, p, fn)
-		fail.Actual = actual
-		return ok, fail, err
+		return failure(ok, err, actual)
 	case isObject(e):
 		return ev.satisfied(e, a, path, p, fn)
 	}
@@ -400,10 +448,12 @@ func (ev *evaluator) test(expected, actual any, path string, p params, fn opFn) 
 		ok, f, err = ev.satisfied(expected, actual, path, p, fn)
 	} else {
 		ok, err = fn(expected, actual)
-		f = &Failure{Field: path, Expected: expected, Actual: actual}
 	}
 	if ok || err != nil {
 		return ok, nil, err
+	}
+	if f == nil {
+		f = &Failure{Field: path, Expected: expected, Actual: actual}
 	}
 	if missing && f.Field == path {
 		f.Actual = undef
@@ -498,10 +548,8 @@ func (ev *evaluator) deepEquals(res *PredicateResult, pred *config.Object, req a
 	}
 	var act any
 	if err == nil {
-		act, err = forceStringsJS(req)
-	}
-	if err == nil {
-		act, err = ev.normalize(act, p, true)
+		// forceStrings(request) is normalized with p.force set, which keys it apart.
+		act, err = ev.normalizeRequest(req, p)
 	}
 	if err != nil {
 		res.Err = err
@@ -791,19 +839,27 @@ func indexKeys(n int) []string {
 // jsKeys returns an object's keys in JavaScript's property order: array indexes ascending,
 // then the others in the order they were added.
 func jsKeys(o *config.Object) []string {
-	var idx, rest []string
+	keys := make([]string, 0, len(o.Members))
+	indexes := 0
 	for _, m := range o.Members {
 		if _, ok := arrayIndex(m.Key); ok {
-			idx = append(idx, m.Key)
-		} else {
-			rest = append(rest, m.Key)
+			keys = append(keys, m.Key)
+			indexes++
 		}
 	}
-	if idx == nil {
-		return rest
+	if indexes == 0 {
+		for _, m := range o.Members {
+			keys = append(keys, m.Key)
+		}
+		return keys
 	}
-	jsKeyOrder(idx)
-	return append(idx, rest...)
+	jsKeyOrder(keys)
+	for _, m := range o.Members {
+		if _, ok := arrayIndex(m.Key); !ok {
+			keys = append(keys, m.Key)
+		}
+	}
+	return keys
 }
 
 // prop is v[k] for the values predicates read (own properties only).

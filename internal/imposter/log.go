@@ -1,0 +1,64 @@
+package imposter
+
+import (
+	"context"
+	"log/slog"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// enabled reports whether the imposter's log takes lines at level: a request's log line is
+// built only when it does.
+func (im *Imposter) enabled(level slog.Level) bool {
+	return im.log.Enabled(context.Background(), level)
+}
+
+// logLine logs msg at level (check enabled first). Unlike slog.Logger's methods it does not
+// look up the caller, which costs more than the rest of a request's line.
+func (im *Imposter) logLine(level slog.Level, msg string) {
+	_ = im.log.Handler().Handle(context.Background(), slog.NewRecord(time.Now(), level, msg, 0))
+}
+
+// logFailure logs a request that failed with err (its answer is a 500), as Mountebank does:
+// "client X=> {error}".
+func (im *Imposter) logFailure(req *request.Request, err error) {
+	if im.enabled(slog.LevelError) {
+		var details config.Value = &config.Object{}
+		if list, _ := get(scriptErrorBody(err), "errors").([]any); len(list) > 0 {
+			details = list[0]
+		}
+		im.logLine(slog.LevelError, req.RequestFrom()+" X=> "+string(config.MarshalJSON(details, 0)))
+	}
+}
+
+// len16 is a string's length in UTF-16 code units, as JavaScript counts it.
+func len16(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16Len(r)
+	}
+	return n
+}
+
+// prefix16 is s.substring(0, n) for a string of at least n UTF-16 code units (a surrogate
+// pair cut in two is kept whole).
+func prefix16(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		if units >= n {
+			return s[:i]
+		}
+		units += utf16Len(r)
+	}
+	return s
+}
+
+func utf16Len(r rune) int {
+	if r >= 0x10000 && r <= utf8.MaxRune {
+		return 2
+	}
+	return 1
+}
