@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -200,3 +201,50 @@ func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
 }
 func (h lineHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 func (h lineHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestDashboardImposterReadIsBounded: an imposter's page gets at most pageStubs stubs and
+// recentRequests requests, however many the imposter has, with the true counts beside them.
+func TestDashboardImposterReadIsBounded(t *testing.T) {
+	a, _ := newTestAPI(t, Options{})
+	var stubs []string
+	for i := range pageStubs + 50 {
+		stubs = append(stubs, `{"predicates":[{"equals":{"path":"/`+strconv.Itoa(i)+`"}}],"responses":[{"is":{"statusCode":200}}]}`)
+	}
+	v, err := config.ParseJSON([]byte(`{"protocol":"http","recordRequests":true,"stubs":[` + strings.Join(stubs, ",") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	im, err := a.reg.Create(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serveAPI(t, a)
+	port := strconv.Itoa(im.Port())
+	for i := range recentRequests + 10 {
+		httpGet(t, "http://127.0.0.1:"+port+"/"+strconv.Itoa(i))
+	}
+	status, _, body := httpGet(t, base+"/dashboard/api/imposters/"+port)
+	var got struct {
+		NumberOfRequests, StubCount int
+		Stubs, Requests             []map[string]any
+	}
+	if err := json.Unmarshal([]byte(body), &got); status != 200 || err != nil {
+		t.Fatalf("GET /dashboard/api/imposters/%s: %d %v %.200s", port, status, err, body)
+	}
+	if got.StubCount != pageStubs+50 || len(got.Stubs) != pageStubs {
+		t.Errorf("stubCount %d with %d stubs, want %d with %d", got.StubCount, len(got.Stubs), pageStubs+50, pageStubs)
+	}
+	if got.NumberOfRequests != recentRequests+10 || len(got.Requests) != recentRequests {
+		t.Errorf("numberOfRequests %d with %d requests, want %d with %d", got.NumberOfRequests, len(got.Requests), recentRequests+10, recentRequests)
+	}
+	if newest := got.Requests[0]["request"].(map[string]any)["path"]; newest != "/"+strconv.Itoa(recentRequests+9) {
+		t.Errorf("the first request is %v, want the newest", newest)
+	}
+	if stub := got.Requests[0]["stub"]; stub != float64(recentRequests+9) {
+		t.Errorf("the newest request was answered by %v, want stub %d", stub, recentRequests+9)
+	}
+}
