@@ -70,11 +70,8 @@ func parseAccept(h string) []mediaRange {
 // parseRange parses "type/subtype;k=v;q=0.5" as negotiator's simpleMediaTypeRegExp does.
 func parseRange(s string, i int) (mediaRange, bool) {
 	m := mediaRange{q: 1, i: i}
-	rest := ""
-	if semi := indexUnquoted(s, ';'); semi >= 0 {
-		s, rest = s[:semi], s[semi+1:]
-	}
-	s = strings.TrimRight(s, " \t")
+	parts := splitQuoted(s, ';')
+	s = strings.TrimRight(parts[0], " \t")
 	slash := strings.IndexByte(s, '/')
 	if slash <= 0 || slash == len(s)-1 {
 		return m, false
@@ -83,10 +80,7 @@ func parseRange(s string, i int) (mediaRange, bool) {
 	if strings.ContainsAny(m.typ, " \t/") || strings.ContainsAny(m.sub, " \t") {
 		return m, false
 	}
-	if rest == "" {
-		return m, true
-	}
-	for _, p := range splitQuoted(rest, ';') {
+	for _, p := range parts[1:] {
 		k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
 		k = strings.ToLower(strings.TrimSpace(k))
 		v = strings.TrimSpace(v)
@@ -163,21 +157,6 @@ func splitQuoted(s string, sep byte) []string {
 		}
 	}
 	return append(out, s[start:])
-}
-
-func indexUnquoted(s string, c byte) int {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			quoted = !quoted
-		case c:
-			if !quoted {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // parseFloatPrefix is JavaScript's parseFloat for the decimal forms a q value takes; anything

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,9 +11,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mockd/mockd/test/internal/mockdproc"
 )
 
 // TestFirefox loads every page in headless Firefox, driven over its Marionette protocol on
@@ -54,7 +54,7 @@ func TestFirefox(t *testing.T) {
 	if got := ff.script(t, `return document.body.dataset.lastCopied`); !strings.Contains(fmt.Sprint(got), "curl") {
 		t.Errorf("Copy as curl copied %v", got)
 	}
-	ff.stop(t)
+	ff.stop()
 	for _, line := range strings.Split(ff.output(), "\n") {
 		if strings.Contains(line, f.Admin) && (strings.Contains(line, "error") || strings.Contains(line, "warning")) {
 			t.Errorf("Firefox: %s", line)
@@ -68,8 +68,7 @@ type firefox struct {
 	conn net.Conn
 	rd   *bufio.Reader
 	id   int
-	mu   sync.Mutex
-	out  bytes.Buffer
+	out  mockdproc.SyncBuffer
 	done chan struct{}
 }
 
@@ -116,12 +115,12 @@ func startFirefox(t *testing.T, bin string) *firefox {
 	}
 	ff := &firefox{done: make(chan struct{})}
 	ff.cmd = exec.Command(bin, "--headless", "--marionette", "--no-remote", "--profile", profile, "--window-size=1280,860")
-	ff.cmd.Stdout, ff.cmd.Stderr = ff, ff
+	ff.cmd.Stdout, ff.cmd.Stderr = &ff.out, &ff.out
 	if err := ff.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = ff.cmd.Wait(); close(ff.done) }()
-	t.Cleanup(func() { ff.stop(t) })
+	t.Cleanup(func() { ff.stop() })
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
@@ -141,17 +140,7 @@ func startFirefox(t *testing.T, bin string) *firefox {
 	return ff
 }
 
-func (ff *firefox) Write(p []byte) (int, error) {
-	ff.mu.Lock()
-	defer ff.mu.Unlock()
-	return ff.out.Write(p)
-}
-
-func (ff *firefox) output() string {
-	ff.mu.Lock()
-	defer ff.mu.Unlock()
-	return ff.out.String()
-}
+func (ff *firefox) output() string { return ff.out.String() }
 
 // read reads one Marionette message: its length, a colon and as many bytes of JSON.
 func (ff *firefox) read() (json.RawMessage, error) {
@@ -215,20 +204,9 @@ func (ff *firefox) wait(t *testing.T, what, expr string) {
 }
 
 // stop ends the Firefox this test started.
-func (ff *firefox) stop(t *testing.T) {
-	select {
-	case <-ff.done:
-		return
-	default:
-	}
+func (ff *firefox) stop() {
 	if ff.conn != nil {
 		ff.conn.Close()
 	}
-	_ = ff.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-ff.done:
-	case <-time.After(20 * time.Second):
-		_ = ff.cmd.Process.Kill()
-		<-ff.done
-	}
+	mockdproc.Interrupt(ff.cmd.Process, ff.done, 20*time.Second)
 }

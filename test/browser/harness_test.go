@@ -8,13 +8,9 @@
 package browser
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +24,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/mockd/mockd/test/internal/mockdproc"
 )
 
 var (
@@ -46,24 +44,13 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	chromePath = findChromium()
-	if bin := os.Getenv("MOCKD_BIN"); bin != "" {
-		mockdBin = bin
-	} else {
-		dir, err := os.MkdirTemp("", "mockd-browser")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		mockdBin = filepath.Join(dir, "mockd")
-		build := exec.Command("go", "build", "-o", mockdBin, "./cmd/mockd")
-		build.Dir = "../.."
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "cannot build mockd:", err)
-			return 1
-		}
+	bin, done, err := mockdproc.Build("../..")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
+	defer done()
+	mockdBin = bin
 	if chromePath != "" {
 		profile, err := os.MkdirTemp("", "mockd-chromium")
 		if err != nil {
@@ -131,118 +118,38 @@ func needBrowser(t *testing.T) {
 
 // server is one running mockd process.
 type server struct {
-	cmd    *exec.Cmd
-	Admin  string // "http://127.0.0.1:PORT"
-	APIKey string
-	mu     sync.Mutex
-	output bytes.Buffer
-	exited chan struct{}
+	*mockdproc.Server
+	APIKey string // sent by api
 }
-
-var readyLine = regexp.MustCompile(`now taking orders - point your browser to http://localhost:(\d+)/`)
 
 // startMockd runs `mockd serve --port 0 --host 127.0.0.1 args...` until the test ends.
 func startMockd(t *testing.T, args ...string) *server {
 	t.Helper()
-	full := append([]string{"serve", "--port", "0", "--host", "127.0.0.1"}, args...)
-	cmd := exec.Command(mockdBin, full...)
-	s := &server{cmd: cmd, exited: make(chan struct{})}
+	full := mockdproc.Args(args...)
+	p, err := mockdproc.Start(exec.Command(mockdBin, full...), strings.Join(full, " "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	s := &server{Server: p}
 	for i, a := range args {
 		if a == "--apikey" && i+1 < len(args) {
 			s.APIKey = args[i+1]
 		}
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = &lockedWriter{s}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	port := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			line := sc.Text()
-			_, _ = (&lockedWriter{s}).Write([]byte(line + "\n"))
-			if m := readyLine.FindStringSubmatch(line); m != nil {
-				select {
-				case port <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	go func() {
-		_ = cmd.Wait()
-		close(s.exited)
-	}()
-	select {
-	case p := <-port:
-		s.Admin = "http://127.0.0.1:" + p
-		t.Cleanup(s.stop)
-	case <-s.exited:
-		t.Fatalf("mockd %s exited before it was ready:\n%s", strings.Join(full, " "), s.Output())
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("mockd did not become ready:\n%s", s.Output())
-	}
 	return s
 }
 
-type lockedWriter struct{ s *server }
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	return w.s.output.Write(p)
-}
-
-// Output returns everything mockd printed so far.
-func (s *server) Output() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.output.String()
-}
-
-func (s *server) stop() {
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.exited:
-	case <-time.After(15 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-}
-
-var client = &http.Client{Timeout: 30 * time.Second}
+var client = mockdproc.Client
 
 // do sends a request and returns the status and body; headers are name, value pairs.
 func do(t *testing.T, method, url, body string, headers ...string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	status, _, b, err := mockdproc.Do(method, url, body, headers...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, b
+	return status, b
 }
 
 // api calls the admin API (with the server's key) and returns the status and body.
