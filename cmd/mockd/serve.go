@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,6 +45,7 @@ type serverFlags struct {
 	maxBody        byteSize
 	journalSize    int
 	journalBytes   byteSize
+	fileRoots      []string
 	noMetrics      bool
 	verdict        string
 }
@@ -77,6 +79,7 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
 	f.maxBody = 64 << 20
 	fs.Var(&f.maxBody, "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), and largest tcp request or smtp message")
+	fs.StringArrayVar(&f.fileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
 	fs.IntVar(&f.journalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
 	f.journalBytes = 256 << 20
 	fs.Var(&f.journalBytes, "journal-bytes", "approximate bytes of recorded requests each imposter keeps (the oldest go first)")
@@ -120,6 +123,14 @@ func applyServerBlock(cmd *cobra.Command, f *serverFlags, server *config.Object)
 			parts := make([]string, 0, len(v))
 			for _, e := range v {
 				parts = append(parts, fmt.Sprint(e))
+			}
+			if fl := cmd.Flags().Lookup(m.Key); fl != nil && fl.Value.Type() == "stringArray" {
+				for _, p := range parts { // a repeatable flag: once per element
+					if err := cmd.Flags().Set(m.Key, p); err != nil {
+						return fmt.Errorf("server.%s: %w", m.Key, err)
+					}
+				}
+				continue
 			}
 			text = strings.Join(parts, "|")
 		default:
@@ -184,6 +195,7 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		IdleTimeout:    f.idleTimeout,
 		JournalSize:    f.journalSize,
 		JournalBytes:   int(f.journalBytes),
+		FileRoots:      append(configDirs(files), f.fileRoots...),
 		DrainTimeout:   f.drain,
 		MaxBody:        int(f.maxBody),
 		NoMetrics:      f.noMetrics,
@@ -211,6 +223,19 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		return writeVerdict(f.verdict, a.Verdict(false), false)
 	}
 	return nil
+}
+
+// configDirs returns the directories of the config files, directories and globs named.
+func configDirs(patterns []string) []string {
+	var dirs []string
+	for _, p := range patterns {
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			dirs = append(dirs, p)
+		} else {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+	}
+	return dirs
 }
 
 // configError prints every config problem and exits 1 without starting anything.

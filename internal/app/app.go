@@ -17,6 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/admin"
+	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/logs"
@@ -61,6 +62,10 @@ type Options struct {
 	// HeaderTimeout bounds the time an http request (imposter or admin API) takes to arrive,
 	// from its first byte until it is read in full; 0 = no limit.
 	HeaderTimeout time.Duration
+	// FileRoots are directories files named in stubs (a lookup's CSV) may be read from, besides
+	// the working directory; the command adds the config files' directories. Ignored with
+	// AllowInjection, which lets stubs read any file.
+	FileRoots []string
 	// MaxBody bounds request bodies (also after decompression), tcp requests and smtp
 	// messages; 0 = 64 MiB.
 	MaxBody int
@@ -172,6 +177,7 @@ func New(opts Options) (*App, error) {
 		IdleTimeout:   opts.IdleTimeout,
 		DrainTimeout:  opts.DrainTimeout,
 		MaxBodySize:   opts.MaxBody,
+		Files:         fileRules(opts),
 		JournalSize:   opts.JournalSize,
 		JournalBytes:  opts.JournalBytes,
 	})
@@ -195,6 +201,15 @@ func New(opts Options) (*App, error) {
 		}
 	}
 	return a, nil
+}
+
+// fileRules are the rules for files stubs name: any regular file with --allowInjection (which
+// allows shell commands anyway), otherwise only under the working directory and FileRoots.
+func fileRules(opts Options) *behavior.Files {
+	if opts.AllowInjection {
+		return behavior.NewFiles(nil, 0)
+	}
+	return behavior.NewFiles(append([]string{"."}, opts.FileRoots...), 0)
 }
 
 // BuildImposters validates and compiles every imposter of cfg with reg's options, collecting all

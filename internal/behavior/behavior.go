@@ -22,6 +22,8 @@ type Options struct {
 	// Logger receives Mountebank's behavior log lines (missing CSV files, shell stderr…).
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// Files says which files a lookup may read; nil = any regular file (DefaultMaxFileSize).
+	Files *Files
 }
 
 // Compiled is a response's behaviors, compiled once. It is immutable and safe for concurrent use.
@@ -68,14 +70,15 @@ func (a *applyState) request() *config.Object {
 // Compile compiles a response's "behaviors" array (after config has upcast the old
 // `_behaviors` object). Behaviors run in array order and, within one object, in key order;
 // unknown keys are ignored as Mountebank ignores them. Regexes, XPath and JSONPath selectors are
-// compiled here and CSV files read here. Problems Mountebank only reports when a request comes
-// (an invalid regex or XPath) are kept and returned by Apply; Compile fails only when behaviors
-// is not an array.
+// compiled here; CSV files are read when a request needs them, as in Mountebank. Problems
+// Mountebank only reports when a request comes (an invalid regex or XPath) are kept and returned
+// by Apply; Compile fails only for a lookup file opts.Files refuses (a *config.Error).
 func Compile(behaviors []any, opts Options) (*Compiled, error) {
 	c := &Compiled{log: opts.Logger}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	opts.Logger = c.log
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = script.DefaultTimeout
@@ -93,7 +96,10 @@ func Compile(behaviors []any, opts Options) (*Compiled, error) {
 			case "copy":
 				s = compileCopy(config.AsObject(m.Value))
 			case "lookup":
-				s = compileLookup(config.AsObject(m.Value), c.log)
+				var err *config.Error
+				if s, err = compileLookup(config.AsObject(m.Value), opts); err != nil {
+					return nil, err
+				}
 			case "decorate":
 				s = &decorateStep{source: jsString(m.Value)}
 			case "shellTransform":

@@ -1,6 +1,7 @@
 package behavior
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
@@ -21,18 +24,34 @@ type lookupStep struct {
 	index     int
 	into      string
 	keyColumn string
-	table     *csvTable // nil when the data source is not csv
+	csv       *csvSource // nil when the data source is not csv
 }
 
-// csvTable is a CSV file read once at compile time: its header and the rows Mountebank's
-// streaming parser would reach before an error.
+// csvSource is a lookup's CSV file. As Mountebank, it is read when a request needs it, so a
+// file written or changed after the stub was created is used; the table parsed from it is kept
+// until the file's size or modification time changes.
+type csvSource struct {
+	path, delim, keyColumn string
+	files                  *Files
+	log                    *slog.Logger
+	cached                 atomic.Pointer[csvCache]
+}
+
+type csvCache struct {
+	size  int64
+	mtime time.Time
+	table *csvTable
+}
+
+// csvTable is a CSV file's header and the rows Mountebank's streaming parser would reach before
+// an error.
 type csvTable struct {
 	header []string
 	rows   [][]string
 	hasKey bool // the header names keyColumn
 }
 
-func compileLookup(cfg *config.Object, log *slog.Logger) step {
+func compileLookup(cfg *config.Object, opts Options) (step, *config.Error) {
 	key := config.AsObject(get(cfg, "key"))
 	s := &lookupStep{
 		from: get(key, "from"),
@@ -48,32 +67,49 @@ func compileLookup(cfg *config.Object, log *slog.Logger) step {
 		if d, ok := get(csvCfg, "delimiter").(string); ok && d != "" {
 			delim = d
 		}
-		s.table = readCSV(jsString(get(csvCfg, "path")), delim, s.keyColumn, log)
+		path := jsString(get(csvCfg, "path"))
+		if err := opts.Files.Check("lookup file", path); err != nil {
+			err.Source = cfg
+			return nil, err
+		}
+		s.csv = &csvSource{path: path, delim: delim, keyColumn: s.keyColumn, files: opts.Files, log: opts.Logger}
 	}
-	return s
+	return s, nil
 }
 
-// readCSV reads a CSV file as Mountebank's csv-parse does with its defaults (quotes, no
-// trimming, every record as long as the header). A file that cannot be read gives an empty table.
-func readCSV(path, delim, keyColumn string, log *slog.Logger) *csvTable {
-	t := &csvTable{}
-	f, err := os.Open(path)
-	if err != nil {
-		log.Error("Cannot read " + path + ": " + err.Error())
-		return t
+// table returns the CSV file's table as it is now; a file that cannot be read (missing, not a
+// regular file, too large, outside the allowed directories) gives an empty table, logged as
+// Mountebank logs it.
+func (c *csvSource) table() *csvTable {
+	if c == nil {
+		return nil
 	}
-	defer f.Close()
+	if info, err := os.Stat(c.path); err == nil {
+		if t := c.cached.Load(); t != nil && t.size == info.Size() && t.mtime.Equal(info.ModTime()) {
+			return t.table
+		}
+	}
+	data, info, err := c.files.Read(c.path)
+	if err != nil {
+		c.log.Error("Cannot read " + c.path + ": " + err.Error())
+		return &csvTable{}
+	}
+	t := parseCSV(data, c.delim, c.keyColumn, c.log)
+	c.cached.Store(&csvCache{size: info.Size(), mtime: info.ModTime(), table: t})
+	return t
+}
+
+// parseCSV reads CSV text as Mountebank's csv-parse does with its defaults (quotes, no
+// trimming, every record as long as the header).
+func parseCSV(data []byte, delim, keyColumn string, log *slog.Logger) *csvTable {
+	t := &csvTable{}
 	var next func() ([]string, error)
 	if r, size := utf8.DecodeRuneInString(delim); size == len(delim) && r != '"' && r != '\r' && r != '\n' && r != utf8.RuneError {
-		cr := csv.NewReader(f)
+		cr := csv.NewReader(bytes.NewReader(data))
 		cr.Comma = r
 		cr.FieldsPerRecord = 0
 		next = cr.Read
 	} else {
-		data, err := io.ReadAll(f)
-		if err != nil {
-			return t
-		}
 		lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 		next = func() ([]string, error) {
 			for len(lines) > 0 {
@@ -140,7 +176,7 @@ func (s *lookupStep) apply(_ context.Context, a *applyState) error {
 	if s.index < len(vals) {
 		key = joinKey(vals[s.index])
 	}
-	row := s.table.row(s.keyColumn, key)
+	row := s.csv.table().row(s.keyColumn, key)
 	if row.Len() == 0 {
 		return nil
 	}

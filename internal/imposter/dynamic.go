@@ -2,6 +2,7 @@ package imposter
 
 import (
 	"context"
+	"errors"
 	"net"
 	"time"
 
@@ -45,8 +46,12 @@ func (im *Imposter) prepareDynamic(r *config.Object, out *response) error {
 		return config.Errors(errs)
 	}
 	list, _ := bv.([]any)
-	comp, err := behavior.Compile(list, behavior.Options{Timeout: im.scriptTimeout(), Logger: im.log})
+	comp, err := behavior.Compile(list, behavior.Options{Timeout: im.scriptTimeout(), Logger: im.log, Files: im.opts.Files})
 	if err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return ce
+		}
 		return &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
 	}
 	if comp.Len() > 0 {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
@@ -54,6 +55,8 @@ type Options struct {
 	// HeaderTimeout bounds the time an http request takes to arrive, from its first byte until
 	// it is read in full; 0 = no limit.
 	HeaderTimeout time.Duration
+	// Files says which files stubs may name (a lookup's CSV); nil = any regular file.
+	Files *behavior.Files
 	// Logger receives operational messages; nil = slog.Default().
 	Logger *slog.Logger
 }

@@ -210,6 +210,8 @@ func play(t *testing.T, file string, sc scenario, s *server) ([]exchange, []engi
 	for i, st := range sc.Steps {
 		var ex exchange
 		switch {
+		case st.File != nil:
+			ex = st.File.write(s.cmd.Dir)
 		case st.TCP != nil:
 			ex = st.TCP.exchange(v)
 		case st.SMTP != nil:

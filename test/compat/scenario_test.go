@@ -34,6 +34,7 @@ type step struct {
 	HTTP  *httpStep  `json:"http,omitempty"`
 	TCP   *tcpStep   `json:"tcp,omitempty"`
 	SMTP  *smtpStep  `json:"smtp,omitempty"`
+	File  *fileStep  `json:"file,omitempty"`
 
 	// Ignore lists paths into the compared answer (status, headers.<name>,
 	// body.<path>) that legitimately differ; "[*]" matches every element.
@@ -48,6 +49,24 @@ type step struct {
 	// "body.port") for later steps as ${name}; answers are normalised so
 	// the captured value reads as ${name} on both sides.
 	Capture map[string]string `json:"capture,omitempty"`
+}
+
+// fileStep writes a file into the engine's working directory (say, the CSV of a lookup written
+// after the imposter that reads it). Its answer is empty on both engines.
+type fileStep struct {
+	Path    string `json:"path"` // relative, inside the working directory
+	Content string `json:"content"`
+}
+
+// write writes the file into dir.
+func (f *fileStep) write(dir string) exchange {
+	if filepath.IsAbs(f.Path) || strings.HasPrefix(filepath.Clean(f.Path), "..") {
+		return exchange{Err: "file: the path must be relative, inside the working directory: " + f.Path}
+	}
+	if err := os.WriteFile(filepath.Join(dir, f.Path), []byte(f.Content), 0o644); err != nil {
+		return exchange{Err: "file: " + err.Error()}
+	}
+	return exchange{}
 }
 
 type adminStep struct {
@@ -374,6 +393,8 @@ func (st step) describe() string {
 		return fmt.Sprintf("admin %s %s", st.Admin.Method, st.Admin.Path)
 	}
 	switch {
+	case st.File != nil:
+		return "file " + st.File.Path
 	case st.TCP != nil:
 		return fmt.Sprintf("tcp :%s", strings.Trim(string(st.TCP.Port), `"`))
 	case st.SMTP != nil:
@@ -389,7 +410,7 @@ func (st step) describe() string {
 // kinds counts the kinds of request a step names (exactly one is valid).
 func (st step) kinds() int {
 	n := 0
-	for _, set := range []bool{st.Admin != nil, st.HTTP != nil, st.TCP != nil, st.SMTP != nil} {
+	for _, set := range []bool{st.Admin != nil, st.HTTP != nil, st.TCP != nil, st.SMTP != nil, st.File != nil} {
 		if set {
 			n++
 		}

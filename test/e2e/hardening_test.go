@@ -567,3 +567,72 @@ func TestAccessFlagsHelp(t *testing.T) {
 		}
 	}
 }
+
+// lookupImposter is an imposter whose one stub answers name=<the row's name> from csvPath.
+func lookupImposter(port int, csvPath string) string {
+	path, _ := json.Marshal(csvPath)
+	return fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"name=$ROW[name]"},"behaviors":[
+		{"lookup":{"key":{"from":"path","using":{"method":"regex","selector":"\\d+"}},"fromDataSource":{"csv":{"path":%s,"keyColumn":"id"}},"into":"$ROW"}}]}]}]}`, port, path)
+}
+
+// Item 5: files named through the admin API (a lookup's CSV) are read only as regular files of
+// bounded size, never while the admin API waits, and without --allowInjection only under the
+// working directory, the config files' directories or --file-root. At b7b0a86 any readable file
+// could be read back through a response, /dev/zero took RSS to gigabytes and a FIFO blocked
+// every admin write.
+func TestFilesNamedThroughTheAPI(t *testing.T) {
+	root := t.TempDir()
+	s := start(t, "--file-root", root)
+	port := listenFree(t)
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	// Checked first: at b7b0a86 the later steps would have read /dev/zero without bound.
+	status, _, body := do(t, "POST", s.Admin+"/imposters", lookupImposter(port, "/etc/passwd"))
+	if status != 403 || !strings.Contains(body, "insufficient access") || !strings.Contains(body, "--file-root") {
+		t.Fatalf("a lookup of /etc/passwd without --allowInjection: %d %s, want 403 insufficient access", status, body)
+	}
+	csv := filepath.Join(root, "people.csv")
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", lookupImposter(port, csv)); status != 201 {
+		t.Fatalf("a lookup under --file-root: %d %s", status, body)
+	}
+	if err := os.WriteFile(csv, []byte("id,name\n42,Bob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, body := do(t, "GET", base+"/people/42", ""); body != "name=Bob" {
+		t.Errorf("a CSV written after the imposter: %q, want name=Bob", body)
+	}
+	do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+
+	// A config file's directory is allowed too.
+	cfgDir := t.TempDir()
+	cfgCSV := filepath.Join(cfgDir, "people.csv")
+	if err := os.WriteFile(cfgCSV, []byte("id,name\n42,Ann\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := write(t, cfgDir, "imposters.json", `{"imposters":[`+lookupImposter(port, cfgCSV)+`]}`)
+	sc := start(t, "-c", cfg)
+	if _, _, body := do(t, "GET", base+"/people/42", ""); body != "name=Ann" {
+		t.Errorf("a CSV beside the config file: %q, want name=Ann", body)
+	}
+	sc.stop()
+
+	s2 := start(t, "--allowInjection")
+	fifo := filepath.Join(root, "fifo.csv")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	for _, path := range []string{"/dev/zero", fifo} {
+		if status, _, body := do(t, "POST", s2.Admin+"/imposters", lookupImposter(port, path)); status != 201 {
+			t.Fatalf("a lookup of %s with --allowInjection: %d %s", path, status, body)
+		}
+		if _, _, body := do(t, "GET", base+"/people/42", ""); body != "name=$ROW[name]" {
+			t.Errorf("a lookup of %s: %q, want the tokens left", path, body)
+		}
+		if status, _, _ := do(t, "POST", s2.Admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, listenFree(t))); status != 201 {
+			t.Errorf("an admin write after a lookup of %s: %d", path, status)
+		}
+		do(t, "DELETE", s2.Admin+"/imposters/"+strconv.Itoa(port), "")
+	}
+	if rss := peakRSS(t, s2.cmd.Process.Pid); rss > 512<<20 {
+		t.Errorf("peak RSS %d MiB after reading /dev/zero, want it bounded", rss>>20)
+	}
+}
