@@ -171,8 +171,8 @@ func httpResponseJSON(resp *response) *config.Object {
 }
 
 func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, resp *response) {
-	ctx.SetStatusCode(resp.status)
 	h := &ctx.Response.Header
+	setStatus(h, resp.status)
 	for _, hd := range resp.headers {
 		if hd.set {
 			// Nothing to replace and nothing to clean: SetCanonical only copies.

@@ -39,7 +39,7 @@ func (a answer) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	n := 0
-	for _, k := range []string{"error", "status", "headers", "body"} {
+	for _, k := range []string{"error", "status", "reason", "headers", "body"} {
 		v, ok := a[k]
 		if !ok {
 			continue
@@ -67,6 +67,9 @@ func normalise(ex exchange, st step, ctx engineCtx, jsonBody bool) answer {
 		return answer{"error": ex.Err}
 	}
 	a := answer{"status": json.Number(strconv.Itoa(ex.Status))}
+	if st.HTTP != nil && st.HTTP.Reason {
+		a["reason"] = ex.Reason
+	}
 
 	hs := map[string]any{}
 	for _, h := range ex.Headers {

@@ -93,6 +93,8 @@ type httpStep struct {
 	// ClientCert and ClientKey, PEM text, are the client certificate offered for mutual TLS.
 	ClientCert string `json:"clientCert,omitempty"`
 	ClientKey  string `json:"clientKey,omitempty"`
+	// Reason compares the status line's reason phrase too.
+	Reason bool `json:"reason,omitempty"`
 }
 
 // tlsConfig is the client configuration for an https step (nil for plain http).

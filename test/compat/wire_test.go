@@ -25,7 +25,9 @@ type header struct {
 
 // exchange is what one engine answered to one step.
 type exchange struct {
-	Status  int
+	Status int
+	// Reason is the status line's reason phrase.
+	Reason  string
 	Headers []header
 	Body    []byte
 	// Err is set when no HTTP answer arrived (refused, reset, closed early).
@@ -111,6 +113,9 @@ func readResponse(r *bufio.Reader, method string) (exchange, error) {
 	ex.Status, err = strconv.Atoi(parts[1])
 	if err != nil {
 		return ex, fmt.Errorf("malformed status line %q", line)
+	}
+	if len(parts) == 3 {
+		ex.Reason = parts[2]
 	}
 	for {
 		line, err := readLine(r)
