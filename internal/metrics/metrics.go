@@ -1,6 +1,7 @@
 // Package metrics holds mockd's Prometheus collectors, named and labelled as Mountebank's so
 // existing dashboards keep working. Per-imposter children are resolved once, when an imposter
-// starts, never per request.
+// starts, never per request; as in Mountebank, a series is shown only once it has counted
+// something (see shownOnceUsed).
 package metrics
 
 import (
@@ -9,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
@@ -51,10 +53,43 @@ func New() *Registry {
 			Help: "Number of times a connection was blocked from a non-whitelisted IP address",
 		}, []string{"imposter"}),
 	}
-	r.reg.MustRegister(r.matchDuration, r.noMatch, r.requests, r.respDuration, r.blocked,
+	r.reg.MustRegister(shownOnceUsed{r.matchDuration}, shownOnceUsed{r.noMatch}, shownOnceUsed{r.requests},
+		shownOnceUsed{r.respDuration}, shownOnceUsed{r.blocked},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{}))
 	return r
+}
+
+// shownOnceUsed collects the series of c that have counted something: a counter above zero, a
+// histogram with an observation. Mountebank (prom-client) creates an imposter's series when it
+// first counts (mb_request_total on its first request, mb_no_match_total on its first unmatched
+// one); mockd resolves them when the imposter starts, so that the hot path never creates or
+// looks one up, and hides them until then. The check runs per scrape, never per request.
+type shownOnceUsed struct{ prometheus.Collector }
+
+func (s shownOnceUsed) Collect(ch chan<- prometheus.Metric) {
+	all := make(chan prometheus.Metric)
+	go func() {
+		s.Collector.Collect(all)
+		close(all)
+	}()
+	var m dto.Metric
+	for metric := range all {
+		m.Reset()
+		if metric.Write(&m) == nil && used(&m) {
+			ch <- metric
+		}
+	}
+}
+
+func used(m *dto.Metric) bool {
+	switch {
+	case m.Counter != nil:
+		return m.Counter.GetValue() != 0
+	case m.Histogram != nil:
+		return m.Histogram.GetSampleCount() != 0
+	}
+	return true
 }
 
 // Handler serves the metrics in Prometheus' text format.

@@ -74,7 +74,7 @@ func normalise(ex exchange, st step, ctx engineCtx, jsonBody bool) answer {
 	hs := map[string]any{}
 	for _, h := range ex.Headers {
 		name := strings.ToLower(h.Name)
-		if skippedHeaders[name] || (jsonBody && name == "content-length") {
+		if skippedHeaders[name] || ((jsonBody || st.BodyLines != "") && name == "content-length") {
 			continue
 		}
 		v := ctx.normaliseString(h.Value)
@@ -108,7 +108,11 @@ func normalise(ex exchange, st step, ctx engineCtx, jsonBody bool) answer {
 			}
 		}
 	} else {
-		body = ctx.normaliseString(bodyText(ex.Body))
+		text := bodyText(ex.Body)
+		if st.BodyLines != "" {
+			text = matchingLines(text, st.BodyLines)
+		}
+		body = ctx.normaliseString(text)
 	}
 	a["body"] = body
 
@@ -117,6 +121,20 @@ func normalise(ex exchange, st step, ctx engineCtx, jsonBody bool) answer {
 		ignorePath(a, path)
 	}
 	return a
+}
+
+// matchingLines keeps the lines of text that match the regular expression re, sorted (servers
+// list metric families in different orders).
+func matchingLines(text, re string) string {
+	r := regexp.MustCompile(re)
+	var keep []string
+	for _, line := range strings.Split(text, "\n") {
+		if r.MatchString(line) {
+			keep = append(keep, line)
+		}
+	}
+	sort.Strings(keep)
+	return strings.Join(keep, "\n")
 }
 
 // withHeaderCase renames the answer's header keys back to the case the

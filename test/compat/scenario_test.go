@@ -45,6 +45,10 @@ type step struct {
 	// ExpectStatus, when set, must be what Mountebank answers: it guards
 	// the scenario itself against typos that make every step an error.
 	ExpectStatus int `json:"expectStatus,omitempty"`
+	// BodyLines, a regular expression, compares only the lines of a text body that match it, sorted
+	// (and not Content-Length): for answers such as GET /metrics, most of which differs
+	// between any two servers.
+	BodyLines string `json:"bodyLines,omitempty"`
 	// Capture names values of this engine's answer (by path, e.g.
 	// "body.port") for later steps as ${name}; answers are normalised so
 	// the captured value reads as ${name} on both sides.
@@ -151,6 +155,9 @@ func loadScenario(file string) (scenario, error) {
 	for i, st := range sc.Steps {
 		if st.kinds() != 1 {
 			return sc, fmt.Errorf("%s: step %d: exactly one of admin, http, tcp, smtp is required", file, i+1)
+		}
+		if _, err := regexp.Compile(st.BodyLines); err != nil {
+			return sc, fmt.Errorf("%s: step %d: bodyLines: %w", file, i+1, err)
 		}
 		for _, p := range st.Ignore {
 			if _, err := parsePath(p); err != nil {
