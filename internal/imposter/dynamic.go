@@ -35,6 +35,12 @@ func (im *Imposter) prepareDynamic(r *config.Object, out *response) error {
 			return err
 		}
 	}
+	return im.prepareBehaviors(r, out)
+}
+
+// prepareBehaviors validates a response's behaviors as Mountebank's behaviorsValidator does and
+// compiles them once.
+func (im *Imposter) prepareBehaviors(r *config.Object, out *response) error {
 	bv, present := r.Get("behaviors")
 	if !present {
 		return nil

@@ -91,18 +91,20 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Err
 	default:
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
 	}
-	if out.tcp.proxy == nil {
-		if err := im.prepareDynamic(r, out); err != nil {
-			var ce *config.Error
-			if errors.As(err, &ce) {
-				return nil, ce
-			}
-			var list config.Errors
-			if errors.As(err, &list) && len(list) > 0 {
-				return nil, list[0]
-			}
-			return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
+	prepare := im.prepareDynamic
+	if out.tcp.proxy != nil {
+		prepare = im.prepareBehaviors // applied to the origin's answer
+	}
+	if err := prepare(r, out); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return nil, ce
 		}
+		var list config.Errors
+		if errors.As(err, &list) && len(list) > 0 {
+			return nil, list[0]
+		}
+		return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
 	}
 	return out, nil
 }
@@ -294,26 +296,34 @@ func (s *tcpServer) build(req *request.Request, st *stub, resp *response) (out [
 	if t == nil {
 		t = &tcpResponse{} // the default response
 	}
-	if resp.dynamic() && resp.kind != kindFault {
+	fail := func(err error) ([]byte, bool) {
+		s.im.log.Error("cannot build the response", "err", err)
+		return config.MarshalJSON(scriptErrorBody(err), 0), true
+	}
+	switch {
+	case t.proxy != nil:
+		obj, errObj := s.proxy(req, t.proxy)
+		if errObj != nil {
+			return errorsJSON(errObj), true
+		}
+		if obj == nil {
+			return nil, true // the origin closed without answering: Mountebank never answers either
+		}
+		var err error
+		if obj, err = s.proxied(req, st, t.proxy, resp, obj); err != nil {
+			return fail(err)
+		}
+		t = &tcpResponse{}
+		t.setData(get(obj, "data"), s.binary)
+	case resp.dynamic() && resp.kind != kindFault:
 		obj, err := s.im.buildObject(context.Background(), req, resp)
 		if err != nil {
-			s.im.log.Error("cannot build the response", "err", err)
-			return config.MarshalJSON(scriptErrorBody(err), 0), true
+			return fail(err)
 		}
 		t = &tcpResponse{}
 		t.setData(get(obj, "data"), s.binary)
 	}
 	data, hasData, bad := t.data, t.hasData, t.badData
-	if t.proxy != nil {
-		got, errObj := s.proxy(req, st, t.proxy)
-		if errObj != nil {
-			return errorsJSON(errObj), true
-		}
-		if got == nil {
-			return nil, true // the origin closed without answering: Mountebank never answers either
-		}
-		data, hasData, bad = got, len(got) > 0, false
-	}
 	if !hasData {
 		data, bad = s.defaultData, s.defaultBad
 	}
@@ -375,10 +385,26 @@ func decodeUTF8(b []byte) string {
 	return sb.String()
 }
 
+// proxied passes the origin's answer obj through the response's behaviors and records the result
+// as Mountebank's proxy modes say, as its proxyAndRecord does.
+func (s *tcpServer) proxied(req *request.Request, st *stub, p *tcpProxy, resp *response, obj *config.Object) (*config.Object, error) {
+	if resp.behaviors != nil {
+		var err error
+		if obj, err = resp.behaviors.Apply(context.Background(), req, obj, s.im.js); err != nil {
+			return nil, err
+		}
+	}
+	if p.mode != "proxyTransparent" && st != nil {
+		s.recordProxy(req, st, p, obj)
+	}
+	return obj, nil
+}
+
 // proxy forwards req to the origin and returns its first answer (the bytes of the first read,
-// or as many as the end-of-request resolver wants), recording it as Mountebank's proxy modes
-// say. A nil answer without error means the origin closed without sending anything.
-func (s *tcpServer) proxy(req *request.Request, st *stub, p *tcpProxy) ([]byte, *config.Object) {
+// or as many as the end-of-request resolver wants) as a response object {data,
+// _proxyResponseTime}. A nil answer without error means the origin closed without sending
+// anything.
+func (s *tcpServer) proxy(req *request.Request, p *tcpProxy) (*config.Object, *config.Object) {
 	im := s.im
 	if p.toErr != nil {
 		return nil, p.toErr.Render()
@@ -420,10 +446,7 @@ func (s *tcpServer) proxy(req *request.Request, st *stub, p *tcpProxy) ([]byte, 
 		}
 	}
 	elapsed := time.Since(start)
-	if p.mode != "proxyTransparent" && st != nil {
-		s.recordProxy(req, st, p, s.encode(got), elapsed)
-	}
-	return got, nil
+	return config.NewObject("data", s.encode(got), "_proxyResponseTime", float64(elapsed.Milliseconds())), nil
 }
 
 func isEOF(err error) bool {
@@ -445,14 +468,16 @@ func quoteJS(s string) string { return string(config.MarshalJSON(s, 0)) }
 // recordProxy saves the origin's answer as a new stub (proxyOnce: just before the proxy stub) or
 // a new response of the stub with the same generated predicates (proxyAlways), as Mountebank's
 // responseResolver does.
-func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, data string, elapsed time.Duration) {
+func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, answer *config.Object) {
 	im := s.im
 	preds := tcpPredicatesFor(req, p.generators)
-	is := config.NewObject("data", data, "_proxyResponseTime", float64(elapsed.Milliseconds()))
-	newResp := config.NewObject("is", is)
+	newResp := config.NewObject("is", config.Clone(answer))
 	var extra []any
-	if config.Truthy(get(p.def, "addWaitBehavior")) && elapsed.Milliseconds() > 0 {
-		extra = append(extra, config.NewObject("wait", float64(elapsed.Milliseconds())))
+	if t, _ := get(answer, "_proxyResponseTime").(float64); config.Truthy(get(p.def, "addWaitBehavior")) && t > 0 {
+		extra = append(extra, config.NewObject("wait", t))
+	}
+	if d := get(p.def, "addDecorateBehavior"); config.Truthy(d) {
+		extra = append(extra, config.NewObject("decorate", d))
 	}
 	if len(extra) > 0 {
 		newResp.Set("behaviors", extra)
