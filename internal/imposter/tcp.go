@@ -114,6 +114,12 @@ func (t *tcpResponse) setData(v config.Value, binary bool) {
 	if !config.Truthy(v) {
 		return
 	}
+	if b, ok := bufferJSON(v); ok {
+		// A Buffer from a script (inject, decorate): written as is, in either mode, as
+		// Mountebank writes a Buffer it is given.
+		t.data, t.hasData = b, true
+		return
+	}
 	s, ok := v.(string)
 	if !ok {
 		t.badData = true
@@ -126,6 +132,25 @@ func (t *tcpResponse) setData(v config.Value, binary bool) {
 	} else {
 		t.data = []byte(s)
 	}
+}
+
+// bufferJSON returns the bytes of a node Buffer as JSON shows it, {"type":"Buffer","data":[…]},
+// the form Buffer.from also accepts.
+func bufferJSON(v config.Value) ([]byte, bool) {
+	o, ok := v.(*config.Object)
+	if !ok || get(o, "type") != "Buffer" {
+		return nil, false
+	}
+	items, ok := get(o, "data").([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]byte, len(items))
+	for i, it := range items {
+		f, _ := it.(float64)
+		out[i] = byte(int64(f))
+	}
+	return out, true
 }
 
 func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {

@@ -122,5 +122,5 @@ g.require = function (name) {
     e.code = 'MODULE_NOT_FOUND';
     throw e;
 };
-
+return modules;
 })`

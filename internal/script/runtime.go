@@ -49,6 +49,7 @@ type runtime struct {
 
 	timers    []*jsTimer
 	nextTimer int64
+	ioc       *ioCall // the running call's network I/O, if it started any (loop.go)
 
 	watch    watch // the time limit of calls
 	deadline time.Time
@@ -215,9 +216,11 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 		panic("BUG: script prelude: " + err.Error())
 	}
 	fn, _ := goja.AssertFunction(prelude)
-	if _, err := fn(goja.Undefined(), g, native); err != nil {
+	modules, err := fn(goja.Undefined(), g, native)
+	if err != nil {
 		panic("BUG: script prelude: " + err.Error())
 	}
+	rt.installNode(g, native, modules)
 	return rt
 }
 
@@ -357,67 +360,10 @@ func (rt *runtime) end() {
 	w.mu.Lock()
 	w.running = false // from now on the watch interrupts nothing
 	w.mu.Unlock()
+	rt.stopIO()
 	rt.vm.ClearInterrupt()
 	clear(rt.timers)
 	rt.timers = rt.timers[:0]
-}
-
-// errStalled is returned by runUntil when nothing left could make the awaited thing happen.
-var errStalled = fmt.Errorf("no pending timers")
-
-// runUntil runs due timers, in order, until done reports true, the deadline passes, or no timer
-// is left.
-func (rt *runtime) runUntil(ctx context.Context, done func() bool) error {
-	for !done() {
-		next := -1
-		for i, t := range rt.timers {
-			if t.canceled {
-				continue
-			}
-			if next < 0 || t.when.Before(rt.timers[next].when) {
-				next = i
-			}
-		}
-		if next < 0 {
-			return errStalled
-		}
-		t := rt.timers[next]
-		if wait := time.Until(t.when); wait > 0 {
-			if left := time.Until(rt.deadline); left < wait {
-				sleep(ctx, left)
-				return errTimeout{rt.limit}
-			}
-			if err := sleep(ctx, wait); err != nil {
-				return err
-			}
-		}
-		if time.Now().After(rt.deadline) {
-			return errTimeout{rt.limit}
-		}
-		if t.every > 0 {
-			t.when = time.Now().Add(t.every)
-		} else {
-			rt.timers = append(rt.timers[:next], rt.timers[next+1:]...)
-		}
-		if _, err := t.fn(goja.Undefined(), t.args...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // formatArgs renders arguments as Node's util.format does, for the common directives.

@@ -2,7 +2,6 @@ package script
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -378,14 +377,7 @@ func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, err
 	}
 	var arg goja.Value = rt.vm.ToValue(strings.ToValidUTF8(string(data), "\uFFFD"))
 	if binary {
-		from, ok := goja.AssertFunction(rt.vm.Get("Buffer").ToObject(rt.vm).Get("from"))
-		if !ok {
-			return false, errors.New("BUG: Buffer.from is missing from the script prelude")
-		}
-		arg, err = from(rt.vm.Get("Buffer"), rt.vm.ToValue(base64.StdEncoding.EncodeToString(data)), rt.vm.ToValue("base64"))
-		if err != nil {
-			return false, injectionError("invalid end of request injection", src, err)
-		}
+		arg = rt.newBuffer(data)
 	}
 	v, err := fn(goja.Undefined(), arg, rt.logger)
 	if err != nil {

@@ -89,7 +89,8 @@ func TestResponseErrors(t *testing.T) {
 		{"syntax error", `function (config) { return {`, MsgResponse, ""},
 		{"never calls back", `function (config) { }`, MsgResponse, ""},
 		{"rejected promise", `function () { return Promise.reject(new Error('no')); }`, MsgResponse, "no"},
-		{"require fs refused", `function () { return require('fs'); }`, MsgResponse, "Cannot find module 'fs'"},
+		{"require of a module mockd lacks", `function () { return require('child_process'); }`, MsgResponse, "Cannot find module 'child_process'"},
+		{"fs error", `function () { return require('fs').readFileSync('/nonexistent/x'); }`, MsgResponse, "ENOENT: no such file or directory, open '/nonexistent/x'"},
 	}
 	e := newEngine(t, time.Second)
 	for _, tc := range tests {

@@ -164,6 +164,9 @@ func loadScenario(file string) (scenario, error) {
 				return sc, fmt.Errorf("%s: step %d: ignore %q: %w", file, i+1, p, err)
 			}
 		}
+		if t := st.TCP; t != nil && t.Fill != nil && t.Packets != nil {
+			return sc, fmt.Errorf("%s: step %d: fill goes with data, not packets", file, i+1)
+		}
 		if h := st.HTTP; h != nil {
 			if (h.ClientCert != "") != (h.ClientKey != "") {
 				return sc, fmt.Errorf("%s: step %d: clientCert and clientKey go together", file, i+1)

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,15 @@ type tcpStep struct {
 	// ReadMS bounds how long to wait for an answer (default 600 ms); reading also stops 150 ms
 	// after the last byte arrived, or when the server closes the connection.
 	ReadMS int `json:"readMs,omitempty"`
+	// Fill, when set, makes the (only) packet a large request: Data followed by Fill.Bytes bytes
+	// of 'x', written in pieces of Fill.Piece bytes (default 16 KiB) a few milliseconds apart, so
+	// that it reaches the server as many packets.
+	Fill *tcpFill `json:"fill,omitempty"`
+}
+
+type tcpFill struct {
+	Bytes int `json:"bytes"`
+	Piece int `json:"piece,omitempty"`
 }
 
 // smtpStep sends one message to an smtp imposter with Go's net/smtp client (no STARTTLS).
@@ -69,7 +79,7 @@ func (s *tcpStep) exchange(v vars) exchange {
 				return exchange{Err: err.Error()}
 			}
 		}
-		if _, err := conn.Write(data); err != nil {
+		if err := s.write(conn, data); err != nil {
 			return tcpAnswer(got, "write: "+classifyNetErr(err))
 		}
 		more, end := readAnswer(conn, wait)
@@ -79,6 +89,28 @@ func (s *tcpStep) exchange(v vars) exchange {
 		}
 	}
 	return tcpAnswer(got, "quiet")
+}
+
+// write sends one packet's data, with Fill's filler after it in pieces.
+func (s *tcpStep) write(conn net.Conn, data []byte) error {
+	if s.Fill == nil {
+		_, err := conn.Write(data)
+		return err
+	}
+	data = append(data, bytes.Repeat([]byte{'x'}, s.Fill.Bytes)...)
+	piece := s.Fill.Piece
+	if piece <= 0 {
+		piece = 16 << 10
+	}
+	for len(data) > 0 {
+		n := min(piece, len(data))
+		if _, err := conn.Write(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }
 
 func tcpAnswer(body []byte, end string) exchange {
