@@ -396,6 +396,9 @@ func (im *Imposter) Start() error {
 	im.ln = NewRetryListener(ln, im.log)
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port
+	if im.js != nil {
+		im.js.SetLogger(im.log) // scripts log under the imposter's scope, as in Mountebank
+	}
 	im.metrics = im.opts.Metrics.ForImposter("[" + im.scope() + "] ")
 	newServer, ok := protocolServers[im.def.Protocol]
 	if !ok {

@@ -23,6 +23,7 @@ func (rt *runtime) installNode(g, native *goja.Object, modules goja.Value) {
 	if _, err := fn(goja.Undefined(), g, native, modules); err != nil {
 		panic("BUG: node prelude: " + err.Error())
 	}
+	rt.installInspect(g, native, modules)
 }
 
 // newBuffer returns a Buffer holding a copy of b.

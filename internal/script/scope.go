@@ -60,6 +60,17 @@ func (e *Engine) NewScope(log *slog.Logger) *Scope {
 	return &Scope{e: e, log: log}
 }
 
+// SetLogger makes log receive the scripts' console and logger output from now on: an imposter
+// knows its scope (protocol and port) only once it listens.
+func (s *Scope) SetLogger(log *slog.Logger) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = log
+	if s.rt != nil {
+		s.rt.log = log
+	}
+}
+
 // Predicate runs an inject predicate as Mountebank's predicates.js does,
 // `(fn)(config, logger, imposterState)`, and reports whether its result is truthy.
 // A failure is a *config.Error with code "invalid injection".

@@ -43,3 +43,39 @@ func TestRunawayScriptsFailOneRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptLoggerAsMountebank checks what scripts log: under the imposter's scope, formatted
+// as Mountebank's scoped logger formats (String of the first argument, then util.format with
+// node's util.inspect layout), console output at its level.
+func TestScriptLoggerAsMountebank(t *testing.T) {
+	s := start(t, "--allowInjection")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"name":"lg","stubs":[{"responses":[{"inject":
+		"function (config) { config.logger.info('logger obj', {a: 1, b: [1, 2]}, [3]); config.logger.warn('warn %%d', 42); config.logger.error(new Error('boom')); config.logger.info({x: 1}); console.log('console says %%s', 'hi', {a: 1}); console.error('oops'); return {body: 'ok'}; }"}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	if _, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); body != "ok" {
+		t.Fatalf("imposter answered %q", body)
+	}
+	_, _, body := do(t, "GET", s.Admin+"/logs", "")
+	logs, _ := jsonBody(t, body)["logs"].([]any)
+	seen := map[string]bool{}
+	for _, l := range logs {
+		e, _ := l.(map[string]any)
+		seen[fmt.Sprint(e["level"], " ", e["message"])] = true
+	}
+	scope := fmt.Sprintf("[http:%d lg] ", port)
+	for _, want := range []string{
+		"info " + scope + "logger obj { a: 1, b: [ 1, 2 ] } [ 3 ]",
+		"warn " + scope + "warn 42",
+		"error " + scope + "Error: boom",
+		"info " + scope + "[object Object]",
+		"info " + scope + "console says hi { a: 1 }",
+		"error " + scope + "oops",
+	} {
+		if !seen[want] {
+			t.Errorf("GET /logs lacks %q\n%s", want, body)
+		}
+	}
+}
