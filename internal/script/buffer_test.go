@@ -2,30 +2,15 @@ package script
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
-
-	"github.com/mockd/mockd/internal/config"
 )
 
 // evalBody runs expr as the body of an inject response and returns it as text, or the script's
 // error message prefixed with "error: ".
 func evalBody(t *testing.T, s *Scope, expr string) string {
 	t.Helper()
-	src := "function (config) { return { body: String(" + expr + ") }; }"
-	got, err := s.Response(context.Background(), src, testRequest())
-	if err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) {
-			if d, ok := config.AsObject(ce.Source).Get("data"); ok {
-				return "error: " + config.JSString(d)
-			}
-		}
-		return "error: " + err.Error()
-	}
-	b, _ := got.Get("body")
-	return config.JSString(b)
+	return respond(t, s, context.Background(), "function (config) { return { body: String("+expr+") }; }")
 }
 
 // TestBufferMethods checks the Buffer given to scripts against what node answers for the same

@@ -188,7 +188,7 @@ func (rt *runtime) runUntil(ctx context.Context, done func() bool) error {
 			t.Stop()
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return errCanceled{} // as cancelOn reports a call interrupted in JavaScript
 		}
 	}
 	return nil
