@@ -53,12 +53,13 @@ type Options struct {
 
 // API is the admin API handler. It is safe for concurrent use.
 type API struct {
-	opts     Options
-	reg      *imposter.Registry
-	log      *slog.Logger
-	changeMu sync.Mutex // with a Store: one change at a time, each saved before the next
-	listed   atomic.Pointer[renderedList]
-	dash     *dashboard.Dashboard
+	opts      Options
+	reg       *imposter.Registry
+	log       *slog.Logger
+	changeMu  sync.Mutex // with a Store: one change at a time, each saved before the next
+	listed    atomic.Pointer[renderedList]
+	dash      *dashboard.Dashboard
+	explained explanations // the no-matches the dashboard showed
 }
 
 // New returns the admin API over reg.

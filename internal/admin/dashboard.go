@@ -2,12 +2,14 @@ package admin
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/dashboard"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/verdict"
 )
 
 // The dashboard's reads: what the pages show beyond Mountebank's API (no-match counts, only the
@@ -62,12 +64,7 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	if rest == "imposters" {
-		list := a.reg.Listing().Imposters
-		out := make([]any, 0, len(list))
-		for _, im := range list {
-			out = append(out, summary(im))
-		}
-		sendCompact(ctx, config.NewObject("imposters", out))
+		sendCompact(ctx, a.dashboardList())
 		return nil
 	}
 	id, ok := strings.CutPrefix(rest, "imposters/")
@@ -79,15 +76,69 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 	if im == nil {
 		return &apiError{status: 404, errs: []*config.Error{{Code: config.CodeNoSuchResource, Message: "Try POSTing to /imposters first?"}}}
 	}
+	sendCompact(ctx, a.dashboardImposter(im))
+	return nil
+}
+
+// dashboardList is every imposter's line, and the verdict of GET /verify without the list of
+// unmatched requests (the imposters' pages show them).
+func (a *API) dashboardList() *config.Object {
+	list := a.reg.Listing().Imposters
+	out := make([]any, 0, len(list))
+	v := &verdict.Verdict{}
+	for _, im := range list {
+		iv := im.StubVerdict()
+		v.Imposters = append(v.Imposters, iv)
+		o := summary(im)
+		o.Set("expectationsFailed", float64(count(iv.Stubs, verdict.Failed)))
+		o.Set("unusedStubs", float64(count(iv.Stubs, verdict.Unused)))
+		out = append(out, o)
+	}
+	v.Finish(false)
+	a.explained.prune(a.reg)
+	return config.NewObject("imposters", out, "verdict", config.NewObject(
+		"passed", v.Passed,
+		"expectations", float64(v.Summary.Expectations),
+		"expectationsFailed", float64(v.Summary.ExpectationsFailed),
+		"unusedStubs", float64(v.Summary.UnusedStubs),
+		"unmatchedRequests", float64(v.Summary.UnmatchedRequests),
+	))
+}
+
+func count(stubs []verdict.Stub, status string) int {
+	n := 0
+	for _, s := range stubs {
+		if s.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// dashboardImposter is an imposter's page: its counters, its first pageStubs stubs with their
+// hits and verdicts, and its latest recorded requests with the stub that answered each or why
+// none did.
+func (a *API) dashboardImposter(im *imposter.Imposter) *config.Object {
 	o := summary(im)
-	def := im.Definition()
 	defs := im.StubDefinitions()
-	stubs := make([]any, 0, min(len(defs), pageStubs))
-	for _, d := range defs[:min(len(defs), pageStubs)] {
-		stubs = append(stubs, d)
+	iv := im.StubVerdict()
+	n := min(len(defs), pageStubs)
+	stubs := make([]any, 0, n)
+	for i, d := range defs[:n] {
+		so := config.NewObject("definition", d)
+		if len(iv.Stubs) == len(defs) { // else the stubs changed in between; next read
+			vs := iv.Stubs[i]
+			so.Set("hits", float64(vs.Hits))
+			so.Set("status", vs.Status)
+			if vs.Message != "" {
+				so.Set("message", vs.Message)
+			}
+		}
+		stubs = append(stubs, so)
 	}
 	o.Set("stubs", stubs)
 	recent := im.RecentRequests(recentRequests)
+	why := a.explained.explain(im.Port(), recent)
 	requests := make([]any, 0, len(recent))
 	for _, r := range recent {
 		e := config.NewObject("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"), "request", r.Request)
@@ -96,14 +147,64 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 			e.Set("stub", float64(r.Stub))
 		case r.Stub == imposter.StubError:
 			e.Set("matchError", true)
-		case def.Protocol != "smtp":
+		case im.Definition().Protocol != "smtp":
 			e.Set("noMatch", true)
+			if ex := why[r.Request]; ex != nil {
+				e.Set("explanation", ex)
+			}
 		}
 		requests = append(requests, e)
 	}
 	o.Set("requests", requests)
-	sendCompact(ctx, o)
-	return nil
+	return o
+}
+
+// explanations keeps, per imposter, the explanations of the no-matches its page showed last,
+// so that each is made once rather than at every read. Safe for concurrent use; its lock is
+// the dashboard's own.
+type explanations struct {
+	mu    sync.Mutex
+	ports map[int]map[*config.Object]*config.Object
+}
+
+// explain returns the explanation of each request of recent that no stub answered, keyed by
+// the request: {"nearest": [...], "text": "..."}.
+func (c *explanations) explain(port int, recent []imposter.RecordedRequest) map[*config.Object]*config.Object {
+	c.mu.Lock()
+	old := c.ports[port]
+	c.mu.Unlock()
+	next := map[*config.Object]*config.Object{}
+	for _, r := range recent {
+		if r.Stub != imposter.NoStub {
+			continue
+		}
+		ex, ok := old[r.Request]
+		if !ok {
+			if why := r.Explain(); why != nil {
+				ex = why.Summary()
+				ex.Set("text", why.Text())
+			}
+		}
+		next[r.Request] = ex
+	}
+	c.mu.Lock()
+	if c.ports == nil {
+		c.ports = map[int]map[*config.Object]*config.Object{}
+	}
+	c.ports[port] = next
+	c.mu.Unlock()
+	return next
+}
+
+// prune forgets the imposters that are gone.
+func (c *explanations) prune(reg *imposter.Registry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for port := range c.ports {
+		if reg.Get(port) == nil {
+			delete(c.ports, port)
+		}
+	}
 }
 
 // sendCompact answers 200 with v as unindented JSON: the dashboard's reads are for its script.

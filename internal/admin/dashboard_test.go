@@ -248,3 +248,53 @@ func TestDashboardImposterReadIsBounded(t *testing.T) {
 		t.Errorf("the newest request was answered by %v, want stub %d", stub, recentRequests+9)
 	}
 }
+
+// TestDashboardVerdictAndExplanations: the dashboard's reads carry GET /verify's verdict, each
+// stub's hits and status, and why a recorded request matched no stub, explained once.
+func TestDashboardVerdictAndExplanations(t *testing.T) {
+	a, _ := newTestAPI(t, Options{})
+	v, err := config.ParseJSON([]byte(`{"protocol":"http","recordRequests":true,"stubs":[
+		{"predicates":[{"equals":{"path":"/a"}}],"expect":{"times":2},"responses":[{"is":{"statusCode":200}}]},
+		{"predicates":[{"equals":{"path":"/b"}}],"responses":[{"is":{"statusCode":200}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	im, err := a.reg.Create(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := "http://127.0.0.1:" + strconv.Itoa(im.Port())
+	httpGet(t, port+"/a")
+	httpGet(t, port+"/c")
+
+	list := string(config.MarshalJSON(a.dashboardList(), 0))
+	for _, want := range []string{`"expectationsFailed":1,"unusedStubs":1`, `"verdict":{"passed":false,"expectations":1,"expectationsFailed":1,"unusedStubs":1,"unmatchedRequests":1}`} {
+		if !strings.Contains(list, want) {
+			t.Errorf("the list lacks %s:\n%s", want, list)
+		}
+	}
+	first := a.dashboardImposter(im)
+	page := string(config.MarshalJSON(first, 0))
+	for _, want := range []string{
+		`"hits":1,"status":"failed","message":"expected exactly 2 requests, got 1"`,
+		`"hits":0,"status":"unused"`,
+		`"noMatch":true,"explanation":{"nearest":[{"stub":0`,
+		`"text":"nearest: stub 0`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the imposter's read lacks %s:\n%s", want, page)
+		}
+	}
+	explanation := func(o *config.Object) config.Value {
+		reqs, _ := o.Get("requests")
+		ex, _ := reqs.([]any)[0].(*config.Object).Get("explanation")
+		return ex
+	}
+	if explanation(a.dashboardImposter(im)) != explanation(first) {
+		t.Error("a no-match was explained again at the next read")
+	}
+}

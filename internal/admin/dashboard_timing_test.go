@@ -10,8 +10,9 @@ import (
 )
 
 // BenchmarkDashboardImposterRead measures what an open imposter page costs mockd: one
-// GET /dashboard/api/imposters/:port (counters, stubs and the 50 latest of 1,000 recorded
-// requests), which the page sends once a second.
+// GET /dashboard/api/imposters/:port (counters, the verdict, and the 50 latest of 1,000
+// recorded requests, all no-matches, explained at the first read), which the page sends once a
+// second.
 func BenchmarkDashboardImposterRead(b *testing.B) {
 	a, im := newTestAPI(b, Options{})
 	port := strconv.Itoa(im.Port())

@@ -34,6 +34,26 @@ func (im *Imposter) StubHits() []uint64 {
 // answered nothing, and the requests that matched no stub (listed, with why, when recorded).
 // The caller finishes the verdict (verdict.Verdict.Finish).
 func (im *Imposter) Verdict() verdict.Imposter {
+	v := im.StubVerdict()
+	for _, r := range im.RecordedRequests() {
+		why := r.Explain()
+		if why == nil {
+			continue
+		}
+		req := config.Clone(r.Request).(*config.Object)
+		req.Set("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"))
+		v.Unmatched = append(v.Unmatched, verdict.Unmatched{
+			Request:     json.RawMessage(config.MarshalJSON(req, 0)),
+			Why:         why.Text(),
+			Explanation: json.RawMessage(config.MarshalJSON(why.Summary(), 0)),
+		})
+	}
+	return v
+}
+
+// StubVerdict is Verdict without the list of unmatched requests (their count is there): it
+// reads counters only, for the dashboard, which asks every second.
+func (im *Imposter) StubVerdict() verdict.Imposter {
 	v := verdict.Imposter{Port: im.port, Protocol: im.def.Protocol, Name: im.def.Name, Stubs: []verdict.Stub{},
 		Unmatched: []verdict.Unmatched{}, UnmatchedRequests: int(im.noMatches.Load())}
 	for i, s := range im.tbl.Load().stubs {
@@ -53,19 +73,6 @@ func (im *Imposter) Verdict() verdict.Imposter {
 			vs.Status, vs.Message = verdict.Unused, "answered no request"
 		}
 		v.Stubs = append(v.Stubs, vs)
-	}
-	for _, r := range im.RecordedRequests() {
-		why := r.Explain()
-		if why == nil {
-			continue
-		}
-		req := config.Clone(r.Request).(*config.Object)
-		req.Set("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"))
-		v.Unmatched = append(v.Unmatched, verdict.Unmatched{
-			Request:     json.RawMessage(config.MarshalJSON(req, 0)),
-			Why:         why.Text(),
-			Explanation: json.RawMessage(config.MarshalJSON(why.Summary(), 0)),
-		})
 	}
 	return v
 }

@@ -21,9 +21,9 @@ type fixture struct {
 }
 
 // newFixture starts mockd with
-//   - users (http, recording): stub 0 GET /users/42, stub 1 POST /orders…, stub 2 a proxy to a
-//     closed port (its failure is an error in the log); traffic: one request for each stub and
-//     one that matches none;
+//   - users (http, recording): stub 0 GET /users/42 (expected once), stub 1 POST /orders…
+//     (expected at least twice), stub 2 a proxy to a closed port (its failure is an error in the
+//     log); traffic: one request for each stub and one that matches none;
 //   - payments (http, not recording): one stub for everything, three requests;
 //   - ledger (tcp, recording): PING answers PONG, one packet.
 func newFixture(t *testing.T, args ...string) *fixture {
@@ -34,9 +34,9 @@ func newFixture(t *testing.T, args ...string) *fixture {
 	f.users = s.create(t, `{"protocol":"http","name":"users","recordRequests":true,
 		"defaultResponse":{"statusCode":404},
 		"stubs":[
-		{"predicates":[{"equals":{"method":"GET","path":"/users/42"}}],
+		{"predicates":[{"equals":{"method":"GET","path":"/users/42"}}],"expect":{"times":1},
 		 "responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":{"id":42,"name":"Ada"}}}]},
-		{"predicates":[{"startsWith":{"path":"/orders"}},{"equals":{"method":"POST"}}],
+		{"predicates":[{"startsWith":{"path":"/orders"}},{"equals":{"method":"POST"}}],"expect":{"atLeast":2},
 		 "responses":[{"is":{"statusCode":201,"body":"created"}}]},
 		{"predicates":[{"equals":{"path":"/proxy"}}],
 		 "responses":[{"proxy":{"to":"http://127.0.0.1:`+strconv.Itoa(dead)+`"}}]}]}`)
@@ -103,22 +103,36 @@ func TestOverviewPage(t *testing.T) {
 		t.Errorf("imposters card shows %q, want 3", got)
 	}
 	for _, tt := range []struct {
-		port                  int
-		name, proto, requests string
-		noMatch, recording    string
+		port                       int
+		name, proto, requests      string
+		noMatch, recording, verify string
 	}{
-		{f.users, "users", "http", "4", "1", "on"},
-		{f.payments, "payments", "http", "3", "0", "off"},
-		{f.ledger, "ledger", "tcp", "1", "0", "on"},
+		{f.users, "users", "http", "4", "1", "on", "1 expectation failed · 1 unmatched"},
+		{f.payments, "payments", "http", "3", "0", "off", "passed"},
+		{f.ledger, "ledger", "tcp", "1", "0", "on", "passed"},
 	} {
 		cells := tb.texts(row(tt.port) + " td")
 		want := []string{tt.proto, strconv.Itoa(tt.port), tt.name, tt.requests, tt.noMatch}
-		if len(cells) < 8 || strings.Join(cells[:5], "|") != strings.Join(want, "|") || cells[7] != tt.recording {
-			t.Errorf("row of %s = %q, want %q … recording %s", tt.name, cells, want, tt.recording)
+		if len(cells) < 9 || strings.Join(cells[:5], "|") != strings.Join(want, "|") || cells[7] != tt.recording || cells[8] != tt.verify {
+			t.Errorf("row of %s = %q, want %q … recording %s, verify %s", tt.name, cells, want, tt.recording, tt.verify)
 		}
 		if api := f.count(t, tt.port); strconv.Itoa(api) != tt.requests {
 			t.Errorf("the API counts %d requests for %s, the page %s", api, tt.name, tt.requests)
 		}
+	}
+
+	// The verdict of GET /verify, and the button that downloads it.
+	if got := tb.text(`[data-card="verify"] .value`); got != "failed" {
+		t.Errorf("verify card shows %q, want failed", got)
+	}
+	if got := tb.text(".verdict-line"); !strings.Contains(got, "2 expectations, 1 failed · 0 unused stubs · 1 unmatched request") {
+		t.Errorf("verdict line %q", got)
+	}
+	dir := tb.downloads()
+	tb.click("#verdict-download")
+	got := waitFile(t, dir, "verdict.json")
+	if _, want := f.api(t, "GET", "/verify", ""); !bytes.Equal(got, want) {
+		t.Errorf("downloaded verdict:\n%s\nwant GET /verify:\n%s", got, want)
 	}
 
 	// Live: new traffic shows without a reload, with a request rate.
@@ -218,6 +232,21 @@ func TestImposterPage(t *testing.T) {
 			}
 		}
 	}
+	// Hits and expectations, as GET /verify judges them.
+	status := eval[[]string](tb, `[...document.querySelectorAll('.stubs > li')].map(li => li.querySelector('.stub-status').innerText)`)
+	for i, want := range []string{"1 hit", "1 hit", "1 hit"} {
+		if !strings.Contains(status[i], want) {
+			t.Errorf("stub %d status %q lacks %q", i, status[i], want)
+		}
+	}
+	if !strings.Contains(status[0], "✓") || !strings.Contains(status[1], "✗") {
+		t.Errorf("expectations shown as %q: want stub 0 met, stub 1 not", status)
+	}
+	tb.waitText("#stub-1 .verdict-message", "expected at least 2 requests, got 1")
+	if !strings.Contains(status[0], "expects exactly 1") || !strings.Contains(status[1], "expects at least 2") {
+		t.Errorf("expectations read %q", status)
+	}
+
 	// Recent requests, newest first.
 	reqs := tb.texts("#requests details.request > summary")
 	wantOrder := []string{"/proxy", "/nowhere", "/orders?x=1", "/users/42"}
@@ -235,10 +264,20 @@ func TestImposterPage(t *testing.T) {
 	if want := []string{"stub #2", "no match", "stub #1", "stub #0"}; strings.Join(answered, "|") != strings.Join(want, "|") {
 		t.Errorf("answered by %q, want %q", answered, want)
 	}
+	// Why /nowhere matched nothing: the nearest stubs and what each failed.
+	tb.click("#requests details.request:nth-child(2) > summary .time")
+	tb.waitText("#requests details.request:nth-child(2) .explain", "Why no stub matched")
+	why := tb.text("#requests details.request:nth-child(2) .explain")
+	for _, w := range []string{"stub #", "checks passed", "path", `"/nowhere"`} {
+		if !strings.Contains(why, w) {
+			t.Errorf("explanation %q lacks %q", why, w)
+		}
+	}
+	tb.screenshot("imposter")
+	tb.fullScreenshot("imposter-full")
 	tb.click("#requests details.request:nth-child(3) > summary .time")
 	tb.waitText("#requests details.request:nth-child(3) .request-detail", "X-Trace")
 	tb.waitText("#requests details.request:nth-child(3) .request-detail", `"item": "it's"`)
-	tb.screenshot("imposter")
 
 	// Live: a new request appears on top without a reload.
 	f.hit(t, f.users, "GET", "/users/42?live=1", "")

@@ -360,9 +360,20 @@ func (tb *tab) click(sel string) {
 // screenshot writes the visible part of the page to out/name.png.
 func (tb *tab) screenshot(name string) {
 	tb.t.Helper()
+	tb.writeScreenshot(name, chromedp.CaptureScreenshot())
+}
+
+// fullScreenshot writes the whole page to out/name.png.
+func (tb *tab) fullScreenshot(name string) {
+	tb.t.Helper()
+	tb.writeScreenshot(name, chromedp.FullScreenshot(100))
+}
+
+func (tb *tab) writeScreenshot(name string, shot chromedp.Action[[]byte]) {
+	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, 30*time.Second)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	png, err := chromedp.Run(ctx, shot)
 	if err != nil {
 		tb.t.Fatal(err)
 	}

@@ -262,7 +262,7 @@
         h('th', { text: 'Protocol' }), h('th', { text: 'Port' }), h('th', { text: 'Name' }),
         h('th', { class: 'num', text: 'Requests' }), h('th', { class: 'num', text: 'No match' }),
         h('th', { class: 'num', text: 'Rate /s' }), h('th', { class: 'num', text: 'Stubs' }),
-        h('th', { text: 'Recording' }), withActions ? h('th', { text: '' }) : null)),
+        h('th', { text: 'Recording' }), h('th', { text: 'Verify' }), withActions ? h('th', { text: '' }) : null)),
       h('tbody', null, list.slice().sort((a, b) => a.port - b.port).map(im => h('tr', { 'data-port': im.port },
         h('td', null, h('span', { class: 'proto ' + im.protocol, text: im.protocol })),
         h('td', null, h('a', { href: '/imposters/' + im.port, text: String(im.port) })),
@@ -272,9 +272,30 @@
         h('td', { class: 'num rate', text: rateText(rate(im)) }),
         h('td', { class: 'num', text: num(im.stubCount) }),
         h('td', { text: im.recordRequests ? 'on' : 'off' }),
+        h('td', { class: 'verify' }, verifyText(im)),
         withActions ? h('td', { class: 'actions' },
           h('button', { type: 'button', class: 'small', 'data-action': 'clear', onclick: () => clearRequests(im) }, 'Clear requests'),
           h('button', { type: 'button', class: 'small danger', 'data-action': 'delete', onclick: () => deleteImposter(im) }, 'Delete')) : null))));
+  }
+
+  // verifyText is an imposter's line of GET /verify: what fails it, or that it passes.
+  function verifyText(im) {
+    const problems = [];
+    if (im.expectationsFailed) problems.push(im.expectationsFailed + ' expectation' + (im.expectationsFailed > 1 ? 's' : '') + ' failed');
+    if (im.unusedStubs) problems.push(im.unusedStubs + ' unused stub' + (im.unusedStubs > 1 ? 's' : ''));
+    if (im.noMatch) problems.push(im.noMatch + ' unmatched');
+    return problems.length ? h('span', { class: 'bad', text: problems.join(' · ') }) : h('span', { class: 'good', text: 'passed' });
+  }
+
+  // verdictView is GET /verify's verdict in one line, with its JSON a click away.
+  function verdictView(v) {
+    const parts = [v.expectations + ' expectation' + (v.expectations === 1 ? '' : 's') + ', ' + v.expectationsFailed + ' failed',
+      v.unusedStubs + ' unused stub' + (v.unusedStubs === 1 ? '' : 's'),
+      v.unmatchedRequests + ' unmatched request' + (v.unmatchedRequests === 1 ? '' : 's')];
+    return h('div', { class: 'verdict-line ' + (v.passed ? 'good' : 'bad') },
+      h('b', { text: 'Verify: ' + (v.passed ? 'passed' : 'failed') }), ' · ', parts.join(' · '), ' ',
+      h('button', { type: 'button', class: 'small', id: 'verdict-download', onclick: () => download('/verify', 'verdict.json'),
+        title: 'GET /verify, what mockd verify reports' }, 'Download verdict'));
   }
 
   function saveButton() {
@@ -298,7 +319,10 @@
         card('Imposters', num(list.length), 'imposters'),
         card('Requests', num(total), 'requests'),
         card('No match', num(noMatch), 'nomatch', noMatch > 0),
-        card('Requests /s', rateText(r), 'rate'));
+        card('Requests /s', rateText(r), 'rate'),
+        card('Verify', data.verdict.passed ? 'passed' : 'failed', 'verify', !data.verdict.passed));
+      const verdict = section('verdict', () => h('div'));
+      replaceChildren(verdict, verdictView(data.verdict));
       const table = section('imposters', () => h('section', null, h('h2', { text: 'Imposters' }), h('div')));
       replaceChildren(table.lastChild, rows);
     },
@@ -384,21 +408,46 @@
     return h('span', { class: 'resp' }, main, extra.length ? [' ', extra] : null);
   }
 
+  // stubStatus shows a stub's hits and its verdict (GET /verify's): its expectation met or
+  // not, or that it answered nothing.
+  function stubStatus(s, def) {
+    if (s.hits === undefined) return null;
+    const parts = [h('span', { class: 'hits', title: 'requests this stub answered', text: num(s.hits) + (s.hits === 1 ? ' hit' : ' hits') })];
+    if (def.expect !== undefined) {
+      parts.push(h('span', { class: 'verdict ' + (s.status === 'failed' ? 'bad' : 'good'), 'data-status': s.status,
+        title: s.message || 'expectation met', text: 'expects ' + expectText(def.expect) + (s.status === 'failed' ? ' ✗' : ' ✓') }));
+    } else if (s.status === 'unused') {
+      parts.push(h('span', { class: 'verdict unused', 'data-status': s.status, text: 'unused' }));
+    }
+    return h('span', { class: 'stub-status' }, parts);
+  }
+
+  // expectText says a stub's expect in words: exactly 2, at least 1, at most 3, 1 to 3.
+  function expectText(e) {
+    if (!e || typeof e !== 'object') return compact(e, 60);
+    if ('times' in e) return 'exactly ' + e.times;
+    if ('atLeast' in e && 'atMost' in e) return e.atLeast + ' to ' + e.atMost;
+    if ('atLeast' in e) return 'at least ' + e.atLeast;
+    if ('atMost' in e) return 'at most ' + e.atMost;
+    return compact(e, 60);
+  }
+
   function stubsView(im) {
     if (im.stubs.length === 0) return h('p', { class: 'empty', text: 'No stubs: every request gets the default response.' });
     return h('ol', { class: 'stubs' }, im.stubs.map((s, i) => {
-      const preds = Array.isArray(s.predicates) ? s.predicates : [];
-      const resps = Array.isArray(s.responses) ? s.responses : [];
-      const hits = Array.isArray(im.hits) ? im.hits[i] : undefined;
-      return h('li', { id: 'stub-' + i, 'data-stub': i },
+      const def = s.definition || {};
+      const preds = Array.isArray(def.predicates) ? def.predicates : [];
+      const resps = Array.isArray(def.responses) ? def.responses : [];
+      return h('li', { id: 'stub-' + i, 'data-stub': i, class: s.status === 'failed' ? 'failed' : null },
         h('details', { 'data-key': 'stub-' + i },
           h('summary', { class: 'stub-head' }, h('span', { class: 'idx', text: '#' + i }),
             h('span', { class: 'preds' }, preds.length
               ? preds.map((p, j) => [j ? h('b', { class: 'and', text: ' and ' }) : '', predicateView(p)])
               : h('span', { class: 'muted', text: 'every request' })),
             h('span', { class: 'responses' }, resps.map((r, j) => [h('span', { class: 'arrow', text: j ? ' then ' : ' → ' }), responseView(r)])),
-            hits !== undefined ? h('span', { class: 'hits', title: 'requests this stub answered', text: num(hits) + (hits === 1 ? ' hit' : ' hits') }) : null),
-          h('pre', { text: JSON.stringify(s, null, 2) })));
+            stubStatus(s, def)),
+          h('pre', { text: JSON.stringify(def, null, 2) })),
+        s.status === 'failed' && s.message ? h('p', { class: 'verdict-message', text: s.message }) : null);
     }));
   }
 
@@ -470,14 +519,29 @@
       req.body !== undefined && req.body !== '' ? h('pre', { class: 'body', text: pretty(req.body) }) : null);
   }
 
+  // failureText says why a predicate failed, as mockd's explanation gives it: the operator, the
+  // field, what it expected and what the request had.
+  function failureText(f) {
+    if (!f) return '';
+    let t = f.operator + (f.field ? ' ' + f.field : '') + ': ';
+    const json = v => compact(JSON.stringify(v === undefined ? null : v), 120);
+    if (f.field) t += 'expected ' + json(f.expected) + (f.missing ? ', but the request has none' : ', got ' + json(f.actual));
+    else t += f.message || '';
+    return t;
+  }
+
+  // explanationView shows why no stub matched: the nearest stubs, each with how many of its
+  // checks passed and the first that failed.
   function explanationView(ex) {
-    if (!ex) return null;
-    const list = Array.isArray(ex) ? ex : Array.isArray(ex.nearest) ? ex.nearest : null;
-    if (!list) return h('pre', { class: 'explain', text: pretty(ex) });
-    return h('div', { class: 'explain' }, h('h4', { text: 'Why no stub matched' }),
-      h('ul', null, list.map(n => h('li', null, typeof n === 'string' ? n : [
-        n.stub !== undefined ? h('a', { href: '#stub-' + n.stub, text: 'stub #' + n.stub }) : null, ' ',
-        n.message ? n.message : h('code', { text: compact(n, 300) })]))));
+    if (!ex || !Array.isArray(ex.nearest)) return null;
+    if (ex.nearest.length === 0) return h('div', { class: 'explain' }, 'The imposter has no stubs.');
+    return h('div', { class: 'explain' }, h('h4', { text: 'Why no stub matched: the nearest stubs' }),
+      h('ul', null, ex.nearest.map(n => h('li', { 'data-stub': n.stub },
+        h('a', { href: '#stub-' + n.stub, text: 'stub #' + n.stub }),
+        h('span', { class: 'muted', text: ' (' + n.satisfied + ' of ' + n.total + ' checks passed) ' }),
+        n.error ? h('span', { class: 'bad', text: 'error: ' + n.error }) : h('code', { text: failureText(n.failure) }),
+        n.failure && Array.isArray(n.failure.causes) && n.failure.causes.length
+          ? h('ul', null, n.failure.causes.map(c => h('li', null, h('code', { text: failureText(c) })))) : null))));
   }
 
   function requestsView(im) {
@@ -523,7 +587,7 @@
         const stubs = section('stubs', () => h('section', null, h('h2'), h('div')));
         replaceChildren(stubs.firstChild, 'Stubs', im.stubCount > im.stubs.length
           ? h('span', { class: 'muted', text: ' (the first ' + im.stubs.length + ' of ' + num(im.stubCount) + '; GET /imposters/' + port + ' has them all)' }) : null);
-        const sig = JSON.stringify([im.stubs, im.hits]);
+        const sig = JSON.stringify(im.stubs);
         if (stubs.dataset.sig !== sig) {
           stubs.dataset.sig = sig;
           keepOpen(stubs.lastChild, () => stubsView(im));
