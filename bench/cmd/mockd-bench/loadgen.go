@@ -336,7 +336,8 @@ func (h *histogram) percentile(p float64) float64 {
 	for i, c := range h.counts {
 		seen += c
 		if seen > rank {
-			return bucketValue(i)
+			// A bucket's midpoint can lie above the largest sample in it.
+			return min(bucketValue(i), float64(h.max))
 		}
 	}
 	return float64(h.max)
