@@ -2,6 +2,7 @@
 package admin
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha512"
 	"crypto/subtle"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 
@@ -263,12 +265,24 @@ func jsonHead(ctx *fasthttp.RequestCtx, status int) {
 	ctx.Response.Header.Set("Content-Type", "application/json; charset=utf-8")
 }
 
-// send writes v as Express's res.send does with "json spaces" 2.
+// send writes v as Express's res.send does with "json spaces" 2. A value that shows a large
+// journal is streamed (see sendStream).
 func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
+	if config.StreamBytes(v) > imposter.StreamAbove {
+		sendStream(ctx, status, v)
+		return
+	}
 	jsonHead(ctx, status)
 	// Rendered into the response's own (pooled) body buffer.
 	buf := ctx.Response.SwapBody(nil)
 	ctx.Response.SwapBody(config.AppendJSON(buf[:0], v, 2))
+}
+
+// sendStream writes v as send does, rendering it while it is sent (chunked): the recorded
+// requests of a large journal are rendered one after the other, never all at once.
+func sendStream(ctx *fasthttp.RequestCtx, status int, v config.Value) {
+	jsonHead(ctx, status)
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { _ = config.WriteJSON(w, v, 2) })
 }
 
 func (a *API) sendErrors(ctx *fasthttp.RequestCtx, e *apiError) {
@@ -301,9 +315,25 @@ func readBody(ctx *fasthttp.RequestCtx) (config.Value, *apiError) {
 	}
 	v, err := config.ParseJSON(body)
 	if err != nil {
-		return nil, badRequest(&config.Error{Code: config.CodeInvalidJSON, Message: "Unable to parse body as JSON", Source: string(body)})
+		return nil, badRequest(&config.Error{Code: config.CodeInvalidJSON, Message: "Unable to parse body as JSON", Source: echoed(body)})
 	}
 	return v, nil
+}
+
+// maxEchoed bounds the source an error echoes back.
+const maxEchoed = 4 << 10
+
+// echoed is the body an invalid JSON error shows as its source: all of it, as Mountebank shows
+// it, up to maxEchoed bytes, then a note of how much was left out.
+func echoed(body []byte) string {
+	if len(body) <= maxEchoed {
+		return string(body)
+	}
+	cut := maxEchoed
+	for cut > 0 && !utf8.RuneStart(body[cut]) {
+		cut--
+	}
+	return string(body[:cut]) + fmt.Sprintf("… (%d more bytes not shown)", len(body)-cut)
 }
 
 func queryFlag(ctx *fasthttp.RequestCtx, key string) (set, isTrue bool) {

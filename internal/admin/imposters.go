@@ -24,9 +24,22 @@ func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
 	// As sendFormatted, from the last rendering when nothing it shows changed: clients and
 	// dashboards poll GET /imposters.
 	ctx.Response.Header.Add("Vary", "Accept")
+	if !opts.List && !opts.Replayable && journalBytes(a.reg.Listing().Imposters) > imposter.StreamAbove {
+		sendStream(ctx, 200, config.NewObject("imposters", a.render(a.reg.Listing().Imposters, opts)))
+		return nil
+	}
 	jsonHead(ctx, 200)
 	ctx.Response.SetBodyRaw(a.formattedList(opts))
 	return nil
+}
+
+// journalBytes sums the imposters' JournalBytes.
+func journalBytes(list []*imposter.Imposter) int {
+	n := 0
+	for _, im := range list {
+		n += im.JournalBytes()
+	}
+	return n
 }
 
 // renderedList is the last GET /imposters body and what it was rendered from.
@@ -155,10 +168,15 @@ func bytesLower(b []byte) []byte {
 }
 
 func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
-	// As sendFormatted, from the imposter's cached rendering.
+	// As sendFormatted, from the imposter's cached rendering, or streamed.
 	ctx.Response.Header.Add("Vary", "Accept")
+	opts := a.printOptions(ctx)
+	if !opts.Replayable && im.JournalBytes() > imposter.StreamAbove {
+		sendStream(ctx, 200, im.JSON(opts))
+		return nil
+	}
 	jsonHead(ctx, 200)
-	ctx.Response.SetBodyRaw(im.FormattedJSON(a.printOptions(ctx)))
+	ctx.Response.SetBodyRaw(im.FormattedJSON(opts))
 	return nil
 }
 

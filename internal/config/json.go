@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -341,6 +342,140 @@ func AppendJSON(dst []byte, v Value, indent int) []byte {
 	return appendJSON(dst, v, indent, 0)
 }
 
+// Stream is a Value rendered as an array whose elements are produced while it is written: a long
+// list (an imposter's journal) is then never held twice, as values and as text. Each calls
+// yield with every element in order, and stops when yield returns false. Bytes estimates the
+// rendered size (see StreamBytes). AppendJSON renders a Stream as the array it produces.
+type Stream struct {
+	Each  func(yield func(Value) bool)
+	Bytes int
+}
+
+// StreamBytes sums the Bytes of the Streams in v (in its objects and arrays): how much of v's
+// text is produced while it is written.
+func StreamBytes(v Value) int {
+	switch t := v.(type) {
+	case *Stream:
+		return t.Bytes
+	case *Object:
+		n := 0
+		if t != nil {
+			for _, m := range t.Members {
+				n += StreamBytes(m.Value)
+			}
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range t {
+			n += StreamBytes(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// writeChunk is how much rendered text WriteJSON collects before it writes.
+const writeChunk = 32 << 10
+
+// WriteJSON writes v to w as AppendJSON renders it, a chunk at a time: the elements of its
+// Streams are produced and written one after the other.
+func WriteJSON(w io.Writer, v Value, indent int) error {
+	jw := &jsonWriter{w: w}
+	buf := jw.appendValue(make([]byte, 0, writeChunk+4096), v, indent, 0)
+	if jw.err == nil && len(buf) > 0 {
+		_, jw.err = w.Write(buf)
+	}
+	return jw.err
+}
+
+// jsonWriter renders values, writing out what it has once a chunk is full.
+type jsonWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (jw *jsonWriter) flush(dst []byte) []byte {
+	if len(dst) < writeChunk || jw.err != nil {
+		return dst
+	}
+	_, jw.err = jw.w.Write(dst)
+	return dst[:0]
+}
+
+func (jw *jsonWriter) appendValue(dst []byte, v Value, indent, level int) []byte {
+	if jw.err != nil {
+		return dst[:0]
+	}
+	switch t := v.(type) {
+	case []any:
+		if len(t) == 0 {
+			return append(dst, "[]"...)
+		}
+		dst = append(dst, '[')
+		for i, e := range t {
+			dst = jw.element(dst, i, e, indent, level)
+		}
+		return closeList(dst, indent, level, ']')
+	case *Stream:
+		return jw.stream(dst, t, indent, level)
+	case *Object:
+		if t == nil || len(t.Members) == 0 || StreamBytes(t) == 0 {
+			return jw.flush(appendJSON(dst, v, indent, level))
+		}
+		dst = append(dst, '{')
+		for i, m := range t.Members {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if indent > 0 {
+				dst = appendNewline(dst, indent, level+1)
+			}
+			dst = AppendString(dst, m.Key)
+			dst = append(dst, ':')
+			if indent > 0 {
+				dst = append(dst, ' ')
+			}
+			dst = jw.appendValue(dst, m.Value, indent, level+1)
+		}
+		return closeList(dst, indent, level, '}')
+	}
+	return jw.flush(appendJSON(dst, v, indent, level))
+}
+
+func (jw *jsonWriter) element(dst []byte, i int, e Value, indent, level int) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	if indent > 0 {
+		dst = appendNewline(dst, indent, level+1)
+	}
+	return jw.flush(jw.appendValue(dst, e, indent, level+1))
+}
+
+func (jw *jsonWriter) stream(dst []byte, s *Stream, indent, level int) []byte {
+	n := 0
+	s.Each(func(e Value) bool {
+		if n == 0 {
+			dst = append(dst, '[')
+		}
+		dst = jw.element(dst, n, e, indent, level)
+		n++
+		return jw.err == nil
+	})
+	if n == 0 {
+		return append(dst, "[]"...)
+	}
+	return closeList(dst, indent, level, ']')
+}
+
+func closeList(dst []byte, indent, level int, end byte) []byte {
+	if indent > 0 {
+		dst = appendNewline(dst, indent, level)
+	}
+	return append(dst, end)
+}
+
 // MarshalJSON returns v serialised as JSON.stringify(v, null, indent).
 func MarshalJSON(v Value, indent int) []byte {
 	return AppendJSON(nil, v, indent)
@@ -419,6 +554,25 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 		return append(dst, '}')
 	case map[string]any:
 		return appendJSON(dst, FromPlain(t), indent, level)
+	case *Stream:
+		n := 0
+		t.Each(func(e Value) bool {
+			if n == 0 {
+				dst = append(dst, '[')
+			} else {
+				dst = append(dst, ',')
+			}
+			if indent > 0 {
+				dst = appendNewline(dst, indent, level+1)
+			}
+			dst = appendJSON(dst, e, indent, level+1)
+			n++
+			return true
+		})
+		if n == 0 {
+			return append(dst, "[]"...)
+		}
+		return closeList(dst, indent, level, ']')
 	default:
 		return append(dst, "null"...)
 	}

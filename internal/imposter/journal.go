@@ -105,6 +105,13 @@ func (j *journal) list() []journalEntry {
 	return out
 }
 
+// size returns the approximate bytes of the recorded requests.
+func (j *journal) size() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.bytes
+}
+
 // latest returns up to n of the latest entries, newest first. It holds the lock only to copy
 // them: the requests are never modified once added.
 func (j *journal) latest(n int) []journalEntry {
@@ -274,9 +281,21 @@ func (im *Imposter) FormattedJSON(opts PrintOptions) []byte {
 		return r.body
 	}
 	body := config.AppendJSON(nil, im.JSON(opts), 2)
-	im.rendered.Store(&renderedJSON{requests: n, changes: c, opts: opts, body: body})
+	if len(body) <= maxCachedRendering {
+		im.rendered.Store(&renderedJSON{requests: n, changes: c, opts: opts, body: body})
+	} else {
+		im.rendered.Store(nil) // a large journal: kept once, not twice
+	}
 	return body
 }
+
+// maxCachedRendering bounds the rendering FormattedJSON keeps for the next call. (The admin API
+// streams answers larger than that instead; see StreamAbove.)
+const maxCachedRendering = 4 << 20
+
+// StreamAbove is the journal size (JournalBytes) past which the admin API streams an answer
+// that shows the recorded requests rather than rendering it whole first.
+const StreamAbove = 1 << 20
 
 // Revision returns counters that change whenever anything JSON shows changes: the request
 // count and a count of the other changes (stubs, recorded requests and matches).
@@ -363,25 +382,43 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 // Records reports whether the imposter records its requests (recordRequests, or --mock).
 func (im *Imposter) Records() bool { return im.def.RecordRequests || im.opts.Mock }
 
+// JournalBytes returns the approximate bytes of the recorded requests: what the requests of
+// JSON take to render.
+func (im *Imposter) JournalBytes() int { return im.journal.size() }
+
 // requestList is the recorded requests as Mountebank shows them, each with its timestamp; with
-// explain, also the stub that answered each, or null and why none did.
-func (im *Imposter) requestList(explain bool) []any {
-	list := im.RecordedRequests()
-	out := make([]any, len(list))
-	for i, r := range list {
-		o := config.Clone(r.Request).(*config.Object)
-		o.Set("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"))
-		if explain {
-			if why := r.Explain(); why != nil {
-				o.Set("stub", nil)
-				o.Set("explanation", why.Summary())
-			} else if r.Stub >= 0 {
-				o.Set("stub", float64(r.Stub))
+// explain, also the stub that answered each, or null and why none did. It is a config.Stream
+// over the requests recorded when it was made: each is rendered as it is written (see
+// config.WriteJSON), so a large journal is not held twice.
+func (im *Imposter) requestList(explain bool) config.Value {
+	if !im.Records() {
+		return []any{}
+	}
+	entries := im.journal.list()
+	size := 0
+	for _, e := range entries {
+		size += e.bytes
+	}
+	return &config.Stream{Bytes: size, Each: func(yield func(config.Value) bool) {
+		for _, e := range entries {
+			r := im.journalRequest(e)
+			// The recorded request is never modified: a copy of its member list will do.
+			o := &config.Object{Members: make([]config.Member, len(r.Request.Members), len(r.Request.Members)+3)}
+			copy(o.Members, r.Request.Members)
+			o.Set("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"))
+			if explain {
+				if why := r.Explain(); why != nil {
+					o.Set("stub", nil)
+					o.Set("explanation", why.Summary())
+				} else if r.Stub >= 0 {
+					o.Set("stub", float64(r.Stub))
+				}
+			}
+			if !yield(o) {
+				return
 			}
 		}
-		out[i] = o
-	}
-	return out
+	}}
 }
 
 func links(self string, withStubs bool) *config.Object {

@@ -636,3 +636,71 @@ func TestFilesNamedThroughTheAPI(t *testing.T) {
 		t.Errorf("peak RSS %d MiB after reading /dev/zero, want it bounded", rss>>20)
 	}
 }
+
+// rss returns the memory process pid has resident now (VmRSS), in bytes.
+func rss(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	t.Skip("no VmRSS in /proc/PID/status")
+	return 0
+}
+
+// Item 9: answers that show a large journal are streamed, not built whole (twice) in memory;
+// an invalid JSON error echoes only the start of a large body. At b7b0a86 GET /imposters/:port
+// on a 250 MiB journal took RSS to 1.3 GB, and a 50 MB invalid body came back whole.
+func TestLargeAnswersAreStreamed(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	const n, size = 400, 250 << 10 // a journal of about 100 MiB
+	payload := strings.Repeat("x", size)
+	for i := 0; i < n; i++ {
+		if status, _, _ := do(t, "POST", "http://127.0.0.1:"+strconv.Itoa(port)+"/r/"+strconv.Itoa(i), payload); status != 200 {
+			t.Fatalf("request %d: %d", i, status)
+		}
+	}
+	before := rss(t, s.cmd.Process.Pid)
+	for round := 0; round < 2; round++ {
+		resp, err := client.Get(s.Admin + "/imposters/" + strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			NumberOfRequests int `json:"numberOfRequests"`
+			Requests         []struct {
+				Path string `json:"path"`
+				Body string `json:"body"`
+			} `json:"requests"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		_ = resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET /imposters/%d: %d %v", port, resp.StatusCode, err)
+		}
+		if got.NumberOfRequests != n || len(got.Requests) != n || got.Requests[n-1].Path != "/r/"+strconv.Itoa(n-1) || got.Requests[0].Body != payload {
+			t.Fatalf("GET /imposters/%d: %d requests of %d, want all %d with their bodies", port, len(got.Requests), got.NumberOfRequests, n)
+		}
+	}
+	// Held twice (as values and as text) the answer would add another 100 MiB at least.
+	if grew := peakRSS(t, s.cmd.Process.Pid) - before; grew > n*size/2 {
+		t.Errorf("peak RSS grew by %d MiB answering GET /imposters/:port on a %d MiB journal", grew>>20, n*size>>20)
+	}
+
+	big := "{" + strings.Repeat(`"a":1,`, 8<<20) // 48 MiB of invalid JSON
+	status, _, body := do(t, "POST", s.Admin+"/imposters", big)
+	if status != 400 || !strings.Contains(body, "invalid JSON") || len(body) > 16<<10 {
+		t.Errorf("a 48 MiB invalid body: %d, an answer of %d bytes (%.200s), want 400 echoing a few KiB", status, len(body), body)
+	}
+}
