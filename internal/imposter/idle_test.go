@@ -198,23 +198,37 @@ func TestIdleListenerShutdown(t *testing.T) {
 	if got := idleGet(t, idle, idleR, "/"); got != "ok" {
 		t.Fatalf("body %q", got)
 	}
+	// counts returns how many connections are busy and idle.
+	counts := func() (busy, idle int) {
+		il.mu.Lock()
+		defer il.mu.Unlock()
+		for c := range il.conns {
+			if c.since.Load() == 0 {
+				busy++
+			} else {
+				idle++
+			}
+		}
+		return busy, idle
+	}
+	waitCounts := func(wantBusy, wantIdle int) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+			if b, i := counts(); b == wantBusy && i == wantIdle {
+				return
+			}
+			if time.Now().After(deadline) {
+				b, i := counts()
+				t.Fatalf("%d busy and %d idle connections, want %d and %d", b, i, wantBusy, wantIdle)
+			}
+		}
+	}
+	waitCounts(0, 1) // the first connection is idle once its answer is written
 	busy, busyR := dial()
 	if _, err := io.WriteString(busy, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		il.mu.Lock()
-		n := 0
-		for c := range il.conns {
-			if c.since.Load() == 0 {
-				n++
-			}
-		}
-		il.mu.Unlock()
-		if n == 1 || time.Now().After(deadline) {
-			break
-		}
-	}
+	waitCounts(1, 1)
 	shut := make(chan error, 1)
 	go func() { shut <- il.Shutdown(context.Background()) }()
 	<-served
