@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -197,6 +198,38 @@ func TestShellTransform(t *testing.T) {
 		}
 		if err != nil || jsonOf(got) != tc.want {
 			t.Errorf("%v = %s, %v; want %s", tc.cmds, jsonOf(got), err, tc.want)
+		}
+	}
+}
+
+// TestCopyRegexECMAScript: a copy regex RE2 cannot run (lookaround, backreferences) runs on the
+// ECMAScript engine: the whole match, then each group (undefined when it took no part, which
+// Mountebank renders as ","; past the last group ${M} is the whole match, as with RE2).
+func TestCopyRegexECMAScript(t *testing.T) {
+	for _, tc := range []struct{ selector, flags, from, want string }{
+		// "/people/42/orders/7".match(/(?<=people\/)(\d+)(?=\/orders)|(x)/) is ["42","42",undefined]
+		{`(?<=people/)(\d+)(?=/orders)|(x)`, "", "path", "0=42 1=42 2=,"},
+		// "token=abc; token=abc".match(/token=(\w+); token=\1/i) is ["token=abc; token=abc","abc"]
+		{`TOKEN=(\w+); token=\1`, "i", "body", "0=token=abc; token=abc 1=abc 2=token=abc; token=abc[2]"},
+	} {
+		opts := `{}`
+		if tc.flags == "i" {
+			opts = `{"ignoreCase":true}`
+		}
+		b, _ := config.ParseJSON([]byte(`[{"copy":{"from":"` + tc.from + `","into":"${M}","using":{"method":"regex","selector":` +
+			strconv.Quote(tc.selector) + `,"options":` + opts + `}}}]`))
+		comp, err := Compile(b.([]any), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &request.Request{Method: "GET", Path: "/people/42/orders/7", Body: "token=abc; token=abc"}
+		resp := config.NewObject("body", "0=${M}[0] 1=${M}[1] 2=${M}[2]")
+		got, err := comp.Apply(context.Background(), req, resp, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.selector, err)
+		}
+		if body := get(got, "body"); body != tc.want {
+			t.Errorf("%s: body %q, want %q", tc.selector, body, tc.want)
 		}
 	}
 }

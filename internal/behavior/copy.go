@@ -7,9 +7,11 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
+	"github.com/dlclark/regexp2/v2"
 	"github.com/ohler55/ojg/jp"
 
 	"github.com/mockd/mockd/internal/config"
@@ -20,6 +22,7 @@ import (
 type selector struct {
 	method string
 	re     *regexp.Regexp
+	ecma   *regexp2.Regexp // a regex RE2 cannot run (lookaround, backreferences)
 	xp     *xpath.Expr
 	jp     jp.Expr
 	err    error // reported when used, as Mountebank reports it
@@ -45,7 +48,9 @@ func compileSelector(using *config.Object) *selector {
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			s.err = &config.Error{Message: "Invalid regular expression: /" + sel + "/" + flags + ": " + regexReason(err)}
+			if s.ecma = compileECMAScript(sel, flags); s.ecma == nil {
+				s.err = &config.Error{Message: "Invalid regular expression: /" + sel + "/" + flags + ": " + regexReason(err)}
+			}
 		}
 		s.re = re
 	case "xpath":
@@ -67,6 +72,47 @@ func compileSelector(using *config.Object) *selector {
 	return s
 }
 
+// MatchTimeout bounds one match of a copy regex the ECMAScript engine runs: past it the regex
+// selects nothing.
+var MatchTimeout = time.Second
+
+// compileECMAScript compiles a pattern RE2 refuses with the ECMAScript engine goja uses (flags
+// i and m), or returns nil when it is not a valid JavaScript pattern either.
+func compileECMAScript(src, flags string) *regexp2.Regexp {
+	opts := regexp2.ECMAScript
+	if strings.Contains(flags, "i") {
+		opts |= regexp2.IgnoreCase
+	}
+	if strings.Contains(flags, "m") {
+		opts |= regexp2.Multiline
+	}
+	re, err := regexp2.Compile(src, opts)
+	if err != nil {
+		return nil
+	}
+	re.MatchTimeout = MatchTimeout
+	return re
+}
+
+// ecmaValues is values for a regex the ECMAScript engine runs: the whole match then its
+// groups, undefined for a group that took no part.
+func ecmaValues(re *regexp2.Regexp, text string) []config.Value {
+	m, err := re.FindStringMatch(text)
+	if err != nil || m == nil {
+		return nil
+	}
+	groups := m.Groups()
+	vals := make([]config.Value, len(groups))
+	for i, g := range groups {
+		if len(g.Captures) == 0 {
+			vals[i] = undefined
+		} else {
+			vals[i] = g.String()
+		}
+	}
+	return vals
+}
+
 func regexReason(err error) string {
 	var re *syntax.Error
 	if errors.As(err, &re) {
@@ -84,6 +130,9 @@ func (s *selector) values(from config.Value) ([]config.Value, error) {
 	switch s.method {
 	case "regex":
 		text := jsString(from) // RegExp.exec coerces its argument to a string
+		if s.ecma != nil {
+			return ecmaValues(s.ecma, text), nil
+		}
 		loc := s.re.FindStringSubmatchIndex(text)
 		if loc == nil {
 			return nil, nil

@@ -579,7 +579,7 @@ func topObject(v any) *eobj {
 			o.keys = append(o.keys, fmt.Sprint(i))
 			l := &eleaf{v: ch, s: ch}
 			if t.re != nil {
-				l.re, _ = compileJSRegex(ch, strings.HasPrefix(t.re.String(), "(?i)"))
+				l.re, _ = compileJSRegex(ch, t.re.ic)
 			}
 			o.vals = append(o.vals, l)
 		}

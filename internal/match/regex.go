@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
 
 	"github.com/mockd/mockd/internal/request"
 )
@@ -309,14 +312,26 @@ const reCacheLimit = 4096
 
 var reCacheLen atomic.Int64
 
-// jsRegexp is a compiled regular expression with the literal its matches must start with, when
-// it is anchored at the start: most stub patterns are (^/api/v2/items/\d+$), and comparing that
+// jsRegexp is a compiled JavaScript regular expression: RE2 when the pattern translates to it,
+// which runs in linear time, and otherwise (lookaround, backreferences, what RE2 refuses) the
+// ECMAScript engine goja uses, under a time limit. Anchored at the start, it keeps the literal
+// its matches must start with: most stub patterns are (^/api/v2/items/\d+$), and comparing that
 // literal first rejects most candidates without running the regexp machine.
 type jsRegexp struct {
-	*regexp.Regexp
-	prefix string // ASCII; "" when the pattern has no anchored literal start
-	fold   bool   // prefix compares case-insensitively
+	re     *regexp.Regexp  // RE2; nil when ecma runs the pattern
+	ecma   *regexp2.Regexp // the ECMAScript engine
+	key    string          // identifies the pattern and its flags
+	ic     bool            // ignores case
+	prefix string          // ASCII; "" when the pattern has no anchored literal start
+	fold   bool            // prefix compares case-insensitively
 }
+
+// MatchTimeout bounds one match of a pattern the ECMAScript engine runs: a match that takes
+// longer (catastrophic backtracking) counts as no match.
+var MatchTimeout = time.Second
+
+// String identifies the pattern and its flags.
+func (r *jsRegexp) String() string { return r.key }
 
 // MatchString reports whether s contains a match, checking the anchored literal first.
 func (r *jsRegexp) MatchString(s string) bool {
@@ -337,7 +352,24 @@ func (r *jsRegexp) MatchString(s string) bool {
 			// Non-ASCII input may fold onto the prefix (K, ſ): let the regexp decide.
 		}
 	}
-	return r.Regexp.MatchString(s)
+	if r.re != nil {
+		return r.re.MatchString(s)
+	}
+	ok, err := r.ecma.MatchString(s)
+	return ok && err == nil
+}
+
+// ReplaceAllString is s.replace(regexp with the g flag, repl) for a repl without $ patterns.
+// A replacement that runs past MatchTimeout leaves s as it is.
+func (r *jsRegexp) ReplaceAllString(s, repl string) string {
+	if r.re != nil {
+		return r.re.ReplaceAllString(s, repl)
+	}
+	out, err := r.ecma.Replace(s, repl, -1, -1)
+	if err != nil {
+		return s
+	}
+	return out
 }
 
 // anchoredPrefix returns the ASCII literal every match of the RE2 pattern t starts with, when t
@@ -368,26 +400,59 @@ func isASCII(s string) bool {
 	return true
 }
 
-// compileJSRegex compiles a JavaScript regular expression for RE2, sharing
-// identical patterns between stubs.
+// compileJSRegex compiles a JavaScript regular expression, sharing identical patterns between
+// stubs: for RE2 when it translates, else for the ECMAScript engine.
 func compileJSRegex(src string, ignoreCase bool) (*jsRegexp, error) {
 	k := reKey{src, ignoreCase}
 	if v, ok := reCache.Load(k); ok {
 		return v.(*jsRegexp), nil
 	}
-	t, err := translateRegex(src, ignoreCase)
+	jr, err := compileUncached(src, ignoreCase)
 	if err != nil {
 		return nil, err
 	}
-	re, err := regexp.Compile(t)
-	if err != nil {
-		return nil, err
-	}
-	jr := &jsRegexp{Regexp: re}
-	jr.prefix, jr.fold = anchoredPrefix(t)
 	if _, loaded := reCache.LoadOrStore(k, jr); !loaded && reCacheLen.Add(1) > reCacheLimit {
 		reCache.Clear()
 		reCacheLen.Store(0)
 	}
 	return jr, nil
+}
+
+func compileUncached(src string, ignoreCase bool) (*jsRegexp, error) {
+	t, err := translateRegex(src, ignoreCase)
+	if err == nil {
+		var re *regexp.Regexp
+		if re, err = regexp.Compile(t); err == nil {
+			jr := &jsRegexp{re: re, key: t, ic: ignoreCase}
+			jr.prefix, jr.fold = anchoredPrefix(t)
+			return jr, nil
+		}
+	}
+	ecma, ecmaErr := compileECMAScript(src, ignoreCase)
+	if ecmaErr != nil {
+		// Not a valid JavaScript pattern: say what RE2 or the translation found.
+		if _, unsupported := err.(unsupportedError); unsupported {
+			return nil, ecmaErr
+		}
+		return nil, err
+	}
+	flags := ""
+	if ignoreCase {
+		flags = "i"
+	}
+	return &jsRegexp{ecma: ecma, key: "ecmascript:/" + src + "/" + flags, ic: ignoreCase}, nil
+}
+
+// compileECMAScript compiles src with the ECMAScript engine, whose matches stop at MatchTimeout.
+func compileECMAScript(src string, ignoreCase bool) (*regexp2.Regexp, error) {
+	opts := regexp2.ECMAScript
+	if ignoreCase {
+		opts |= regexp2.IgnoreCase
+	}
+	re, err := regexp2.Compile(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	re.MatchTimeout = MatchTimeout
+	return re, nil
 }

@@ -2,7 +2,9 @@ package match
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mockd/mockd/internal/request"
 )
@@ -34,7 +36,7 @@ func TestAnchoredPrefixAgreesWithRegexp(t *testing.T) {
 			t.Errorf("%q (ignoreCase %v): prefix %q, want %q", p.src, p.ic, jr.prefix, p.prefix)
 		}
 		for _, in := range inputs {
-			if got, want := jr.MatchString(in), jr.Regexp.MatchString(in); got != want {
+			if got, want := jr.MatchString(in), jr.re.MatchString(in); got != want {
 				t.Errorf("%q (ignoreCase %v) on %q: shortcut says %v, regexp says %v", p.src, p.ic, in, got, want)
 			}
 		}
@@ -52,5 +54,47 @@ func TestRegexCacheBounded(t *testing.T) {
 	reCache.Range(func(any, any) bool { n++; return true })
 	if n > reCacheLimit {
 		t.Fatalf("regexp cache holds %d entries, limit %d", n, reCacheLimit)
+	}
+}
+
+// TestECMAScriptFallback: patterns RE2 cannot run (lookaround, backreferences) run on the
+// ECMAScript engine with JavaScript's meaning, in matches and in except.
+func TestECMAScriptFallback(t *testing.T) {
+	for _, tc := range []struct {
+		pred  string
+		paths map[string]bool
+	}{
+		{`{"matches":{"path":"^/users/(?!admin)\\w+$"}}`, map[string]bool{"/users/bob": true, "/users/admin": false, "/USERS/ADMIN": false}},
+		{`{"matches":{"path":"(?<=/v)\\d+"}}`, map[string]bool{"/v2/x": true, "/2/x": false}},
+		{`{"matches":{"path":"^/(\\w)\\1$"}}`, map[string]bool{"/aa": true, "/ab": false}},
+		{`{"matches":{"path":"^/(?<c>\\w)\\k<c>$"}}`, map[string]bool{"/zz": true, "/zy": false}},
+		{`{"matches":{"path":"^/(?=a)[A-Z]$"}, "caseSensitive":true}`, map[string]bool{"/a": false, "/A": false}},
+		{`{"matches":{"path":"^/(?=a)[a-z]$"}}`, map[string]bool{"/A": true}},
+		{`{"equals":{"path":"/users/"},"except":"\\d+(?=$)"}`, map[string]bool{"/users/42": true, "/users/4x": false}},
+	} {
+		set, err := Compile(decode(t, "[["+tc.pred+"]]"), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.pred, err)
+		}
+		for path, want := range tc.paths {
+			r := &request.Request{Method: "GET", Path: path}
+			if got, err := set.Find(r); err != nil || (got == 0) != want {
+				t.Errorf("%s on %s: Find = %d, %v; want match %v", tc.pred, path, got, err, want)
+			}
+		}
+	}
+}
+
+// TestECMAScriptTimeout: a pattern that backtracks catastrophically stops at MatchTimeout and
+// counts as no match.
+func TestECMAScriptTimeout(t *testing.T) {
+	defer func(d time.Duration) { MatchTimeout = d }(MatchTimeout)
+	MatchTimeout = 50 * time.Millisecond
+	re, err := compileJSRegex(`^(\w+\s?)*(?!x)$`, false)
+	if err != nil || re.ecma == nil {
+		t.Fatalf("compile: %v (ECMAScript engine: %v)", err, re != nil && re.ecma != nil)
+	}
+	if re.MatchString(strings.Repeat("a", 40) + "!") {
+		t.Error("a match that timed out counts as a match")
 	}
 }
