@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,22 +14,31 @@ import (
 
 func newConvertCmd() *cobra.Command {
 	var to, out string
+	var keepEnv bool
 	cmd := &cobra.Command{
 		Use:   "convert FILE",
 		Short: "Convert Mountebank JSON to mockd YAML and back, losslessly",
 		Long: "convert reads a Mountebank JSON file (imposters.json) and writes it as YAML, or reads a\n" +
-			"YAML file and writes Mountebank JSON. Both load to the identical imposters.",
+			"YAML file and writes Mountebank JSON. Both load to the identical imposters: YAML's\n" +
+			"${ENV} references are resolved (unless --keep-env) and bodyFile is inlined as body.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, _, err := config.ReadFile(args[0])
+			file := args[0]
+			v, err := readForConvert(file, keepEnv)
 			if err != nil {
 				return err
 			}
 			target := strings.ToLower(to)
 			if target == "" {
 				target = "yaml"
-				if config.IsYAML(args[0]) {
+				if config.IsYAML(file) {
 					target = "json"
+				}
+			}
+			if config.IsYAML(file) && target == "json" {
+				// Mountebank JSON has no bodyFile: the file's text goes in body.
+				if err := config.InlineBodyFiles(v, filepath.Dir(file)); err != nil {
+					return fmt.Errorf("%s: %w", file, err)
 				}
 			}
 			var data []byte
@@ -54,5 +64,24 @@ func newConvertCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&to, "to", "", "yaml or json (default: the other format)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write here instead of standard output")
+	cmd.Flags().BoolVar(&keepEnv, "keep-env", false, "keep YAML's ${ENV} references as written instead of resolving them")
 	return cmd
+}
+
+// readForConvert reads a config file as convert sees it: YAML with its ${ENV} references
+// resolved, or kept with keepEnv; JSON as Mountebank reads it.
+func readForConvert(file string, keepEnv bool) (config.Value, error) {
+	if !keepEnv || !config.IsYAML(file) {
+		v, _, err := config.ReadFile(file)
+		return v, err
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read config: %w", file, err)
+	}
+	v, _, err := config.ParseYAMLKeepEnv(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: invalid YAML: %w", file, err)
+	}
+	return v, nil
 }

@@ -289,6 +289,29 @@ func (c *Config) add(file string, v Value, pos Positions) []string {
 var ServerKeys = []string{"port", "host", "allowInjection", "localOnly", "ipWhitelist", "mock", "debug",
 	"pidfile", "logfile", "loglevel", "nologfile", "origin", "apikey", "datadir", "configfile", "noParse"}
 
+// InlineBodyFiles replaces every `bodyFile` of a YAML document (a list of imposters or one
+// imposter) with a `body` holding the file's text, read relative to dir: what mockd convert
+// writes to Mountebank JSON, which has no bodyFile.
+func InlineBodyFiles(doc Value, dir string) error {
+	root := AsObject(doc)
+	if root == nil {
+		return nil
+	}
+	if !root.Has("imposters") {
+		if err := resolveBodyFiles(root, dir, ""); err != nil {
+			return err
+		}
+		return nil
+	}
+	list, _ := mustGet(root, "imposters").([]any)
+	for i, iv := range list {
+		if err := resolveBodyFiles(iv, dir, fmt.Sprintf("imposters[%d]", i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // resolveBodyFiles replaces every `bodyFile` of an `is` response (and of defaultResponse) with a
 // `body` holding the file's text, read relative to dir.
 func resolveBodyFiles(imposter Value, dir, path string) *Error {

@@ -38,6 +38,16 @@ func (p Positions) Lookup(path string) (line, col int, ok bool) {
 // ParseYAML decodes a YAML document into a Value, expanding environment variables in plain and
 // quoted scalars (see ExpandEnv), and returns where each value stands.
 func ParseYAML(data []byte) (Value, Positions, error) {
+	return parseYAML(data, true)
+}
+
+// ParseYAMLKeepEnv is ParseYAML without expanding environment variables: ${NAME} and
+// ${NAME:-default} stay as written (and $${NAME} reads ${NAME}), for mockd convert --keep-env.
+func ParseYAMLKeepEnv(data []byte) (Value, Positions, error) {
+	return parseYAML(data, false)
+}
+
+func parseYAML(data []byte, expandEnv bool) (Value, Positions, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -46,15 +56,22 @@ func ParseYAML(data []byte) (Value, Positions, error) {
 		}
 		return nil, nil, err
 	}
-	pos := Positions{}
-	v, err := yamlValue(&doc, "", pos, 0)
+	d := &yamlDecoder{pos: Positions{}, expandEnv: expandEnv}
+	v, err := d.value(&doc, "", 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	return v, pos, nil
+	return v, d.pos, nil
 }
 
-func yamlValue(n *yaml.Node, path string, pos Positions, depth int) (Value, error) {
+// yamlDecoder turns yaml.v3 nodes into Values, noting where each stands.
+type yamlDecoder struct {
+	pos       Positions
+	expandEnv bool
+}
+
+func (d *yamlDecoder) value(n *yaml.Node, path string, depth int) (Value, error) {
+	pos := d.pos
 	if depth > 1000 {
 		return nil, fmt.Errorf("line %d: nesting too deep", n.Line)
 	}
@@ -68,13 +85,13 @@ func yamlValue(n *yaml.Node, path string, pos Positions, depth int) (Value, erro
 		if len(n.Content) == 0 {
 			return NewObject(), nil
 		}
-		return yamlValue(n.Content[0], path, pos, depth+1)
+		return d.value(n.Content[0], path, depth+1)
 	case yaml.AliasNode:
-		return yamlValue(n.Alias, path, pos, depth+1)
+		return d.value(n.Alias, path, depth+1)
 	case yaml.SequenceNode:
 		a := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
-			v, err := yamlValue(c, fmt.Sprintf("%s[%d]", path, i), pos, depth+1)
+			v, err := d.value(c, fmt.Sprintf("%s[%d]", path, i), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -86,7 +103,7 @@ func yamlValue(n *yaml.Node, path string, pos Positions, depth int) (Value, erro
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, vn := n.Content[i], n.Content[i+1]
 			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-				merged, err := yamlValue(vn, path, pos, depth+1)
+				merged, err := d.value(vn, path, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -100,7 +117,7 @@ func yamlValue(n *yaml.Node, path string, pos Positions, depth int) (Value, erro
 			if k.Line > 0 {
 				pos[child] = [2]int{k.Line, k.Column}
 			}
-			v, err := yamlValue(vn, child, pos, depth+1)
+			v, err := d.value(vn, child, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -108,7 +125,7 @@ func yamlValue(n *yaml.Node, path string, pos Positions, depth int) (Value, erro
 		}
 		return o, nil
 	case yaml.ScalarNode:
-		return yamlScalar(n)
+		return yamlScalar(n, d.expandEnv)
 	}
 	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
 }
@@ -136,11 +153,15 @@ func JoinPath(path, key string) string {
 	return path + "." + key
 }
 
-func yamlScalar(n *yaml.Node) (Value, error) {
+func yamlScalar(n *yaml.Node, expandEnv bool) (Value, error) {
 	value := n.Value
 	plain := n.Style == 0 || n.Style == yaml.TaggedStyle
 	if strings.Contains(value, "$") && (n.Tag == "!!str" || plain) {
-		expanded, err := ExpandEnv(value)
+		expand := ExpandEnv
+		if !expandEnv {
+			expand = keepEnv
+		}
+		expanded, err := expand(value)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n.Line, err)
 		}
@@ -228,6 +249,11 @@ func ExpandEnv(s string) (string, error) {
 	}
 	out.WriteString(s[last:])
 	return out.String(), nil
+}
+
+// keepEnv is ExpandEnv that expands nothing: only $${NAME} is read as ${NAME}.
+func keepEnv(s string) (string, error) {
+	return strings.ReplaceAll(s, "$${", "${"), nil
 }
 
 // MarshalYAML renders v as YAML, keeping key order. Strings that YAML would read as another type

@@ -125,3 +125,47 @@ func TestVersionFromLdflags(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertInlinesBodyFileAndEnv: YAML → JSON puts each bodyFile's text in body (Mountebank
+// JSON has no bodyFile) and resolves ${ENV}, or keeps it with --keep-env; the JSON serves what
+// the YAML served.
+func TestConvertInlinesBodyFileAndEnv(t *testing.T) {
+	dir := t.TempDir()
+	port := listenFree(t)
+	write(t, dir, "bodies/user.json", `{"id": 42}`)
+	yml := write(t, dir, "stubs.yaml", "imposters:\n  - port: ${CONVERT_PORT}\n    protocol: http\n    stubs:\n"+
+		"      - responses: [{is: {statusCode: 200, headers: {X-Env: \"${CONVERT_GREETING:-hello}\"}, bodyFile: bodies/user.json}}]\n")
+	env := append(os.Environ(), "CONVERT_PORT="+strconv.Itoa(port))
+	convert := exec.Command(mockdBin, "convert", yml, "-o", filepath.Join(dir, "out.json"))
+	convert.Env = env
+	if out, err := convert.CombinedOutput(); err != nil {
+		t.Fatalf("convert: %v\n%s", err, out)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "out.json"))
+	for _, want := range []string{`"port": ` + strconv.Itoa(port), `"body": "{\"id\": 42}"`, `"X-Env": "hello"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("converted JSON lacks %s:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), "bodyFile") {
+		t.Errorf("converted JSON keeps bodyFile:\n%s", data)
+	}
+	// The JSON, read as Mountebank reads it (from another directory), serves the file's text.
+	elsewhere := write(t, t.TempDir(), "copy.json", string(data))
+	start(t, "-c", elsewhere)
+	if _, hdr, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); body != `{"id": 42}` || hdr.Get("X-Env") != "hello" {
+		t.Errorf("the converted imposter answered %q with X-Env %q", body, hdr.Get("X-Env"))
+	}
+
+	keep := exec.Command(mockdBin, "convert", "--keep-env", yml)
+	keep.Env = env
+	out, err := keep.Output()
+	if err != nil {
+		t.Fatalf("convert --keep-env: %v", err)
+	}
+	for _, want := range []string{`"port": "${CONVERT_PORT}"`, `"X-Env": "${CONVERT_GREETING:-hello}"`, `"body": "{\"id\": 42}"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("convert --keep-env output lacks %s:\n%s", want, out)
+		}
+	}
+}
