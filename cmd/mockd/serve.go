@@ -325,7 +325,10 @@ func newValidateCmd() *cobra.Command {
 			if len(files) == 0 {
 				return errors.New("validate needs at least one -c FILE")
 			}
-			n, err := app.Validate(files, allowInjection)
+			n, warnings, err := app.Check(files, allowInjection)
+			for _, w := range warnings {
+				fmt.Fprintln(os.Stderr, "mockd: config warning:", w)
+			}
 			if err != nil {
 				return configError(err)
 			}

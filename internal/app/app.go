@@ -21,6 +21,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/logs"
+	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
 	"github.com/mockd/mockd/internal/store"
@@ -90,12 +91,28 @@ func RenderEJS(file string) (string, error) { return script.RenderEJS(file) }
 
 // Validate loads files and compiles every imposter in them without starting anything.
 func Validate(files []string, allowInjection bool) (int, error) {
+	n, _, err := Check(files, allowInjection)
+	return n, err
+}
+
+// Check is Validate that also returns the warnings: problems of Mountebank JSON files that
+// Mountebank accepts (mockd YAML refuses them) and stubs that can never match.
+func Check(files []string, allowInjection bool) (int, []string, error) {
 	cfg, err := config.LoadRendered(files, RenderEJS)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	built, err := BuildImposters(imposter.NewRegistry(imposter.Options{}), cfg, allowInjection)
-	return len(built), err
+	built, warnings, err := BuildImposters(imposter.NewRegistry(imposter.Options{}), cfg, allowInjection)
+	return len(built), warnings, err
+}
+
+// compilers are what config.CheckImposter compiles regexes, selectors and scripts with.
+func compilers(allowInjection bool) config.Compilers {
+	c := config.Compilers{Regex: match.CheckRegex, XPath: match.CheckXPath, JSONPath: match.CheckJSONPath}
+	if allowInjection {
+		c.Script = script.New(script.Options{}).Check
+	}
+	return c
 }
 
 // consoleWording rewords the Mountebank error messages that name `mb` for a user who runs mockd.
@@ -195,9 +212,13 @@ func New(opts Options) (*App, error) {
 		}
 	}
 	if cfg != nil {
-		if a.initial, err = BuildImposters(a.reg, cfg, opts.AllowInjection); err != nil {
+		var warnings []string
+		if a.initial, warnings, err = BuildImposters(a.reg, cfg, opts.AllowInjection); err != nil {
 			a.closeLog()
 			return nil, err
+		}
+		for _, w := range warnings {
+			a.log.Warn("config: " + w)
 		}
 	}
 	return a, nil
@@ -213,17 +234,31 @@ func fileRules(opts Options) *behavior.Files {
 }
 
 // BuildImposters validates and compiles every imposter of cfg with reg's options, collecting all
-// problems, each located in its file.
-func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection bool) ([]*imposter.Imposter, error) {
+// problems, each located in its file, and the warnings. A YAML imposter is checked strictly
+// (config.CheckImposter: every key, type, regex, selector and, with allowInjection, script); the
+// same checks only warn about a Mountebank JSON imposter, which loads as Mountebank loads it.
+func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection bool) ([]*imposter.Imposter, []string, error) {
 	var built []*imposter.Imposter
-	var problems []string
+	var problems, warnings []string
 	ports := map[int]string{}
+	check := compilers(allowInjection)
 	for _, src := range cfg.Imposters {
-		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Strict: src.Strict(), Path: src.Path})
+		checkFailed := false
+		for _, p := range config.CheckImposter(src.Value, src.Path, check) {
+			switch {
+			case p.Warning || !src.Strict():
+				warnings = append(warnings, src.Locate(p.Path, p.Message))
+			default:
+				problems = append(problems, src.Locate(p.Path, p.Message))
+				checkFailed = true
+			}
+		}
+		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Path: src.Path})
 		for _, e := range errs {
 			problems = append(problems, src.Locate(e.Path, ForConsole(e.Message)))
 		}
-		if def == nil {
+		if def == nil || checkFailed {
+			// A failed check says more precisely what compiling would fail on.
 			continue
 		}
 		if def.Port != 0 {
@@ -258,9 +293,9 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 		built = append(built, im)
 	}
 	if len(problems) > 0 {
-		return nil, &config.LoadError{Problems: problems}
+		return nil, warnings, &config.LoadError{Problems: problems}
 	}
-	return built, nil
+	return built, warnings, nil
 }
 
 // Start listens on the admin port and starts every configured imposter. On error everything

@@ -17,7 +17,10 @@ func TestLoadYAML(t *testing.T) {
 	if p, _ := cfg.Server.Get("port"); p != 2626.0 {
 		t.Errorf("server.port = %v, want 2626", p)
 	}
-	imp, errs := ParseImposter(cfg.Imposters[0].Value, ParseOptions{Strict: true})
+	if probs := CheckImposter(cfg.Imposters[0].Value, "", Compilers{}); len(probs) > 0 {
+		t.Fatalf("CheckImposter: %v", probs)
+	}
+	imp, errs := ParseImposter(cfg.Imposters[0].Value, ParseOptions{})
 	if len(errs) > 0 {
 		t.Fatalf("ParseImposter: %v", errs)
 	}
@@ -53,7 +56,10 @@ func TestLoadErrorsNameFileLineAndField(t *testing.T) {
 			problems = err.(*LoadError).Problems
 		} else {
 			for _, src := range cfg.Imposters {
-				_, errs := ParseImposter(src.Value, ParseOptions{Strict: src.Strict(), Path: src.Path})
+				for _, p := range CheckImposter(src.Value, src.Path, Compilers{}) {
+					problems = append(problems, src.Locate(p.Path, p.Message))
+				}
+				_, errs := ParseImposter(src.Value, ParseOptions{Path: src.Path})
 				for _, e := range errs {
 					problems = append(problems, src.Locate(e.Path, e.Message))
 				}
@@ -160,7 +166,15 @@ func FuzzParseYAML(f *testing.F) {
 		if _, err := MarshalYAML(v); err != nil {
 			t.Fatalf("MarshalYAML of a parsed document: %v", err)
 		}
-		ParseImposter(v, ParseOptions{Strict: true})
+		CheckImposter(v, "", Compilers{})
+		if o, ok := v.(*Object); ok {
+			if list, ok := mustGet(o, "imposters").([]any); ok {
+				for _, imp := range list {
+					CheckImposter(imp, "imposters[0]", Compilers{})
+				}
+			}
+		}
+		ParseImposter(v, ParseOptions{})
 	})
 }
 

@@ -95,8 +95,6 @@ type Imposter struct {
 type ParseOptions struct {
 	// AllowInjection permits JavaScript and shell (Mountebank's --allowInjection).
 	AllowInjection bool
-	// Strict rejects unknown keys (mockd YAML); Mountebank JSON is lenient.
-	Strict bool
 	// Path prefixes every error path, e.g. "imposters[2]".
 	Path string
 }
@@ -132,9 +130,6 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 		imp.Protocol = p
 	default:
 		add("protocol", "the %s protocol is not yet supported", JSString(p))
-	}
-	if opts.Strict {
-		errs = append(errs, unknownKeys(obj, opts.Path, imposterKeys)...)
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -193,9 +188,6 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 	}
 	stub := Clone(obj).(*Object)
 	var errs []*Error
-	if opts.Strict {
-		errs = append(errs, unknownKeys(stub, path, stubKeys)...)
-	}
 	if ev, ok := stub.Get("expect"); ok {
 		_, eerrs := ParseExpect(ev, JoinPath(path, "expect"))
 		errs = append(errs, eerrs...)
@@ -204,12 +196,9 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 	if len(responses) == 0 {
 		return nil, append(errs, &Error{Code: CodeBadData, Message: "'responses' must be a non-empty array", Source: stub, Path: path})
 	}
-	for i, r := range responses {
+	for _, r := range responses {
 		if ro, ok := r.(*Object); ok {
 			upcastBehaviors(ro)
-			if opts.Strict {
-				errs = append(errs, unknownKeys(ro, fmt.Sprintf("%s.responses[%d]", path, i), responseKeys)...)
-			}
 		}
 	}
 	if !opts.AllowInjection {
@@ -447,9 +436,6 @@ func hasShellTransform(responses []any) bool {
 }
 
 var (
-	imposterKeys = []string{"protocol", "port", "host", "name", "recordRequests", "numberOfRequests", "requests",
-		"stubs", "defaultResponse", "allowCORS", "endOfRequestResolver", "mode", "key", "cert", "mutualAuth",
-		"ciphers", "rejectUnauthorized", "_links"}
 	stubKeys     = []string{"predicates", "responses", "expect", "_links", "matches", "scenarioName"}
 	responseKeys = []string{"is", "proxy", "inject", "fault", "repeat", "behaviors", "_behaviors"}
 )

@@ -100,6 +100,7 @@ func (d *yamlDecoder) value(n *yaml.Node, path string, depth int) (Value, error)
 		return a, nil
 	case yaml.MappingNode:
 		o := &Object{}
+		seen := map[string]int{} // key -> its line, for duplicates (the last would win silently)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, vn := n.Content[i], n.Content[i+1]
 			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
@@ -113,6 +114,10 @@ func (d *yamlDecoder) value(n *yaml.Node, path string, depth int) (Value, error)
 			if k.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("line %d: mapping keys must be strings", k.Line)
 			}
+			if first, dup := seen[k.Value]; dup {
+				return nil, fmt.Errorf("line %d: duplicate key %q (first at line %d)", k.Line, k.Value, first)
+			}
+			seen[k.Value] = k.Line
 			child := JoinPath(path, k.Value)
 			if k.Line > 0 {
 				pos[child] = [2]int{k.Line, k.Column}

@@ -72,16 +72,18 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 	}
 }
 
-func TestPredicateErrorNamesStubLine(t *testing.T) {
+// TestPredicateErrorNamesKeyLine: an invalid regex is reported at the line and column of the key
+// that holds it.
+func TestPredicateErrorNamesKeyLine(t *testing.T) {
 	dir := t.TempDir()
 	bad := write(t, dir, "bad.yaml", "imposters:\n  - protocol: http\n    stubs:\n      - responses: [{is: {body: a}}]\n      - predicates: [{matches: {path: \"(\"}}]\n        responses: [{is: {body: b}}]\n")
 	out, err := exec.Command(mockdBin, "validate", "-c", bad).CombinedOutput()
 	if err == nil {
 		t.Fatalf("validate accepted an invalid regex:\n%s", out)
 	}
-	want := bad + ":5:9: imposters[0].stubs[1].predicates: "
-	if !strings.Contains(string(out), want) || !strings.Contains(string(out), "Invalid regular expression") {
-		t.Errorf("validate output %q does not name the stub's line (%q) and the regex error", out, want)
+	want := bad + ":5:33: imposters[0].stubs[1].predicates[0].matches.path: invalid regular expression /(/: missing closing )"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("validate output %q does not name the key's line (%q) and the regex error", out, want)
 	}
 }
 
