@@ -9,7 +9,6 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/dashboard"
 	"github.com/mockd/mockd/internal/imposter"
-	"github.com/mockd/mockd/internal/verdict"
 )
 
 // The dashboard's reads: what the pages show beyond Mountebank's API (no-match counts, only the
@@ -80,39 +79,30 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 	return nil
 }
 
-// dashboardList is every imposter's line, and the verdict of GET /verify without the list of
-// unmatched requests (the imposters' pages show them).
+// dashboardList is every imposter's line, and GET /verify's verdict in numbers (the imposters'
+// pages show the rest). It reads counters only.
 func (a *API) dashboardList() *config.Object {
 	list := a.reg.Listing().Imposters
 	out := make([]any, 0, len(list))
-	v := &verdict.Verdict{}
+	var expectations, failed, unused, unmatched int
 	for _, im := range list {
-		iv := im.StubVerdict()
-		v.Imposters = append(v.Imposters, iv)
+		e, f, u := im.StubCounts()
+		n := int(im.NoMatchCount())
+		expectations, failed, unused, unmatched = expectations+e, failed+f, unused+u, unmatched+n
 		o := summary(im)
-		o.Set("expectationsFailed", float64(count(iv.Stubs, verdict.Failed)))
-		o.Set("unusedStubs", float64(count(iv.Stubs, verdict.Unused)))
+		o.Set("expectationsFailed", float64(f))
+		o.Set("unusedStubs", float64(u))
 		out = append(out, o)
 	}
-	v.Finish(false)
 	a.explained.prune(a.reg)
+	// As verdict.Verdict.Finish without allowUnused: any of the three fails it.
 	return config.NewObject("imposters", out, "verdict", config.NewObject(
-		"passed", v.Passed,
-		"expectations", float64(v.Summary.Expectations),
-		"expectationsFailed", float64(v.Summary.ExpectationsFailed),
-		"unusedStubs", float64(v.Summary.UnusedStubs),
-		"unmatchedRequests", float64(v.Summary.UnmatchedRequests),
+		"passed", failed+unused+unmatched == 0,
+		"expectations", float64(expectations),
+		"expectationsFailed", float64(failed),
+		"unusedStubs", float64(unused),
+		"unmatchedRequests", float64(unmatched),
 	))
-}
-
-func count(stubs []verdict.Stub, status string) int {
-	n := 0
-	for _, s := range stubs {
-		if s.Status == status {
-			n++
-		}
-	}
-	return n
 }
 
 // dashboardImposter is an imposter's page: its counters, its first pageStubs stubs with their
@@ -121,13 +111,13 @@ func count(stubs []verdict.Stub, status string) int {
 func (a *API) dashboardImposter(im *imposter.Imposter) *config.Object {
 	o := summary(im)
 	defs := im.StubDefinitions()
-	iv := im.StubVerdict()
 	n := min(len(defs), pageStubs)
+	verdicts := im.StubVerdicts(n)
 	stubs := make([]any, 0, n)
 	for i, d := range defs[:n] {
 		so := config.NewObject("definition", d)
-		if len(iv.Stubs) == len(defs) { // else the stubs changed in between; next read
-			vs := iv.Stubs[i]
+		if len(verdicts) == n { // else the stubs changed in between; next read
+			vs := verdicts[i]
 			so.Set("hits", float64(vs.Hits))
 			so.Set("status", vs.Status)
 			if vs.Message != "" {

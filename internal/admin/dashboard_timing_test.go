@@ -4,9 +4,12 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
 )
 
 // BenchmarkDashboardImposterRead measures what an open imposter page costs mockd: one
@@ -27,6 +30,40 @@ func BenchmarkDashboardImposterRead(b *testing.B) {
 	var req fasthttp.Request
 	req.SetRequestURI("/dashboard/api/imposters/" + port)
 	req.Header.Set("X-Mockd-Dashboard", "refresh")
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx.Response.Reset()
+		a.Handler(&ctx)
+		if ctx.Response.StatusCode() != 200 {
+			b.Fatalf("status %d", ctx.Response.StatusCode())
+		}
+	}
+}
+
+// BenchmarkDashboardListRead measures what an open overview costs mockd: one
+// GET /dashboard/api/imposters (every imposter's counters and verdict) with an imposter of
+// 10,000 stubs, which the page sends once a second.
+func BenchmarkDashboardListRead(b *testing.B) {
+	a, _ := newTestAPI(b, Options{})
+	var stubs []string
+	for i := range 10000 {
+		stubs = append(stubs, `{"predicates":[{"equals":{"path":"/`+strconv.Itoa(i)+`"}}],"responses":[{"is":{"statusCode":200}}]}`)
+	}
+	v, err := config.ParseJSON([]byte(`{"protocol":"http","stubs":[` + strings.Join(stubs, ",") + `]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	def, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	if _, err := a.reg.Create(def); err != nil {
+		b.Fatal(err)
+	}
+	var req fasthttp.Request
+	req.SetRequestURI("/dashboard/api/imposters")
 	var ctx fasthttp.RequestCtx
 	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
 	b.ReportAllocs()

@@ -34,7 +34,8 @@ func (im *Imposter) StubHits() []uint64 {
 // answered nothing, and the requests that matched no stub (listed, with why, when recorded).
 // The caller finishes the verdict (verdict.Verdict.Finish).
 func (im *Imposter) Verdict() verdict.Imposter {
-	v := im.StubVerdict()
+	v := verdict.Imposter{Port: im.port, Protocol: im.def.Protocol, Name: im.def.Name, Stubs: im.stubVerdicts(-1, true),
+		Unmatched: []verdict.Unmatched{}, UnmatchedRequests: int(im.noMatches.Load())}
 	for _, r := range im.RecordedRequests() {
 		why := r.Explain()
 		if why == nil {
@@ -51,30 +52,68 @@ func (im *Imposter) Verdict() verdict.Imposter {
 	return v
 }
 
-// StubVerdict is Verdict without the list of unmatched requests (their count is there): it
-// reads counters only, for the dashboard, which asks every second.
-func (im *Imposter) StubVerdict() verdict.Imposter {
-	v := verdict.Imposter{Port: im.port, Protocol: im.def.Protocol, Name: im.def.Name, Stubs: []verdict.Stub{},
-		Unmatched: []verdict.Unmatched{}, UnmatchedRequests: int(im.noMatches.Load())}
-	for i, s := range im.tbl.Load().stubs {
-		preds, _ := s.def.Get("predicates")
-		if preds == nil {
-			preds = []any{}
+// StubVerdicts returns the verdict on the first n stubs without their predicates: it reads
+// counters, for the dashboard, which asks every second.
+func (im *Imposter) StubVerdicts(n int) []verdict.Stub { return im.stubVerdicts(n, false) }
+
+// StubCounts counts, as Verdict would, the stubs that have an expectation, those that fail it
+// and those unused (no expectation and no hit). It allocates nothing.
+func (im *Imposter) StubCounts() (expectations, failed, unused int) {
+	for _, s := range im.tbl.Load().stubs {
+		if s.expect != nil {
+			expectations++
 		}
-		vs := verdict.Stub{Index: i, Predicates: config.MarshalJSON(preds, 0), Hits: s.hits.Load(), Status: verdict.Passed}
-		switch {
-		case s.expect != nil:
-			vs.Expect = config.MarshalJSON(get(s.def, "expect"), 0)
-			if !s.expect.Met(vs.Hits) {
-				vs.Status = verdict.Failed
-				vs.Message = fmt.Sprintf("expected %s, got %d", s.expect, vs.Hits)
-			}
-		case vs.Hits == 0:
-			vs.Status, vs.Message = verdict.Unused, "answered no request"
+		switch s.status(s.hits.Load()) {
+		case verdict.Failed:
+			failed++
+		case verdict.Unused:
+			unused++
 		}
-		v.Stubs = append(v.Stubs, vs)
 	}
-	return v
+	return expectations, failed, unused
+}
+
+// stubVerdicts is the verdict on the first n stubs (every stub when n < 0), with their
+// predicates or not.
+func (im *Imposter) stubVerdicts(n int, predicates bool) []verdict.Stub {
+	stubs := im.tbl.Load().stubs
+	if n < 0 || n > len(stubs) {
+		n = len(stubs)
+	}
+	out := make([]verdict.Stub, 0, n)
+	for i, s := range stubs[:n] {
+		vs := verdict.Stub{Index: i, Hits: s.hits.Load()}
+		if predicates {
+			preds, _ := s.def.Get("predicates")
+			if preds == nil {
+				preds = []any{}
+			}
+			vs.Predicates = config.MarshalJSON(preds, 0)
+		}
+		if s.expect != nil {
+			vs.Expect = config.MarshalJSON(get(s.def, "expect"), 0)
+		}
+		switch vs.Status = s.status(vs.Hits); vs.Status {
+		case verdict.Failed:
+			vs.Message = fmt.Sprintf("expected %s, got %d", s.expect, vs.Hits)
+		case verdict.Unused:
+			vs.Message = "answered no request"
+		}
+		out = append(out, vs)
+	}
+	return out
+}
+
+// status is the stub's verdict after hits: its expectation failed, or, without one, it answered
+// nothing (unused), or it passed.
+func (s *stub) status(hits uint64) string {
+	switch {
+	case s.expect != nil && !s.expect.Met(hits):
+		return verdict.Failed
+	case s.expect == nil && hits == 0:
+		return verdict.Unused
+	}
+	return verdict.Passed
 }
 
 // Verify verifies every imposter of list.
