@@ -629,6 +629,11 @@
       for (const s of [...scopes].sort()) {
         if (!have.has(s)) select.append(h('option', { value: s, text: s.startsWith('mb:') ? s + ' (admin API)' : s }));
       }
+      // Drawn again only when an entry came or went (a filter draws at once).
+      const last = data.logs[data.logs.length - 1];
+      const sig = data.logs.length + '|' + (last ? last.timestamp + last.message : '');
+      if (sig === this.sig) return;
+      this.sig = sig;
       this.data = data;
       this.draw();
     },
