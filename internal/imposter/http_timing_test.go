@@ -104,7 +104,7 @@ func BenchmarkHTTPSimpleStubLogged(b *testing.B) {
 			defer core.Close()
 			log := slog.New(core.Handler("mb:2525")).With("imposter", "http:4545")
 			h, ctx := newBenchHandlerWith(b, simpleStub, simpleRequest, Options{Logger: log, Metrics: metrics.New()})
-			h.im.log = log // as Start sets it
+			h.im.setLog(log) // as Start sets it
 			b.ReportAllocs()
 			for b.Loop() {
 				serveOnce(b, h, ctx)

@@ -222,9 +222,11 @@ type Imposter struct {
 	rendered    atomic.Pointer[renderedJSON]
 	defaultResp *response
 	log         *slog.Logger
-	metrics     *metrics.Imposter // nil when metrics are off
-	js          *script.Scope     // the imposter's script state; nil without a script engine
-	tls         *tls.Config       // https only: built by Start
+	// logInfo and logDebug say whether log takes info and debug lines (its level is fixed).
+	logInfo, logDebug bool
+	metrics           *metrics.Imposter // nil when metrics are off
+	js                *script.Scope     // the imposter's script state; nil without a script engine
+	tls               *tls.Config       // https only: built by Start
 }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
@@ -233,7 +235,8 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8", log: opts.Logger}
+	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8"}
+	im.setLog(opts.Logger)
 	if opts.Script != nil {
 		im.js = opts.Script.NewScope(opts.Logger)
 	}
@@ -392,7 +395,7 @@ func (im *Imposter) Start() error {
 		ln = fl
 	}
 	im.port = addr.Port
-	im.log = im.opts.Logger.With("imposter", im.scope())
+	im.setLog(im.opts.Logger.With("imposter", im.scope()))
 	im.ln = NewRetryListener(ln, im.log)
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port

@@ -10,9 +10,23 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
+// setLog makes l the imposter's log and notes which levels it takes.
+func (im *Imposter) setLog(l *slog.Logger) {
+	im.log = l
+	im.logInfo = l.Enabled(context.Background(), slog.LevelInfo)
+	im.logDebug = l.Enabled(context.Background(), slog.LevelDebug)
+}
+
 // enabled reports whether the imposter's log takes lines at level: a request's log line is
-// built only when it does.
+// built only when it does. The log's level does not change while it runs, so the common levels
+// are looked up once.
 func (im *Imposter) enabled(level slog.Level) bool {
+	switch level {
+	case slog.LevelInfo:
+		return im.logInfo
+	case slog.LevelDebug:
+		return im.logDebug
+	}
 	return im.log.Enabled(context.Background(), level)
 }
 
