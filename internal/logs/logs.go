@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -42,6 +43,7 @@ type Core struct {
 	file    []byte
 	// spare buffers the next lines go to while the writer writes a batch (wmu held).
 	spareConsole, spareFile []byte
+	scratch                 []byte // a message being escaped for JSON (mu held)
 	closed                  bool
 	drained                 *sync.Cond // signalled when the writer has taken the pending lines
 	wmu                     sync.Mutex // held while writing, so batches go out in order
@@ -177,13 +179,13 @@ func (c *Core) add(e entry) {
 	switch {
 	case c.opts.Console == nil:
 	case c.opts.JSON:
-		c.console = appendJSONLine(c.console, e)
+		c.console = appendJSONLine(c.console, e, &c.scratch)
 	default:
 		c.console = append(append(c.console, LevelName(e.level)...), ": "...)
 		c.console = append(e.appendText(c.console), '\n')
 	}
 	if c.opts.File != nil {
-		c.file = appendJSONLine(c.file, e)
+		c.file = appendJSONLine(c.file, e, &c.scratch)
 	}
 	closed := c.closed
 	c.mu.Unlock()
@@ -199,11 +201,13 @@ func (c *Core) add(e entry) {
 }
 
 // appendJSONLine appends e as the log file has it: {"level","message","timestamp"} and a newline.
-func appendJSONLine(dst []byte, e entry) []byte {
+// scratch holds the message while it is escaped.
+func appendJSONLine(dst []byte, e entry, scratch *[]byte) []byte {
 	dst = append(dst, `{"level":`...)
 	dst = config.AppendString(dst, LevelName(e.level))
 	dst = append(dst, `,"message":`...)
-	dst = config.AppendString(dst, e.text())
+	*scratch = e.appendText((*scratch)[:0])
+	dst = config.AppendString(dst, unsafe.String(unsafe.SliceData(*scratch), len(*scratch)))
 	dst = append(dst, `,"timestamp":"`...)
 	dst = e.at.UTC().AppendFormat(dst, timeLayout)
 	return append(dst, "\"}\n"...)

@@ -196,7 +196,7 @@ func nodeAddr(a net.Addr, plainIPv4 bool) (ip, from string) {
 				if i > 0 {
 					b = append(b, '.')
 				}
-				b = strconv.AppendUint(b, uint64(x), 10)
+				b = append(b, octets[x]...)
 			}
 			n := len(b)
 			if port != 0 {
@@ -214,6 +214,14 @@ func nodeAddr(a net.Addr, plainIPv4 bool) (ip, from string) {
 	}
 	return ip, from
 }
+
+// octets holds the decimal form of every byte value, for formatting IPv4 addresses.
+var octets = func() (t [256]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i)
+	}
+	return t
+}()
 
 // parseRawHeaders splits raw header bytes ("Name: value\r\n"...) into KVs in
 // arrival order, values trimmed and decoded as latin1, like node rawHeaders.
