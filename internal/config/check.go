@@ -452,16 +452,21 @@ func (k *checker) selectors(o *Object, path string) {
 				ns[m.Key] = s
 			}
 		}
-		switch {
-		case key == "xpath" && k.c.XPath != nil:
-			if err := k.c.XPath(sel, ns); err != nil {
-				k.errorf(JoinPath(p, "selector"), "invalid xpath %q: %v", sel, err)
-			}
-		case key == "jsonpath" && k.c.JSONPath != nil:
-			if err := k.c.JSONPath(sel); err != nil {
-				// Mountebank accepts it and selects nothing.
-				k.warnf(JoinPath(p, "selector"), "jsonpath %q does not parse (%v): it selects nothing", sel, err)
-			}
+		k.compileSelector(key, sel, ns, JoinPath(p, "selector"))
+	}
+}
+
+// compileSelector compiles an xpath selector (an error when it does not compile) or parses a
+// jsonpath one (a warning: Mountebank accepts it and selects nothing).
+func (k *checker) compileSelector(method, sel string, ns map[string]string, path string) {
+	switch {
+	case method == "xpath" && k.c.XPath != nil:
+		if err := k.c.XPath(sel, ns); err != nil {
+			k.errorf(path, "invalid xpath %q: %v", sel, err)
+		}
+	case method == "jsonpath" && k.c.JSONPath != nil:
+		if err := k.c.JSONPath(sel); err != nil {
+			k.warnf(path, "jsonpath %q does not parse (%v): it selects nothing", sel, err)
 		}
 	}
 }
@@ -761,24 +766,14 @@ func (k *checker) using(v Value, path string) {
 			ignoreCase = Truthy(mustGet(opts, "ignoreCase"))
 		}
 		k.regex(sel, p, ignoreCase)
-	case "xpath":
+	case "xpath", "jsonpath":
 		ns := map[string]string{}
 		if nv, ok := k.typed(o, "ns", path, "object"); ok {
 			for _, m := range nv.(*Object).Members {
 				ns[m.Key] = JSString(m.Value)
 			}
 		}
-		if k.c.XPath != nil {
-			if err := k.c.XPath(sel, ns); err != nil {
-				k.errorf(p, "invalid xpath %q: %v", sel, err)
-			}
-		}
-	case "jsonpath":
-		if k.c.JSONPath != nil {
-			if err := k.c.JSONPath(sel); err != nil {
-				k.warnf(p, "jsonpath %q does not parse (%v): it selects nothing", sel, err)
-			}
-		}
+		k.compileSelector(mustGet(o, "method").(string), sel, ns, p)
 	}
 }
 

@@ -679,24 +679,8 @@ func (c *evalCtx) get(act any, k string) any {
 			return t.value(i)
 		}
 		return undef
-	case []any:
-		if k == "length" {
-			return float64(len(t))
-		}
-		if i, ok := arrayIndex(k); ok && i < len(t) {
-			return t[i]
-		}
-		return undef
-	case string:
-		if k == "length" {
-			return float64(len16(t))
-		}
-		if i, ok := arrayIndex(k); ok {
-			if ch, ok := charAt16(t, i); ok {
-				return ch
-			}
-		}
-		return undef
+	case []any, string:
+		return elementOf(t, k)
 	}
 	return undef
 }

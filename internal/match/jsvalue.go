@@ -243,6 +243,30 @@ func charAt16(s string, i int) (string, bool) {
 	return "", false
 }
 
+// elementOf is v[k] for an array or a string: its length, or the element (a string's UTF-16 unit)
+// at an index; undefined otherwise.
+func elementOf(v any, k string) any {
+	switch t := v.(type) {
+	case []any:
+		if k == "length" {
+			return float64(len(t))
+		}
+		if i, ok := arrayIndex(k); ok && i < len(t) {
+			return t[i]
+		}
+	case string:
+		if k == "length" {
+			return float64(len16(t))
+		}
+		if i, ok := arrayIndex(k); ok {
+			if ch, ok := charAt16(t, i); ok {
+				return ch
+			}
+		}
+	}
+	return undef
+}
+
 // arrayIndex parses a canonical array index ("0", "17"; not "01", "-1").
 func arrayIndex(k string) (int, bool) {
 	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {

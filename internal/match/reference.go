@@ -869,22 +869,8 @@ func prop(v any, k string) any {
 		if x, ok := t.Get(k); ok {
 			return x
 		}
-	case []any:
-		if k == "length" {
-			return float64(len(t))
-		}
-		if i, ok := arrayIndex(k); ok && i < len(t) {
-			return t[i]
-		}
-	case string:
-		if k == "length" {
-			return float64(len16(t))
-		}
-		if i, ok := arrayIndex(k); ok {
-			if ch, ok := charAt16(t, i); ok {
-				return ch
-			}
-		}
+	case []any, string:
+		return elementOf(t, k)
 	}
 	return undef
 }
