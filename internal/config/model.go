@@ -106,7 +106,16 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	if !ok || obj == nil {
 		return nil, []*Error{{Code: CodeBadData, Message: "'protocol' is a required field", Path: opts.Path}}
 	}
-	obj = Clone(obj).(*Object)
+	// Every field is copied before anything changes it, but the stubs: ParseStub copies them one
+	// by one (tcp copies them first, below), so a large imposter is not copied twice.
+	src := obj
+	obj = &Object{Members: make([]Member, len(src.Members))}
+	for i, m := range src.Members {
+		if m.Key != "stubs" {
+			m.Value = Clone(m.Value)
+		}
+		obj.Members[i] = m
+	}
 	var errs []*Error
 	add := func(path, format string, args ...any) {
 		errs = append(errs, &Error{Code: CodeBadData, Message: fmt.Sprintf(format, args...), Path: JoinPath(opts.Path, path)})
@@ -151,11 +160,19 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	}
 
 	if imp.Protocol == "tcp" {
+		if stubs, ok := obj.Get("stubs"); ok {
+			obj.Set("stubs", Clone(stubs))
+		}
 		upcastTCPProxy(obj)
 	}
 	stubsVal := mustGet(obj, "stubs")
-	header := Clone(obj).(*Object)
-	header.Delete("stubs")
+	// The header is every field but the stubs, which ParseStub copies one by one.
+	header := &Object{Members: make([]Member, 0, len(obj.Members))}
+	for _, m := range obj.Members {
+		if m.Key != "stubs" {
+			header.Members = append(header.Members, Member{Key: m.Key, Value: Clone(m.Value)})
+		}
+	}
 	imp.Header = header
 
 	switch s := stubsVal.(type) {

@@ -76,7 +76,9 @@ func (o *Object) Set(key string, v Value) {
 func (o *Object) Delete(key string) {
 	for i := range o.Members {
 		if o.Members[i].Key == key {
+			n := len(o.Members)
 			o.Members = append(o.Members[:i], o.Members[i+1:]...)
+			o.Members[:n][n-1] = Member{} // the vacated slot would keep its value alive
 			return
 		}
 	}
