@@ -40,6 +40,52 @@ const maxJSONDepth = 10000
 type jsonParser struct {
 	data []byte
 	pos  int
+	// strs and boxed share the short strings a document repeats (keys, methods, content
+	// types): an imposter of 100,000 stubs otherwise keeps 100,000 copies of each.
+	strs  map[string]string
+	boxed map[string]Value
+}
+
+// Strings of up to internLen bytes are shared, the first maxInterned distinct ones of a document.
+const (
+	internLen   = 32
+	maxInterned = 1024
+)
+
+// shared returns b as a string, the same string for the same short bytes.
+func (p *jsonParser) shared(b []byte) string {
+	if len(b) > internLen {
+		return string(b)
+	}
+	if s, ok := p.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if p.strs == nil {
+		p.strs = make(map[string]string)
+	}
+	if len(p.strs) < maxInterned {
+		p.strs[s] = s
+	}
+	return s
+}
+
+// box returns s as a Value, boxed once for each short string.
+func (p *jsonParser) box(s string) Value {
+	if len(s) > internLen {
+		return s
+	}
+	if v, ok := p.boxed[s]; ok {
+		return v
+	}
+	var v Value = s
+	if p.boxed == nil {
+		p.boxed = make(map[string]Value)
+	}
+	if len(p.boxed) < maxInterned {
+		p.boxed[s] = v
+	}
+	return v
 }
 
 func (p *jsonParser) errorf(format string, args ...any) error {
@@ -79,7 +125,11 @@ func (p *jsonParser) value(depth int) (Value, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		return p.str()
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return p.box(s), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case p.literal("true"):
@@ -227,7 +277,7 @@ func (p *jsonParser) str() (string, error) {
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
-			s := string(p.data[start:p.pos])
+			s := p.shared(p.data[start:p.pos])
 			p.pos++
 			if !utf8.ValidString(s) {
 				return toValidUTF8(s), nil

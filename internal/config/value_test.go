@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // TestDeleteDropsTheValue checks that Delete keeps no reference to the deleted value in the
 // members' backing array: a deleted "stubs" member kept a whole imposter's stubs alive.
@@ -14,5 +17,26 @@ func TestDeleteDropsTheValue(t *testing.T) {
 		if tail := o.Members[:3][2]; tail.Key != "" || tail.Value != nil {
 			t.Errorf("Delete(%q): vacated slot still holds %#v", key, tail)
 		}
+	}
+}
+
+// TestParseJSONSharesShortStrings: an imposter of many stubs keeps one copy of each short key
+// and value the stubs repeat, not one per stub.
+func TestParseJSONSharesShortStrings(t *testing.T) {
+	v, err := ParseJSON([]byte(`[{"method":"GET","path":"/a"},{"method":"GET","path":"/b"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := v.([]any)
+	a, b := list[0].(*Object), list[1].(*Object)
+	if unsafe.StringData(a.Members[0].Key) != unsafe.StringData(b.Members[0].Key) {
+		t.Error(`the key "method" is copied per object`)
+	}
+	va, vb := a.Members[0].Value.(string), b.Members[0].Value.(string)
+	if unsafe.StringData(va) != unsafe.StringData(vb) {
+		t.Error(`the value "GET" is copied per object`)
+	}
+	if a.Members[1].Value != "/a" || b.Members[1].Value != "/b" {
+		t.Errorf("paths %v, %v", a.Members[1].Value, b.Members[1].Value)
 	}
 }

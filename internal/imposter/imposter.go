@@ -258,7 +258,34 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 		return nil, err
 	}
 	im.install(t)
+	if len(stubs) >= bigImposter {
+		releaseMemorySoon()
+	}
 	return im, nil
+}
+
+// bigImposter is the number of stubs from which building an imposter returns the memory its
+// building used to the operating system.
+const bigImposter = 10000
+
+var releasing atomic.Bool
+
+// releaseMemorySoon returns the heap's free memory to the operating system in the seconds after
+// a big imposter was built, as the request or config file that made it (and the admin API's
+// answer, which renders it) stop being referenced. Parsing and compiling 100,000 stubs
+// allocates several times what they keep, and the runtime would otherwise hold on to most of
+// it (resident about twice what is live, for as long as the process runs).
+func releaseMemorySoon() {
+	if !releasing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer releasing.Store(false)
+		for _, d := range []time.Duration{250 * time.Millisecond, 750 * time.Millisecond, 3 * time.Second, 6 * time.Second} {
+			time.Sleep(d)
+			debug.FreeOSMemory()
+		}
+	}()
 }
 
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
