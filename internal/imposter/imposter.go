@@ -297,35 +297,42 @@ func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 	s.expect = expect
 	list, _ := get(def, "responses").([]any)
 	for _, rv := range list {
-		r := config.AsObject(rv)
-		if r == nil {
-			return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: rv}
-		}
-		if im.def.Protocol == "tcp" {
-			cr, err := im.compileTCPResponse(r)
-			if err != nil {
-				return nil, err
-			}
-			for n := config.Repeat(r); n > 0; n-- {
-				s.responses = append(s.responses, cr)
-			}
-			continue
-		}
-		if err := checkResponse(r); err != nil {
+		if err := im.addResponse(s, rv); err != nil {
 			return nil, err
-		}
-		cr := compileResponse(r, im.def.DefaultResponse, true)
-		if err := im.prepareDynamic(r, cr); err != nil {
-			return nil, stubSource(err, def)
-		}
-		for n := config.Repeat(r); n > 0; n-- {
-			s.responses = append(s.responses, cr)
 		}
 	}
 	if len(s.responses) == 0 {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "'responses' must be a non-empty array", Source: def}
 	}
 	return s, nil
+}
+
+// addResponse compiles one of s's responses and appends it, repeat times.
+func (im *Imposter) addResponse(s *stub, rv config.Value) error {
+	r := config.AsObject(rv)
+	if r == nil {
+		return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: rv}
+	}
+	var cr *response
+	if im.def.Protocol == "tcp" {
+		tr, err := im.compileTCPResponse(r)
+		if err != nil {
+			return err
+		}
+		cr = tr
+	} else {
+		if err := checkResponse(r); err != nil {
+			return err
+		}
+		cr = compileResponse(r, im.def.DefaultResponse, true)
+		if err := im.prepareDynamic(r, cr); err != nil {
+			return stubSource(err, s.def)
+		}
+	}
+	for n := config.Repeat(r); n > 0; n-- {
+		s.responses = append(s.responses, cr)
+	}
+	return nil
 }
 
 // compile builds a table for stubs, turning predicate errors into Mountebank's errors.

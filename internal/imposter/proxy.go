@@ -144,20 +144,26 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			if stableJSON(have) != want {
 				continue
 			}
-			def := config.Clone(old[i].def).(*config.Object)
-			list, _ := get(def, "responses").([]any)
+			// Only the new response is compiled, and the predicates are unchanged, so the
+			// compiled table is kept: recording was linear in what the stub had recorded
+			// already, and proxyAlways under load slowed down with every answer.
+			// The lists grow as append grows them: a reader of the old stub sees only its own
+			// length, and appends are serialised by im.mu, each from the current stub.
+			o := old[i]
+			def := &config.Object{Members: append([]config.Member(nil), o.def.Members...)}
+			list, _ := get(o.def, "responses").([]any)
 			def.Set("responses", append(list, resp))
-			ns, err := im.newStub(def)
-			if err != nil {
+			ns := &stub{def: def, responses: o.responses}
+			if err := im.addResponse(ns, resp); err != nil {
 				im.log.Error("cannot record proxy response", "err", err)
 				return
 			}
-			ns.next.Store(old[i].next.Load()) // the stub keeps its place in the cycle
+			ns.next.Store(o.next.Load()) // the stub keeps its place in the cycle
 			stubs := append([]*stub(nil), old...)
 			stubs[i] = ns
-			if err := im.swap(stubs); err != nil {
-				im.log.Error("cannot record proxy response", "err", err)
-			}
+			im.install(&table{stubs: stubs, set: im.tbl.Load().set})
+			im.def.Stubs = append([]*config.Object(nil), im.def.Stubs...)
+			im.def.Stubs[i] = def
 			return
 		}
 		index = len(old)
