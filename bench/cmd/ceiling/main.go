@@ -3,11 +3,19 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"flag"
 	"fmt"
+	"math/big"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -17,6 +25,7 @@ func main() {
 	status := flag.Int("status", 200, "status code of every response")
 	bodyFile := flag.String("body-file", "", "file whose content is the body of every response (default empty)")
 	contentType := flag.String("content-type", "text/plain", "Content-Type of every response")
+	useTLS := flag.Bool("tls", false, "serve https with a self-signed certificate made at start")
 	spin := flag.Int("spin", 0, "rounds of arithmetic per request, to see how latency behaves when the server, not the load generator, is the bottleneck")
 	flag.Parse()
 
@@ -47,7 +56,16 @@ func main() {
 		_ = s.Shutdown()
 	}()
 	fmt.Println("ceiling listening on", *addr)
-	if err := s.ListenAndServe(*addr); err != nil {
+	serve := func() error { return s.ListenAndServe(*addr) }
+	if *useTLS {
+		cert, key, err := selfSigned()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ceiling:", err)
+			os.Exit(1)
+		}
+		serve = func() error { return s.ListenAndServeTLSEmbed(*addr, cert, key) }
+	}
+	if err := serve(); err != nil {
 		fmt.Fprintln(os.Stderr, "ceiling:", err)
 		os.Exit(1)
 	}
@@ -62,4 +80,23 @@ func burn(n int) {
 		x = x*6364136223846793005 + 1442695040888963407
 	}
 	sink = x
+}
+
+// selfSigned makes a certificate for 127.0.0.1 and its key, PEM-encoded.
+func selfSigned() (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), DNSNames: []string{"localhost"}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), nil
 }

@@ -33,8 +33,13 @@ type engine struct {
 	// ceiling is the bare fasthttp server: no admin API, restarted per scenario with the
 	// scenario's expected answer.
 	ceiling bool
+	// api is the admin API the engine speaks: "mb" (Mountebank's: mockd, Mountebank, Rift),
+	// "wiremock" or "mockserver"; "" for the ceiling.
+	api     string
+	jvm     bool   // a Java peer: longer warm-up for the JIT
+	jar     string // the Java peer's jar
 	prepare func(h *harness, e *engine) error
-	args    func(h *harness, adminPort int) []string
+	args    func(h *harness, e *engine, l launch) []string
 }
 
 // proc is a started engine process.
@@ -154,6 +159,22 @@ func waitHTTP(p *proc, url string, timeout time.Duration) error {
 	return fmt.Errorf("no answer from %s after %s", url, timeout)
 }
 
+// waitTCP polls addr until it accepts a connection, the process dies, or timeout passes.
+func waitTCP(p *proc, addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if !p.alive() {
+			return errors.New("process exited during startup (see its log)")
+		}
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listens on %s after %s", addr, timeout)
+}
+
 // freePort is the first port in [lo, hi] nothing listens on at 127.0.0.1.
 func freePort(lo, hi int, skip map[int]bool) (int, error) {
 	for p := lo; p <= hi; p++ {
@@ -200,44 +221,71 @@ func newEngines() map[string]*engine {
 	return map[string]*engine{
 		"mockd": {
 			name:    "mockd",
+			api:     "mb",
 			prepare: prepareMockd,
 			args:    mockdArgs,
 		},
 		// mockd with metrics off: the metrics' cost is mockd's RPS over this one's.
 		"mockd-nometrics": {
 			name:    "mockd-nometrics",
+			api:     "mb",
 			prepare: prepareMockd,
-			args: func(h *harness, port int) []string {
-				return append(mockdArgs(h, port), "--no-metrics")
+			args: func(h *harness, e *engine, l launch) []string {
+				return append(mockdArgs(h, e, l), "--no-metrics")
 			},
 		},
 		"mountebank": {
 			name:    "mountebank",
+			api:     "mb",
 			prepare: prepareMountebank,
-			args: func(h *harness, port int) []string {
-				return []string{"start", "--port", strconv.Itoa(port), "--host", "127.0.0.1", "--allowInjection",
-					"--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "mb.pid")}
+			args: func(h *harness, e *engine, l launch) []string {
+				return withConfig([]string{"start", "--port", strconv.Itoa(l.admin), "--host", "127.0.0.1", "--allowInjection",
+					"--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "mb.pid")}, "--configfile", l)
 			},
 		},
 		"rift": {
 			name:    "rift",
+			api:     "mb",
 			prepare: prepareRift,
-			args: func(h *harness, port int) []string {
+			args: func(h *harness, e *engine, l launch) []string {
 				// --local-only also moves the metrics listener to 127.0.0.1.
-				return []string{"--port", strconv.Itoa(port), "--host", "127.0.0.1", "--local-only", "--metrics-port", strconv.Itoa(port + 1),
-					"--allow-injection", "--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "rift.pid")}
+				return withConfig([]string{"--port", strconv.Itoa(l.admin), "--host", "127.0.0.1", "--local-only", "--metrics-port", strconv.Itoa(l.admin + 1),
+					"--allow-injection", "--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "rift.pid")}, "--configfile", l)
 			},
+		},
+		"wiremock": {
+			name:    "wiremock",
+			api:     "wiremock",
+			jvm:     true,
+			prepare: prepareJava(wiremockArtifact, wiremockJar),
+			args:    wiremockArgs,
+		},
+		"mockserver": {
+			name:    "mockserver",
+			api:     "mockserver",
+			jvm:     true,
+			prepare: prepareJava(mockserverArtifact, mockserverJar),
+			args:    mockserverArgs,
 		},
 		"ceiling": {
 			name:    "ceiling",
 			ceiling: true,
 			prepare: func(h *harness, e *engine) error {
-				e.bin = filepath.Join(h.peers, "ceiling")
 				e.version = "fasthttp constant server (bench/cmd/ceiling)"
-				return runQuiet(h.ctx, h.benchDir, []string{"CGO_ENABLED=0"}, "", "go", "build", "-trimpath", "-o", e.bin, "./cmd/ceiling")
+				err := h.buildCeiling()
+				e.bin = h.ceilingBin
+				return err
 			},
 		},
 	}
+}
+
+// withConfig adds the config file flag when the engine starts from one.
+func withConfig(args []string, flag string, l launch) []string {
+	if l.config != "" {
+		args = append(args, flag, l.config)
+	}
+	return args
 }
 
 // prepareMockd uses --mockd or builds ./cmd/mockd, once per run.
@@ -267,9 +315,9 @@ func prepareMockd(h *harness, e *engine) error {
 	return nil
 }
 
-func mockdArgs(h *harness, port int) []string {
-	return []string{"start", "--port", strconv.Itoa(port), "--host", "127.0.0.1", "--allowInjection",
-		"--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "mockd.pid")}
+func mockdArgs(h *harness, e *engine, l launch) []string {
+	return withConfig([]string{"start", "--port", strconv.Itoa(l.admin), "--host", "127.0.0.1", "--allowInjection",
+		"--loglevel", "warn", "--nologfile", "--pidfile", filepath.Join(h.runDir, "mockd.pid")}, "--configfile", l)
 }
 
 func firstLine(s string) string {

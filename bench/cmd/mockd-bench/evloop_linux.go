@@ -3,8 +3,10 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"syscall"
 	"time"
@@ -33,6 +35,18 @@ func runLoad(cfg loadConfig) (loadResult, error) {
 	for i := range l.conns {
 		l.conns[i].fd = -1
 		l.connect(i, start)
+	}
+	if cfg.proto == "https" {
+		// Keep-alive connections shake hands before the clock starts; a server that closes
+		// them makes the generator shake hands again within the run.
+		l.connectAll()
+		start = time.Now()
+		l.end = start.Add(cfg.dur)
+		for i := range l.conns {
+			if l.conns[i].fd >= 0 {
+				l.send(i, start)
+			}
+		}
 	}
 	events := make([]syscall.EpollEvent, 256)
 	nextCheck := start
@@ -115,6 +129,8 @@ type evConn struct {
 	outOn      bool      // EPOLLOUT is reported (while unsent is not empty, and while connecting)
 	buf        []byte    // the response so far
 	retryAt    time.Time // after a failed connect, when to try again
+	tls        *tls.Conn // https: the session over fdc
+	fdc        *fdConn
 }
 
 // inFlight counts the connections waiting for an answer or a connect.
@@ -169,7 +185,7 @@ func (l *loop) closeConn(i int) {
 		_ = syscall.Close(c.fd) // also leaves the epoll set
 		c.fd = -1
 	}
-	c.connecting, c.waiting, c.unsent = false, false, nil
+	c.connecting, c.waiting, c.unsent, c.tls, c.fdc = false, false, nil, nil, nil
 }
 
 // reconnect replaces slot i's connection after the server closed it or it failed.
@@ -206,6 +222,11 @@ func (l *loop) handle(i int, events uint32) {
 			return
 		}
 		c.connecting = false
+		if l.cfg.proto == "https" && !l.handshake(i) {
+			l.closeConn(i)
+			l.connectFailed(i, now)
+			return
+		}
 		l.send(i, now)
 		return
 	}
@@ -230,6 +251,19 @@ func (l *loop) send(i int, now time.Time) {
 // flush writes what is left of the request; a full socket buffer leaves the rest to EPOLLOUT.
 func (l *loop) flush(i int, now time.Time) {
 	c := &l.conns[i]
+	if c.tls != nil {
+		// A TLS record goes out whole: fdConn waits for room in the socket buffer.
+		if _, err := c.tls.Write(c.unsent); err != nil {
+			if now.Before(l.end) {
+				l.res.WriteErr++
+			}
+			l.reconnect(i, now)
+			return
+		}
+		c.unsent = nil
+		l.watchOut(i, false)
+		return
+	}
 	for len(c.unsent) > 0 {
 		n, err := rawIO(syscall.SYS_WRITE, c.fd, c.unsent)
 		if err != nil {
@@ -276,7 +310,22 @@ func (l *loop) receive(i int, now time.Time) {
 		if cap(c.buf)-len(c.buf) < 4096 {
 			c.buf = append(c.buf, make([]byte, max(16<<10, cap(c.buf)))...)[:len(c.buf)]
 		}
-		n, err := rawIO(syscall.SYS_READ, c.fd, c.buf[len(c.buf):cap(c.buf)])
+		var n int
+		var err error
+		if c.tls != nil {
+			// A TLS read returns one record's data at a time: read until the socket is empty.
+			n, err = c.tls.Read(c.buf[len(c.buf):cap(c.buf)])
+			if errors.Is(err, errWouldBlock) {
+				break
+			}
+			if err != nil {
+				eof = true
+				break
+			}
+			c.buf = c.buf[:len(c.buf)+n]
+			continue
+		}
+		n, err = rawIO(syscall.SYS_READ, c.fd, c.buf[len(c.buf):cap(c.buf)])
 		if err != nil {
 			if errors.Is(err, syscall.EINTR) {
 				continue
@@ -301,8 +350,15 @@ func (l *loop) receive(i int, now time.Time) {
 		l.reconnect(i, now)
 		return
 	}
-	f, scratch, err := parseFrame(c.buf, eof, l.scratch)
-	l.scratch = scratch
+	var f frame
+	var err error
+	if l.cfg.proto == "tcp" {
+		f = rawFrame(c.buf, l.cfg.want)
+	} else {
+		var scratch []byte
+		f, scratch, err = parseFrame(c.buf, eof, l.scratch)
+		l.scratch = scratch
+	}
 	switch {
 	case err != nil || (f.n == 0 && eof):
 		if now.Before(l.end) {
@@ -381,4 +437,126 @@ func rawIO(trap uintptr, fd int, b []byte) (int, error) {
 		return 0, e
 	}
 	return int(n), nil
+}
+
+// handshake runs slot i's TLS handshake on its connected socket, waiting for each answer: a
+// keep-alive connection does it once, before its first request is timed.
+func (l *loop) handshake(i int) bool {
+	c := &l.conns[i]
+	c.fdc = &fdConn{fd: c.fd, block: true}
+	c.tls = tls.Client(c.fdc, clientTLS)
+	err := c.tls.Handshake()
+	c.fdc.block = false
+	return err == nil
+}
+
+// errWouldBlock is fdConn's read on an empty socket: a temporary error, which crypto/tls
+// returns without keeping, so the next read after epoll reports data goes on.
+var errWouldBlock = wouldBlock{}
+
+type wouldBlock struct{}
+
+func (wouldBlock) Error() string   { return "would block" }
+func (wouldBlock) Timeout() bool   { return true }
+func (wouldBlock) Temporary() bool { return true }
+
+// fdConn is a net.Conn over the loop's non-blocking socket for crypto/tls. Reads return
+// errWouldBlock on an empty socket unless block is set (the handshake); writes wait for room.
+type fdConn struct {
+	fd    int
+	block bool
+}
+
+func (c *fdConn) Read(b []byte) (int, error) {
+	for {
+		n, err := rawIO(syscall.SYS_READ, c.fd, b)
+		switch {
+		case err == nil && n == 0:
+			return 0, io.EOF
+		case err == nil:
+			return n, nil
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.EAGAIN) && c.block:
+			if err := pollFD(c.fd, pollIn); err != nil {
+				return 0, err
+			}
+		case errors.Is(err, syscall.EAGAIN):
+			return 0, errWouldBlock
+		default:
+			return 0, err
+		}
+	}
+}
+
+func (c *fdConn) Write(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, err := rawIO(syscall.SYS_WRITE, c.fd, b[done:])
+		switch {
+		case err == nil:
+			done += n
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.EAGAIN):
+			if err := pollFD(c.fd, pollOut); err != nil {
+				return done, err
+			}
+		default:
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+func (c *fdConn) Close() error                     { return nil } // the loop closes the socket
+func (c *fdConn) LocalAddr() net.Addr              { return nil }
+func (c *fdConn) RemoteAddr() net.Addr             { return nil }
+func (c *fdConn) SetDeadline(time.Time) error      { return nil }
+func (c *fdConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *fdConn) SetWriteDeadline(time.Time) error { return nil }
+
+const (
+	pollIn  = 0x1
+	pollOut = 0x4
+)
+
+// pollFD waits up to 10 s until fd is readable or writable (events).
+func pollFD(fd int, events int16) error {
+	pfd := struct {
+		fd              int32
+		events, revents int16
+	}{int32(fd), events, 0}
+	ts := syscall.NsecToTimespec(int64(10 * time.Second))
+	for {
+		n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e != 0:
+			return e
+		case n == 0:
+			return errors.New("socket not ready after 10 s")
+		}
+		return nil
+	}
+}
+
+// connectAll completes every slot's connect and TLS handshake, waiting up to 10 s for each,
+// and sends no request yet. A slot that fails is retried within the run.
+func (l *loop) connectAll() {
+	now := time.Now()
+	for i := range l.conns {
+		c := &l.conns[i]
+		if c.fd < 0 || !c.connecting {
+			continue
+		}
+		ok := pollFD(c.fd, pollOut) == nil
+		if ok {
+			e, err := syscall.GetsockoptInt(c.fd, syscall.SOL_SOCKET, syscall.SO_ERROR)
+			ok = err == nil && e == 0
+		}
+		if c.connecting = false; !ok || !l.handshake(i) {
+			l.closeConn(i)
+			l.connectFailed(i, now)
+		}
+	}
 }

@@ -5,8 +5,10 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +133,65 @@ func TestRunLoadTimeout(t *testing.T) {
 	}
 	if res.Requests != 0 || res.TimeoutErr == 0 {
 		t.Fatalf("want timeouts only, got %+v", res)
+	}
+}
+
+// The generator speaks TLS 1.3 on keep-alive connections, shaking hands before the run.
+func TestRunLoadHTTPS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "pong") }))
+	srv.EnableHTTP2 = false
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	res, err := runLoad(loadConfig{addr: srv.Listener.Addr().String(), request: []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+		want: expect{Status: 200, Body: "pong"}, conns: 4, dur: 300 * time.Millisecond, timeout: 5 * time.Second, proto: "https"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests == 0 || res.errors() != 0 {
+		t.Fatalf("want answers and no errors, got %+v", res)
+	}
+}
+
+// A tcp answer is complete when it is as long as the expected one; a wrong one is counted.
+func TestRunLoadTCP(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		wrong        bool
+	}{{"right", "PONG\n", false}, {"wrong", "PANG\n", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go func() {
+						defer c.Close()
+						buf := make([]byte, 64)
+						for {
+							if _, err := c.Read(buf); err != nil {
+								return
+							}
+							// The answer in two writes: the generator waits for all of it.
+							c.Write([]byte(tc.answer[:2]))
+							c.Write([]byte(tc.answer[2:]))
+						}
+					}()
+				}
+			}()
+			res, err := runLoad(loadConfig{addr: ln.Addr().String(), request: []byte("PING\n"), want: expect{Body: "PONG\n"},
+				conns: 2, dur: 200 * time.Millisecond, timeout: 5 * time.Second, proto: "tcp"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Requests == 0 || res.ConnectErr+res.ReadErr+res.WriteErr+res.TimeoutErr != 0 || (res.WrongAnswers > 0) != tc.wrong {
+				t.Fatalf("got %+v", res)
+			}
+		})
 	}
 }

@@ -151,3 +151,13 @@ func hasToken(s []byte, token string) bool {
 	}
 	return false
 }
+
+// rawFrame is a tcp scenario's answer: complete once as many bytes as the expected answer
+// have arrived (the generator sends the next request only then).
+func rawFrame(buf []byte, want expect) frame {
+	n := len(want.Body)
+	if len(buf) < n || n == 0 {
+		return frame{}
+	}
+	return frame{n: n, status: want.Status, body: buf[:n]}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -56,8 +57,11 @@ func (r *loadResult) errors() int64 {
 	return r.ConnectErr + r.ReadErr + r.WriteErr + r.StatusErr + r.TimeoutErr + r.WrongAnswers
 }
 
-// rawRequest renders req as the bytes both generators send.
-func rawRequest(req request, addr string) []byte {
+// rawRequest renders req as the bytes both generators send (for tcp, its body alone).
+func rawRequest(req request, addr, proto string) []byte {
+	if proto == "tcp" {
+		return []byte(req.Body)
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.Method, req.Path, addr)
 	for _, h := range req.Headers {
@@ -93,17 +97,43 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// checkOnce sends req once on a fresh connection and compares the answer with want.
-func checkOnce(addr string, req request, want expect) (checked, error) {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+// clientTLS is the generators' TLS: version 1.3, any certificate (every engine serves a
+// self-signed one), HTTP/1.1.
+var clientTLS = &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13} //nolint:gosec // loopback test servers
+
+// checkOnce sends req once on a fresh connection (TLS for https) and compares the answer with
+// want.
+func checkOnce(addr, proto string, req request, want expect) (checked, error) {
+	var conn net.Conn
+	var err error
+	d := &net.Dialer{Timeout: 30 * time.Second} // a JVM may make its certificate on the first handshake
+	if proto == "https" {
+		conn, err = tls.DialWithDialer(d, "tcp", addr, clientTLS)
+	} else {
+		conn, err = d.Dial("tcp", addr)
+	}
 	if err != nil {
 		return checked{}, fmt.Errorf("connect %s: %w", addr, err)
 	}
 	defer conn.Close()
 	t0 := time.Now()
 	_ = conn.SetDeadline(t0.Add(60 * time.Second))
-	if _, err := conn.Write(rawRequest(req, addr)); err != nil {
+	if _, err := conn.Write(rawRequest(req, addr, proto)); err != nil {
 		return checked{}, fmt.Errorf("write: %w", err)
+	}
+	if proto == "tcp" {
+		got := make([]byte, 0, len(want.Body))
+		buf := make([]byte, 64<<10)
+		for len(got) < len(want.Body) {
+			n, err := conn.Read(buf)
+			got = append(got, buf[:n]...)
+			if err != nil {
+				break
+			}
+		}
+		c := checked{Body: string(got), WireSize: len(got), Took: time.Since(t0)}
+		c.OK = c.Body == want.Body
+		return c, nil
 	}
 	cr := &countingReader{r: conn}
 	br := bufio.NewReaderSize(cr, 64<<10)
@@ -177,6 +207,7 @@ type loadSpec struct {
 	Duration    time.Duration
 	Timeout     time.Duration
 	CPU         string // taskset CPU list for the generator; "" runs unpinned
+	Proto       string // "" or "http", "https", "tcp"
 	WireSize    int    // the checked response size, used by wrk's size check
 }
 
@@ -235,7 +266,7 @@ func parseResultLine(out []byte) (*loadResult, error) {
 // runGoGen runs this binary's own generator ("loadgen" subcommand) pinned to spec.CPU.
 func runGoGen(ctx context.Context, spec loadSpec, dir, name string) (*loadResult, error) {
 	reqFile := filepath.Join(dir, name+".req")
-	if err := os.WriteFile(reqFile, rawRequest(spec.Req, spec.Addr), 0o644); err != nil {
+	if err := os.WriteFile(reqFile, rawRequest(spec.Req, spec.Addr, spec.Proto), 0o644); err != nil {
 		return nil, err
 	}
 	wantFile := filepath.Join(dir, name+".want")
@@ -251,7 +282,7 @@ func runGoGen(ctx context.Context, spec loadSpec, dir, name string) (*loadResult
 		return nil, err
 	}
 	cmdName, args := pinned(spec.CPU, self, "loadgen", "-addr", spec.Addr, "-request", reqFile, "-want-status", strconv.Itoa(spec.Want.Status),
-		"-want-body", wantFile, "-want-mode", mode, "-c", strconv.Itoa(spec.Connections), "-d", spec.Duration.String(), "-timeout", spec.Timeout.String())
+		"-want-body", wantFile, "-want-mode", mode, "-c", strconv.Itoa(spec.Connections), "-d", spec.Duration.String(), "-timeout", spec.Timeout.String(), "-proto", spec.Proto)
 	ctx, cancel := context.WithTimeout(ctx, spec.Duration+spec.Timeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cmdName, args...)
@@ -351,6 +382,7 @@ type loadConfig struct {
 	conns   int
 	dur     time.Duration
 	timeout time.Duration // a request unanswered for longer counts as a timeout
+	proto   string        // "http" (or ""), "https" (TLS, handshake before the first request) or "tcp"
 }
 
 // loadgenMain is the Go generator ("loadgen" subcommand): keep-alive connections that each send
@@ -367,6 +399,7 @@ func loadgenMain(args []string) error {
 	conns := fs.Int("c", 50, "connections")
 	dur := fs.Duration("d", 5*time.Second, "duration")
 	timeout := fs.Duration("timeout", 10*time.Second, "per-request timeout")
+	proto := fs.String("proto", "http", "http, https or tcp (raw bytes: the answer is the expected body's length)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -378,7 +411,7 @@ func loadgenMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := loadConfig{addr: *addr, request: raw, want: expect{Status: *wantStatus}, conns: *conns, dur: *dur, timeout: *timeout}
+	cfg := loadConfig{addr: *addr, request: raw, want: expect{Status: *wantStatus}, conns: *conns, dur: *dur, timeout: *timeout, proto: *proto}
 	if *wantMode == "contains" {
 		cfg.want.Contains = string(wantBody)
 	} else {

@@ -1,8 +1,9 @@
 // Command mockd-bench runs the same Mountebank imposters in mockd, Mountebank, Rift and a bare
-// fasthttp server, one engine at a time, pinned to one core with the load generator on another,
-// and writes a Markdown report and a CSV of throughput, latency, memory and ratios.
+// fasthttp server, and the same stubs translated for WireMock and MockServer, one engine at a
+// time, pinned to one core with the load generator on another, and writes a Markdown report and
+// a CSV of throughput, latency, memory and ratios.
 //
-// Usage (from bench/): go run ./cmd/mockd-bench [--quick] [--engines mockd,mountebank,rift,ceiling]
+// Usage (from bench/): go run ./cmd/mockd-bench [--quick] [--engines mockd,mountebank,rift,wiremock,mockserver,ceiling]
 package main
 
 import (
@@ -43,6 +44,7 @@ type options struct {
 	riftVersion    string
 	installTimeout time.Duration
 	perf           bool
+	jvmWarmup      time.Duration
 }
 
 // harness holds one invocation's state.
@@ -63,6 +65,8 @@ type harness struct {
 	// mockdVersion is set once prepareMockd has found or built mockd: both mockd engines
 	// share the binary.
 	mockdVersion string
+	ceilingBin   string // cmd/ceiling, built once: the ceiling engine and the proxy origin
+	origin       string // the running proxy origin's URL
 }
 
 // result is one scenario on one engine. Status is "ok", "invalid" (errors or wrong answers),
@@ -82,6 +86,8 @@ type result struct {
 	CPUPct     float64       // the engine's CPU use during the median run, % of one core
 	LoadCPUPct float64       // the load generator's, likewise
 	Runs       []*loadResult // one per round
+	Setups     []*setupRun   // a setup scenario's rounds
+	Setup      *setupRun     // a setup scenario's medians
 
 	checkTook time.Duration // how long the last round's checked request took
 }
@@ -91,9 +97,10 @@ func (h *harness) logf(format string, args ...any) {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "loadgen" {
-		if err := loadgenMain(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "loadgen:", err)
+	if len(os.Args) > 1 && (os.Args[1] == "loadgen" || os.Args[1] == "pairs") {
+		sub := map[string]func([]string) error{"loadgen": loadgenMain, "pairs": pairsMain}[os.Args[1]]
+		if err := sub(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, os.Args[1]+":", err)
 			os.Exit(1)
 		}
 		return
@@ -111,7 +118,7 @@ func run(ctx context.Context, args []string) error {
 	var o options
 	fs := flag.NewFlagSet("mockd-bench", flag.ContinueOnError)
 	fs.BoolVar(&o.quick, "quick", false, "run the ~2-minute subset (1 run of 2 s per scenario)")
-	engines := fs.String("engines", "mockd,mockd-nometrics,mountebank,rift,ceiling", "comma-separated engines to run")
+	engines := fs.String("engines", strings.Join(engineOrder, ","), "comma-separated engines to run")
 	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names or name prefixes (default: all, or the quick subset)")
 	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 5s, 3s with --quick)")
 	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each measured run, on the same process (default 2s, 1s with --quick)")
@@ -128,6 +135,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&o.riftVersion, "rift-version", "", "rift-http-proxy version to cargo install (default: newest this Rust builds)")
 	fs.BoolVar(&o.perf, "perf", false, "record a CPU profile of each engine (perf record -g) during each scenario's first round; writes perf-*.txt to the run directory")
 	fs.DurationVar(&o.installTimeout, "install-timeout", 60*time.Minute, "how long building Rift may take")
+	fs.DurationVar(&o.jvmWarmup, "jvm-warmup", 0, "warm-up of the Java peers (WireMock, MockServer) before each measured run, for their JIT compiler (default 10s, 3s with --quick)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -149,6 +157,9 @@ func run(ctx context.Context, args []string) error {
 	}
 	if o.runs == 0 {
 		o.runs = pick(o.quick, 1, 3)
+	}
+	if o.jvmWarmup == 0 {
+		o.jvmWarmup = pick(o.quick, 3*time.Second, 10*time.Second)
 	}
 	if o.loadgen != "wrk" && o.loadgen != "go" {
 		return fmt.Errorf("--loadgen %q: want wrk or go", o.loadgen)
@@ -193,7 +204,7 @@ func run(ctx context.Context, args []string) error {
 	for _, name := range o.engines {
 		e, ok := known[name]
 		if !ok {
-			return fmt.Errorf("--engines: unknown engine %q (want mockd, mockd-nometrics, mountebank, rift, ceiling)", name)
+			return fmt.Errorf("--engines: unknown engine %q (want some of %s)", name, strings.Join(engineOrder, ", "))
 		}
 		h.engines = append(h.engines, e)
 	}
@@ -240,7 +251,11 @@ func run(ctx context.Context, args []string) error {
 			}
 		}
 		for _, r := range rs {
-			h.settle(r)
+			if s.Setup > 0 {
+				settleSetup(r)
+			} else {
+				h.settle(r)
+			}
 		}
 	}
 	if ctx.Err() != nil {
@@ -347,73 +362,187 @@ func (h *harness) port(lo, hi int) (int, error) {
 }
 
 // startEngine starts e with its admin API on a free port in 21000-21999 and waits for it.
-func (h *harness) startEngine(e *engine) (*proc, int, error) {
+func (h *harness) startEngine(e *engine, l launch) (*proc, launch, error) {
 	port, err := h.port(21000, 21989)
 	if err != nil {
-		return nil, 0, err
+		return nil, l, err
 	}
 	h.ports[port+1] = true // Rift's metrics listener
-	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, e.name+".log"), h.runDir, e.bin, e.args(h, port)...)
+	l.admin = port
+	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, e.name+".log"), h.runDir, e.bin, e.args(h, e, l)...)
 	if err != nil {
-		return nil, 0, err
+		return nil, l, err
 	}
-	if err := waitHTTP(p, fmt.Sprintf("http://127.0.0.1:%d/imposters", port), 120*time.Second); err != nil {
+	wait := 2 * time.Minute
+	if l.config != "" {
+		wait = setupTimeout // a peer may load a config file of 100,000 stubs before it listens
+	}
+	if err := waitHTTP(p, e.readyURL(port), wait); err != nil {
 		p.stop()
-		return nil, 0, fmt.Errorf("%s did not start: %w", e.name, err)
+		return nil, l, fmt.Errorf("%s did not start: %w", e.name, err)
 	}
-	return p, port, nil
+	return p, l, nil
+}
+
+// notApplicable says why e cannot run s at all, before an engine is started for it.
+func notApplicable(e *engine, s *scenario) string {
+	switch {
+	case e.ceiling && (s.Admin || s.Want.Contains != "" || s.Setup > 0):
+		return "no admin API"
+	case e.ceiling && s.Proxy != "":
+		return "no proxy"
+	case e.ceiling && s.Proto == "tcp":
+		return "http only"
+	case e.name == "rift" && s.Proto == "tcp":
+		return "Rift has no tcp imposters"
+	case e.api == "wiremock" || e.api == "mockserver":
+		switch {
+		case s.Proto == "tcp":
+			return "HTTP only"
+		case s.Injection:
+			return map[string]string{"wiremock": "no JavaScript", "mockserver": "its JavaScript templates need GraalJS, which the jar does not ship"}[e.api]
+		case s.Proxy == "proxyOnce":
+			return "no proxy mode that proxies once and then replays"
+		case s.Name == "admin-get":
+			return "no per-imposter resource (one server per process)"
+		}
+	}
+	return ""
 }
 
 // runEngine runs one round of a scenario on a fresh process of e, which runs alone: each
 // scenario's memory is that of its imposter alone, and no round inherits another's heap, caches
 // or JIT state.
 func (h *harness) runEngine(e *engine, s *scenario, r *result, round int, client *http.Client) {
-	p, admin, err := h.startEngine(e)
+	if why := notApplicable(e, s); why != "" {
+		r.Status, r.Note = "n/a", why
+		return
+	}
+	if s.Setup > 0 {
+		h.runSetup(e, s, r, round, client)
+		return
+	}
+	l := launch{record: s.Record}
+	if s.Proto == "https" && e.api == "wiremock" {
+		var err error
+		if l.https, err = h.port(22000, 22998); err != nil {
+			r.Status, r.Note = "invalid", err.Error()
+			return
+		}
+	}
+	p, l, err := h.startEngine(e, l)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
 		h.logf("%v", err)
 		return
 	}
 	defer p.stop()
+	if s.Proxy != "" {
+		origin, err := h.startOrigin()
+		if err != nil {
+			r.Status, r.Note = "invalid", "origin: "+err.Error()
+			return
+		}
+		defer origin.stop()
+	}
+	if s.Pairs {
+		h.measurePairs(e, s, r, l.admin, p.pid(), round)
+		h.logRound(r, round, "")
+		return
+	}
 	impPort, err := h.port(22000, 22998)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
-	doc, _ := json.Marshal(imposterDoc(s, impPort))
-	_ = os.WriteFile(filepath.Join(h.runDir, "imposter-"+s.Name+".json"), doc, 0o644)
 	t0 := time.Now()
-	code, body, err := post(client, fmt.Sprintf("http://127.0.0.1:%d/imposters", admin), doc)
-	if err != nil || code != 201 {
-		r.Status = "invalid"
-		if err == nil && code >= 400 && code < 500 && s.Injection {
+	target, err := h.load(e, s, l, impPort, client)
+	if err != nil {
+		r.Status, r.Note = "invalid", err.Error()
+		if why, ok := isNA(err); ok {
+			r.Status, r.Note = "n/a", why
+		} else if se := (*statusError)(nil); s.Injection && errors.As(err, &se) && se.code >= 400 && se.code < 500 {
 			r.Status = "unavailable"
-		}
-		r.Note = fmt.Sprintf("imposter refused: %d %s", code, truncate(body, 160))
-		if err != nil {
-			r.Note = "POST /imposters: " + err.Error()
 		}
 		h.logf("%s/%s: %s", r.Engine, s.Name, r.Note)
 		return
 	}
 	loadTime := time.Since(t0)
-	addr := fmt.Sprintf("127.0.0.1:%d", impPort)
-	if s.Admin {
-		addr = fmt.Sprintf("127.0.0.1:%d", admin)
-	}
 	time.Sleep(200 * time.Millisecond) // let a garbage-collected runtime settle before reading RSS
-	h.measure(r, s, addr, impPort, p.pid(), round)
+	h.measure(r, s, target, e, p.pid(), round)
 	if r.Status == "" && !p.alive() {
 		r.Status, r.Note = "invalid", "engine exited during the scenario"
 	}
 	h.logRound(r, round, fmt.Sprintf(" (loaded in %s)", loadTime.Round(time.Millisecond)))
 }
 
+// load loads s into the started engine and says where to send which request for which answer.
+func (h *harness) load(e *engine, s *scenario, l launch, impPort int, client *http.Client) (peerLoad, error) {
+	if e.api != "mb" {
+		return h.loadPeer(e, s, l, client)
+	}
+	target := peerLoad{addr: fmt.Sprintf("127.0.0.1:%d", impPort), req: s.Req, want: s.Want}
+	if s.Admin {
+		target.addr = fmt.Sprintf("127.0.0.1:%d", l.admin)
+	}
+	target.req.Path = strings.ReplaceAll(target.req.Path, "{port}", strconv.Itoa(impPort))
+	target.want.Contains = strings.ReplaceAll(target.want.Contains, "{port}", strconv.Itoa(impPort))
+	if s.Proxy != "" {
+		return target, h.proxyMB(s, l.admin, impPort, client)
+	}
+	doc, _ := json.Marshal(imposterDoc(s, impPort))
+	_ = os.WriteFile(filepath.Join(h.runDir, "imposter-"+s.Name+".json"), doc, 0o644)
+	_, err := peerCall(client, "POST", fmt.Sprintf("http://127.0.0.1:%d/imposters", l.admin), doc, 201)
+	if err != nil {
+		err = fmt.Errorf("imposter refused: %w", err)
+	}
+	return target, err
+}
+
+// startOrigin starts the proxy scenarios' origin: the bare fasthttp server answering
+// originBody, on the engine's core (the proxying engine waits for it).
+func (h *harness) startOrigin() (*proc, error) {
+	if err := h.buildCeiling(); err != nil {
+		return nil, err
+	}
+	port, err := h.port(22000, 22998)
+	if err != nil {
+		return nil, err
+	}
+	bodyFile := filepath.Join(h.runDir, "origin.body")
+	_ = os.WriteFile(bodyFile, []byte(originBody), 0o644)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, "origin.log"), h.runDir, h.ceilingBin,
+		"-addr", addr, "-body-file", bodyFile, "-content-type", "text/plain")
+	if err != nil {
+		return nil, err
+	}
+	if err := waitHTTP(p, "http://"+addr+"/", 10*time.Second); err != nil {
+		p.stop()
+		return nil, err
+	}
+	h.origin = "http://" + addr
+	return p, nil
+}
+
+// buildCeiling builds cmd/ceiling once per run.
+func (h *harness) buildCeiling() error {
+	if h.ceilingBin != "" {
+		return nil
+	}
+	bin := filepath.Join(h.peers, "ceiling")
+	if err := runQuiet(h.ctx, h.benchDir, []string{"CGO_ENABLED=0"}, "", "go", "build", "-trimpath", "-o", bin, "./cmd/ceiling"); err != nil {
+		return err
+	}
+	h.ceilingBin = bin
+	return nil
+}
+
 // runCeiling runs one round on the bare fasthttp server, started with the scenario's expected
 // answer as its constant response.
 func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
-	if s.Admin || s.Want.Contains != "" {
-		r.Status, r.Note = "n/a", "no admin API"
+	if why := notApplicable(e, s); why != "" {
+		r.Status, r.Note = "n/a", why
 		return
 	}
 	port, err := h.port(22000, 22998)
@@ -424,18 +553,21 @@ func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 	bodyFile := filepath.Join(h.runDir, "ceiling-"+s.Name+".body")
 	_ = os.WriteFile(bodyFile, []byte(s.Want.Body), 0o644)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, "ceiling.log"), h.runDir, e.bin,
-		"-addr", addr, "-status", strconv.Itoa(s.Want.Status), "-body-file", bodyFile, "-content-type", "application/json")
+	args := []string{"-addr", addr, "-status", strconv.Itoa(s.Want.Status), "-body-file", bodyFile, "-content-type", "application/json"}
+	if s.Proto == "https" {
+		args = append(args, "-tls")
+	}
+	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, "ceiling.log"), h.runDir, e.bin, args...)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
 	defer p.stop()
-	if err := waitHTTP(p, "http://"+addr+"/", 10*time.Second); err != nil {
+	if err := waitTCP(p, addr, 10*time.Second); err != nil {
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
-	h.measure(r, s, addr, port, p.pid(), round)
+	h.measure(r, s, peerLoad{addr: addr, req: s.Req, want: s.Want}, e, p.pid(), round)
 	h.logRound(r, round, "")
 }
 
@@ -450,16 +582,27 @@ func (h *harness) logRound(r *result, round int, extra string) {
 		r.Engine, r.Scenario, round+1, h.opts.runs, lr.rps(), lr.P50US/1000, lr.P99US/1000, lr.errors(), lr.rssLoaded, lr.rssEnd, extra)
 }
 
+// warmupFor is the warm-up before e's measured run: a JVM's just-in-time compiler needs longer
+// than the others need to fill their caches.
+func (h *harness) warmupFor(e *engine) time.Duration {
+	if e.jvm {
+		return max(h.opts.warmup, h.opts.jvmWarmup)
+	}
+	return h.opts.warmup
+}
+
 // measure runs one round on a started engine: it reads the resident memory, checks the
 // scenario's answer once, warms up and runs the load once, adding the run to r.Runs. A wrong
 // answer or an error settles r as invalid.
-func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid, round int) {
+func (h *harness) measure(r *result, s *scenario, t peerLoad, e *engine, pid, round int) {
 	rssLoaded := rssKB(pid)
-	req := s.Req
-	req.Path = strings.ReplaceAll(req.Path, "{port}", strconv.Itoa(impPort))
-	want := s.Want
-	want.Contains = strings.ReplaceAll(want.Contains, "{port}", strconv.Itoa(impPort))
-	c, err := checkOnce(addr, req, want)
+	addr, req, want, proto := t.addr, t.req, t.want, s.protocol()
+	c, err := checkOnce(addr, proto, req, want)
+	for try := 1; err != nil && proto == "https" && try < 3; try++ {
+		// MockServer closes its first TLS connection while it makes its certificate.
+		time.Sleep(time.Second)
+		c, err = checkOnce(addr, proto, req, want)
+	}
 	if err != nil {
 		r.Status, r.Note = "invalid", "check: "+err.Error()
 		return
@@ -473,13 +616,17 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid, rou
 	if conns == 0 {
 		conns = h.opts.connections
 	}
-	spec := loadSpec{Addr: addr, Req: req, Want: want, Connections: conns, Timeout: h.opts.timeout, CPU: h.opts.loadCPU, WireSize: c.WireSize}
+	spec := loadSpec{Addr: addr, Req: req, Want: want, Connections: conns, Timeout: h.opts.timeout, CPU: h.opts.loadCPU, WireSize: c.WireSize, Proto: proto}
 	if want.Contains != "" {
 		spec.WireSize = 0 // admin answers may vary in size
 	}
 	name := r.Engine + "-" + s.Name
 	var script string
 	if h.opts.loadgen == "wrk" {
+		if proto == "tcp" {
+			r.Status, r.Note = "invalid", "wrk speaks HTTP only: use --loadgen go"
+			return
+		}
 		if script, err = wrkScript(h.runDir, name, req); err != nil {
 			r.Status, r.Note = "invalid", err.Error()
 			return
@@ -500,7 +647,7 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid, rou
 		// The generator cuts requests still in flight at the end; a slow engine is still
 		// working through them. One more checked request waits until it is idle again, so
 		// the next run does not start behind a backlog, and checks the answer after the load.
-		after, err := checkOnce(addr, req, want)
+		after, err := checkOnce(addr, proto, req, want)
 		if err != nil {
 			return nil, fmt.Errorf("check after the load: %w", err)
 		}
@@ -509,8 +656,8 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid, rou
 		}
 		return lr, nil
 	}
-	if h.opts.warmup > 0 {
-		if _, err := one(h.opts.warmup); err != nil {
+	if w := h.warmupFor(e); w > 0 {
+		if _, err := one(w); err != nil {
 			r.Status, r.Note = "invalid", "warm-up: "+err.Error()
 			return
 		}
@@ -530,14 +677,19 @@ func (h *harness) measure(r *result, s *scenario, addr string, impPort, pid, rou
 	}
 	// Includes the check after the run, which is short next to the run.
 	lr.EngineCPU = 100 * float64(cpuTicks(pid)-ticks0) / clockTicks / time.Since(t0).Seconds()
-	lr.rssLoaded, lr.rssEnd = rssLoaded, rssKB(pid)
-	r.Runs = append(r.Runs, lr)
-	r.Errors += lr.errors()
-	r.Requests += lr.Requests
+	h.addRun(r, lr, rssLoaded, rssKB(pid))
 	r.checkTook = c.Took
 	if c.Close {
 		h.closes[r.Engine] = true
 	}
+}
+
+// addRun adds one measured round to r.
+func (h *harness) addRun(r *result, lr *loadResult, rssLoaded, rssEnd int64) {
+	lr.rssLoaded, lr.rssEnd = rssLoaded, rssEnd
+	r.Runs = append(r.Runs, lr)
+	r.Errors += lr.errors()
+	r.Requests += lr.Requests
 }
 
 // settle sums up r's rounds: the median round by requests/s gives the throughput, latency and

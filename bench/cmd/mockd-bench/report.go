@@ -14,7 +14,12 @@ import (
 	"strings"
 )
 
-var engineOrder = []string{"mockd", "mockd-nometrics", "mountebank", "rift", "ceiling"}
+var engineOrder = []string{"mockd", "mockd-nometrics", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
+
+// peers are the engines mockd's requests/s is compared with, each a ratio column.
+var peers = []struct{ eng, title string }{
+	{"rift", "Rift"}, {"mountebank", "Mountebank"}, {"wiremock", "WireMock"}, {"mockserver", "MockServer"}, {"ceiling", "ceiling"},
+}
 
 func (h *harness) lookup(scen, eng string) *result {
 	for _, r := range h.results {
@@ -156,6 +161,13 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 	w("- Load generator: %s; %d keep-alive connections unless the scenario says otherwise; request timeout %s\n", gen, h.opts.connections, h.opts.timeout)
 	w("- Toolchains: %s\n", runtime.Version())
 	for _, e := range h.engines {
+		if e.jvm {
+			w("- Java peers: JVM flags `%s` (heap, collector), pinned like every engine; a %s warm-up before each measured run on each fresh process, for the JIT compiler\n",
+				strings.Join(jvmFlags, " "), h.opts.jvmWarmup)
+			break
+		}
+	}
+	for _, e := range h.engines {
 		if why, ok := h.skipped[e.name]; ok {
 			w("- %s: **unavailable**: %s\n", e.name, truncate(why, 300))
 		} else {
@@ -167,14 +179,54 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 		}
 	}
 
-	w("\n## Throughput (requests/s)\n\n")
-	header("| scenario | stubs |", "|---|--:|", " mockd/Rift | mockd/Mountebank | mockd/ceiling |", "--:|--:|--:|")
+	var loaded, setups []*scenario
+	for _, s := range scens {
+		if s.loads() {
+			loaded = append(loaded, s)
+		} else {
+			setups = append(setups, s)
+		}
+	}
+	scens = loaded
+	var ratioHead, ratioAlign string
+	for _, p := range peers {
+		ratioHead += " mockd/" + p.title + " |"
+		ratioAlign += "--:|"
+	}
+	w("\n## Throughput (requests/s)\n\nadmin-pairs counts create-then-delete pairs per second.\n\n")
+	header("| scenario | stubs |", "|---|--:|", ratioHead, ratioAlign)
 	for _, s := range scens {
 		w("| %s | %d |", s.Name, stubs[s.Name])
 		for _, e := range engs {
 			w(" %s |", cell(h.lookup(s.Name, e), func(r *result) string { return fmtRPS(r.RPS) }))
 		}
-		w(" %s | %s | %s |\n", fmtRatio(h.ratio(s.Name, "rift")), fmtRatio(h.ratio(s.Name, "mountebank")), fmtRatio(h.ratio(s.Name, "ceiling")))
+		for _, p := range peers {
+			w(" %s |", fmtRatio(h.ratio(s.Name, p.eng)))
+		}
+		w("\n")
+	}
+	if len(setups) > 0 {
+		w("\n## Setup: creating stubs (seconds, resident MiB after, resident bytes per stub)\n\n")
+		w("Through the API: from the request until the last stub answers, on a process holding nothing else; per stub: the resident memory the stubs added. From a config file: from starting the process until the last stub answers.\n\n")
+		header("| scenario | what |", "|---|---|", "", "")
+		for _, s := range setups {
+			for _, row := range []struct {
+				what string
+				f    func(*setupRun) string
+			}{
+				{"create through the API, s", func(u *setupRun) string { return fmt.Sprintf("%.2f", u.CreateS) }},
+				{"resident MiB after creating", func(u *setupRun) string { return mib(u.RSSCreated) }},
+				{"resident bytes per stub", func(u *setupRun) string { return fmt.Sprintf("%.0f", u.perStub(s.Setup)) }},
+				{"start from a config file, s", func(u *setupRun) string { return fmt.Sprintf("%.2f", u.StartS) }},
+				{"resident MiB after starting", func(u *setupRun) string { return mib(u.RSSStarted) }},
+			} {
+				w("| %s | %s |", s.Name, row.what)
+				for _, e := range engs {
+					w(" %s |", cell(h.lookup(s.Name, e), func(r *result) string { return row.f(r.Setup) }))
+				}
+				w("\n")
+			}
+		}
 	}
 
 	w("\n## Latency (ms, p50 / p99)\n\n")
@@ -213,7 +265,7 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 	}
 
 	w("\n## Targets (PRODUCT.md section 3)\n\n")
-	for _, line := range h.targets(scens) {
+	for _, line := range h.targets(append(scens, setups...)) {
 		w("- %s\n", line)
 	}
 	w("\n(noisy): an engine in the comparison used less than 80%% of its core, so the machine's background load, not the engine, probably set the number.\n")
@@ -250,7 +302,9 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 	for _, e := range engineOrder {
 		head = append(head, e+"_status", e+"_rps", e+"_p50_ms", e+"_p99_ms", e+"_errors", e+"_rss_loaded_kb", e+"_rss_end_kb", e+"_cpu_pct", e+"_load_cpu_pct")
 	}
-	head = append(head, "ratio_mockd_rift", "ratio_mockd_mountebank", "ratio_mockd_ceiling")
+	for _, p := range peers {
+		head = append(head, "ratio_mockd_"+p.eng)
+	}
 	_ = cw.Write(head)
 	for _, s := range scens {
 		row := []string{s.Name, strconv.Itoa(stubs[s.Name]), strconv.Itoa(conns[s.Name])}
@@ -263,7 +317,9 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 			row = append(row, r.Status, f1(r.RPS), f3(r.P50MS), f3(r.P99MS), strconv.FormatInt(r.Errors, 10),
 				strconv.FormatInt(r.RSSLoaded, 10), strconv.FormatInt(r.RSSEnd, 10), strconv.FormatFloat(r.CPUPct, 'f', 0, 64), strconv.FormatFloat(r.LoadCPUPct, 'f', 0, 64))
 		}
-		row = append(row, f3(h.ratio(s.Name, "rift")), f3(h.ratio(s.Name, "mountebank")), f3(h.ratio(s.Name, "ceiling")))
+		for _, p := range peers {
+			row = append(row, f3(h.ratio(s.Name, p.eng)))
+		}
 		_ = cw.Write(row)
 	}
 	cw.Flush()
@@ -337,10 +393,14 @@ func (h *harness) targets(scens []*scenario) []string {
 		min  float64
 		p99  bool
 		name string
-	}{{"rift", 1.0, true, "≥ 1.0× Rift's RPS with p99 no worse"}, {"mountebank", 30, false, "≥ 30× Mountebank's RPS"}} {
+	}{{"rift", 1.0, true, "≥ 1.0× Rift's RPS with p99 no worse"}, {"mountebank", 30, false, "≥ 30× Mountebank's RPS"},
+		{"wiremock", 5, false, "≥ 5× WireMock's RPS"}, {"mockserver", 5, false, "≥ 5× MockServer's RPS"}} {
 		var pass, total int
 		var fails []string
 		for _, s := range scens {
+			if !s.loads() {
+				continue
+			}
 			m, o := h.lookup(s.Name, "mockd"), h.lookup(s.Name, peer.eng)
 			if m == nil || o == nil || m.Status != "ok" || o.Status != "ok" {
 				continue
@@ -423,19 +483,36 @@ func (h *harness) targets(scens []*scenario) []string {
 		out = append(out, fmt.Sprintf("metrics cost ≤ 5%% (mockd vs mockd --no-metrics, median of %d scenarios): %.1f%% (range %.1f%% to %.1f%%) — %s",
 			len(costs), 100*med, 100*costs[0], 100*costs[len(costs)-1], verdict(med <= 0.05)))
 	}
-	var memPass, memTotal int
-	for _, s := range scens {
-		m, r := h.lookup(s.Name, "mockd"), h.lookup(s.Name, "rift")
-		if m == nil || r == nil || m.RSSLoaded == 0 || r.RSSLoaded == 0 {
-			continue
-		}
-		memTotal++
-		if m.RSSLoaded < r.RSSLoaded {
-			memPass++
+	ratioOf := func(a, b, what string, min float64) {
+		x, ok1 := okRPS(a, "mockd")
+		y, ok2 := okRPS(b, "mockd")
+		if ok1 && ok2 {
+			out = append(out, fmt.Sprintf("%s ≥ %g×: %.2f× — %s%s", what, min, x/y, verdict(x >= min*y),
+				noisy([2]string{a, "mockd"}, [2]string{b, "mockd"})))
 		}
 	}
-	if memTotal > 0 {
-		out = append(out, fmt.Sprintf("resident memory after loading below Rift's: %d of %d scenarios", memPass, memTotal))
+	ratioOf("record-on", "simple", "recordRequests on vs off (record-on / simple)", 0.8)
+	ratioOf("https-simple", "simple", "https vs http (https-simple / simple)", 0.7)
+	if m := h.lookup("stubs-100k", "mockd"); m != nil && m.Status == "ok" {
+		per := m.Setup.perStub(100000)
+		out = append(out, fmt.Sprintf("100,000 plain stubs created in < 2 s using < 1 KiB resident each: %.2f s, %.0f bytes — %s",
+			m.Setup.CreateS, per, verdict(m.Setup.CreateS < 2 && per < 1024)))
+	}
+	for _, peer := range []string{"rift", "wiremock", "mockserver"} {
+		var memPass, memTotal int
+		for _, s := range scens {
+			m, r := h.lookup(s.Name, "mockd"), h.lookup(s.Name, peer)
+			if m == nil || r == nil || m.RSSLoaded == 0 || r.RSSLoaded == 0 || m.Status != "ok" || r.Status != "ok" {
+				continue
+			}
+			memTotal++
+			if m.RSSLoaded < r.RSSLoaded {
+				memPass++
+			}
+		}
+		if memTotal > 0 {
+			out = append(out, fmt.Sprintf("resident memory after loading below %s's: %d of %d scenarios", peer, memPass, memTotal))
+		}
 	}
 	if len(out) == 0 {
 		out = append(out, "nothing to compare in this run")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,10 +35,42 @@ type scenario struct {
 	Stubs       func() []any
 	Req         request
 	Want        expect
+
+	// Proto is what the imposter serves and the generator speaks: "" (http), "https" (TLS 1.3,
+	// keep-alive) or "tcp" (the request and answer are raw bytes).
+	Proto string
+	// Imposter holds extra imposter fields (recordRequests, mode, endOfRequestResolver).
+	Imposter map[string]any
+	// Record says the scenario records requests: mockd's and Mountebank's recordRequests, and
+	// the peers' request journal (WireMock) and event log (MockServer), which are off otherwise.
+	Record bool
+	// Proxy is "proxyAlways", "proxyOnce" or "replay": the stub proxies to a loopback origin in
+	// record mode, or (replay) the engine answers from what it recorded from one proxied request.
+	Proxy string
+	// Setup, when set, makes a setup scenario: Setup plain stubs created through the API and,
+	// on another process, from a config file; it measures the time and resident memory.
+	Setup int
+	// Pairs makes an admin scenario of create-then-delete pairs (POST /imposters and
+	// DELETE /imposters/:port, or the peer's equivalent), one after the other.
+	Pairs bool
+}
+
+// loads says whether s is measured under load (requests/s), not a setup scenario.
+func (s *scenario) loads() bool { return s.Setup == 0 }
+
+// protocol is the imposter's protocol.
+func (s *scenario) protocol() string {
+	if s.Proto == "" {
+		return "http"
+	}
+	return s.Proto
 }
 
 // stubCount is the number of stubs the scenario loads.
 func (s *scenario) stubCount() int {
+	if s.Setup > 0 {
+		return s.Setup
+	}
 	if s.Stubs == nil {
 		return 0
 	}
@@ -268,7 +301,7 @@ func allScenarios() []*scenario {
 		{Name: "api500-last", Desc: "500 stubs, 500th matches", Quick: true, Stubs: apiStubs, Req: apiReq(499), Want: matched("api", 499)},
 		{Name: "api500-nomatch", Desc: "500 stubs, none matches", Stubs: apiStubs, Req: get("/api/v1/unknown"), Want: noMatch},
 		{Name: "json-equals-first", Desc: "100 stubs, JSON body equals, 1st", Stubs: jsonEqualsStubs, Req: jsonReq(0), Want: matched("json", 0)},
-		{Name: "json-equals-middle", Desc: "100 stubs, JSON body equals, 50th", Quick: true, Stubs: jsonEqualsStubs, Req: jsonReq(49), Want: matched("json", 49)},
+		{Name: "json-equals-middle", Desc: "100 stubs, JSON body equals, 50th", Stubs: jsonEqualsStubs, Req: jsonReq(49), Want: matched("json", 49)},
 		{Name: "json-contains", Desc: "100 stubs, JSON body contains a field, 50th", Stubs: jsonContainsStubs, Req: jsonReq(49), Want: matched("contains", 49)},
 		{Name: "jsonpath-first", Desc: "100 stubs, JSONPath selector, 1st", Stubs: jsonPathStubs, Req: jsonPathReq(0), Want: matched("jsonpath", 0)},
 		{Name: "jsonpath-middle", Desc: "100 stubs, JSONPath, 50th", Stubs: jsonPathStubs, Req: jsonPathReq(49), Want: matched("jsonpath", 49)},
@@ -290,12 +323,13 @@ func allScenarios() []*scenario {
 		{Name: "and-or-not", Desc: "50 stubs of and/or/not predicates, 50th", Stubs: logicStubs, Req: request{Method: "POST", Path: "/logic/49", Body: "ok"}, Want: matched("logic", 49)},
 		{Name: "simple-200conn", Desc: "simple stub with 200 connections", Connections: 200, Stubs: simpleStubs, Req: get("/health"), Want: expect{200, `{"status":"ok"}`, ""}},
 	}
+	s = append(s, roundTwo()...)
 	for _, n := range []int{10, 100, 1000, 10000} {
 		quick := n == 10 || n == 10000
 		s = append(s,
 			&scenario{Name: fmt.Sprintf("scale-%d-last", n), Desc: fmt.Sprintf("%d stubs on method+path, last matches", n), Quick: quick,
 				Stubs: scaleStubs(n), Req: get(fmt.Sprintf("/scale/%d", n-1)), Want: matched("scale", n-1)},
-			&scenario{Name: fmt.Sprintf("scale-%d-nomatch", n), Desc: fmt.Sprintf("%d stubs, none matches", n), Quick: quick,
+			&scenario{Name: fmt.Sprintf("scale-%d-nomatch", n), Desc: fmt.Sprintf("%d stubs, none matches", n),
 				Stubs: scaleStubs(n), Req: get("/scale/none"), Want: noMatch})
 	}
 	return s
@@ -303,11 +337,112 @@ func allScenarios() []*scenario {
 
 // imposterDoc is the Mountebank JSON every engine receives for s on port.
 func imposterDoc(s *scenario, port int) map[string]any {
-	return map[string]any{
-		"protocol": "http",
+	doc := map[string]any{
+		"protocol": s.protocol(),
 		"port":     port,
 		"host":     "127.0.0.1",
 		"name":     "bench-" + s.Name,
 		"stubs":    s.Stubs(),
+	}
+	for k, v := range s.Imposter {
+		doc[k] = v
+	}
+	return doc
+}
+
+// originBody is what the proxy scenarios' loopback origin (the ceiling server) answers: not
+// JSON, which Mountebank (and so mockd) would record parsed and answer indented.
+const originBody = "order 7, from the origin"
+
+// proxyStubs is one stub that proxies every request to the origin, recording the answer.
+func proxyStubs(mode, origin string) []any {
+	return []any{stub(nil, map[string]any{"proxy": map[string]any{
+		"to": origin, "mode": mode,
+		"predicateGenerators": []any{map[string]any{"matches": map[string]any{"method": true, "path": true}}},
+	}})}
+}
+
+// injectJS answers from a JavaScript function, as Mountebank's inject response does.
+const injectJS = `function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`
+
+// Length-prefixed binary tcp: a 4-byte big-endian length, then the payload, both ways.
+var (
+	lpRequest  = lengthPrefixed("GET user 42")
+	lpResponse = lengthPrefixed(`{"id":42,"name":"Ada"}`)
+)
+
+func lengthPrefixed(payload string) string {
+	n := len(payload)
+	return string([]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}) + payload
+}
+
+// lpResolver ends a request when its length prefix says it is whole (Mountebank's
+// endOfRequestResolver receives the bytes so far as a Buffer in binary mode). It reads the
+// prefix by index: mockd's Buffer has no readUInt32BE yet.
+const lpResolver = `function (requestData) { return requestData.length >= 4 && requestData.length >= 4 + requestData[0] * 16777216 + requestData[1] * 65536 + requestData[2] * 256 + requestData[3]; }`
+
+const oneMiB = 1 << 20
+
+// bigBody is n bytes of printable JSON-safe text.
+func bigBody(n int) string {
+	return strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_", n/64+1)[:n]
+}
+
+// roundTwo is issue 26's scenarios: the paths users run every day besides plain matching.
+func roundTwo() []*scenario {
+	get := func(p string) request { return request{Method: "GET", Path: p} }
+	ok := expect{200, `{"status":"ok"}`, ""}
+	simpleWith := func(behaviors map[string]any) func() []any {
+		return func() []any {
+			r := isResp(200, `{"status":"ok"}`, jsonCT)
+			r["_behaviors"] = behaviors
+			return []any{stub([]any{equals(map[string]any{"method": "GET", "path": "/health"})}, r)}
+		}
+	}
+	big := bigBody(oneMiB)
+	return []*scenario{
+		{Name: "record-on", Desc: "simple stub, recordRequests on (journal)", Quick: true, Record: true, Imposter: map[string]any{"recordRequests": true},
+			Stubs: simpleStubs, Req: get("/health"), Want: ok},
+		{Name: "https-simple", Desc: "simple stub over https (TLS 1.3, keep-alive)", Quick: true, Proto: "https", Stubs: simpleStubs, Req: get("/health"), Want: ok},
+		{Name: "proxy-always", Desc: "proxyAlways to a loopback origin, recording every answer", Proxy: "proxyAlways", Record: true,
+			Req: get("/orders/7"), Want: expect{200, originBody, ""}},
+		{Name: "proxy-once", Desc: "proxyOnce to a loopback origin (first request proxied, then replayed)", Proxy: "proxyOnce", Record: true,
+			Req: get("/orders/7"), Want: expect{200, originBody, ""}},
+		{Name: "proxy-replay", Desc: "replay of what one proxied request recorded (mb replay, WireMock's recorder, MockServer's recorded expectations)", Proxy: "replay", Record: true,
+			Req: get("/orders/7"), Want: expect{200, originBody, ""}},
+		{Name: "tcp-simple", Desc: "tcp text: one stub on data", Quick: true, Proto: "tcp",
+			Stubs: func() []any {
+				return []any{stub([]any{equals(map[string]any{"data": "PING\n"})}, map[string]any{"is": map[string]any{"data": "PONG\n"}})}
+			},
+			Req: request{Body: "PING\n"}, Want: expect{Body: "PONG\n"}},
+		{Name: "tcp-binary-lp", Desc: "tcp binary, 4-byte length-prefixed frames, endOfRequestResolver", Proto: "tcp", Injection: true,
+			Imposter: map[string]any{"mode": "binary", "endOfRequestResolver": map[string]any{"inject": lpResolver}},
+			Stubs: func() []any {
+				return []any{stub([]any{equals(map[string]any{"data": base64.StdEncoding.EncodeToString([]byte(lpRequest))})},
+					map[string]any{"is": map[string]any{"data": base64.StdEncoding.EncodeToString([]byte(lpResponse))}})}
+			},
+			Req: request{Body: lpRequest}, Want: expect{Body: lpResponse}},
+		{Name: "inject", Desc: "an inject response (JavaScript)", Injection: true,
+			Stubs: func() []any {
+				return []any{stub([]any{equals(map[string]any{"method": "GET", "path": "/inject"})}, map[string]any{"inject": injectJS})}
+			},
+			Req: get("/inject"), Want: expect{200, `{"injected":"/inject"}`, ""}},
+		{Name: "wait-0", Desc: "simple stub with a wait behavior of 0 ms", Stubs: simpleWith(map[string]any{"wait": 0}), Req: get("/health"), Want: ok},
+		{Name: "body-1mib-response", Desc: "a 1 MiB response body", Connections: 10,
+			Stubs: func() []any {
+				return []any{stub([]any{equals(map[string]any{"method": "GET", "path": "/big"})}, isResp(200, big, map[string]any{"Content-Type": "text/plain"}))}
+			},
+			Req: get("/big"), Want: expect{200, big, ""}},
+		{Name: "body-1mib-request", Desc: "a 1 MiB request body, small answer", Connections: 10,
+			Stubs: func() []any {
+				return []any{stub([]any{equals(map[string]any{"method": "POST", "path": "/upload"})}, isResp(200, `{"stored":true}`, jsonCT))}
+			},
+			Req: request{Method: "POST", Path: "/upload", Headers: [][2]string{{"Content-Type", "text/plain"}}, Body: big}, Want: expect{200, `{"stored":true}`, ""}},
+		{Name: "stubs-10k", Desc: "10,000 plain stubs: created through the API, and started from a config file", Setup: 10000,
+			Stubs: scaleStubs(10000), Req: get("/scale/9999"), Want: matched("scale", 9999)},
+		{Name: "stubs-100k", Desc: "100,000 plain stubs: created through the API, and started from a config file", Setup: 100000,
+			Stubs: scaleStubs(100000), Req: get("/scale/99999"), Want: matched("scale", 99999)},
+		{Name: "admin-pairs", Desc: "POST /imposters + DELETE /imposters/:port pairs, one after the other", Admin: true, Pairs: true, Connections: 1,
+			Stubs: simpleStubs, Req: get("/health"), Want: ok},
 	}
 }
