@@ -277,24 +277,31 @@ func runGoGen(ctx context.Context, spec loadSpec, dir, name string) (*loadResult
 	if err := os.WriteFile(wantFile, []byte(wantBody), 0o644); err != nil {
 		return nil, err
 	}
+	return runSelf(ctx, spec.CPU, spec.Duration, spec.Duration+spec.Timeout+30*time.Second, "loadgen", "-addr", spec.Addr, "-request", reqFile,
+		"-want-status", strconv.Itoa(spec.Want.Status), "-want-body", wantFile, "-want-mode", mode, "-c", strconv.Itoa(spec.Connections),
+		"-d", spec.Duration.String(), "-timeout", spec.Timeout.String(), "-proto", spec.Proto)
+}
+
+// runSelf runs this binary's subcommand sub (loadgen, pairs) pinned to cpu for a run of d,
+// killed after limit, and reads the loadResult it prints.
+func runSelf(ctx context.Context, cpu string, d, limit time.Duration, sub string, args ...string) (*loadResult, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmdName, args := pinned(spec.CPU, self, "loadgen", "-addr", spec.Addr, "-request", reqFile, "-want-status", strconv.Itoa(spec.Want.Status),
-		"-want-body", wantFile, "-want-mode", mode, "-c", strconv.Itoa(spec.Connections), "-d", spec.Duration.String(), "-timeout", spec.Timeout.String(), "-proto", spec.Proto)
-	ctx, cancel := context.WithTimeout(ctx, spec.Duration+spec.Timeout+30*time.Second)
+	name, a := pinned(cpu, self, append([]string{sub}, args...)...)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cmdName, args...)
+	cmd := exec.CommandContext(ctx, name, a...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("loadgen: %w: %s", err, lastLines(string(out), 5))
+		return nil, fmt.Errorf("%s: %w: %s", sub, err, lastLines(string(out), 5))
 	}
 	res, err := parseResultLine(out)
 	if err != nil {
 		return nil, err
 	}
-	res.LoadCPU = cpuPct(cmd, spec.Duration)
+	res.LoadCPU = cpuPct(cmd, d)
 	return res, nil
 }
 

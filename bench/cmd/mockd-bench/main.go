@@ -656,32 +656,42 @@ func (h *harness) measure(r *result, s *scenario, t peerLoad, e *engine, pid, ro
 		}
 		return lr, nil
 	}
+	if !h.warmAndRun(r, e, s, pid, rssLoaded, round, one) {
+		return
+	}
+	r.checkTook = c.Took
+	if c.Close {
+		h.closes[r.Engine] = true
+	}
+}
+
+// warmAndRun warms e up with one, then measures one run of --duration with the engine's CPU
+// use (and a profile with --perf in the first round), and adds it to r; it reports whether it
+// did, settling r as invalid on an error.
+func (h *harness) warmAndRun(r *result, e *engine, s *scenario, pid int, rssLoaded int64, round int, one func(time.Duration) (*loadResult, error)) bool {
 	if w := h.warmupFor(e); w > 0 {
 		if _, err := one(w); err != nil {
 			r.Status, r.Note = "invalid", "warm-up: "+err.Error()
-			return
+			return false
 		}
 	}
 	if h.ctx.Err() != nil {
-		return
+		return false
 	}
 	if round == 0 && h.opts.perf {
-		stopPerf := h.startPerf(name, pid)
+		stopPerf := h.startPerf(r.Engine+"-"+s.Name, pid)
 		defer stopPerf()
 	}
 	ticks0, t0 := cpuTicks(pid), time.Now()
 	lr, err := one(h.opts.duration)
 	if err != nil {
 		r.Status, r.Note = "invalid", err.Error()
-		return
+		return false
 	}
 	// Includes the check after the run, which is short next to the run.
 	lr.EngineCPU = 100 * float64(cpuTicks(pid)-ticks0) / clockTicks / time.Since(t0).Seconds()
 	h.addRun(r, lr, rssLoaded, rssKB(pid))
-	r.checkTook = c.Took
-	if c.Close {
-		h.closes[r.Engine] = true
-	}
+	return true
 }
 
 // addRun adds one measured round to r.

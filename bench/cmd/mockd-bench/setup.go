@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -36,6 +34,15 @@ func (h *harness) runSetup(e *engine, s *scenario, r *result, round int, client 
 	var run setupRun
 	fail := func(status, format string, args ...any) {
 		r.Status, r.Note = status, fmt.Sprintf(format, args...)
+		var err error
+		for _, a := range args {
+			if e, ok := a.(error); ok {
+				err = e
+			}
+		}
+		if errors.Is(err, errTooSlow) || (err != nil && strings.Contains(err.Error(), "Client.Timeout")) {
+			r.Status = "too slow"
+		}
 		h.logf("%s/%s: %s %s", r.Engine, s.Name, r.Status, r.Note)
 	}
 	stubs := s.Stubs()
@@ -181,8 +188,11 @@ func waitAnswer(t peerLoad, deadline time.Time) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("no right answer within %s: %v", setupTimeout, last)
+	return fmt.Errorf("%w: %v", errTooSlow, last)
 }
+
+// errTooSlow is a setup that did not finish within setupTimeout.
+var errTooSlow = fmt.Errorf("no right answer within %s", setupTimeout)
 
 // settleSetup sums up a setup scenario's rounds: the median of each time, and the memory of
 // the rounds those medians come from.
@@ -217,43 +227,11 @@ func (h *harness) measurePairs(e *engine, s *scenario, r *result, admin, pid, ro
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
-	self, err := os.Executable()
-	if err != nil {
-		r.Status, r.Note = "invalid", err.Error()
-		return
-	}
 	one := func(d time.Duration) (*loadResult, error) {
-		name, args := pinned(h.opts.loadCPU, self, "pairs", "-api", e.api, "-admin", fmt.Sprintf("127.0.0.1:%d", admin),
-			"-port", strconv.Itoa(impPort), "-d", d.String(), "-timeout", h.opts.timeout.String())
-		ctx, cancel := context.WithTimeout(h.ctx, d+2*h.opts.timeout+30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, name, args...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return nil, fmt.Errorf("pairs: %w: %s", err, lastLines(string(out), 5))
-		}
-		res, err := parseResultLine(out)
-		if err != nil {
-			return nil, err
-		}
-		res.LoadCPU = cpuPct(cmd, d)
-		return res, nil
+		return runSelf(h.ctx, h.opts.loadCPU, d, d+2*h.opts.timeout+30*time.Second, "pairs", "-api", e.api,
+			"-admin", fmt.Sprintf("127.0.0.1:%d", admin), "-port", strconv.Itoa(impPort), "-d", d.String(), "-timeout", h.opts.timeout.String())
 	}
-	rssLoaded := rssKB(pid)
-	if w := h.warmupFor(e); w > 0 {
-		if _, err := one(w); err != nil {
-			r.Status, r.Note = "invalid", "warm-up: "+err.Error()
-			return
-		}
-	}
-	ticks0, t0 := cpuTicks(pid), time.Now()
-	lr, err := one(h.opts.duration)
-	if err != nil {
-		r.Status, r.Note = "invalid", err.Error()
-		return
-	}
-	lr.EngineCPU = 100 * float64(cpuTicks(pid)-ticks0) / clockTicks / time.Since(t0).Seconds()
-	h.addRun(r, lr, rssLoaded, rssKB(pid))
+	h.warmAndRun(r, e, s, pid, rssKB(pid), round, one)
 }
 
 // maxPairs bounds one pairs run by count, besides its duration.
