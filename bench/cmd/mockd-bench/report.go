@@ -498,7 +498,11 @@ func (h *harness) targets(scens []*scenario) []string {
 		out = append(out, fmt.Sprintf("100,000 plain stubs created in < 2 s using < 1 KiB resident each: %.2f s, %.0f bytes — %s",
 			m.Setup.CreateS, per, verdict(m.Setup.CreateS < 2 && per < 1024)))
 	}
-	for _, peer := range []string{"rift", "wiremock", "mockserver"} {
+	for _, p := range peers {
+		peer := p.eng
+		if peer == "mountebank" || peer == "ceiling" {
+			continue
+		}
 		var memPass, memTotal int
 		for _, s := range scens {
 			m, r := h.lookup(s.Name, "mockd"), h.lookup(s.Name, peer)
@@ -511,7 +515,7 @@ func (h *harness) targets(scens []*scenario) []string {
 			}
 		}
 		if memTotal > 0 {
-			out = append(out, fmt.Sprintf("resident memory after loading below %s's: %d of %d scenarios", peer, memPass, memTotal))
+			out = append(out, fmt.Sprintf("resident memory after loading below %s's: %d of %d scenarios", p.title, memPass, memTotal))
 		}
 	}
 	if len(out) == 0 {
