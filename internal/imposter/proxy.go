@@ -153,12 +153,13 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			def := &config.Object{Members: append([]config.Member(nil), o.def.Members...)}
 			list, _ := get(o.def, "responses").([]any)
 			def.Set("responses", append(list, resp))
-			ns := &stub{def: def, responses: o.responses}
+			ns := &stub{def: def, responses: o.responses, expect: o.expect}
 			if err := im.addResponse(ns, resp); err != nil {
 				im.log.Error("cannot record proxy response", "err", err)
 				return
 			}
-			ns.next.Store(o.next.Load()) // the stub keeps its place in the cycle
+			ns.next.Store(o.next.Load()) // the stub keeps its place in the cycle and its hits
+			ns.hits.Store(o.hits.Load())
 			stubs := append([]*stub(nil), old...)
 			stubs[i] = ns
 			im.install(&table{stubs: stubs, set: im.tbl.Load().set})
