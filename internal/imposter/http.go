@@ -102,7 +102,7 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 	}
 	// A static response from stubs without scripts, not recorded: nothing kept the request's
 	// strings, so their memory serves the next request.
-	recycle = !resp.dynamic() && recorded == nil && !im.scripted.Load()
+	recycle = !resp.dynamic() && recorded == nil && !im.Records() && !im.scripted.Load()
 	// Response generation, as Mountebank times it: from the match to the built response
 	// (behaviors, injection, proxying), not writing it.
 	m := im.metrics

@@ -116,9 +116,9 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		m.Requests.Inc()
 		start = metrics.Now()
 	}
-	record := im.def.RecordRequests || im.opts.Mock
+	record := im.Records()
 	debugLog := im.enabled(slog.LevelDebug)
-	if record || im.opts.Debug || debugLog {
+	if im.opts.Debug || debugLog {
 		recorded = recordedRequest(req)
 	}
 	if debugLog {
@@ -149,7 +149,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		if ferr != nil {
 			stub = StubError
 		}
-		im.journal.add(recorded, at, stub, t, why)
+		im.journal.addRequest(req, at, stub, t, why)
 		im.changes.Add(1)
 	}
 	if ferr != nil {

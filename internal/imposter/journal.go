@@ -22,8 +22,13 @@ type journal struct {
 	maxBytes int
 }
 
+// journalEntry is one recorded request: an http or tcp request as the handler saw it (snap),
+// sharing its strings and rendered into Mountebank's shape (req) the first time it is listed
+// (recording costs two allocations, not a tree of objects), or a request already in that shape
+// (smtp).
 type journalEntry struct {
 	req   *config.Object
+	snap  *request.Request
 	at    time.Time
 	bytes int
 	// stub is the index of the stub that answered, NoStub or StubError. For a request no stub
@@ -52,8 +57,20 @@ func (j *journal) init(maxCount, maxBytes int) {
 	j.maxCount, j.maxBytes = maxCount, maxBytes
 }
 
-func (j *journal) add(req *config.Object, at time.Time, stub int, tbl *table, why *match.Explanation) {
-	size := approxSize(req)
+// addRequest records r, whose strings must stay valid (the handler does not recycle it).
+func (j *journal) addRequest(r *request.Request, at time.Time, stub int, tbl *table, why *match.Explanation) {
+	snap := &request.Request{}
+	r.ShareInto(snap)
+	j.add(journalEntry{snap: snap, at: at, bytes: 64 + snap.Size()}, stub, tbl, why)
+}
+
+// addObject records a request already in Mountebank's recorded shape.
+func (j *journal) addObject(req *config.Object, at time.Time, stub int, tbl *table, why *match.Explanation) {
+	j.add(journalEntry{req: req, at: at, bytes: approxSize(req)}, stub, tbl, why)
+}
+
+func (j *journal) add(e journalEntry, stub int, tbl *table, why *match.Explanation) {
+	size := e.bytes
 	if stub >= 0 {
 		tbl = nil // only a no-match is explained
 	}
@@ -71,7 +88,8 @@ func (j *journal) add(req *config.Object, at time.Time, stub int, tbl *table, wh
 		}
 	}
 	idx := (j.head + j.n) % len(j.entries)
-	j.entries[idx] = journalEntry{req: req, at: at, bytes: size, stub: stub, tbl: tbl, why: why}
+	e.stub, e.tbl, e.why = stub, tbl, why
+	j.entries[idx] = e
 	j.n++
 	j.bytes += size
 }
@@ -100,7 +118,7 @@ func (j *journal) list() []journalEntry {
 	defer j.mu.Unlock()
 	out := make([]journalEntry, j.n)
 	for i := range out {
-		out[i] = j.entries[(j.head+i)%len(j.entries)]
+		out[i] = j.entries[(j.head+i)%len(j.entries)].render()
 	}
 	return out
 }
@@ -112,6 +130,15 @@ func (j *journal) size() int {
 	return j.bytes
 }
 
+// render puts e's request in Mountebank's recorded shape, once: later reads get the same
+// object (the dashboard keeps explanations by it). The lock must be held.
+func (e *journalEntry) render() journalEntry {
+	if e.snap != nil {
+		e.req, e.snap = recordedRequest(e.snap), nil
+	}
+	return *e
+}
+
 // latest returns up to n of the latest entries, newest first. It holds the lock only to copy
 // them: the requests are never modified once added.
 func (j *journal) latest(n int) []journalEntry {
@@ -121,7 +148,7 @@ func (j *journal) latest(n int) []journalEntry {
 	}
 	out := make([]journalEntry, n)
 	for i := range out {
-		out[i] = j.entries[(j.head+j.n-1-i)%len(j.entries)]
+		out[i] = j.entries[(j.head+j.n-1-i)%len(j.entries)].render()
 	}
 	j.mu.Unlock()
 	return out

@@ -14,7 +14,7 @@ func TestJournalLatest(t *testing.T) {
 		t.Fatalf("latest of an empty journal = %d entries, want 0", len(got))
 	}
 	for i := 0; i < 5; i++ { // wraps: keeps 2, 3, 4
-		j.add(config.NewObject("n", float64(i)), timeZero, NoStub, nil, nil)
+		j.addObject(config.NewObject("n", float64(i)), timeZero, NoStub, nil, nil)
 	}
 	for _, tt := range []struct {
 		n    int

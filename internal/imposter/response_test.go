@@ -81,7 +81,7 @@ func TestJournalBounds(t *testing.T) {
 	var j journal
 	j.init(3, 1<<20)
 	for i := 0; i < 5; i++ {
-		j.add(config.NewObject("n", float64(i)), timeZero, NoStub, nil, nil)
+		j.addObject(config.NewObject("n", float64(i)), timeZero, NoStub, nil, nil)
 	}
 	list := j.list()
 	if len(list) != 3 {
@@ -95,7 +95,7 @@ func TestJournalBounds(t *testing.T) {
 	j.init(100, 200)
 	j.clear()
 	for i := 0; i < 10; i++ {
-		j.add(config.NewObject("body", "0123456789012345678901234567890123456789"), timeZero, NoStub, nil, nil)
+		j.addObject(config.NewObject("body", "0123456789012345678901234567890123456789"), timeZero, NoStub, nil, nil)
 	}
 	if j.bytes > 200 {
 		t.Errorf("journal holds %d bytes, budget 200", j.bytes)
@@ -288,4 +288,27 @@ func TestProduceKeepsCompiledParts(t *testing.T) {
 			t.Errorf("%s: config not kept", tt.script)
 		}
 	}
+}
+
+// A recorded request keeps its own name/value lists: the handler's request goes back to the
+// pool and is reused, and the journal still lists what was asked.
+func TestJournalKeepsRequest(t *testing.T) {
+	var j journal
+	j.init(10, 1<<20)
+	r := request.Acquire()
+	r.Method, r.Path, r.Body = "POST", "/orders", "hello"
+	r.Query = append(r.Query, request.KV{Name: "q", Value: "1"}, request.KV{Name: "q", Value: "2"})
+	r.Headers = append(r.Headers, request.KV{Name: "X-Tenant", Value: "acme"})
+	r.SetClient("127.0.0.1", "127.0.0.1:5000")
+	j.addRequest(r, timeZero, 0, nil, nil)
+	request.Release(r)
+	r = request.Acquire() // the pool may hand the same request back
+	r.Query = append(r.Query, request.KV{Name: "other", Value: "x"})
+	r.Headers = append(r.Headers, request.KV{Name: "Other", Value: "y"})
+	got := string(config.MarshalJSON(j.list()[0].req, 0))
+	want := `{"requestFrom":"127.0.0.1:5000","method":"POST","path":"/orders","query":{"q":["1","2"]},"headers":{"X-Tenant":"acme"},"body":"hello","ip":"127.0.0.1"}`
+	if got != want {
+		t.Errorf("journal lists\n%s\nwant\n%s", got, want)
+	}
+	request.Release(r)
 }

@@ -271,7 +271,7 @@ func (s *smtpServer) receive(ip, from, envelopeFrom string, envelopeTo []string,
 		im.logLine(slog.LevelDebug, from+" => "+string(config.MarshalJSON(req, 0)))
 	}
 	if record {
-		im.journal.add(req, time.Now(), NoStub, nil, nil)
+		im.journal.addObject(req, time.Now(), NoStub, nil, nil)
 		im.changes.Add(1)
 	}
 }

@@ -224,6 +224,18 @@ func (r *Request) ShareInto(c *Request) {
 	c.Query, c.Headers, c.Form = kvs[:q:q], kvs[q:h:h], kvs[h:]
 }
 
+// Size is about how many bytes r's strings take: method, path, body, data, the name/value
+// lists and the header block not parsed yet. The journal's byte budget counts with it.
+func (r *Request) Size() int {
+	n := len(r.Method) + len(r.Path) + len(r.Body) + len(r.Data) + len(r.rawHeaders) + len(r.ip) + len(r.requestFrom)
+	for _, list := range [][]KV{r.Query, r.Headers, r.Form} {
+		for _, kv := range list {
+			n += len(kv.Name) + len(kv.Value) + 8
+		}
+	}
+	return n
+}
+
 // HeaderList returns the headers in arrival order, parsing them on first use.
 func (r *Request) HeaderList() []KV {
 	if r.rawHeaders != nil {
