@@ -67,8 +67,9 @@ func (s *connServer) run(conn net.Conn) {
 	s.handle(conn)
 }
 
-// shutdown closes the listener and every connection, then waits for the handlers until ctx ends.
-func (s *connServer) shutdown(ctx context.Context) error {
+// closeIdle closes the listener and every connection: a tcp or smtp connection is never
+// between requests in a way the server could tell, and Mountebank destroys them all.
+func (s *connServer) closeIdle() {
 	s.mu.Lock()
 	s.closed = true
 	if s.ln != nil {
@@ -78,6 +79,11 @@ func (s *connServer) shutdown(ctx context.Context) error {
 		_ = c.Close()
 	}
 	s.mu.Unlock()
+}
+
+// shutdown closes the listener and every connection, then waits for the handlers until ctx ends.
+func (s *connServer) shutdown(ctx context.Context) error {
+	s.closeIdle()
 	done := make(chan struct{})
 	go func() {
 		s.wg.Wait()

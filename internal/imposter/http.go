@@ -55,7 +55,13 @@ func (h *httpServer) serve(ln net.Listener) error {
 	return h.srv.Serve(h.il)
 }
 
-// shutdown is called once serve has returned.
+// closeIdle and shutdown are called once serve has returned.
+func (h *httpServer) closeIdle() {
+	if h.il != nil {
+		h.il.CloseIdle()
+	}
+}
+
 func (h *httpServer) shutdown(ctx context.Context) error { return h.il.Shutdown(ctx) }
 
 // handle serves one HTTP request. A panic becomes a 500 for this request only.

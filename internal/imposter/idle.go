@@ -126,23 +126,8 @@ func (l *IdleListener) Close() error {
 // request they are in (they close after answering it), or until ctx ends: then it closes them
 // and returns ctx's error.
 func (l *IdleListener) Shutdown(ctx context.Context) error {
-	l.draining.Store(true)
-	_ = l.Close()
 	for {
-		var idle []*idleConn
-		l.mu.Lock()
-		for c := range l.conns {
-			if c.since.Load() != 0 {
-				delete(l.conns, c)
-				idle = append(idle, c)
-			}
-		}
-		busy := len(l.conns)
-		l.mu.Unlock()
-		for _, c := range idle {
-			_ = c.raw.Close()
-		}
-		if busy == 0 {
+		if l.CloseIdle() == 0 {
 			return nil
 		}
 		select {
@@ -152,6 +137,28 @@ func (l *IdleListener) Shutdown(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// CloseIdle stops accepting and closes the connections that wait for their next request, at
+// once; the busy ones close after answering the request they are in. It returns how many are
+// busy.
+func (l *IdleListener) CloseIdle() (busy int) {
+	l.draining.Store(true)
+	_ = l.Close()
+	var idle []*idleConn
+	l.mu.Lock()
+	for c := range l.conns {
+		if c.since.Load() != 0 {
+			delete(l.conns, c)
+			idle = append(idle, c)
+		}
+	}
+	busy = len(l.conns)
+	l.mu.Unlock()
+	for _, c := range idle {
+		_ = c.raw.Close()
+	}
+	return busy
 }
 
 // CloseAll closes every connection the listener accepted.
@@ -342,6 +349,13 @@ func IdleConnState(c net.Conn, st fasthttp.ConnState) {
 		ic.since.Store(ic.l.tick.Load())
 		ic.next = true
 		if ic.l.draining.Load() {
+			// The listener is shutting down: a connection that has answered is closed here,
+			// before fasthttp reads what the client sends next. Waiting for Shutdown to see it
+			// idle would let a request sent after the imposter was deleted reach it.
+			ic.l.mu.Lock()
+			delete(ic.l.conns, ic)
+			ic.l.mu.Unlock()
+			_ = ic.raw.Close()
 			ic.l.notify()
 		}
 	}

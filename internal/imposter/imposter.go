@@ -91,6 +91,9 @@ type table struct {
 type protocolServer interface {
 	// serve accepts connections on ln until shutdown; it returns nil after a shutdown.
 	serve(ln net.Listener) error
+	// closeIdle closes, at once, every connection that waits for its next request; busy ones
+	// close after their answer. serve has returned.
+	closeIdle()
 	// shutdown stops accepting, lets requests in flight finish until ctx ends, and closes every
 	// connection.
 	shutdown(ctx context.Context) error
@@ -475,7 +478,9 @@ func (im *Imposter) Stop(ctx context.Context) {
 	}
 }
 
-// closeListener stops accepting: when it returns the port is free again. It reports false when
+// closeListener stops accepting and closes the connections that wait for a next request: when
+// it returns the port is free again, and no request sent after it returns is answered by this
+// imposter (a client's keep-alive connection to it is closed, not served). It reports false when
 // the imposter never started or was closed before.
 func (im *Imposter) closeListener() bool {
 	if im.server == nil || !im.closing.CompareAndSwap(false, true) {
@@ -484,6 +489,7 @@ func (im *Imposter) closeListener() bool {
 	// Closing the listener ends the server's accept loop, whether or not it has begun.
 	_ = im.ln.Close()
 	<-im.done
+	im.server.closeIdle()
 	return true
 }
 

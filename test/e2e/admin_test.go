@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBadInputChangesNothing sends malformed and invalid API requests and checks that the
@@ -255,4 +258,46 @@ func TestListFollowsChanges(t *testing.T) {
 	requests(1)
 	do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(pb), "")
 	requests()
+}
+
+// TestDeleteClosesKeepAliveConnections: once DELETE /imposters/:port is answered, a client's
+// idle keep-alive connection to the deleted imposter is closed, not served, so a request on it
+// can never reach the old stubs (and a client's retry reaches whatever serves the port next).
+func TestDeleteClosesKeepAliveConnections(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	for _, del := range []string{"/imposters/" + strconv.Itoa(port), "/imposters"} {
+		imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"old"}}]}]}`, port)
+		if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+			t.Fatalf("create: %d %s", status, body)
+		}
+		conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(conn)
+		get := func() (*http.Response, error) {
+			if _, err := fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+				return nil, err
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound, not a threshold
+			resp, err := http.ReadResponse(r, nil)
+			if err != nil {
+				return nil, err
+			}
+			defer resp.Body.Close()
+			_, err = io.ReadAll(resp.Body)
+			return resp, err
+		}
+		if _, err := get(); err != nil {
+			t.Fatalf("first request: %v", err)
+		}
+		if status, _, body := do(t, "DELETE", s.Admin+del, ""); status != 200 {
+			t.Fatalf("DELETE %s: %d %s", del, status, body)
+		}
+		if resp, err := get(); err == nil {
+			t.Errorf("after DELETE %s the old imposter still answered on a kept-alive connection: %s", del, resp.Status)
+		}
+		conn.Close()
+	}
 }
