@@ -91,7 +91,7 @@ func TestBufferMethods(t *testing.T) {
 		{`Buffer.from({ type: 'Buffer', data: [104, 105] }).toString()`, "hi"},
 		{`require('buffer').Buffer === Buffer`, "true"},
 	}
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range tests {
 		if got := evalBody(t, s, tc.expr); got != tc.want {
 			t.Errorf("%s\n got %q\nwant %q", tc.expr, got, tc.want)
@@ -105,7 +105,7 @@ func TestEndOfRequestBinaryBuffer(t *testing.T) {
 	const resolver = `function (requestData) { return requestData.length >= 4 && requestData.length >= requestData.readUInt32LE(0) + 4; }`
 	frame := make([]byte, 4+100000)
 	frame[0], frame[1], frame[2] = 0xa0, 0x86, 0x01 // 100000, little-endian
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range []struct {
 		n    int
 		want bool

@@ -72,7 +72,7 @@ func TestDecorateResults(t *testing.T) {
 		{"keeps the response's header object elsewhere", `function (config, response) { return { h: response.headers }; }`,
 			`{"h":{"Content-Type":"text/plain","X-A":"1"}}`, fresh},
 	}
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			input := mustObject(t, in)
@@ -106,7 +106,7 @@ func TestDecorateResults(t *testing.T) {
 // state: the result must be a copy, never the object an earlier call was given (the caller may
 // change the result, and the object may be a stub's own response).
 func TestDecorateKeptResponse(t *testing.T) {
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	ctx := context.Background()
 	first := mustObject(t, `{"headers":{"X-A":"1"},"body":"first"}`)
 	if _, err := s.Decorate(ctx, `(config) => { config.state.kept = config.response; }`, testRequest(), first); err != nil {
@@ -146,7 +146,7 @@ func TestDecorateKeptResponse(t *testing.T) {
 
 // TestDecorateErrorsAfterFastPath checks Mountebank's failures of a decorate's result.
 func TestDecorateErrorsAfterFastPath(t *testing.T) {
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range []struct{ src, message string }{
 		{`function () { return null; }`, ""}, // falsy: the response is used
 		{`function () { return Promise.resolve(); }`, "Cannot read properties of undefined (reading 'statusCode')"},

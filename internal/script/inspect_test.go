@@ -56,7 +56,7 @@ func TestInspectAsNode(t *testing.T) {
 		{`util.inspect(new String('s'))`, "[String: 's']"},
 		{`util.inspect([ 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' ])`, "[\n  'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',\n  'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'\n]"},
 	}
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range tests {
 		if got := evalBody(t, s, "(function () { const util = require('util'); return "+tc.expr+"; })()"); got != tc.want {
 			t.Errorf("%s\n got %q\nwant %q", tc.expr, got, tc.want)

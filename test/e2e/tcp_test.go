@@ -82,7 +82,7 @@ func TestTCPBadClientsDoNotBlock(t *testing.T) {
 	if status, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), ""); status != 200 {
 		t.Fatalf("admin GET: %d %s", status, body)
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 20*time.Second { // a hang, not a slow machine
 		t.Errorf("admin GET took %v with bad tcp clients connected", d)
 	}
 	// Deleting the imposter closes every connection, bad ones included, promptly.
@@ -90,7 +90,7 @@ func TestTCPBadClientsDoNotBlock(t *testing.T) {
 	if status, _, body := do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(port), ""); status != 200 {
 		t.Fatalf("delete: %d %s", status, body)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > 20*time.Second { // a hang, not a slow machine
 		t.Errorf("DELETE took %v with bad tcp clients connected", d)
 	}
 	_ = silent.SetReadDeadline(time.Now().Add(3 * time.Second))
