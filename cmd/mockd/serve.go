@@ -40,6 +40,7 @@ type serverFlags struct {
 	noParse        bool
 	drain          time.Duration
 	scriptTimeout  time.Duration
+	scriptMemory   byteSize
 	headerTimeout  time.Duration
 	idleTimeout    time.Duration
 	maxBody        byteSize
@@ -74,6 +75,8 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory and start with the ones saved there")
 	fs.BoolVar(&f.noParse, "noParse", false, "do not render JSON config files as EJS templates")
 	fs.DurationVar(&f.scriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
+	f.scriptMemory = 256 << 20
+	fs.Var(&f.scriptMemory, "script-memory", "how much one JavaScript call may make the heap grow (a request whose script takes more fails with a 500); 0 = no limit")
 	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM or Ctrl-C (and deleting an imposter) lets requests in flight finish; a second signal exits at once")
 	fs.DurationVar(&f.headerTimeout, "header-timeout", time.Minute, "close an http connection (imposter or admin API) whose request takes longer to arrive, from its first byte to its last, answering 408 (slowloris); 0 = no limit")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
@@ -191,6 +194,7 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		Origin:         f.origin,
 		PidFile:        f.pidfile,
 		ScriptTimeout:  f.scriptTimeout,
+		ScriptMemory:   scriptMemory(f.scriptMemory),
 		HeaderTimeout:  f.headerTimeout,
 		IdleTimeout:    f.idleTimeout,
 		JournalSize:    f.journalSize,
@@ -223,6 +227,14 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		return writeVerdict(f.verdict, a.Verdict(false), false)
 	}
 	return nil
+}
+
+// scriptMemory turns --script-memory into app.Options.ScriptMemory (0 there is the default).
+func scriptMemory(n byteSize) int64 {
+	if n == 0 {
+		return -1
+	}
+	return int64(n)
 }
 
 // configDirs returns the directories of the config files, directories and globs named.

@@ -54,6 +54,9 @@ type Options struct {
 	Origin    string
 	// ScriptTimeout bounds every JavaScript call and shell command; 0 = script.DefaultTimeout.
 	ScriptTimeout time.Duration
+	// ScriptMemory bounds how much the heap may grow during one script call; 0 =
+	// script.DefaultMemoryLimit, negative = no limit.
+	ScriptMemory int64
 	// IdleTimeout closes connections that wait longer for their next request (imposters and
 	// the admin API); 0 = 2 minutes.
 	IdleTimeout time.Duration
@@ -179,7 +182,7 @@ func New(opts Options) (*App, error) {
 	}
 	var engine *script.Engine
 	if opts.AllowInjection {
-		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log})
+		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log, MemoryLimit: opts.ScriptMemory})
 	}
 	a.reg = imposter.NewRegistry(imposter.Options{
 		Script:  engine,

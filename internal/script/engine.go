@@ -1,5 +1,5 @@
 // Package script runs Mountebank's JavaScript injection (inject predicates and responses, decorate
-// and wait behaviors) on goja, under a time limit.
+// and wait behaviors) on goja, under a time and a memory limit (see memory.go).
 //
 // Design: an Engine holds what every imposter shares: the options, a cache of compiled programs
 // (a *goja.Program is immutable and shared by every runtime) and the prelude that builds the
@@ -7,11 +7,14 @@
 // script call, which holds the imposter's `state` (Mountebank's imposterState) and the deprecated
 // positional `state` (Mountebank's injectState) as native JavaScript objects.
 //
-// Calls on one Scope are serialised by a mutex. That is what Mountebank does (it runs every script
-// of every imposter one at a time on its event loop), and it lets state stay a live JavaScript
-// object: scripts may keep functions, dates and shared references in it, and no call pays to
-// marshal the state in and out. A runtime belongs to exactly one imposter, so nothing a script
-// leaves behind is visible to another imposter; calls on different Scopes run in parallel.
+// Calls that may touch the state run on that runtime, one at a time (a mutex). That is what
+// Mountebank does (it runs every script of every imposter one at a time on its event loop), and it
+// lets state stay a live JavaScript object: scripts may keep functions, dates and shared
+// references in it, and no call pays to marshal the state in and out. Calls whose function cannot
+// reach the state (read from its source, see stateless.go) run on a pool of runtimes of the
+// Scope instead, beside each other, so one slow script does not hold up the others. A runtime
+// belongs to exactly one imposter, so nothing a script leaves behind is visible to another
+// imposter; calls on different Scopes run in parallel.
 //
 // Decorate functions that only read the request and assign primitives to the response (the
 // native subset, see native.go) run as Go, outside the runtime and its lock: on goja such a call
@@ -42,6 +45,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Env is what scripts see as process.env. Nil means the process environment at New.
 	Env map[string]string
+	// MemoryLimit bounds how much the heap may grow during one script call (see memWatch);
+	// 0 = DefaultMemoryLimit, negative = no limit.
+	MemoryLimit int64
 }
 
 // Engine compiles and caches scripts and creates Scopes. It is safe for concurrent use.
@@ -52,6 +58,7 @@ type Engine struct {
 	programs sync.Map // source text → *program
 	nprogs   atomic.Int64
 	prelude  *goja.Program
+	memLimit int64 // see Options.MemoryLimit; 0 = none
 }
 
 // program is one compiled function expression, or why it does not compile.
@@ -61,6 +68,20 @@ type program struct {
 
 	nativeOnce sync.Once
 	native     *nativeFn // see nativeFn
+
+	freeOnce sync.Once
+	free     freeInfo // see stateless
+}
+
+// stateless reports whether a call of kind to p's function (whose source is source) cannot
+// reach the imposter's state; it reads the source on first use.
+func (p *program) stateless(source string, kind callKind) bool {
+	p.freeOnce.Do(func() {
+		if p.err == nil {
+			p.free = analyse(source)
+		}
+	})
+	return p.free.stateless(kind)
 }
 
 // nativeFn returns the native form of p's source, a decorate function, or nil when it has
@@ -76,9 +97,15 @@ func (p *program) nativeFn(source string) *nativeFn {
 
 // New returns an Engine.
 func New(opts Options) *Engine {
-	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env}
+	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env, memLimit: opts.MemoryLimit}
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
+	}
+	switch {
+	case e.memLimit == 0:
+		e.memLimit = DefaultMemoryLimit
+	case e.memLimit < 0:
+		e.memLimit = 0
 	}
 	if e.logger == nil {
 		e.logger = slog.Default()

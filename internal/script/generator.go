@@ -16,7 +16,7 @@ const MsgPredicateGenerator = "invalid predicateGenerator injection"
 // req is the request as the proxy saw it; it is not changed. A failure, or a result that is not
 // an array, is a *config.Error with code "invalid injection".
 func (s *Scope) PredicateGenerator(source string, req *config.Object) ([]any, error) {
-	rt := s.enter()
+	rt := s.enter(source, kindGenerator)
 	defer s.leave(rt)
 	src := "(" + source + ")(config);"
 	fn, err := s.function(rt, source)

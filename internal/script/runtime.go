@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -54,6 +55,11 @@ type runtime struct {
 	watch    watch // the time limit of calls
 	deadline time.Time
 	limit    time.Duration
+
+	mem     *memWatch   // watches the memory of calls; nil = no limit
+	memMax  int64       // how much the heap may grow during a call
+	pooled  bool        // the runtime belongs to its Scope's pool (see stateless.go)
+	spoiled atomic.Bool // a call ran out of memory: the runtime is dropped after it
 }
 
 type recentFn struct {
@@ -80,6 +86,9 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(maxCallStack)
 	rt := &runtime{vm: vm, log: log, fns: map[*goja.Program]goja.Callable{}}
+	if e.memLimit > 0 {
+		rt.mem, rt.memMax = theMemWatch(), e.memLimit
+	}
 	rt.imposterState = vm.NewObject()
 	rt.injectState = vm.NewObject()
 	rt.watch.timer = time.AfterFunc(time.Hour, rt.watchFired)
@@ -318,6 +327,7 @@ func (rt *runtime) begin(limit time.Duration) {
 	w.mu.Lock()
 	w.running, w.deadline, w.limit = true, rt.deadline, limit
 	w.call++
+	call := w.call
 	if !w.set || rt.deadline.Before(w.fireAt) {
 		// Otherwise it fires no later than this call's deadline, and then sets itself again
 		// for the time left.
@@ -325,6 +335,23 @@ func (rt *runtime) begin(limit time.Duration) {
 		w.timer.Reset(limit)
 	}
 	w.mu.Unlock()
+	if rt.mem != nil {
+		rt.mem.begin(rt, call, rt.memMax)
+	}
+}
+
+// interruptCall interrupts the running call with v if it is still the call numbered call (see
+// watch.call): a late interruption spares the next call.
+func (rt *runtime) interruptCall(call uint64, v any) {
+	w := &rt.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.running && w.call == call {
+		if _, ok := v.(errMemory); ok {
+			rt.spoiled.Store(true)
+		}
+		rt.vm.Interrupt(v)
+	}
 }
 
 // errCanceled is the value a runtime is interrupted with when the request it serves is
@@ -345,13 +372,7 @@ func (rt *runtime) cancelOn(ctx context.Context) (stop func() bool) {
 	w.mu.Lock()
 	call := w.call
 	w.mu.Unlock()
-	return context.AfterFunc(ctx, func() {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.running && w.call == call {
-			rt.vm.Interrupt(errCanceled{})
-		}
-	})
+	return context.AfterFunc(ctx, func() { rt.interruptCall(call, errCanceled{}) })
 }
 
 // end disarms the time limit, clears a pending interrupt and drops the timers the call left.
@@ -360,10 +381,23 @@ func (rt *runtime) end() {
 	w.mu.Lock()
 	w.running = false // from now on the watch interrupts nothing
 	w.mu.Unlock()
+	if rt.mem != nil {
+		rt.mem.end(rt)
+	}
 	rt.stopIO()
 	rt.vm.ClearInterrupt()
 	clear(rt.timers)
 	rt.timers = rt.timers[:0]
+}
+
+// discard lets go of a runtime that will not run again: its time limit's timer, left set
+// between calls, would keep it (and whatever its last call allocated) alive until it fires.
+func (rt *runtime) discard() {
+	w := &rt.watch
+	w.mu.Lock()
+	w.timer.Stop()
+	w.set = false
+	w.mu.Unlock()
 }
 
 // formatArgs renders arguments as Node's util.format does, for the common directives.

@@ -33,6 +33,15 @@ type Scope struct {
 	mu   sync.Mutex
 	rt   *runtime                   // created by the first call
 	last atomic.Pointer[nativeLast] // the native function last looked up
+
+	lastProg atomic.Pointer[lastProgram] // the program enter last looked up
+
+	// The pool of runtimes for calls that cannot reach the state (see enter).
+	poolMu   sync.Mutex
+	poolFree *sync.Cond // signalled when a pooled runtime is returned
+	idle     []*runtime
+	made     int          // pooled runtimes in use or idle
+	poolLog  *slog.Logger // log, read under poolMu
 }
 
 // nativeLast is a source and its native function (nil when it has none).
@@ -57,7 +66,9 @@ func (e *Engine) NewScope(log *slog.Logger) *Scope {
 	if log == nil {
 		log = e.logger
 	}
-	return &Scope{e: e, log: log}
+	s := &Scope{e: e, log: log, poolLog: log}
+	s.poolFree = sync.NewCond(&s.poolMu)
+	return s
 }
 
 // SetLogger makes log receive the scripts' console and logger output from now on: an imposter
@@ -69,13 +80,16 @@ func (s *Scope) SetLogger(log *slog.Logger) {
 	if s.rt != nil {
 		s.rt.log = log
 	}
+	s.poolMu.Lock()
+	s.poolLog = log // pooled runtimes take it when their next call begins
+	s.poolMu.Unlock()
 }
 
 // Predicate runs an inject predicate as Mountebank's predicates.js does,
 // `(fn)(config, logger, imposterState)`, and reports whether its result is truthy.
 // A failure is a *config.Error with code "invalid injection".
 func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
-	rt := s.enter()
+	rt := s.enter(source, kindPredicate)
 	defer s.leave(rt)
 	fn, err := s.function(rt, source)
 	if err != nil {
@@ -95,7 +109,7 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 // the time limit or as soon as nothing is left that could call it. A returned primitive gives an
 // empty object, as Mountebank then uses every default. ctx cancels the call and the wait.
 func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
-	rt := s.enter()
+	rt := s.enter(source, kindResponse)
 	defer s.leave(rt)
 	defer rt.cancelOn(ctx)()
 	fail := func(err error) (*config.Object, error) {
@@ -154,7 +168,7 @@ func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request,
 
 // decorateJS is Decorate on goja.
 func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
-	rt := s.enter()
+	rt := s.enter(source, kindDecorate)
 	defer s.leave(rt)
 	defer rt.cancelOn(ctx)()
 	fail := func(err error) (*config.Object, error) {
@@ -188,7 +202,7 @@ func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Reques
 // Wait runs a wait behavior function as Mountebank does, `(fn)()`, and returns its result as a
 // number of milliseconds (NaN when it is not a number).
 func (s *Scope) Wait(source string) (float64, error) {
-	rt := s.enter()
+	rt := s.enter(source, kindWait)
 	defer s.leave(rt)
 	fn, err := s.function(rt, source)
 	if err != nil {
@@ -210,19 +224,87 @@ func (rt *runtime) call(fn goja.Callable, a0, a1, a2 goja.Value, more ...goja.Va
 	return v, err
 }
 
-// enter takes the scope for one script call: calls on an imposter run one at a time, as
-// Mountebank runs them, under the engine's time limit. leave must be called when the call ends.
-func (s *Scope) enter() *runtime {
-	s.mu.Lock()
-	rt := s.runtime()
+// enter takes a runtime for one call of kind to the function source, under the engine's time
+// and memory limits: the imposter's own runtime, one call at a time as Mountebank runs them,
+// or, for a function that cannot reach the imposter's state (see stateless.go), a runtime of
+// the pool, beside other such calls. leave must be called when the call ends.
+func (s *Scope) enter(source string, kind callKind) *runtime {
+	var rt *runtime
+	if s.program(source).stateless(source, kind) {
+		rt = s.pooled()
+	} else {
+		s.mu.Lock()
+		rt = s.runtime()
+	}
 	rt.begin(s.e.timeout)
 	return rt
 }
 
-// leave ends the call enter began.
+// leave ends the call enter began. A runtime whose call ran out of memory is dropped (the
+// imposter's state goes with it) and its memory given back to the system.
 func (s *Scope) leave(rt *runtime) {
 	rt.end()
-	s.mu.Unlock()
+	spoiled := rt.spoiled.Load()
+	if rt.pooled {
+		s.poolMu.Lock()
+		if spoiled {
+			s.made--
+		} else {
+			s.idle = append(s.idle, rt)
+		}
+		s.poolFree.Signal()
+		s.poolMu.Unlock()
+	} else {
+		if spoiled {
+			s.rt = nil
+		}
+		s.mu.Unlock()
+	}
+	if spoiled {
+		rt.log.Warn("a script ran out of memory: its runtime is dropped, and the imposter's script state with it")
+		rt.discard()
+		rt.mem.dropped()
+	}
+}
+
+// program returns source's compiled program, remembering the last one looked up.
+func (s *Scope) program(source string) *program {
+	if l := s.lastProg.Load(); l != nil && l.source == source {
+		return l.p
+	}
+	p := s.e.compile(source)
+	s.lastProg.Store(&lastProgram{source, p})
+	return p
+}
+
+// lastProgram is a source and its program.
+type lastProgram struct {
+	source string
+	p      *program
+}
+
+// maxPool bounds the runtimes a Scope runs stateless calls on at once; more wait.
+const maxPool = 16
+
+// pooled takes an idle runtime of the pool, or makes one, waiting while maxPool are busy.
+func (s *Scope) pooled() *runtime {
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	for {
+		if n := len(s.idle); n > 0 {
+			rt := s.idle[n-1]
+			s.idle = s.idle[:n-1]
+			rt.log = s.poolLog
+			return rt
+		}
+		if s.made < maxPool {
+			s.made++
+			rt := s.e.newRuntime(s.poolLog)
+			rt.pooled = true
+			return rt
+		}
+		s.poolFree.Wait()
+	}
 }
 
 func (s *Scope) runtime() *runtime {
@@ -379,7 +461,7 @@ func (r rejected) Error() string {
 // In text mode requestData is the UTF-8 text, in binary mode a Buffer. A failure is a
 // *config.Error with code "invalid injection"; Mountebank then treats the data as incomplete.
 func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, error) {
-	rt := s.enter()
+	rt := s.enter(source, kindEndOfRequest)
 	defer s.leave(rt)
 	src := "(" + source + ")(requestData, logger)"
 	fn, err := s.function(rt, source)

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -702,5 +703,64 @@ func TestLargeAnswersAreStreamed(t *testing.T) {
 	status, _, body := do(t, "POST", s.Admin+"/imposters", big)
 	if status != 400 || !strings.Contains(body, "invalid JSON") || len(body) > 16<<10 {
 		t.Errorf("a 48 MiB invalid body: %d, an answer of %d bytes (%.200s), want 400 echoing a few KiB", status, len(body), body)
+	}
+}
+
+// Item 6: scripts that cannot reach the imposter's state run beside each other, so endless
+// loops do not hold up a good request. At b7b0a86 every scripted request of an imposter waited
+// for the ones before it (three loops made a good request wait three time limits).
+func TestScriptsRunConcurrently(t *testing.T) {
+	s := start(t, "--allowInjection", "--script-timeout", "3s")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[
+		{"predicates":[{"equals":{"path":"/loop"}}],"responses":[{"inject":"function (config) { while (true) {} }"}]},
+		{"responses":[{"inject":"function (config) { return { body: 'good ' + config.request.path }; }"}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	var loopsDone atomic.Int32
+	loops := make(chan struct{}, 3)
+	for i := 0; i < 3; i++ {
+		go func() {
+			defer func() { loops <- struct{}{} }()
+			if resp, err := client.Get(base + "/loop"); err == nil {
+				_ = resp.Body.Close()
+			}
+			loopsDone.Add(1)
+		}()
+	}
+	waitFor(t, "3 loops in flight", func() bool { return numberOfRequests(t, s, port) == 3 })
+	if status, _, body := do(t, "GET", base+"/good", ""); status != 200 || body != "good /good" {
+		t.Fatalf("a good request beside 3 loops: %d %q", status, body)
+	}
+	if n := loopsDone.Load(); n > 0 {
+		t.Errorf("the good request was answered only after %d of the 3 loops had failed", n)
+	}
+	for i := 0; i < 3; i++ {
+		<-loops
+	}
+}
+
+// Item 6: a script that allocates without end fails its request with Mountebank's error body
+// once it takes more than --script-memory, and its memory is given back. At b7b0a86 it took
+// RSS to gigabytes until its time limit, and RSS stayed there.
+func TestScriptMemoryLimit(t *testing.T) {
+	s := start(t, "--allowInjection", "--script-timeout", "20s", "--script-memory", "64MiB")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[
+		{"predicates":[{"equals":{"path":"/bomb"}}],"responses":[{"inject":"function (config) { var a = []; while (true) a.push(new Array(1e6)); }"}]},
+		{"responses":[{"inject":"function (config) { return { body: 'good ' + config.request.path }; }"}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	status, _, body := do(t, "GET", base+"/bomb", "")
+	if status != 500 || !strings.Contains(body, "invalid injection") || !strings.Contains(body, "memory") {
+		t.Fatalf("the memory bomb: %d %s, want 500 invalid injection, out of memory", status, body)
+	}
+	waitFor(t, "the memory to be given back", func() bool { return rss(t, s.cmd.Process.Pid) < 200<<20 })
+	if status, _, body := do(t, "GET", base+"/good", ""); status != 200 || body != "good /good" {
+		t.Errorf("a good request after the bomb: %d %q", status, body)
 	}
 }

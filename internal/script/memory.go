@@ -1,0 +1,182 @@
+package script
+
+import (
+	"fmt"
+	goruntime "runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMemoryLimit is how much a script call may make the heap grow when Options.MemoryLimit
+// is zero.
+const DefaultMemoryLimit = 256 << 20
+
+// errMemory is the value a runtime is interrupted with when its call makes the heap grow past
+// the limit.
+type errMemory struct{ limit int64 }
+
+func (e errMemory) Error() string {
+	return fmt.Sprintf("script used more than %d MiB of memory (--script-memory)", e.limit>>20)
+}
+
+// memWatch enforces the memory limit of script calls. goja cannot say what one runtime
+// allocates, so while calls run it samples the process's heap every tick: a call during which
+// the heap grew past the limit is suspect, and once a garbage collection confirms that the live
+// heap grew that much, it is interrupted. (A call running beside the culprit can be interrupted
+// with it.) A runtime interrupted so is dropped, and its memory given back to the system.
+type memWatch struct {
+	every time.Duration
+
+	mu      sync.Mutex
+	running map[*runtime]memCall
+	wake    chan struct{}
+	free    chan struct{} // a runtime was dropped: give its memory back
+
+	heap     atomic.Int64 // heap objects at the last sample
+	live     atomic.Int64 // live heap after the last garbage collection, at the last sample
+	lastGC   time.Time    // the last collection the watch forced (watch goroutine only)
+	interval time.Duration
+}
+
+// memCall is a running call: which one (see watch.call), its limit and the live heap when it
+// began.
+type memCall struct {
+	call  uint64
+	limit int64
+	base  int64
+}
+
+var (
+	memWatchOnce sync.Once
+	memWatchInst *memWatch
+)
+
+// theMemWatch returns the process's memWatch, starting it on first use.
+func theMemWatch() *memWatch {
+	memWatchOnce.Do(func() {
+		m := &memWatch{every: 10 * time.Millisecond, interval: 100 * time.Millisecond,
+			running: map[*runtime]memCall{}, wake: make(chan struct{}, 1), free: make(chan struct{}, 1)}
+		m.sample()
+		go m.run()
+		memWatchInst = m
+	})
+	return memWatchInst
+}
+
+var memSamples = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+
+// sample reads the heap now.
+func (m *memWatch) sample() (objects, live int64) {
+	s := make([]metrics.Sample, len(memSamples))
+	copy(s, memSamples)
+	metrics.Read(s)
+	objects, live = int64(s[0].Value.Uint64()), int64(s[1].Value.Uint64())
+	m.heap.Store(objects)
+	m.live.Store(live)
+	return objects, live
+}
+
+// begin registers the call rt begins (its watch.call is current), whose heap may grow by limit.
+func (m *memWatch) begin(rt *runtime, call uint64, limit int64) {
+	m.mu.Lock()
+	m.running[rt] = memCall{call: call, limit: limit, base: m.live.Load()}
+	first := len(m.running) == 1
+	m.mu.Unlock()
+	if first {
+		select {
+		case m.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// end unregisters rt's call.
+func (m *memWatch) end(rt *runtime) {
+	m.mu.Lock()
+	delete(m.running, rt)
+	m.mu.Unlock()
+}
+
+func (m *memWatch) run() {
+	t := time.NewTicker(m.every)
+	defer t.Stop()
+	for {
+		m.mu.Lock()
+		idle := len(m.running) == 0
+		m.mu.Unlock()
+		if idle {
+			select {
+			case <-m.wake:
+			case <-m.free:
+				m.giveBack()
+				continue
+			}
+		}
+		select {
+		case <-t.C:
+			m.check()
+		case <-m.free:
+			m.giveBack()
+		}
+	}
+}
+
+// giveBack returns the memory of a dropped runtime to the system, once the call that dropped
+// it has returned (until then its stack holds the runtime). It runs on the watch's goroutine,
+// outside check, which holds the runtimes it suspects.
+func (m *memWatch) giveBack() {
+	time.Sleep(100 * time.Millisecond)
+	// Twice: what a collection already under way when the runtime was dropped still marked
+	// live is freed by the next one.
+	debug.FreeOSMemory()
+	debug.FreeOSMemory()
+}
+
+// check samples the heap and interrupts the calls during which the live heap grew past the
+// limit.
+func (m *memWatch) check() {
+	objects, live := m.sample()
+	type suspect struct {
+		rt *runtime
+		c  memCall
+	}
+	var suspects []suspect
+	m.mu.Lock()
+	for rt, c := range m.running {
+		if objects-c.base > c.limit {
+			suspects = append(suspects, suspect{rt, c})
+		}
+	}
+	m.mu.Unlock()
+	if len(suspects) == 0 {
+		return
+	}
+	// Garbage counts in objects: only the live heap after a collection tells. Collect when
+	// the heap is far above what the calls began with, at most once per interval.
+	if time.Since(m.lastGC) >= m.interval {
+		for _, s := range suspects {
+			if objects-s.c.base > 2*s.c.limit {
+				goruntime.GC()
+				m.lastGC = time.Now()
+				_, live = m.sample()
+				break
+			}
+		}
+	}
+	for _, s := range suspects {
+		if live-s.c.base > s.c.limit {
+			s.rt.interruptCall(s.c.call, errMemory{s.c.limit})
+		}
+	}
+}
+
+// dropped tells the watch that a runtime was dropped (see giveBack).
+func (m *memWatch) dropped() {
+	select {
+	case m.free <- struct{}{}:
+	default:
+	}
+}

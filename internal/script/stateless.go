@@ -1,0 +1,198 @@
+package script
+
+import (
+	"reflect"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+)
+
+// Scripts of one imposter share its state (Mountebank's imposterState, the deprecated
+// positional state of inject responses, config.state), which lives in the imposter's runtime,
+// so calls that may touch it run there one at a time, as Mountebank runs them. A function that
+// cannot reach the state runs on a runtime of the Scope's pool instead, beside other such calls.
+// Whether it can is read from its source, conservatively: see touchesState.
+
+// callKind is a kind of script call; each passes arguments of its own.
+type callKind int
+
+const (
+	kindPredicate    callKind = iota // (config, logger, imposterState)
+	kindResponse                     // (config, injectState, logger, done, imposterState)
+	kindDecorate                     // (config, response, logger)
+	kindWait                         // ()
+	kindEndOfRequest                 // (requestData, logger)
+	kindGenerator                    // (config), config without state
+)
+
+// stateArg is the first argument of each kind that holds state; a function that declares that
+// many parameters may reach it. -1: none does.
+var stateArg = [...]int{
+	kindPredicate:    2,
+	kindResponse:     1,
+	kindDecorate:     -1,
+	kindWait:         -1,
+	kindEndOfRequest: -1,
+	kindGenerator:    -1,
+}
+
+// freeInfo is what the analysis of a function's source found.
+type freeInfo struct {
+	analysed bool
+	params   int  // declared parameters
+	touches  bool // the body may reach state, whatever the parameters
+}
+
+// stateless reports whether a call of this kind to the function cannot reach the imposter's
+// state (nor anything else that outlives the call, such as the global object).
+func (f freeInfo) stateless(kind callKind) bool {
+	if !f.analysed || f.touches {
+		return false
+	}
+	n := stateArg[kind]
+	return n < 0 || f.params <= n
+}
+
+// stateNames are identifiers and property names through which a function may reach state or the
+// global object.
+var stateNames = map[string]bool{
+	"state": true, "imposterState": true, "injectState": true,
+	"arguments": true, "eval": true, "Function": true, "globalThis": true, "global": true,
+	"constructor": true, "__proto__": true, "prototype": true, "Reflect": true, "Proxy": true,
+}
+
+// analyse reads the function expression source as Mountebank evaluates it.
+func analyse(source string) freeInfo {
+	prog, err := parser.ParseFile(nil, "", "("+source+"\n)", 0)
+	if err != nil || len(prog.Body) != 1 {
+		return freeInfo{}
+	}
+	stmt, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return freeInfo{}
+	}
+	var params *ast.ParameterList
+	var body any
+	switch fn := stmt.Expression.(type) {
+	case *ast.FunctionLiteral:
+		params, body = fn.ParameterList, fn.Body
+	case *ast.ArrowFunctionLiteral:
+		params, body = fn.ParameterList, fn.Body
+	default:
+		return freeInfo{}
+	}
+	info := freeInfo{analysed: true}
+	if params == nil {
+		return info
+	}
+	info.params = len(params.List)
+	if params.Rest != nil {
+		return freeInfo{} // receives every argument
+	}
+	// The first parameter is config (or the request, in the old forms): it may be read
+	// through a property other than state, and must not escape as a whole (passed on,
+	// spread, enumerated), which would expose config.state.
+	first := ""
+	for i, b := range params.List {
+		if id, ok := b.Target.(*ast.Identifier); ok && i == 0 {
+			first = string(id.Name)
+		} else if touchesState(b.Target, "") {
+			info.touches = true
+		}
+		if b.Initializer != nil && touchesState(b.Initializer, first) {
+			info.touches = true
+		}
+	}
+	if touchesState(body, first) {
+		info.touches = true
+	}
+	return info
+}
+
+// touchesState walks an AST node and reports whether it may reach state: it names one of
+// stateNames (as an identifier, a property or a string), uses `this`, or uses the identifier
+// cfg other than to read one of its properties by name.
+func touchesState(node any, cfg string) bool {
+	found := false
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		if found || !v.IsValid() {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			if v.CanAddr() && visit(v.Addr().Interface(), cfg, &found, walk) {
+				return
+			}
+			for i := 0; i < v.NumField(); i++ {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(node))
+	return found
+}
+
+// visit judges one node. It returns true when it handled the node (its children need no walk).
+func visit(n any, cfg string, found *bool, walk func(reflect.Value)) bool {
+	switch t := n.(type) {
+	case *ast.Identifier:
+		if stateNames[string(t.Name)] || (cfg != "" && string(t.Name) == cfg) {
+			*found = true
+		}
+		return true
+	case *ast.ThisExpression, *ast.SuperExpression, *ast.WithStatement:
+		*found = true
+		return true
+	case *ast.StringLiteral:
+		if stateNames[string(t.Value)] {
+			*found = true
+		}
+		return true
+	case *ast.DotExpression:
+		if stateNames[string(t.Identifier.Name)] {
+			*found = true
+			return true
+		}
+		if id, ok := t.Left.(*ast.Identifier); ok && cfg != "" && string(id.Name) == cfg {
+			return true // config.request and the like
+		}
+		walk(reflect.ValueOf(t.Left))
+		return true
+	case *ast.BracketExpression:
+		if id, ok := t.Left.(*ast.Identifier); ok && cfg != "" && string(id.Name) == cfg {
+			if s, isStr := t.Member.(*ast.StringLiteral); !isStr || stateNames[string(s.Value)] {
+				*found = true // config[anything computed] may be config.state
+			}
+			return true
+		}
+		return false
+	case *ast.PropertyKeyed:
+		if t.Computed {
+			walk(reflect.ValueOf(t.Key))
+		} else if s, ok := t.Key.(*ast.StringLiteral); ok && stateNames[string(s.Value)] {
+			*found = true
+			return true
+		}
+		walk(reflect.ValueOf(t.Value))
+		return true
+	case *ast.PropertyShort:
+		if stateNames[string(t.Name.Name)] || (cfg != "" && string(t.Name.Name) == cfg) {
+			*found = true
+			return true
+		}
+		walk(reflect.ValueOf(t.Initializer))
+		return true
+	}
+	return false
+}
