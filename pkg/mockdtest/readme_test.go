@@ -26,7 +26,9 @@ imposters:
 	srv.AssertCalled(t, srv.Port("users"), "GET", "/users/42", 1)
 }
 
-// TestREADMEExample keeps the README's Go snippets the same as the tests that run them.
+// TestREADMEExample keeps the README's Go snippets (Quick start, Go tests) the same as
+// TestUserPage, which runs them: every line of each snippet, but imports, is a line of
+// TestUserPage, in the same order.
 func TestREADMEExample(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -39,8 +41,26 @@ func TestREADMEExample(t *testing.T) {
 	const start = "func TestUserPage(t *testing.T) {\n"
 	i := strings.Index(string(self), start)
 	j := strings.Index(string(self)[i:], "\n}\n")
-	fn := string(self)[i : i+j+3]
-	if n := strings.Count(string(readme), fn); n < 1 {
-		t.Errorf("README.md does not show TestUserPage as readme_test.go has it:\n%s", fn)
+	fn := strings.Split(string(self)[i:i+j+3], "\n")
+	blocks := strings.Split(string(readme), "```go\n")[1:]
+	if len(blocks) < 2 {
+		t.Fatalf("README.md has %d Go snippets, want the Quick start's and the Go tests section's", len(blocks))
+	}
+	for n, block := range blocks {
+		block = block[:strings.Index(block, "```")]
+		k := 0
+		for _, line := range strings.Split(block, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "import ") {
+				continue
+			}
+			for k < len(fn) && strings.TrimSpace(fn[k]) != line {
+				k++
+			}
+			if k == len(fn) {
+				t.Errorf("README.md Go snippet %d: line %q is not in TestUserPage (in this order)", n+1, line)
+				break
+			}
+		}
 	}
 }
