@@ -135,25 +135,24 @@ func Start(opts ...Option) (*Server, error) {
 	if st.err != nil {
 		return nil, st.err
 	}
-	var cfgOpt app.Options
-	if len(st.files) > 0 || len(st.docs) > 0 {
-		cfg, err := app.LoadConfig(st.files, st.docs)
-		if err != nil {
-			return nil, err
-		}
-		cfgOpt.Config = cfg
-	}
-	a, err := app.New(app.Options{
+	appOpts := app.Options{
 		Port:           0,
 		Host:           "127.0.0.1",
-		Config:         cfgOpt.Config,
 		AllowInjection: st.allowInjection,
 		Debug:          st.debug,
 		Mock:           !st.noRecording,
 		Console:        st.logs,
 		Quiet:          st.logs == nil,
 		NoMetrics:      true,
-	})
+	}
+	if len(st.files) > 0 || len(st.docs) > 0 {
+		cfg, err := app.LoadConfig(st.files, st.docs)
+		if err != nil {
+			return nil, err
+		}
+		appOpts.Config = cfg
+	}
+	a, err := app.New(appOpts)
 	if err != nil {
 		return nil, err
 	}
