@@ -90,7 +90,11 @@ download() {
     got="$(shasum -a 256 "$tmp/$asset" | awk '{print $1}')"
   fi
   [ -n "$want" ] && [ "$want" = "$got" ] || { echo "mockd: checksum of $asset does not match checksums.txt"; return 1; }
-  tar -xf "$tmp/$asset" -C "$tmp" "$exe" || return 1
+  case "$asset" in
+    # Git Bash's tar (GNU) reads no zip; Windows' own tar.exe (bsdtar) does.
+    *.zip) unzip -q -o "$tmp/$asset" "$exe" -d "$tmp" || tar.exe -xf "$tmp/$asset" -C "$tmp" "$exe" || return 1 ;;
+    *) tar -xzf "$tmp/$asset" -C "$tmp" "$exe" || return 1 ;;
+  esac
   mv -f "$tmp/$exe" "$dir/$exe"
   chmod +x "$dir/$exe"
   rm -rf "$tmp"
