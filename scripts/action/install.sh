@@ -69,10 +69,12 @@ esac
 # download: the release archive mockd_OS_ARCH.(tar.gz|zip) of a vX.Y.Z tag or of the latest
 # release, checked against the release's checksums.txt.
 download() {
-  local base asset tmp
+  local base asset tmp prefix=""
   case "$version" in
     latest) base="$releases/latest/download" ;;
     v[0-9]*.[0-9]*.[0-9]*) base="$releases/download/$version" ;;
+    # A moving major (v0) or minor (v0.1) tag: the latest release, if it is of that line.
+    v[0-9] | v[0-9][0-9] | v[0-9]*.[0-9]*) base="$releases/latest/download" prefix="${version#v}." ;;
     *) echo "mockd: $version is not a release tag"; return 1 ;;
   esac
   [ -n "$os" ] && [ -n "$arch" ] || { echo "mockd: no release archive for ${RUNNER_OS:-?}/${RUNNER_ARCH:-?}"; return 1; }
@@ -95,8 +97,12 @@ download() {
     *.zip) unzip -q -o "$tmp/$asset" "$exe" -d "$tmp" || tar.exe -xf "$tmp/$asset" -C "$tmp" "$exe" || return 1 ;;
     *) tar -xzf "$tmp/$asset" -C "$tmp" "$exe" || return 1 ;;
   esac
+  chmod +x "$tmp/$exe"
+  if [ -n "$prefix" ] && ! "$tmp/$exe" --version | head -n 1 | grep -qF "mockd $prefix"; then
+    echo "mockd: the latest release is not of the $version line: $("$tmp/$exe" --version | head -n 1)"
+    return 1
+  fi
   mv -f "$tmp/$exe" "$dir/$exe"
-  chmod +x "$dir/$exe"
   rm -rf "$tmp"
 }
 

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -365,7 +366,7 @@ func TestActionFailsWithTheLog(t *testing.T) {
 // /download/TAG/ and /latest/download/, as GitHub serves a goreleaser release.
 func fakeRelease(t *testing.T, badChecksum bool) *httptest.Server {
 	t.Helper()
-	bin, err := os.ReadFile(mockdBin)
+	bin, err := os.ReadFile(releaseBin(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,6 +412,34 @@ func fakeRelease(t *testing.T, badChecksum bool) *httptest.Server {
 	return srv
 }
 
+var release struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// releaseBin builds mockd as release v9.9.9 (once per test binary).
+func releaseBin(t *testing.T) string {
+	t.Helper()
+	release.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mockd-release")
+		if err != nil {
+			release.err = err
+			return
+		}
+		release.bin = filepath.Join(dir, "mockd")
+		build := exec.Command("go", "build", "-o", release.bin, "-ldflags", "-X github.com/mockd/mockd/internal/app.Version=9.9.9", "./cmd/mockd")
+		build.Dir = "../.."
+		if out, err := build.CombinedOutput(); err != nil {
+			release.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+	if release.err != nil {
+		t.Fatal(release.err)
+	}
+	return release.bin
+}
+
 // fakeGo puts a `go` on PATH that records its arguments and "installs" mockdBin into GOBIN.
 func fakeGo(t *testing.T, r *runner) string {
 	t.Helper()
@@ -448,12 +477,18 @@ func TestActionInstalls(t *testing.T) {
 	}{
 		{name: "own ref", wantLog: "downloading %s/download/v9.9.9/mockd_"},
 		{name: "latest", version: "latest", wantLog: "downloading %s/latest/download/mockd_"},
+		{name: "major tag", version: "v9", wantLog: "downloading %s/latest/download/mockd_"},
+		{name: "minor tag", version: "v9.9", wantLog: "downloading %s/latest/download/mockd_"},
+		{name: "other major", version: "v8", wantLog: "the latest release is not of the v8 line: mockd 9.9.9",
+			wantGo: "install github.com/mockd/mockd/cmd/mockd@v8"},
 		{name: "branch", version: "main", wantLog: "main is not a release tag", wantGo: "install github.com/mockd/mockd/cmd/mockd@main"},
 		{name: "bad checksum", version: "v9.9.9", badChecksum: true, wantLog: "checksum of mockd_", wantGo: "install github.com/mockd/mockd/cmd/mockd@v9.9.9"},
 		{name: "no such release", version: "v9.9.8", wantLog: "downloading %s/download/v9.9.8/", wantGo: "install github.com/mockd/mockd/cmd/mockd@v9.9.8"},
 	}
+	releaseBin(t) // built before the subtests run in parallel
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakeRelease(t, tt.badChecksum)
 			r := newRunner(t)
 			r.machine = append(r.machine, "MOCKD_RELEASES_URL="+srv.URL)
