@@ -245,6 +245,21 @@ func (c *Client) Replay(ctx context.Context) ([]Imposter, error) {
 	return c.ReplaceImposters(ctx, imps)
 }
 
+// Verify asks mockd for its verdict (GET /verify, or GET /imposters/:port/verify when port is
+// not 0): unmet expectations, unused stubs (allowed with allowUnused) and requests that matched
+// no stub. Mountebank has no such endpoint.
+func (c *Client) Verify(ctx context.Context, port int, allowUnused bool) (*Verdict, error) {
+	path := "/verify"
+	if port != 0 {
+		path = imposterPath(port) + "/verify"
+	}
+	if allowUnused {
+		path += "?allowUnused=true"
+	}
+	var out Verdict
+	return &out, c.do(ctx, http.MethodGet, path, nil, &out)
+}
+
 // Config returns the server's version and options (GET /config).
 func (c *Client) Config(ctx context.Context) (*ServerConfig, error) {
 	var out ServerConfig

@@ -55,6 +55,12 @@ func TestRequestsOnTheWire(t *testing.T) {
 		{"delete proxies", func(c *Client) error { _, err := c.DeleteSavedProxyResponses(ctx, 4545); return err },
 			"DELETE /imposters/4545/savedProxyResponses  k"},
 		{"logs", func(c *Client) error { _, err := c.Logs(ctx, 2, -1); return err }, "GET /logs?startIndex=2  k"},
+		{"verify", func(c *Client) error { _, err := c.Verify(ctx, 0, false); return err }, "GET /verify  k"},
+		{"verify one", func(c *Client) error { _, err := c.Verify(ctx, 4545, true); return err }, "GET /imposters/4545/verify?allowUnused=true  k"},
+		{"expect", func(c *Client) error {
+			_, err := c.AddStub(ctx, 4545, Stub{Responses: []Response{{Is: &Is{}}}, Expect: ExpectBetween(1, 3)})
+			return err
+		}, `POST /imposters/4545/stubs {"stub":{"responses":[{"is":{}}],"expect":{"atLeast":1,"atMost":3}}} k`},
 	}
 	for _, tt := range tests {
 		f := &fake{status: 200, body: "{}"}

@@ -59,6 +59,77 @@ type Stub struct {
 	ScenarioName string `json:"scenarioName,omitempty"`
 	// Matches lists the requests this stub matched, when the server runs with --debug (read only).
 	Matches []json.RawMessage `json:"matches,omitempty"`
+	// Expect is how many requests the stub must answer for Verify to pass (mockd only;
+	// Mountebank ignores it).
+	Expect *Expect `json:"expect,omitempty"`
+}
+
+// Expect is a stub's expectation: exactly Times requests, or at least AtLeast and/or at most
+// AtMost. ExpectTimes, ExpectAtLeast, ExpectAtMost and ExpectBetween make one.
+type Expect struct {
+	Times   *int `json:"times,omitempty"`
+	AtLeast *int `json:"atLeast,omitempty"`
+	AtMost  *int `json:"atMost,omitempty"`
+}
+
+// ExpectTimes expects exactly n requests.
+func ExpectTimes(n int) *Expect { return &Expect{Times: &n} }
+
+// ExpectAtLeast expects n requests or more.
+func ExpectAtLeast(n int) *Expect { return &Expect{AtLeast: &n} }
+
+// ExpectAtMost expects n requests or fewer.
+func ExpectAtMost(n int) *Expect { return &Expect{AtMost: &n} }
+
+// ExpectBetween expects from min to max requests, both included.
+func ExpectBetween(min, max int) *Expect { return &Expect{AtLeast: &min, AtMost: &max} }
+
+// Verdict is mockd's answer to GET /verify: whether every stub's expectation was met, every
+// stub was used (unless allowed otherwise) and every request matched a stub.
+type Verdict struct {
+	Passed    bool              `json:"passed"`
+	Summary   VerdictSummary    `json:"summary"`
+	Imposters []ImposterVerdict `json:"imposters"`
+}
+
+// VerdictSummary counts what a verdict found.
+type VerdictSummary struct {
+	Expectations       int `json:"expectations"`
+	ExpectationsFailed int `json:"expectationsFailed"`
+	UnusedStubs        int `json:"unusedStubs"`
+	UnmatchedRequests  int `json:"unmatchedRequests"`
+}
+
+// ImposterVerdict is the verdict on one imposter.
+type ImposterVerdict struct {
+	Port     int           `json:"port"`
+	Protocol string        `json:"protocol"`
+	Name     string        `json:"name,omitempty"`
+	Passed   bool          `json:"passed"`
+	Stubs    []StubVerdict `json:"stubs"`
+	// UnmatchedRequests counts the requests that matched no stub.
+	UnmatchedRequests int `json:"unmatchedRequests"`
+	// Unmatched lists them when the imposter records requests.
+	Unmatched []UnmatchedRequest `json:"unmatched"`
+}
+
+// StubVerdict is the verdict on one stub: Status is "passed", "failed" (its expectation was
+// not met; Message says how) or "unused" (no expectation and no request).
+type StubVerdict struct {
+	Index      int             `json:"index"`
+	Predicates json.RawMessage `json:"predicates"`
+	Hits       uint64          `json:"hits"`
+	Expect     *Expect         `json:"expect,omitempty"`
+	Status     string          `json:"status"`
+	Message    string          `json:"message,omitempty"`
+}
+
+// UnmatchedRequest is a request that matched no stub, with why (the nearest stubs and what
+// each failed).
+type UnmatchedRequest struct {
+	Request     json.RawMessage `json:"request"`
+	Why         string          `json:"why"`
+	Explanation json.RawMessage `json:"explanation,omitempty"`
 }
 
 // Fields are the request fields a predicate operator compares: method, path, query, headers,

@@ -18,7 +18,9 @@
 //
 // Imposters without a port get a free one; find it with Port or URL by the imposter's name.
 // Every imposter records its requests (as `mockd serve --mock`), so tests can read the journal
-// (Requests) and assert calls (CountRequests, AssertCalled). Client gives the full admin API.
+// (Requests) and assert calls (CountRequests, AssertCalled). Stubs may carry mockd's `expect`
+// (times, atLeast, atMost): AssertVerified and AssertExpectations check them with GET /verify.
+// Client gives the full admin API.
 //
 // The package is named after net/http/httptest: it is for tests, and its name says so next to
 // the package it is used with (pkg/client).
@@ -284,6 +286,55 @@ func orAny(s string) string {
 		return "(any)"
 	}
 	return s
+}
+
+// Verify returns mockd's verdict (GET /verify): stubs whose expect was not met, stubs that
+// answered nothing (unless allowUnused) and requests that matched no stub.
+func (s *Server) Verify(allowUnused bool) *client.Verdict {
+	v, err := s.client.Verify(context.Background(), 0, allowUnused)
+	if err != nil {
+		s.fail("verifying: %v", err)
+	}
+	return v
+}
+
+// AssertVerified reports an error on t for every stub whose expect was not met, every stub
+// that answered no request and every request that matched no stub.
+func (s *Server) AssertVerified(t testing.TB) {
+	t.Helper()
+	s.assertVerdict(t, false)
+}
+
+// AssertExpectations is AssertVerified with unused stubs allowed: only unmet expects and
+// requests that matched no stub are errors.
+func (s *Server) AssertExpectations(t testing.TB) {
+	t.Helper()
+	s.assertVerdict(t, true)
+}
+
+func (s *Server) assertVerdict(t testing.TB, allowUnused bool) {
+	t.Helper()
+	v, err := s.client.Verify(context.Background(), 0, allowUnused)
+	if err != nil {
+		t.Errorf("mockdtest: verifying: %v", err)
+		return
+	}
+	for _, imp := range v.Imposters {
+		for _, st := range imp.Stubs {
+			switch {
+			case st.Status == "failed":
+				t.Errorf("imposter %d stub %d %s: %s", imp.Port, st.Index, st.Predicates, st.Message)
+			case st.Status == "unused" && !allowUnused:
+				t.Errorf("imposter %d stub %d %s: answered no request", imp.Port, st.Index, st.Predicates)
+			}
+		}
+		for _, u := range imp.Unmatched {
+			t.Errorf("imposter %d: a request matched no stub: %s\n%s", imp.Port, u.Request, u.Why)
+		}
+		if n := imp.UnmatchedRequests - len(imp.Unmatched); n > 0 {
+			t.Errorf("imposter %d: %d requests matched no stub", imp.Port, n)
+		}
+	}
 }
 
 // ResetRequests empties the journal of every imposter.

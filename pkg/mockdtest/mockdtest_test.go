@@ -145,3 +145,46 @@ func TestClientAndInjection(t *testing.T) {
 		t.Error("admin API still answers after Close")
 	}
 }
+
+func TestVerify(t *testing.T) {
+	srv := mockdtest.New(t, mockdtest.YAML(`
+imposters:
+  - name: api
+    protocol: http
+    stubs:
+      - predicates: [{equals: {path: /once}}]
+        responses: [{is: {body: once}}]
+        expect: {times: 1}
+      - predicates: [{equals: {path: /never}}]
+        responses: [{is: {body: never}}]
+`), mockdtest.Imposters(client.Imposter{Name: "go", Protocol: "http", Stubs: []client.Stub{{
+		Responses: []client.Response{{Is: &client.Is{Body: "any"}}}, Expect: client.ExpectAtLeast(2),
+	}}}))
+	api := srv.URL("api")
+	get(t, api+"/once")
+	get(t, srv.URL("go")+"/a")
+	get(t, srv.URL("go")+"/b")
+
+	rec := &recorder{TB: t}
+	srv.AssertExpectations(rec)
+	if len(rec.errors) != 0 {
+		t.Errorf("AssertExpectations with every expect met reported %q", rec.errors)
+	}
+	srv.AssertVerified(rec)
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], "stub 1") || !strings.Contains(rec.errors[0], "answered no request") {
+		t.Errorf("AssertVerified with an unused stub reported %q", rec.errors)
+	}
+
+	get(t, api+"/once")
+	get(t, api+"/nothing")
+	rec = &recorder{TB: t}
+	srv.AssertExpectations(rec)
+	joined := strings.Join(rec.errors, "\n")
+	if len(rec.errors) != 2 || !strings.Contains(joined, "stub 0") || !strings.Contains(joined, "/nothing") {
+		t.Errorf("AssertExpectations after a second /once and an unmatched request reported %q", rec.errors)
+	}
+	v := srv.Verify(true)
+	if v.Passed || v.Summary.Expectations != 2 || v.Summary.ExpectationsFailed != 1 || v.Summary.UnmatchedRequests != 1 {
+		t.Errorf("Verify: %+v", v)
+	}
+}
