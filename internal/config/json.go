@@ -475,17 +475,7 @@ func (jw *jsonWriter) appendValue(dst []byte, v Value, indent, level int) []byte
 		}
 		dst = append(dst, '{')
 		for i, m := range t.Members {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if indent > 0 {
-				dst = appendNewline(dst, indent, level+1)
-			}
-			dst = AppendString(dst, m.Key)
-			dst = append(dst, ':')
-			if indent > 0 {
-				dst = append(dst, ' ')
-			}
+			dst = appendKey(appendSep(dst, i, indent, level), m.Key, indent)
 			dst = jw.appendValue(dst, m.Value, indent, level+1)
 		}
 		return closeList(dst, indent, level, '}')
@@ -494,13 +484,7 @@ func (jw *jsonWriter) appendValue(dst []byte, v Value, indent, level int) []byte
 }
 
 func (jw *jsonWriter) element(dst []byte, i int, e Value, indent, level int) []byte {
-	if i > 0 {
-		dst = append(dst, ',')
-	}
-	if indent > 0 {
-		dst = appendNewline(dst, indent, level+1)
-	}
-	return jw.flush(jw.appendValue(dst, e, indent, level+1))
+	return jw.flush(jw.appendValue(appendSep(dst, i, indent, level), e, indent, level+1))
 }
 
 func (jw *jsonWriter) stream(dst []byte, s *Stream, indent, level int) []byte {
@@ -517,6 +501,27 @@ func (jw *jsonWriter) stream(dst []byte, s *Stream, indent, level int) []byte {
 		return append(dst, "[]"...)
 	}
 	return closeList(dst, indent, level, ']')
+}
+
+// appendSep appends what goes before element or member i of a list at level.
+func appendSep(dst []byte, i, indent, level int) []byte {
+	if i > 0 {
+		dst = append(dst, ',')
+	}
+	if indent > 0 {
+		dst = appendNewline(dst, indent, level+1)
+	}
+	return dst
+}
+
+// appendKey appends an object member's key and colon.
+func appendKey(dst []byte, key string, indent int) []byte {
+	dst = AppendString(dst, key)
+	dst = append(dst, ':')
+	if indent > 0 {
+		dst = append(dst, ' ')
+	}
+	return dst
 }
 
 func closeList(dst []byte, indent, level int, end byte) []byte {
@@ -564,18 +569,9 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 		}
 		dst = append(dst, '[')
 		for i, e := range t {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if indent > 0 {
-				dst = appendNewline(dst, indent, level+1)
-			}
-			dst = appendJSON(dst, e, indent, level+1)
+			dst = appendJSON(appendSep(dst, i, indent, level), e, indent, level+1)
 		}
-		if indent > 0 {
-			dst = appendNewline(dst, indent, level)
-		}
-		return append(dst, ']')
+		return closeList(dst, indent, level, ']')
 	case *Object:
 		if t == nil {
 			return append(dst, "null"...)
@@ -585,23 +581,10 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 		}
 		dst = append(dst, '{')
 		for i, m := range t.Members {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			if indent > 0 {
-				dst = appendNewline(dst, indent, level+1)
-			}
-			dst = AppendString(dst, m.Key)
-			dst = append(dst, ':')
-			if indent > 0 {
-				dst = append(dst, ' ')
-			}
+			dst = appendKey(appendSep(dst, i, indent, level), m.Key, indent)
 			dst = appendJSON(dst, m.Value, indent, level+1)
 		}
-		if indent > 0 {
-			dst = appendNewline(dst, indent, level)
-		}
-		return append(dst, '}')
+		return closeList(dst, indent, level, '}')
 	case map[string]any:
 		return appendJSON(dst, FromPlain(t), indent, level)
 	case *Stream:
@@ -609,13 +592,8 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 		t.Each(func(e Value) bool {
 			if n == 0 {
 				dst = append(dst, '[')
-			} else {
-				dst = append(dst, ',')
 			}
-			if indent > 0 {
-				dst = appendNewline(dst, indent, level+1)
-			}
-			dst = appendJSON(dst, e, indent, level+1)
+			dst = appendJSON(appendSep(dst, n, indent, level), e, indent, level+1)
 			n++
 			return true
 		})

@@ -17,15 +17,15 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// idleServer serves fasthttp behind an IdleListener with a short timeout; a request to /hold
-// blocks until release is closed.
-func idleServer(t *testing.T, useTLS bool) (addr string, release chan struct{}, dial func() net.Conn) {
+// holdServer serves fasthttp behind an IdleListener with opts, checking every 10 ms; a request
+// to /hold blocks until release is closed. served is closed when Serve returns.
+func holdServer(t *testing.T, opts ListenOptions) (il *IdleListener, release chan struct{}, served chan struct{}) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	release = make(chan struct{})
+	release, served = make(chan struct{}), make(chan struct{})
 	srv := &fasthttp.Server{
 		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
 			if string(ctx.Path()) == "/hold" {
@@ -36,6 +36,18 @@ func idleServer(t *testing.T, useTLS bool) (addr string, release chan struct{}, 
 		ConnState: IdleConnState,
 		Logger:    fasthttpLogger{},
 	}
+	il = newIdleListener(ln, opts, 10*time.Millisecond)
+	go func() {
+		defer close(served)
+		_ = srv.Serve(il)
+	}()
+	t.Cleanup(func() { _ = il.Shutdown(context.Background()) })
+	return il, release, served
+}
+
+// idleServer is a holdServer with a short idle timeout, over TLS or not.
+func idleServer(t *testing.T, useTLS bool) (addr string, release chan struct{}, dial func() net.Conn) {
+	t.Helper()
 	opts := ListenOptions{IdleTimeout: 50 * time.Millisecond}
 	conf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // a test against its own server
 	if useTLS {
@@ -45,10 +57,8 @@ func idleServer(t *testing.T, useTLS bool) (addr string, release chan struct{}, 
 		}
 		opts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
-	il := newIdleListener(ln, opts, 10*time.Millisecond)
-	go func() { _ = srv.Serve(il) }()
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	addr = ln.Addr().String()
+	il, release, _ := holdServer(t, opts)
+	addr = il.Addr().String()
 	dial = func() net.Conn {
 		var c net.Conn
 		var err error
@@ -165,27 +175,8 @@ func TestIdleListenerClose(t *testing.T) {
 // Shutdown closes idle connections at once, lets a request in progress finish (closing its
 // connection after the answer) and returns when no connection is left.
 func TestIdleListenerShutdown(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := make(chan struct{})
-	srv := &fasthttp.Server{
-		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
-			if string(ctx.Path()) == "/hold" {
-				<-release
-			}
-			ctx.SetBodyString("ok")
-		}),
-		ConnState: IdleConnState,
-		Logger:    fasthttpLogger{},
-	}
-	il := newIdleListener(ln, ListenOptions{}, 10*time.Millisecond)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(il)
-	}()
+	il, release, served := holdServer(t, ListenOptions{})
+	ln := il.Listener
 	dial := func() (net.Conn, *bufio.Reader) {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
@@ -261,18 +252,8 @@ func TestIdleListenerShutdown(t *testing.T) {
 // A request that takes longer than the header timeout to arrive gets 408 and its connection
 // is closed; one that arrives in time is answered.
 func TestHeaderTimeout(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &fasthttp.Server{
-		Handler:   TrackRequests(func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") }),
-		ConnState: IdleConnState,
-		Logger:    fasthttpLogger{},
-	}
-	il := newIdleListener(ln, ListenOptions{HeaderTimeout: 50 * time.Millisecond}, 10*time.Millisecond)
-	go func() { _ = srv.Serve(il) }()
-	t.Cleanup(func() { _ = il.Shutdown(context.Background()) })
+	il, _, _ := holdServer(t, ListenOptions{HeaderTimeout: 50 * time.Millisecond})
+	ln := il.Listener
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)

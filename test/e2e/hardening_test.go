@@ -303,21 +303,27 @@ func TestHangUpCancelsTheRequest(t *testing.T) {
 
 var _ sync.Mutex
 
-// peakRSS returns the most memory the process has had resident (VmHWM), in bytes; the test is
-// skipped where /proc does not tell.
-func peakRSS(t *testing.T, pid int) int64 {
+// peakRSS returns the most memory the process has had resident (VmHWM), in bytes.
+func peakRSS(t *testing.T, pid int) int64 { return procStatus(t, pid, "VmHWM:") }
+
+// rss returns the memory process pid has resident now (VmRSS), in bytes.
+func rss(t *testing.T, pid int) int64 { return procStatus(t, pid, "VmRSS:") }
+
+// procStatus returns a size field of /proc/PID/status in bytes; the test is skipped where /proc
+// does not tell.
+func procStatus(t *testing.T, pid int, field string) int64 {
 	t.Helper()
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		t.Skipf("no /proc here: %v", err)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb << 10
 		}
 	}
-	t.Skip("no VmHWM in /proc/PID/status")
+	t.Skipf("no %s in /proc/PID/status", field)
 	return 0
 }
 
@@ -636,23 +642,6 @@ func TestFilesNamedThroughTheAPI(t *testing.T) {
 	if rss := peakRSS(t, s2.cmd.Process.Pid); rss > 512<<20 {
 		t.Errorf("peak RSS %d MiB after reading /dev/zero, want it bounded", rss>>20)
 	}
-}
-
-// rss returns the memory process pid has resident now (VmRSS), in bytes.
-func rss(t *testing.T, pid int) int64 {
-	t.Helper()
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		t.Skipf("no /proc here: %v", err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	t.Skip("no VmRSS in /proc/PID/status")
-	return 0
 }
 
 // Item 9: answers that show a large journal are streamed, not built whole (twice) in memory;
