@@ -56,6 +56,6 @@ func newRootCmd() *cobra.Command {
 	root.SetVersionTemplate(app.BuildInfo().String())
 	root.AddCommand(newServeCmd("serve", false), newServeCmd("start", true), newStopCmd(), newRestartCmd(),
 		newConvertCmd(), newValidateCmd(), newVersionCmd(), newSaveCmd(), newReplayCmd(),
-		newHealthcheckCmd(), newSchemaCmd(), newVerifyCmd())
+		newHealthcheckCmd(), newSchemaCmd(), newVerifyCmd(), newImportCmd())
 	return root
 }

@@ -1,0 +1,179 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// stubsOf returns the imported stubs as compact JSON lines.
+func stubsOf(t *testing.T, res *Result) []string {
+	t.Helper()
+	imp := config.AsObject(get(res.Config, "imposters").([]any)[0])
+	var out []string
+	for _, s := range get(imp, "stubs").([]any) {
+		out = append(out, string(config.MarshalJSON(s, 0)))
+	}
+	return out
+}
+
+func notesOf(res *Result) string {
+	var b strings.Builder
+	for _, n := range res.Notes {
+		b.WriteString(n.String() + "\n")
+	}
+	return b.String()
+}
+
+func TestOpenAPI31GeneratesFromSchema(t *testing.T) {
+	spec := `openapi: 3.1.0
+info: {title: t, version: "1"}
+servers: [{url: "https://example.com/api/v1"}]
+paths:
+  /items/{id}:
+    get:
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Item"}
+        "404": {description: missing}
+  /items/mine:
+    get:
+      responses:
+        default:
+          description: any
+          content:
+            text/plain:
+              example: mine
+components:
+  schemas:
+    Item:
+      type: object
+      properties:
+        id: {type: [integer, "null"], minimum: 3}
+        when: {type: string, format: date-time}
+        tags: {type: array, items: {type: string, enum: [a, b]}}
+        secret: {type: string, writeOnly: true}
+`
+	file := writeFile(t, t.TempDir(), "spec.yaml", spec)
+	res, err := OpenAPI(file, OpenAPIOptions{Port: 4545, ServerPath: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := stubsOf(t, res)
+	want := []string{
+		`{"predicates":[{"equals":{"method":"GET"}},{"equals":{"path":"/api/v1/items/mine"},"caseSensitive":true}],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"mine"}}]}`,
+		`{"predicates":[{"equals":{"method":"GET"}},{"matches":{"path":"^/api/v1/items/[^/]+$"},"caseSensitive":true},{"contains":{"headers":{"Prefer":"code=404"}}}],"responses":[{"is":{"statusCode":404}}]}`,
+		`{"predicates":[{"equals":{"method":"GET"}},{"matches":{"path":"^/api/v1/items/[^/]+$"},"caseSensitive":true}],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":{"id":3,"when":"2026-01-01T00:00:00Z","tags":["a"]}}}]}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stubs\n got: %s\nwant: %s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestOpenAPIRejectsOtherDocuments(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"swagger.yaml": "swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths: {}\n",
+		"junk.yaml":    "just: text\n",
+	} {
+		if _, err := OpenAPI(writeFile(t, dir, name, body), OpenAPIOptions{}); err == nil {
+			t.Errorf("%s: imported without an error", name)
+		}
+	}
+}
+
+func TestWireMockMappings(t *testing.T) {
+	cases := []struct {
+		name, mapping string
+		want          string // the stub as compact JSON
+		note          string // a note that must be printed ("" = none)
+	}{
+		{"url and query", `{"request":{"method":"ANY","url":"/a?x=1&x=2"},"response":{"status":204}}`,
+			`{"predicates":[{"equals":{"path":"/a"},"caseSensitive":true},{"deepEquals":{"query":{"x":["1","2"]}},"caseSensitive":true}],"responses":[{"is":{"statusCode":204}}]}`, ""},
+		{"header patterns", `{"request":{"urlPathTemplate":"/u/{id}","headers":{"A":{"contains":"x","caseInsensitive":true},"B":{"doesNotMatch":"y.*"}}},"response":{}}`,
+			`{"predicates":[{"matches":{"path":"^/u/[^/]+$"},"caseSensitive":true},{"contains":{"headers":{"A":"x"}}},{"not":{"matches":{"headers":{"B":"^(?:y.*)$"}},"caseSensitive":true}}],"responses":[{"is":{"statusCode":200}}]}`, ""},
+		{"basic auth and xpath", `{"request":{"basicAuthCredentials":{"username":"u","password":"p"},"bodyPatterns":[{"matchesXPath":{"expression":"//a","contains":"z"}}]},"response":{"base64Body":"AAE="}}`,
+			`{"predicates":[{"equals":{"headers":{"Authorization":"Basic dTpw"}},"caseSensitive":true},{"contains":{"body":"z"},"xpath":{"selector":"//a"},"caseSensitive":true}],"responses":[{"is":{"statusCode":200,"body":"AAE=","_mode":"binary"}}]}`, ""},
+		{"fault and unknown keys", `{"request":{"multipartPatterns":[]},"response":{"fault":"MALFORMED_RESPONSE_CHUNK","delayDistribution":{}},"postServeActions":[]}`,
+			`{"responses":[{"is":{"statusCode":200}}]}`, `request.multipartPatterns: request matching on "multipartPatterns" not carried over`},
+		{"proxy", `{"request":{"urlPattern":"/p/.*"},"response":{"proxyBaseUrl":"http://127.0.0.1:9"}}`,
+			`{"predicates":[{"matches":{"path":"^(?:/p/.*)$"},"caseSensitive":true}],"responses":[{"proxy":{"to":"http://127.0.0.1:9","mode":"proxyTransparent"}}]}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := writeFile(t, t.TempDir(), "m.json", c.mapping)
+			res, err := WireMock(file, WireMockOptions{Port: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stubsOf(t, res); len(got) != 1 || got[0] != c.want {
+				t.Errorf("stub\n got: %v\nwant: %s", got, c.want)
+			}
+			notes := notesOf(res)
+			if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+				t.Errorf("notes %q, want %q", notes, c.note)
+			}
+		})
+	}
+}
+
+func TestWireMockNotesEveryUnknownKey(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "m.json",
+		`{"request":{"cookies":{}},"response":{"fault":"MALFORMED_RESPONSE_CHUNK","delayDistribution":{}},"postServeActions":[]}`)
+	res, err := WireMock(file, WireMockOptions{Port: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := notesOf(res)
+	for _, want := range []string{"m.json:1: postServeActions:", "request.cookies:", `fault "MALFORMED_RESPONSE_CHUNK"`, "response.delayDistribution:"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}
+
+// FuzzWireMock feeds arbitrary mapping files to the WireMock import: it must never panic, and
+// what it writes must be YAML mockd reads back.
+func FuzzWireMock(f *testing.F) {
+	f.Add(`{"request":{"method":"GET","url":"/a?b=c"},"response":{"status":200,"jsonBody":{"a":[1]}}}`)
+	f.Add(`{"mappings":[{"request":{"bodyPatterns":[{"equalToJson":"{\"a\":1}"},{"matchesJsonPath":{"expression":"$.a","matches":"x"}}]},"response":{"fixedDelayMilliseconds":5}}]}`)
+	f.Add(`{"request":{"queryParameters":{"q":{"absent":true}}},"response":{"bodyFileName":"x"}}`)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, mapping string) {
+		file := filepath.Join(dir, "m.json")
+		if err := os.WriteFile(file, []byte(mapping), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := WireMock(file, WireMockOptions{Port: 1})
+		if err != nil {
+			return
+		}
+		data, err := res.YAML("fuzz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := config.ParseYAML(data); err != nil {
+			t.Fatalf("imported YAML does not parse: %v\n%s", err, data)
+		}
+	})
+}
