@@ -61,7 +61,7 @@ var (
 	imposterKeys = []string{"protocol", "port", "host", "name", "recordRequests", "numberOfRequests", "requests",
 		"stubs", "defaultResponse", "allowCORS", "endOfRequestResolver", "mode", "key", "cert", "ca", "mutualAuth",
 		"ciphers", "rejectUnauthorized", "_links"}
-	isKeys                 = []string{"statusCode", "headers", "body", "bodyFile", "_mode", "data"}
+	isKeys                 = []string{"statusCode", "headers", "body", "bodyFile", "_mode", "data", "template"}
 	proxyKeys              = []string{"to", "mode", "predicateGenerators", "addWaitBehavior", "addDecorateBehavior", "injectHeaders", "cert", "key", "passphrase"}
 	predicateGeneratorKeys = []string{"matches", "caseSensitive", "except", "jsonpath", "xpath", "predicateOperator", "inject", "keyCaseSensitive", "ignore"}
 	operatorKeys           = []string{"equals", "deepEquals", "contains", "startsWith", "endsWith", "matches", "exists", "not", "or", "and", "inject"}

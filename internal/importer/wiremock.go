@@ -392,6 +392,7 @@ func (w *wiremockImport) response(r *config.Object, where string) *config.Object
 	is := &config.Object{}
 	out := config.NewObject("is", is)
 	var behaviors []any
+	templated := false
 	status := 200.0
 	if s, ok := get(r, "status").(float64); ok {
 		status = s
@@ -433,10 +434,23 @@ func (w *wiremockImport) response(r *config.Object, where string) *config.Object
 		case "transformers":
 			list, _ := mem.Value.([]any)
 			for _, t := range list {
-				w.note(at, "transformer %q not carried over", jsText(t))
+				if jsText(t) == "response-template" {
+					templated = true
+				} else {
+					w.note(at, "transformer %q not carried over", jsText(t))
+				}
 			}
+		case "transformerParameters":
+			w.note(at, "transformerParameters not carried over: templates cannot read {{parameters.…}}")
 		default:
 			w.note(at, "%q not carried over", mem.Key)
+		}
+	}
+	if templated {
+		if out.Has("is") {
+			is.Set("template", true)
+		} else {
+			w.note(config.JoinPath(where, "transformers"), "response-template applies to a fault or proxy: not carried over")
 		}
 	}
 	if len(behaviors) > 0 && !out.Has("fault") {
@@ -447,6 +461,10 @@ func (w *wiremockImport) response(r *config.Object, where string) *config.Object
 
 // bodyFile points the response at a file under __files, relative to the output directory.
 func (w *wiremockImport) bodyFile(is *config.Object, name, where string) {
+	if strings.Contains(name, "{{") {
+		w.note(where, "a templated body file name is not carried over")
+		return
+	}
 	path := filepath.Join(w.filesDir, filepath.FromSlash(name))
 	if _, err := os.Stat(path); err != nil {
 		w.note(where, "body file %s cannot be read: not carried over", path)

@@ -75,7 +75,7 @@ func (im *Imposter) scriptTimeout() time.Duration {
 
 // dynamic reports whether the response is built per request.
 func (r *response) dynamic() bool {
-	return r.kind == kindInject || r.kind == kindFault || r.kind == kindProxy || r.behaviors != nil
+	return r.kind == kindInject || r.kind == kindFault || r.kind == kindProxy || r.behaviors != nil || r.tmpl != nil
 }
 
 // produce builds a dynamic response for req: the `is` object or the inject function's result,
@@ -105,6 +105,11 @@ func (im *Imposter) buildObject(ctx context.Context, req *request.Request, r *re
 		}
 		var err error
 		if obj, err = im.js.Response(ctx, r.inject, req); err != nil {
+			return nil, err
+		}
+	} else if r.tmpl != nil {
+		var err error
+		if obj, err = r.tmpl.render(r.is, req, im.port, im.def.Protocol); err != nil {
 			return nil, err
 		}
 	} else if r.behaviors != nil && r.behaviors.KeepsInput() {

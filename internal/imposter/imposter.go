@@ -249,9 +249,13 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	im.defaultResp = compileResponse(config.NewObject("is", &config.Object{}), def.DefaultResponse, true)
 	im.journal.init(opts.JournalSize, opts.JournalBytes)
 	stubs := make([]*stub, 0, len(def.Stubs))
-	for _, d := range def.Stubs {
+	for i, d := range def.Stubs {
 		s, err := im.newStub(d)
 		if err != nil {
+			var ce *config.Error
+			if errors.As(err, &ce) && ce.Path != "" {
+				ce.Path = fmt.Sprintf("stubs[%d].%s", i, ce.Path)
+			}
 			return nil, err
 		}
 		stubs = append(stubs, s)
@@ -299,8 +303,12 @@ func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 	}
 	s.expect = expect
 	list, _ := get(def, "responses").([]any)
-	for _, rv := range list {
+	for j, rv := range list {
 		if err := im.addResponse(s, rv); err != nil {
+			var ce *config.Error
+			if errors.As(err, &ce) && ce.Path != "" {
+				ce.Path = fmt.Sprintf("responses[%d].%s", j, ce.Path)
+			}
 			return nil, err
 		}
 	}
@@ -331,6 +339,12 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 		if err := im.prepareDynamic(r, cr); err != nil {
 			return stubSource(err, s.def)
 		}
+		tmpl, err := compileTemplate(r)
+		if err != nil {
+			err.Path = "is"
+			return err
+		}
+		cr.tmpl = tmpl
 	}
 	for n := config.Repeat(r); n > 0; n-- {
 		s.responses = append(s.responses, cr)

@@ -59,6 +59,7 @@ type response struct {
 	inject    string             // the inject function's source
 	fault     string             // the fault's name
 	behaviors *behavior.Compiled // nil when the response has none
+	tmpl      *templated         // the body and header templates of a `template: true` response
 }
 
 // responseKinds are the response types Mountebank knows.
