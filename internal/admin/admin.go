@@ -217,6 +217,11 @@ func (a *API) routeImposter(ctx *fasthttp.RequestCtx, method, id string, rest []
 		handler = func(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
 			return a.verify(ctx, []*imposter.Imposter{im})
 		}
+	case len(rest) >= 1 && rest[0] == "scenarios":
+		if handler = a.scenarioHandler(method, len(rest)); handler == nil {
+			notFound(ctx, method, string(ctx.Path()))
+			return nil
+		}
 	default:
 		notFound(ctx, method, string(ctx.Path()))
 		return nil

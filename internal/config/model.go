@@ -228,6 +228,7 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 				Message: "Shell execution is not allowed unless mb is run with the --allowInjection flag", Source: stub, Path: path})
 		}
 	}
+	errs = append(errs, scenarioErrors(stub, path)...)
 	for i, r := range responses {
 		ro, ok := r.(*Object)
 		if !ok {
@@ -242,6 +243,27 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 		return nil, errs
 	}
 	return stub, nil
+}
+
+// scenarioErrors checks a stub's scenario keys (mockd's, as WireMock's): strings, and a state
+// only with a scenario name.
+func scenarioErrors(stub *Object, path string) []*Error {
+	var errs []*Error
+	for _, k := range []string{"scenarioName", "requiredScenarioState", "newScenarioState"} {
+		if v, ok := stub.Get(k); ok {
+			if s, isStr := v.(string); !isStr || s == "" {
+				errs = append(errs, &Error{Code: CodeBadData, Message: fmt.Sprintf("%q must be a non-empty string", k), Source: stub, Path: JoinPath(path, k)})
+			}
+		}
+	}
+	if !stub.Has("scenarioName") {
+		for _, k := range []string{"requiredScenarioState", "newScenarioState"} {
+			if stub.Has(k) {
+				errs = append(errs, &Error{Code: CodeBadData, Message: fmt.Sprintf("%q needs a \"scenarioName\"", k), Source: stub, Path: JoinPath(path, k)})
+			}
+		}
+	}
+	return errs
 }
 
 func validRepeat(v Value) bool {
@@ -453,7 +475,7 @@ func hasShellTransform(responses []any) bool {
 }
 
 var (
-	stubKeys     = []string{"predicates", "responses", "expect", "_links", "matches", "scenarioName"}
+	stubKeys     = []string{"predicates", "responses", "expect", "_links", "matches", "scenarioName", "requiredScenarioState", "newScenarioState"}
 	responseKeys = []string{"is", "proxy", "inject", "fault", "repeat", "behaviors", "_behaviors"}
 )
 

@@ -155,10 +155,10 @@ func (w *wiremockImport) mapping(m *config.Object, where string) *config.Object 
 	}
 	r := w.response(resp, config.JoinPath(where, "response"))
 	stub.Set("responses", []any{r})
+	// mockd's scenario keys are WireMock's.
 	for _, k := range []string{"scenarioName", "requiredScenarioState", "newScenarioState"} {
 		if v, ok := m.Get(k); ok {
-			w.note(config.JoinPath(where, k), "scenarios are not carried over yet: %q ignored", k)
-			_ = v
+			stub.Set(k, v)
 		}
 	}
 	return stub

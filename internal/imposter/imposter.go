@@ -73,6 +73,8 @@ type stub struct {
 
 	mu      sync.Mutex
 	matches []config.Value
+
+	scen *stubScenario // nil when the stub names no scenario state
 }
 
 func (s *stub) nextResponse() *response {
@@ -85,6 +87,8 @@ type table struct {
 	stubs []*stub
 	set   *match.Set
 	ref   *match.Reference // the same predicates, for explaining a no-match
+	// scenarios is set when a stub names a scenario state: matching then checks it.
+	scenarios bool
 }
 
 // protocolServer serves one protocol on an imposter's listener.
@@ -133,6 +137,9 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 	}
 	t := im.tbl.Load()
 	idx, ferr := t.set.Find(req)
+	if ferr == nil && idx >= 0 && t.scenarios {
+		idx, ferr = t.scenarioMatch(idx, func(i int) (bool, error) { return t.set.Match(i, req) })
+	}
 	if idx < 0 {
 		im.noMatches.Add(1)
 	}
@@ -210,6 +217,8 @@ type Imposter struct {
 	plainIPv4 bool
 
 	tbl atomic.Pointer[table]
+	// scen holds the scenarios stubs name, across stub changes.
+	scen scenarios
 	// scripted is set for good once a table has an inject predicate: a script may keep the
 	// strings of any request it sees, so no request's memory is recycled.
 	scripted    atomic.Bool
@@ -296,7 +305,7 @@ func releaseMemorySoon() {
 }
 
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
-	s := &stub{def: def}
+	s := &stub{def: def, scen: im.stubScenarioOf(def)}
 	expect, errs := config.ParseExpect(get(def, "expect"), "expect")
 	if len(errs) > 0 {
 		return nil, errs[0]
@@ -376,7 +385,11 @@ func (im *Imposter) compile(stubs []*stub) (*table, error) {
 	for i, s := range stubs {
 		ordered[i] = get(s.def, "predicates")
 	}
-	return &table{stubs: stubs, set: set, ref: match.NewReference(ordered, opts)}, nil
+	t := &table{stubs: stubs, set: set, ref: match.NewReference(ordered, opts)}
+	for _, s := range stubs {
+		t.scenarios = t.scenarios || s.scen != nil
+	}
+	return t, nil
 }
 
 // predicateErrors turns match's errors into Mountebank's: an error without a source names the

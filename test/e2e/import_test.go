@@ -109,6 +109,10 @@ func TestImportWireMockMappings(t *testing.T) {
 		{"POST", "/orders", `{"customer": "ada", "items": [1, 2]}`, nil, 201, `"items": "2"`},
 		{"POST", "/orders", `{"customer": "bob", "items": [1]}`, nil, 200, ""},
 		{"POST", "/login", "user=ada&pw=x", nil, 200, "welcome"},
+		// WireMock's documented to-do list scenario.
+		{"GET", "/todo/items", "", nil, 200, "<items><item>Buy milk</item></items>"},
+		{"POST", "/todo/items", "<item>Cancel newspaper subscription</item>", nil, 201, ""},
+		{"GET", "/todo/items", "", nil, 200, "<item>Cancel newspaper subscription</item></items>"},
 	}
 	for _, c := range cases {
 		status, _, body := do(t, c.method, base+c.path, c.body, c.headers...)
