@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -49,6 +50,8 @@ type serverFlags struct {
 	fileRoots      []string
 	noMetrics      bool
 	verdict        string
+	watch          bool
+	watchInterval  time.Duration
 }
 
 func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
@@ -88,6 +91,8 @@ func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.Var(&f.journalBytes, "journal-bytes", "approximate bytes of recorded requests each imposter keeps (the oldest go first)")
 	fs.BoolVar(&f.noMetrics, "no-metrics", false, "record no request metrics (GET /metrics answers 404)")
 	fs.StringVar(&f.verdict, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
+	fs.BoolVar(&f.watch, "watch", false, "reload the config files when one is changed, added or removed (SIGHUP always reloads)")
+	fs.DurationVar(&f.watchInterval, "watch-interval", 500*time.Millisecond, "how often --watch looks at the config files")
 }
 
 func newServeCmd(name string, mbStyle bool) *cobra.Command {
@@ -219,6 +224,11 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		}
 		defer os.Remove(f.pidfile)
 	}
+	if len(files) > 0 {
+		reloader(cmd, f, a, files)
+	} else if f.watch {
+		fmt.Fprintln(cmd.ErrOrStderr(), "mockd: --watch has no config file to watch (give -c FILE)")
+	}
 	<-cmd.Context().Done()
 	ctx, cancel := context.WithTimeout(context.Background(), f.drain)
 	defer cancel()
@@ -248,6 +258,56 @@ func configDirs(patterns []string) []string {
 		}
 	}
 	return dirs
+}
+
+// reloader reloads the config files on SIGHUP and, with --watch, when one changes, until the
+// command's context ends. A file with errors is reported with its line and changes nothing.
+func reloader(cmd *cobra.Command, f *serverFlags, a *app.App, files []string) {
+	ctx := cmd.Context()
+	errw := cmd.ErrOrStderr()
+	var render config.Renderer
+	if !f.noParse {
+		render = app.RenderEJS
+	}
+	reload := func(why string) {
+		cfg, err := config.LoadRendered(files, render)
+		var res app.ReloadResult
+		if err == nil {
+			res, err = a.Reload(cfg)
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintln(errw, "mockd: reload: config warning:", w)
+		}
+		var le *config.LoadError
+		switch {
+		case errors.As(err, &le):
+			for _, p := range le.Problems {
+				fmt.Fprintln(errw, "mockd: reload: config error:", p)
+			}
+			fmt.Fprintf(errw, "mockd: reload (%s) refused: the running imposters are unchanged\n", why)
+		case err != nil:
+			fmt.Fprintf(errw, "mockd: reload (%s): %d unchanged, %d with new stubs, %d restarted, %d added, %d removed; errors:\n%v\n",
+				why, res.Unchanged, res.Swapped, res.Restarted, res.Added, res.Removed, err)
+		default:
+			fmt.Fprintf(errw, "mockd: reloaded (%s): %s\n", why, res)
+		}
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				reload("SIGHUP")
+			}
+		}
+	}()
+	if f.watch {
+		go app.Watch(ctx, app.WatchOptions{Patterns: files, Interval: f.watchInterval, Changed: func() { reload("a config file changed") }})
+	}
 }
 
 // configError prints every config problem and exits 1 without starting anything.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -145,6 +146,10 @@ type App struct {
 	logClose io.Closer
 	store    *store.Dir           // nil without --datadir
 	stopped  []*imposter.Imposter // what Stop stopped, for Verdict
+
+	reloadMu sync.Mutex
+	// loaded is what the config files defined at the last (re)load, by imposter key.
+	loaded map[string]loadedImposter
 }
 
 // New loads and validates the configuration; nothing listens yet. A config error is returned
@@ -215,10 +220,16 @@ func New(opts Options) (*App, error) {
 		}
 	}
 	if cfg != nil {
-		var warnings []string
-		if a.initial, warnings, err = BuildImposters(a.reg, cfg, opts.AllowInjection); err != nil {
+		list, warnings, err := buildImposters(a.reg, cfg, opts.AllowInjection)
+		if err != nil {
 			a.closeLog()
 			return nil, err
+		}
+		for _, b := range list {
+			a.initial = append(a.initial, b.im)
+		}
+		if opts.Config != nil {
+			a.loaded = loadedOf(list)
 		}
 		for _, w := range warnings {
 			a.log.Warn("config: " + w)
@@ -241,7 +252,26 @@ func fileRules(opts Options) *behavior.Files {
 // (config.CheckImposter: every key, type, regex, selector and, with allowInjection, script); the
 // same checks only warn about a Mountebank JSON imposter, which loads as Mountebank loads it.
 func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection bool) ([]*imposter.Imposter, []string, error) {
-	var built []*imposter.Imposter
+	list, warnings, err := buildImposters(reg, cfg, allowInjection)
+	if err != nil {
+		return nil, warnings, err
+	}
+	out := make([]*imposter.Imposter, len(list))
+	for i, b := range list {
+		out[i] = b.im
+	}
+	return out, warnings, nil
+}
+
+// built is one imposter compiled from a config source.
+type built struct {
+	src *config.Source
+	def *config.Imposter
+	im  *imposter.Imposter
+}
+
+func buildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection bool) ([]built, []string, error) {
+	var out []built
 	var problems, warnings []string
 	ports := map[int]string{}
 	check := compilers(allowInjection)
@@ -293,12 +323,12 @@ func BuildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 			}
 			continue
 		}
-		built = append(built, im)
+		out = append(out, built{src: src, def: def, im: im})
 	}
 	if len(problems) > 0 {
 		return nil, warnings, &config.LoadError{Problems: problems}
 	}
-	return built, warnings, nil
+	return out, warnings, nil
 }
 
 // Start listens on the admin port and starts every configured imposter. On error everything

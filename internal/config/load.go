@@ -102,6 +102,10 @@ func LoadDocuments(patterns []string, docs []Document, render Renderer) (*Config
 	return cfg, nil
 }
 
+// Files returns the config files patterns name (files, the config files of directories, and
+// globs), in the order Load reads them.
+func Files(patterns []string) ([]string, error) { return expandPatterns(patterns) }
+
 func expandPatterns(patterns []string) ([]string, error) {
 	var files []string
 	var problems []string

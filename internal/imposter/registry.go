@@ -72,23 +72,31 @@ func (r *Registry) relist() {
 
 // Create compiles and starts one imposter; on error nothing changes.
 func (r *Registry) Create(def *config.Imposter) (*Imposter, error) {
-	r.change.Lock()
-	defer r.change.Unlock()
 	im, err := New(def, r.opts)
 	if err != nil {
 		return nil, err
 	}
+	if err := r.Add(im); err != nil {
+		return nil, err
+	}
+	return im, nil
+}
+
+// Add starts im (built with Build) and adds it; on error nothing changes.
+func (r *Registry) Add(im *Imposter) error {
+	r.change.Lock()
+	defer r.change.Unlock()
 	if im.port != 0 && r.Get(im.port) != nil {
-		return nil, config.AddrInUse(r.bindHost(def), im.port)
+		return config.AddrInUse(r.bindHost(im.def), im.port)
 	}
 	if err := im.Start(); err != nil {
-		return nil, err
+		return err
 	}
 	r.mu.Lock()
 	r.byPort[im.port] = im
 	r.relist()
 	r.mu.Unlock()
-	return im, nil
+	return nil
 }
 
 // bindHost is the address an imposter binds to.

@@ -1,0 +1,201 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+)
+
+// loadedImposter is an imposter as the config files defined it at the last (re)load.
+type loadedImposter struct {
+	header, stubs string // canonical JSON of the definition less its stubs, and of its stubs
+	im            *imposter.Imposter
+}
+
+// key names a config imposter across reloads: its port, or where it stands when it has none.
+func key(b built) string {
+	if b.def.Port != 0 {
+		return "port " + strconv.Itoa(b.def.Port)
+	}
+	return b.src.File + "#" + b.src.Path
+}
+
+func loadedOf(list []built) map[string]loadedImposter {
+	m := make(map[string]loadedImposter, len(list))
+	for _, b := range list {
+		m[key(b)] = loadedImposter{header: string(config.MarshalJSON(b.def.Header, 0)),
+			stubs: stubsJSON(b.def.Stubs), im: b.im}
+	}
+	return m
+}
+
+func stubsJSON(stubs []*config.Object) string {
+	list := make([]any, len(stubs))
+	for i, s := range stubs {
+		list[i] = s
+	}
+	return string(config.MarshalJSON(list, 0))
+}
+
+// ReloadResult says what a reload did.
+type ReloadResult struct {
+	Unchanged, Swapped, Restarted, Added, Removed int
+	// Warnings are what the config check found that does not stop loading.
+	Warnings []string
+}
+
+func (r ReloadResult) String() string {
+	return fmt.Sprintf("%d unchanged, %d with new stubs, %d restarted, %d added, %d removed",
+		r.Unchanged, r.Swapped, r.Restarted, r.Added, r.Removed)
+}
+
+// Reload makes the running imposters what cfg defines, changing only what changed since the
+// last load:
+//   - an imposter whose definition is unchanged is left as it is (journal, response cycles and
+//     scenario states included, and any change made to it through the API);
+//   - one whose stubs alone changed gets the new stub table, swapped atomically on the same
+//     listener, so no connection or request in flight is dropped (its journal and scenario
+//     states stay);
+//   - one whose other settings changed (protocol, name, recordRequests, defaultResponse,
+//     certificates…) is stopped, letting requests in flight finish, and started again;
+//   - one no longer defined is stopped; a new one is started.
+//
+// Imposters created through the admin API are left alone unless cfg defines an imposter on
+// their port, which then replaces them. When cfg does not compile, nothing changes and the
+// error lists every problem with its file and line. Reloads are serialised.
+func (a *App) Reload(cfg *config.Config) (ReloadResult, error) {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
+	var res ReloadResult
+	list, warnings, err := buildImposters(a.reg, cfg, a.opts.AllowInjection)
+	res.Warnings = warnings
+	if err != nil {
+		return res, err
+	}
+	next := loadedOf(list)
+	var errs []error
+	for _, b := range list {
+		k := key(b)
+		cur := next[k]
+		old, had := a.loaded[k]
+		switch {
+		case had && old.header == cur.header && old.stubs == cur.stubs:
+			next[k] = old // unchanged: keep the running imposter
+			res.Unchanged++
+			continue
+		case had && old.header == cur.header && a.reg.Get(old.im.Port()) == old.im:
+			if err := old.im.ReplaceStubs(b.def.Stubs); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", b.src.Locate(b.src.Path, "cannot swap stubs"), err))
+				continue
+			}
+			old.stubs = cur.stubs
+			next[k] = old
+			res.Swapped++
+			continue
+		}
+		if had {
+			if running := a.reg.Get(old.im.Port()); running == old.im {
+				a.reg.Delete(old.im.Port())
+			}
+			res.Restarted++
+		} else {
+			res.Added++
+		}
+		if port := b.def.Port; port != 0 && a.reg.Get(port) != nil {
+			a.reg.Delete(port) // an imposter created through the API on a port the config now defines
+		}
+		if err := a.reg.Add(b.im); err != nil {
+			delete(next, k)
+			errs = append(errs, fmt.Errorf("%s", b.src.Locate(b.src.Path, "cannot start imposter: "+errorText(err))))
+		}
+	}
+	for k, old := range a.loaded {
+		if _, kept := next[k]; kept {
+			continue
+		}
+		if running := a.reg.Get(old.im.Port()); running == old.im {
+			a.reg.Delete(old.im.Port())
+			res.Removed++
+		}
+	}
+	a.loaded = next
+	if a.api != nil {
+		if err := a.api.Persist(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+func errorText(err error) string {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return ce.Message
+	}
+	return err.Error()
+}
+
+// WatchOptions tune Watch.
+type WatchOptions struct {
+	// Patterns are the config files, directories and globs to watch, as given to -c.
+	Patterns []string
+	// Interval is how often the files are looked at; 0 = 500ms.
+	Interval time.Duration
+	// Changed is called (from Watch's goroutine) when a file was changed, added or removed.
+	Changed func()
+}
+
+// Watch looks at the files that patterns name every interval and calls Changed when one was
+// changed, added or removed, until ctx ends. It polls (size and modification time) rather than
+// subscribing to file system events: editors that save by renaming, directories and globs that
+// gain files, and network file systems all show up the same way, for one stat per file.
+func Watch(ctx context.Context, opts WatchOptions) {
+	interval := opts.Interval
+	if interval <= 0 {
+		interval = 500 * time.Millisecond
+	}
+	last := fingerprint(opts.Patterns)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if now := fingerprint(opts.Patterns); now != last {
+			last = now
+			opts.Changed()
+		}
+	}
+}
+
+// fingerprint is the name, size and modification time of every file the patterns name (an
+// error, such as a missing file, is part of it too).
+func fingerprint(patterns []string) string {
+	files, err := config.Files(patterns)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	var b []byte
+	for _, f := range files {
+		info, err := os.Stat(f)
+		if err != nil {
+			b = append(b, f+": "+err.Error()+"\n"...)
+			continue
+		}
+		b = append(b, f...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, info.Size(), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, info.ModTime().UnixNano(), 10)
+		b = append(b, '\n')
+	}
+	return string(b)
+}
