@@ -148,6 +148,10 @@ func formatDate(t time.Time, format string) string {
 	return t.Format(goLayout(format))
 }
 
+// numericLayouts are the Go layouts of Java's one- and two-letter day, hour (1-12), minute and
+// second fields.
+var numericLayouts = map[byte][2]string{'d': {"2", "02"}, 'h': {"3", "03"}, 'm': {"4", "04"}, 's': {"5", "05"}}
+
 // goLayout converts a Java SimpleDateFormat pattern to a Go layout.
 func goLayout(java string) string {
 	var b strings.Builder
@@ -195,32 +199,16 @@ func goLayout(java string) string {
 			default:
 				b.WriteString("1")
 			}
-		case 'd':
+		case 'd', 'h', 'm', 's':
+			// One letter: no padding; two: two digits.
+			layout := numericLayouts[c]
 			if n == 2 {
-				b.WriteString("02")
+				b.WriteString(layout[1])
 			} else {
-				b.WriteString("2")
+				b.WriteString(layout[0])
 			}
 		case 'H':
 			b.WriteString("15")
-		case 'h':
-			if n == 2 {
-				b.WriteString("03")
-			} else {
-				b.WriteString("3")
-			}
-		case 'm':
-			if n == 2 {
-				b.WriteString("04")
-			} else {
-				b.WriteString("4")
-			}
-		case 's':
-			if n == 2 {
-				b.WriteString("05")
-			} else {
-				b.WriteString("5")
-			}
 		case 'S':
 			b.WriteString(strings.Repeat("0", n))
 		case 'a':

@@ -245,57 +245,42 @@ func (p *parser) tag(pos int) (*token, int, error) {
 	if strings.HasPrefix(trimmed, "!") {
 		return nil, next, nil
 	}
-	if triple {
-		tok.kind = tkMustache
-		e, err := p.parseExpr(trimmed, pos)
-		if err != nil {
-			return nil, 0, err
-		}
-		tok.expr = e
-		return tok, next, nil
-	}
+	var text string // the expression to parse
+	block := false  // text ends with block parameters
 	switch {
+	case triple:
+		tok.kind, text = tkMustache, trimmed
 	case trimmed == "else" || trimmed == "^":
 		tok.kind = tkElse
 	case strings.HasPrefix(trimmed, "else ") || strings.HasPrefix(trimmed, "else\t") || strings.HasPrefix(trimmed, "else\n"):
-		tok.kind = tkElse
-		e, params, err := p.parseBlockExpr(strings.TrimSpace(trimmed[4:]), pos)
-		if err != nil {
-			return nil, 0, err
-		}
-		tok.expr, tok.params = e, params
+		tok.kind, text, block = tkElse, trimmed[4:], true
+	case strings.HasPrefix(trimmed, "#>") || strings.HasPrefix(trimmed, "#*"):
+		return nil, 0, p.errorAt(pos, "partial blocks and decorators are not supported")
 	case strings.HasPrefix(trimmed, "#"):
-		if strings.HasPrefix(trimmed, "#>") || strings.HasPrefix(trimmed, "#*") {
-			return nil, 0, p.errorAt(pos, "partial blocks and decorators are not supported")
-		}
-		tok.kind = tkOpen
-		e, params, err := p.parseBlockExpr(strings.TrimSpace(trimmed[1:]), pos)
-		if err != nil {
-			return nil, 0, err
-		}
-		tok.expr, tok.params = e, params
+		tok.kind, text, block = tkOpen, trimmed[1:], true
 	case strings.HasPrefix(trimmed, "/"):
-		tok.kind = tkClose
-		tok.text = strings.TrimSpace(trimmed[1:])
+		tok.kind, tok.text = tkClose, strings.TrimSpace(trimmed[1:])
+		return tok, next, nil
 	case strings.HasPrefix(trimmed, "^"):
 		return nil, 0, p.errorAt(pos, "inverse sections ({{^name}}) are not supported: use {{#unless name}}")
 	case strings.HasPrefix(trimmed, ">"):
 		return nil, 0, p.errorAt(pos, "partials are not supported")
 	case strings.HasPrefix(trimmed, "&"):
-		tok.kind = tkMustache
-		tok.escape = false
-		e, err := p.parseExpr(strings.TrimSpace(trimmed[1:]), pos)
-		if err != nil {
-			return nil, 0, err
-		}
-		tok.expr = e
+		tok.kind, tok.escape, text = tkMustache, false, trimmed[1:]
 	default:
-		tok.kind = tkMustache
-		e, err := p.parseExpr(trimmed, pos)
-		if err != nil {
-			return nil, 0, err
-		}
-		tok.expr = e
+		tok.kind, text = tkMustache, trimmed
+	}
+	if tok.kind == tkElse && !block {
+		return tok, next, nil
+	}
+	var err error
+	if block {
+		tok.expr, tok.params, err = p.parseBlockExpr(strings.TrimSpace(text), pos)
+	} else {
+		tok.expr, err = p.parseExpr(strings.TrimSpace(text), pos)
+	}
+	if err != nil {
+		return nil, 0, err
 	}
 	return tok, next, nil
 }
@@ -378,77 +363,48 @@ func tagText(t token) string {
 	return "else"
 }
 
-// block builds the block opened by open from the tokens after it.
+// block builds the block opened by open from the tokens after it, through its close tag.
 func (p *parser) block(open token, toks []token) (*blockNode, []token, error) {
 	name := open.expr.name
 	if name == "" && open.expr.head.path != nil {
 		name = open.expr.head.path.text
 	}
+	b, rest, err := p.section(open, toks, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, rest[1:], nil
+}
+
+// section builds the body and {{else}} part of a block named name (open is its tag or an
+// {{else name …}} of it, which nests as a block) and returns the tokens from its close tag on.
+func (p *parser) section(open token, toks []token, name string) (*blockNode, []token, error) {
 	b := &blockNode{expr: open.expr, params: open.params}
 	body, rest, err := p.build(toks, name, open.pos)
 	if err != nil {
 		return nil, nil, err
 	}
 	b.body = body
-	t := rest[0]
-	if t.kind == tkElse {
+	if t := rest[0]; t.kind == tkElse {
 		if t.expr != nil {
-			// {{else if x}}…: a nested block that ends with this one.
-			chained := token{kind: tkOpen, expr: t.expr, params: t.params, pos: t.pos}
-			inner, after, err := p.chain(chained, rest[1:], name)
-			if err != nil {
-				return nil, nil, err
-			}
-			b.inverse = []node{inner}
-			return b, after[1:], nil // chain checked that after[0] closes this block
-		}
-		inv, after, err := p.build(rest[1:], name, open.pos)
-		if err != nil {
-			return nil, nil, err
-		}
-		b.inverse = inv
-		t = after[0]
-		rest = after
-		if t.kind == tkElse {
-			return nil, nil, p.errorAt(t.pos, "a second {{else}} in {{#%s}}", name)
-		}
-	}
-	if t.text != name {
-		return nil, nil, p.errorAt(t.pos, "{{/%s}} closes {{#%s}}", t.text, name)
-	}
-	return b, rest[1:], nil
-}
-
-// chain builds an {{else name …}} section that the outer block's close tag ends.
-func (p *parser) chain(open token, toks []token, outer string) (*blockNode, []token, error) {
-	b := &blockNode{expr: open.expr, params: open.params}
-	body, rest, err := p.build(toks, outer, open.pos)
-	if err != nil {
-		return nil, nil, err
-	}
-	b.body = body
-	t := rest[0]
-	if t.kind == tkElse {
-		if t.expr != nil {
-			inner, after, err := p.chain(token{kind: tkOpen, expr: t.expr, params: t.params, pos: t.pos}, rest[1:], outer)
+			// {{else if x}}…: a nested block that the same close tag ends.
+			inner, after, err := p.section(token{kind: tkOpen, expr: t.expr, params: t.params, pos: t.pos}, rest[1:], name)
 			if err != nil {
 				return nil, nil, err
 			}
 			b.inverse = []node{inner}
 			return b, after, nil
 		}
-		inv, after, err := p.build(rest[1:], outer, open.pos)
-		if err != nil {
+		if b.inverse, rest, err = p.build(rest[1:], name, open.pos); err != nil {
 			return nil, nil, err
 		}
-		b.inverse = inv
-		rest = after
-		t = rest[0]
+		if rest[0].kind == tkElse {
+			return nil, nil, p.errorAt(rest[0].pos, "a second {{else}} in {{#%s}}", name)
+		}
 	}
-	if t.kind != tkClose || t.text != outer {
-		return nil, nil, p.errorAt(t.pos, "{{/%s}} closes {{#%s}}", t.text, outer)
+	if t := rest[0]; t.text != name {
+		return nil, nil, p.errorAt(t.pos, "{{/%s}} closes {{#%s}}", t.text, name)
 	}
-	// Leave the close tag for the outer block.
 	return b, rest, nil
 }
 
