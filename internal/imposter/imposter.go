@@ -335,6 +335,10 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 	}
 	var cr *response
 	if im.def.Protocol == "tcp" {
+		if config.Truthy(get(config.AsObject(get(r, "is")), "template")) {
+			return &config.Error{Code: config.CodeBadData, Path: "is.template",
+				Message: "templates apply to http and https imposters", Source: r}
+		}
 		tr, err := im.compileTCPResponse(r)
 		if err != nil {
 			return err

@@ -1,0 +1,55 @@
+package imposter
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
+)
+
+func TestTemplatedResponses(t *testing.T) {
+	im := scenarioImposter(t, `[
+		{"predicates":[{"equals":{"path":"/obj"}}],"responses":[{"is":{"template":true,"headers":{"X-Q":"{{request.query.q}}"},"body":{"said":"{{{request.body}}}","n":[1,"{{request.method}}"]}}}]},
+		{"responses":[{"is":{"template":true,"statusCode":201,"body":"{{request.path.[0]}}"}}]}
+	]`)
+	cases := []struct {
+		path, body string
+		status     int
+		want       string
+		header     string
+	}{
+		// An object body stays valid JSON whatever the request holds.
+		{"/obj?q=x", `he said "hi"`, 200, "{\n    \"said\": \"he said \\\"hi\\\"\",\n    \"n\": [\n        1,\n        \"GET\"\n    ]\n}", "x"},
+		{"/plain/text", "", 201, "plain", ""},
+	}
+	for _, c := range cases {
+		path, query, _ := strings.Cut(c.path, "?")
+		req := &request.Request{Method: "GET", Path: path, Body: c.body, Query: request.ParseQuery(nil, query)}
+		_, resp, _, _, err := im.resolve(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, perr := im.produce(context.Background(), req, resp)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		if out.status != c.status || string(out.body) != c.want {
+			t.Errorf("%s: got %d %q, want %d %q", c.path, out.status, out.body, c.status, c.want)
+		}
+		if c.header != "" && (len(out.headers) != 1 || out.headers[0].value != c.header) {
+			t.Errorf("%s: headers %v, want X-Q: %s", c.path, out.headers, c.header)
+		}
+	}
+}
+
+func TestTemplateOnTCPIsRefused(t *testing.T) {
+	def, errs := config.ParseImposter(mustJSON(t, `{"protocol":"tcp","port":4545,"stubs":[{"responses":[{"is":{"template":true,"data":"{{request.body}}"}}]}]}`), config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	if _, err := New(def, Options{}); err == nil || !strings.Contains(err.Error(), "templates apply to http and https imposters") {
+		t.Errorf("a template on a tcp imposter: %v", err)
+	}
+}
