@@ -30,7 +30,13 @@ type tnode struct {
 // not marked as a template. A template that does not compile is a "bad data" error.
 func compileTemplate(r *config.Object) (*templated, *config.Error) {
 	is := config.AsObject(get(r, "is"))
-	if is == nil || !config.Truthy(get(is, "template")) {
+	tv, present := is.Get("template")
+	if !present {
+		return nil, nil
+	}
+	if on, isBool := tv.(bool); !isBool {
+		return nil, &config.Error{Code: config.CodeBadData, Message: "template must be true or false", Source: r}
+	} else if !on {
 		return nil, nil
 	}
 	if get(is, "_mode") == "binary" {
