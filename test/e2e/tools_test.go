@@ -33,7 +33,7 @@ func healthcheck(args ...string) (string, error) {
 // TestHealthcheck: exit 0 when the admin API answers and, with --imposters, every imposter
 // accepts connections; exit 1 naming what failed otherwise.
 func TestHealthcheck(t *testing.T) {
-	free := listenFree(t)
+	free := refusedPort(t)
 	if out, err := healthcheck("--port", fmt.Sprint(free)); err == nil || !strings.Contains(out, "no mockd (or Mountebank) is running") {
 		t.Errorf("healthcheck with nothing running: err=%v\n%s", err, out)
 	}
@@ -52,7 +52,7 @@ func TestHealthcheck(t *testing.T) {
 	}
 	// An imposter whose port stops accepting fails the check: stand a closed port in with a
 	// fake admin API that lists it.
-	closed := listenFree(t)
+	closed := refusedPort(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
