@@ -2,6 +2,7 @@
 GO        ?= go
 BIN       ?= bin/mockd
 FUZZTIME  ?= 30s
+SOAK_DURATION ?= 30m
 # Version, commit and date are stamped into the binary (`mockd version`); VERSION is the tag
 # without its "v" (tags are v0.x.y), empty on an untagged commit (the binary says 0.1.0-dev).
 VERSION   ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//')
@@ -20,7 +21,7 @@ GORELEASER := $(shell $(GO) env GOPATH)/bin/goreleaser
 # Every package but the black-box suites in test/.
 UNIT_PKGS  = $$($(GO) list ./... | grep -v '/test/')
 
-.PHONY: build run test test-short fuzz bench bench-e2e fmt vet lint tidy-check check-all clean tools goreleaser release-check
+.PHONY: build run test test-short fuzz bench bench-e2e soak fmt vet lint tidy-check check-all clean tools goreleaser release-check
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mockd
@@ -51,6 +52,14 @@ fuzz:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
+
+# SOAK_DURATION (default 30m) at 80% of the saturation rate measured at the start, on plain,
+# JSON, recorded, scripted and proxied requests, reporting RSS and goroutines every minute; fails
+# when a request fails or RSS grows by 5% or more after the warm-up (the first 5 minutes, or the
+# first half of a run shorter than 10). Not part of `make test`. `make soak SOAK_DURATION=2m`
+# is a quick check; SOAK_ARGS passes more flags (`go run ./test/soak -help`).
+soak:
+	$(GO) run ./test/soak -duration $(SOAK_DURATION) $(SOAK_ARGS)
 
 bench-e2e:
 	@if [ -f bench/Makefile ]; then $(MAKE) -C bench; else echo "bench/ harness not built yet (issue 5)"; exit 1; fi
