@@ -1,7 +1,9 @@
 # mockd — see README.md. Every target works on a clean checkout.
 GO        ?= go
 BIN       ?= bin/mockd
-FUZZTIME  ?= 30s
+FUZZTIME  ?= 10m
+FUZZ      ?= .
+FUZZPARALLEL ?=
 SOAK_DURATION ?= 30m
 # Version, commit and date are stamped into the binary (`mockd version`); VERSION is the tag
 # without its "v" (tags are v0.x.y), empty on an untagged commit (the binary says 0.1.0-dev).
@@ -41,14 +43,27 @@ test: vet
 test-short:
 	$(GO) test -short -count=1 $(UNIT_PKGS)
 
-# Runs every fuzz target for FUZZTIME each.
+# Runs every fuzz target of every package, bench/ (a module of its own) included, for FUZZTIME
+# each, one after the other: the 10-minute campaign is plain `make fuzz` (4 hours and more).
+# Targets are found in the sources (listing them with go test would run the suites' TestMain).
+# FUZZ picks targets by an extended regexp on "DIR TARGET" (FUZZ='internal/match|FuzzParseCSV');
+# FUZZPARALLEL sets go test -parallel (default GOMAXPROCS). A failing target does not stop the
+# others; the run ends by naming them, and go test has written each crasher to
+# DIR/testdata/fuzz/TARGET/ (commit it with the fix: it becomes a regression test).
 fuzz:
-	@set -e; for pkg in $(UNIT_PKGS); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$target"; \
-	    $(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	@failed=; n=0; \
+	for f in $$(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=.tools --exclude-dir=.peers '^func Fuzz' . | sort); do \
+	  dir=$$(dirname $$f); dir=$${dir#./}; mod=.; pkg=./$$dir; \
+	  case $$dir in bench/*) mod=bench; pkg=./$${dir#bench/};; esac; \
+	  for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "$$dir $$target" | grep -Eq -e '$(FUZZ)' || continue; \
+	    n=$$((n+1)); echo "== $$dir $$target ($(FUZZTIME))"; \
+	    (cd $$mod && $(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $(FUZZPARALLEL:%=-parallel=%) $$pkg) \
+	      || failed="$$failed $$dir:$$target"; \
 	  done; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: $$n targets; failed:$$failed"; exit 1; fi; \
+	echo "fuzz: $$n targets, $(FUZZTIME) each, none failed"
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./internal/...
