@@ -85,6 +85,9 @@ type Options struct {
 	Console io.Writer
 	// Quiet discards console log lines (tests).
 	Quiet bool
+	// Listener, when set, is where the admin API is served instead of a listener on Host:Port
+	// (tests pass fasthttputil's in-memory listener); Start takes it over and Stop closes it.
+	Listener net.Listener
 	// DataDir, when set, persists every imposter change there before it is acknowledged, and
 	// the imposters saved there are started when Config is nil (Mountebank's --datadir).
 	DataDir string
@@ -334,15 +337,21 @@ func buildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 // Start listens on the admin port and starts every configured imposter. On error everything
 // started is stopped again.
 func (a *App) Start() error {
-	ln, err := net.Listen("tcp", net.JoinHostPort(a.opts.Host, strconv.Itoa(a.opts.Port)))
-	if err != nil {
-		if errors.Is(err, errAddrInUse) || strings.Contains(err.Error(), "address already in use") {
-			return fmt.Errorf("cannot start admin API: port %d is already in use", a.opts.Port)
+	ln := a.opts.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", net.JoinHostPort(a.opts.Host, strconv.Itoa(a.opts.Port))); err != nil {
+			if errors.Is(err, errAddrInUse) || strings.Contains(err.Error(), "address already in use") {
+				return fmt.Errorf("cannot start admin API: port %d is already in use", a.opts.Port)
+			}
+			return fmt.Errorf("cannot start admin API: %w", err)
 		}
-		return fmt.Errorf("cannot start admin API: %w", err)
 	}
 	a.ln = ln
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := a.opts.Port
+	if addr, ok := ln.Addr().(*net.TCPAddr); ok {
+		port = addr.Port
+	}
 	a.log = slog.New(a.logs.Handler("mb:" + strconv.Itoa(port)))
 	a.api = admin.New(a.reg, admin.Options{
 		Port:           port,

@@ -1,0 +1,248 @@
+package admin
+
+import (
+	"encoding/json"
+	"net"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
+)
+
+// inmemClient serves a over fasthttputil's in-memory listener until the test ends and returns a
+// client whose every request reaches it from the address from (nil: the listener's default).
+func inmemClient(t *testing.T, a *API, from net.Addr) *fasthttp.Client {
+	t.Helper()
+	ln := fasthttputil.NewInmemoryListener()
+	srv := &fasthttp.Server{Handler: a.Handler, NoDefaultServerHeader: true, NoDefaultContentType: true, Logger: quietLogger{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+	})
+	return &fasthttp.Client{Dial: func(string) (net.Conn, error) {
+		if from != nil {
+			return ln.DialWithLocalAddr(from)
+		}
+		return ln.Dial()
+	}}
+}
+
+// answer is what a test reads back of one admin request.
+type answer struct {
+	status  int
+	headers map[string]string
+	body    string
+}
+
+func do(t *testing.T, c *fasthttp.Client, method, uri, body string, headers ...string) (answer, error) {
+	t.Helper()
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.Header.SetMethod(method)
+	req.SetRequestURI("http://localhost:2525" + uri)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	if body != "" {
+		req.SetBodyString(body)
+	}
+	if err := c.Do(req, resp); err != nil {
+		return answer{}, err
+	}
+	got := answer{status: resp.StatusCode(), headers: map[string]string{}, body: string(resp.Body())}
+	for _, k := range resp.Header.PeekKeys() {
+		got.headers[string(k)] = string(resp.Header.PeekBytes(k))
+	}
+	return got, nil
+}
+
+// sameJSON reports whether a and b are the same JSON value (key order aside).
+func sameJSON(a, b string) bool {
+	var va, vb any
+	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+const (
+	jsonType = "application/json; charset=utf-8"
+	noSuch   = `{"errors":[{"code":"no such resource","message":"Try POSTing to /imposters first?"}]}`
+)
+
+// notFoundPage is Express's answer to an unknown route (test/compat golden admin-unknown-route).
+func notFoundPage(method, path string) string {
+	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot " +
+		method + " " + path + "</pre>\n</body>\n</html>\n"
+}
+
+// TestRoutes plays admin requests in order against one API whose first imposter is :port, and
+// checks each answer's status, content type and body as Mountebank 2.9.1 gives them (the bodies
+// are those of test/compat's golden files).
+func TestRoutes(t *testing.T) {
+	a, im := newTestAPI(t, Options{Port: 2525, Version: "2.9.1"})
+	c := inmemClient(t, a, nil)
+	port := strconv.Itoa(im.Port())
+	tests := []struct {
+		name, method, uri, body string
+		status                  int
+		contentType             string
+		want                    string // JSON compared as values; HTML compared as text
+	}{
+		{"home", "GET", "/", "", 200, jsonType,
+			`{"_links":{"imposters":{"href":"http://localhost:2525/imposters"},"config":{"href":"http://localhost:2525/config"},"logs":{"href":"http://localhost:2525/logs"}}}`},
+		{"unknown route", "GET", "/nope", "", 404, "text/html; charset=utf-8", notFoundPage("GET", "/nope")},
+		{"unknown method", "PATCH", "/imposters", "", 404, "text/html; charset=utf-8", notFoundPage("PATCH", "/imposters")},
+		{"POST to an imposter", "POST", "/imposters/" + port, "", 404, "text/html; charset=utf-8", notFoundPage("POST", "/imposters/"+port)},
+		{"path is escaped", "GET", "/a<b", "", 404, "text/html; charset=utf-8", notFoundPage("GET", "/a&lt;b")},
+		{"missing imposter", "GET", "/imposters/1", "", 404, jsonType, noSuch},
+		{"imposter id not a number", "GET", "/imposters/abc", "", 404, jsonType, noSuch},
+		{"imposter id not canonical", "GET", "/imposters/0" + port, "", 404, jsonType, noSuch},
+		{"stubs of a missing imposter", "POST", "/imposters/1/stubs", `{"stub":{}}`, 404, jsonType, noSuch},
+		{"invalid JSON", "POST", "/imposters", "{not json", 400, jsonType,
+			`{"errors":[{"code":"invalid JSON","message":"Unable to parse body as JSON","source":"{not json"}]}`},
+		{"PUT without imposters", "PUT", "/imposters", `{}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'imposters' is a required field"}]}`},
+		{"stub index out of range", "POST", "/imposters/" + port + "/stubs", `{"index":5,"stub":{"responses":[{"is":{}}]}}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'index' must be between 0 and the length of the stubs array"}]}`},
+		{"no stub", "POST", "/imposters/" + port + "/stubs", `{}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"must contain 'stub' field"}]}`},
+		{"empty responses", "POST", "/imposters/" + port + "/stubs", `{"stub":{"responses":[]}}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'responses' must be a non-empty array","source":{"responses":[]}}]}`},
+		{"PUT stubs without stubs", "PUT", "/imposters/" + port + "/stubs", `{}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'stubs' is a required field"}]}`},
+		{"PUT stubs not an array", "PUT", "/imposters/" + port + "/stubs", `{"stubs":1}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'stubs' must be an array"}]}`},
+		{"stub index not a number", "PUT", "/imposters/" + port + "/stubs/abc", `{"responses":[{"is":{}}]}`, 404, jsonType,
+			`{"errors":[{"code":"bad data","message":"'stubIndex' must be a valid integer, representing the array index position of the stub to replace"}]}`},
+		{"stub index past the end", "DELETE", "/imposters/" + port + "/stubs/0", "", 404, jsonType,
+			`{"errors":[{"code":"bad data","message":"'stubIndex' must be a valid integer, representing the array index position of the stub to replace"}]}`},
+		{"add a stub", "POST", "/imposters/" + port + "/stubs", `{"stub":{"responses":[{"is":{"body":"x"}}]}}`, 200, jsonType, ""},
+		{"replayable imposter", "GET", "/imposters/" + port + "?replayable=true", "", 200, jsonType,
+			`{"protocol":"http","port":` + port + `,"name":"a","recordRequests":true,"stubs":[{"responses":[{"is":{"body":"x"}}]}]}`},
+		{"delete the stub", "DELETE", "/imposters/" + port + "/stubs/0", "", 200, jsonType, ""},
+		{"delete a missing imposter", "DELETE", "/imposters/1", "", 200, jsonType, `{}`},
+	}
+	for _, tc := range tests {
+		got, err := do(t, c, tc.method, tc.uri, tc.body)
+		if err != nil {
+			t.Fatalf("%s: %s %s: %v", tc.name, tc.method, tc.uri, err)
+		}
+		if got.status != tc.status || got.headers["Content-Type"] != tc.contentType {
+			t.Errorf("%s: %s %s: got %d %q, want %d %q (body %s)", tc.name, tc.method, tc.uri,
+				got.status, got.headers["Content-Type"], tc.status, tc.contentType, got.body)
+			continue
+		}
+		switch {
+		case tc.want == "":
+		case strings.HasPrefix(tc.contentType, "text/html"):
+			if got.body != tc.want {
+				t.Errorf("%s: %s %s: body\n%s\nwant\n%s", tc.name, tc.method, tc.uri, got.body, tc.want)
+			}
+		case !sameJSON(got.body, tc.want):
+			t.Errorf("%s: %s %s: body\n%s\nwant\n%s", tc.name, tc.method, tc.uri, got.body, tc.want)
+		}
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	a, _ := newTestAPI(t, Options{APIKey: "secret"})
+	c := inmemClient(t, a, nil)
+	const refused = `{"errors":[{"code":"unauthorized","message":"If you set the apiKey option, make sure you are sending the correct apiKey in the x-api-key header."}]}`
+	tests := []struct {
+		name    string
+		headers []string
+		status  int
+	}{
+		{"no key", nil, 401},
+		{"empty key", []string{"x-api-key", ""}, 401},
+		{"wrong key", []string{"x-api-key", "secreT"}, 401},
+		{"longer key", []string{"x-api-key", "secret2"}, 401},
+		{"right key", []string{"x-api-key", "secret"}, 200},
+		{"header name is case-insensitive", []string{"X-API-KEY", "secret"}, 200},
+	}
+	for _, tc := range tests {
+		got, err := do(t, c, "GET", "/imposters", "", tc.headers...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got.status != tc.status {
+			t.Errorf("%s: got %d %s, want %d", tc.name, got.status, got.body, tc.status)
+			continue
+		}
+		if tc.status == 401 && !sameJSON(got.body, refused) {
+			t.Errorf("%s: body %s, want %s", tc.name, got.body, refused)
+		}
+	}
+}
+
+func TestCORS(t *testing.T) {
+	tests := []struct {
+		name        string
+		origin      string
+		method      string
+		headers     []string
+		status      int
+		wantHeaders map[string]string // "" = absent
+	}{
+		{"preflight", "", "OPTIONS", []string{"Access-Control-Request-Headers", "content-type,x-api-key"}, 204, map[string]string{
+			"Access-Control-Allow-Methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
+			"Access-Control-Allow-Headers": "content-type,x-api-key",
+			"Vary":                         "Access-Control-Request-Headers",
+			"Access-Control-Allow-Origin":  "",
+			"Content-Length":               "0",
+		}},
+		{"preflight without requested headers", "", "OPTIONS", nil, 204, map[string]string{
+			"Access-Control-Allow-Methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
+			"Access-Control-Allow-Headers": "",
+		}},
+		{"preflight with --origin", "http://app.test", "OPTIONS", nil, 204, map[string]string{
+			"Access-Control-Allow-Origin":  "http://app.test",
+			"Access-Control-Allow-Methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
+		}},
+		{"GET with --origin", "http://app.test", "GET", nil, 200, map[string]string{
+			"Access-Control-Allow-Origin": "http://app.test",
+		}},
+		{"GET without --origin", "", "GET", nil, 200, map[string]string{
+			"Access-Control-Allow-Origin": "",
+		}},
+	}
+	for _, tc := range tests {
+		a, _ := newTestAPI(t, Options{Origin: tc.origin})
+		c := inmemClient(t, a, nil)
+		got, err := do(t, c, tc.method, "/imposters", "", tc.headers...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got.status != tc.status {
+			t.Errorf("%s: got %d, want %d", tc.name, got.status, tc.status)
+		}
+		for k, want := range tc.wantHeaders {
+			if got.headers[k] != want {
+				t.Errorf("%s: header %s = %q, want %q", tc.name, k, got.headers[k], want)
+			}
+		}
+	}
+}
+
+// TestRefusedClient shows --localOnly: a client it does not allow gets no answer at all.
+func TestRefusedClient(t *testing.T) {
+	a, _ := newTestAPI(t, Options{AllowIP: func(ip net.IP) bool { return ip.IsLoopback() }})
+	far := inmemClient(t, a, &net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 40000})
+	if got, err := do(t, far, "GET", "/imposters", ""); err == nil {
+		t.Errorf("a client --localOnly refuses got an answer: %d %s", got.status, got.body)
+	}
+	near := inmemClient(t, a, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000})
+	if got, err := do(t, near, "GET", "/imposters", ""); err != nil || got.status != 200 {
+		t.Errorf("loopback client: got %d %v, want 200", got.status, err)
+	}
+}
