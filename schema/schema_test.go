@@ -234,3 +234,32 @@ func acceptedImposters(scenarioFile, goldenFile string) ([][]byte, error) {
 	}
 	return out, nil
 }
+
+// TestServerKeys: the schema's server block has the keys the loader takes, the server flags
+// (app.ServerKeys) but configfile, which a config file may not set.
+func TestServerKeys(t *testing.T) {
+	var doc struct {
+		Definitions struct {
+			Server struct {
+				Properties map[string]any `json:"properties"`
+			} `json:"server"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(schema.JSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var inSchema, flags []string
+	for k := range doc.Definitions.Server.Properties {
+		inSchema = append(inSchema, k)
+	}
+	for _, k := range app.ServerKeys() {
+		if k != "configfile" {
+			flags = append(flags, k)
+		}
+	}
+	sort.Strings(inSchema)
+	sort.Strings(flags)
+	if strings.Join(inSchema, " ") != strings.Join(flags, " ") {
+		t.Errorf("the schema's server keys\n%q\nare not the server flags\n%q", inSchema, flags)
+	}
+}

@@ -19,78 +19,21 @@ import (
 	"github.com/mockd/mockd/internal/config"
 )
 
-// serverFlags are `mb start`'s flags under their Mountebank names, plus mockd's -c.
+// serverFlags are what the server commands read: app.Options, whose flags app.BindFlags
+// declares, the config files to load and whether to watch them (--watch, which a config file
+// cannot set).
 type serverFlags struct {
-	configs        []string
-	configfile     string
-	port           int
-	host           string
-	allowInjection bool
-	localOnly      bool
-	ipWhitelist    string
-	mock           bool
-	debug          bool
-	pidfile        string
-	logfile        string
-	loglevel       string
-	logFormat      string
-	nologfile      bool
-	origin         string
-	apikey         string
-	datadir        string
-	noParse        bool
-	drain          time.Duration
-	scriptTimeout  time.Duration
-	scriptMemory   byteSize
-	headerTimeout  time.Duration
-	idleTimeout    time.Duration
-	maxBody        byteSize
-	journalSize    int
-	journalBytes   byteSize
-	fileRoots      []string
-	noMetrics      bool
-	verdict        string
-	watch          bool
-	watchInterval  time.Duration
+	opts          app.Options
+	configs       []string
+	configfile    string
+	watch         bool
+	watchInterval time.Duration
 }
 
 func (f *serverFlags) register(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringArrayVarP(&f.configs, "config", "c", nil, "config file, directory or glob (YAML or Mountebank JSON); repeatable")
 	fs.StringVar(&f.configfile, "configfile", "", "Mountebank config file to load at start")
-	fs.IntVar(&f.port, "port", 2525, "admin API port (0 picks a free port)")
-	fs.StringVar(&f.host, "host", "", "address to bind the admin API and imposters to (default all interfaces)")
-	fs.BoolVar(&f.allowInjection, "allowInjection", false, "allow JavaScript injection and shell commands in stubs")
-	fs.BoolVar(&f.localOnly, "localOnly", false, "accept requests to the admin API and every imposter from loopback only")
-	fs.StringVar(&f.ipWhitelist, "ipWhitelist", "*", "pipe-separated client addresses (besides loopback) the admin API and every imposter accept")
-	fs.BoolVar(&f.mock, "mock", false, "record requests on every imposter")
-	fs.BoolVar(&f.debug, "debug", false, "record stub matches (shown as \"matches\" on each stub)")
-	defaultPid := ""
-	if mbStyle {
-		defaultPid = "mb.pid"
-	}
-	fs.StringVar(&f.pidfile, "pidfile", defaultPid, "write the process id to this file")
-	fs.StringVar(&f.logfile, "logfile", "", "append JSON log lines to this file")
-	fs.StringVar(&f.loglevel, "loglevel", "info", "debug, info, warn or error")
-	fs.StringVar(&f.logFormat, "log-format", "text", "console log lines: text (Mountebank's \"info: message\") or json (one JSON object a line)")
-	fs.BoolVar(&f.nologfile, "nologfile", false, "write no log file")
-	fs.StringVar(&f.origin, "origin", "", "CORS origin allowed on the admin API")
-	fs.StringVar(&f.apikey, "apikey", "", "require this key in the x-api-key header of admin requests")
-	fs.StringVar(&f.datadir, "datadir", "", "persist imposters in this directory and start with the ones saved there")
-	fs.BoolVar(&f.noParse, "noParse", false, "do not render JSON config files as EJS templates")
-	fs.DurationVar(&f.scriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
-	f.scriptMemory = 256 << 20
-	fs.Var(&f.scriptMemory, "script-memory", "how much one JavaScript call may make the heap grow (a request whose script takes more fails with a 500); 0 = no limit")
-	fs.DurationVar(&f.drain, "drain-timeout", 10*time.Second, "how long SIGTERM or Ctrl-C (and deleting an imposter) lets requests in flight finish; a second signal exits at once")
-	fs.DurationVar(&f.headerTimeout, "header-timeout", time.Minute, "close an http connection (imposter or admin API) whose request takes longer to arrive, from its first byte to its last, answering 408 (slowloris); 0 = no limit")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
-	f.maxBody = 64 << 20
-	fs.Var(&f.maxBody, "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), and largest tcp request or smtp message")
-	fs.StringArrayVar(&f.fileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
-	fs.IntVar(&f.journalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
-	f.journalBytes = 256 << 20
-	fs.Var(&f.journalBytes, "journal-bytes", "approximate bytes of recorded requests each imposter keeps (the oldest go first)")
-	fs.BoolVar(&f.noMetrics, "no-metrics", false, "record no request metrics (GET /metrics answers 404)")
-	fs.StringVar(&f.verdict, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
+	f.opts.BindFlags(fs, mbStyle)
 	fs.BoolVar(&f.watch, "watch", false, "reload the config files when one is changed, added or removed (SIGHUP always reloads)")
 	fs.DurationVar(&f.watchInterval, "watch-interval", 500*time.Millisecond, "how often --watch looks at the config files")
 }
@@ -114,7 +57,7 @@ func newServeCmd(name string, mbStyle bool) *cobra.Command {
 }
 
 // applyServerBlock sets every flag the command line did not set from the YAML server block.
-func applyServerBlock(cmd *cobra.Command, f *serverFlags, server *config.Object) error {
+func applyServerBlock(cmd *cobra.Command, server *config.Object) error {
 	for _, m := range server.Members {
 		if cmd.Flags().Changed(m.Key) {
 			continue
@@ -160,69 +103,39 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 	if f.configfile != "" {
 		files = append(files, f.configfile)
 	}
-	var cfg *config.Config
 	if len(files) > 0 {
-		var err error
-		var render config.Renderer
-		if !f.noParse {
-			render = app.RenderEJS
+		load := config.LoadOptions{ServerKeys: app.ServerKeys()}
+		if !f.opts.NoParse {
+			load.Render = app.RenderEJS
 		}
-		if cfg, err = config.LoadRendered(files, render); err != nil {
+		cfg, err := config.LoadWith(files, load)
+		if err != nil {
 			return configError(err)
 		}
-		if err := applyServerBlock(cmd, f, cfg.Server); err != nil {
+		if err := applyServerBlock(cmd, cfg.Server); err != nil {
 			return configError(err)
 		}
+		f.opts.Config = cfg
 	}
-	var whitelist []string
-	if f.ipWhitelist != "" && f.ipWhitelist != "*" {
-		whitelist = strings.Split(f.ipWhitelist, "|")
+	opts := f.opts
+	if opts.NoLogFile {
+		opts.LogFile = ""
 	}
-	logfile := f.logfile
-	if f.nologfile {
-		logfile = ""
-	}
-	a, err := app.New(app.Options{
-		Port:           f.port,
-		Host:           f.host,
-		Config:         cfg,
-		AllowInjection: f.allowInjection,
-		LocalOnly:      f.localOnly,
-		IPWhitelist:    whitelist,
-		Mock:           f.mock,
-		Debug:          f.debug,
-		LogLevel:       f.loglevel,
-		LogFormat:      f.logFormat,
-		LogFile:        logfile,
-		NoLogFile:      f.nologfile,
-		APIKey:         f.apikey,
-		Origin:         f.origin,
-		PidFile:        f.pidfile,
-		ScriptTimeout:  f.scriptTimeout,
-		ScriptMemory:   scriptMemory(f.scriptMemory),
-		HeaderTimeout:  f.headerTimeout,
-		IdleTimeout:    f.idleTimeout,
-		JournalSize:    f.journalSize,
-		JournalBytes:   int(f.journalBytes),
-		FileRoots:      append(configDirs(files), f.fileRoots...),
-		DrainTimeout:   f.drain,
-		MaxBody:        int(f.maxBody),
-		NoMetrics:      f.noMetrics,
-		Console:        cmd.OutOrStdout(),
-		DataDir:        f.datadir,
-	})
+	opts.FileRoots = append(configDirs(files), opts.FileRoots...)
+	opts.Console = cmd.OutOrStdout()
+	a, err := app.New(opts)
 	if err != nil {
 		return configError(err)
 	}
 	if err := a.Start(); err != nil {
 		return err
 	}
-	if f.pidfile != "" {
-		if err := os.WriteFile(f.pidfile, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+	if opts.PidFile != "" {
+		if err := os.WriteFile(opts.PidFile, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 			a.Stop(context.Background())
 			return fmt.Errorf("cannot write pid file: %w", err)
 		}
-		defer os.Remove(f.pidfile)
+		defer os.Remove(opts.PidFile)
 	}
 	if len(files) > 0 {
 		reloader(cmd, f, a, files)
@@ -230,21 +143,13 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "mockd: --watch has no config file to watch (give -c FILE)")
 	}
 	<-cmd.Context().Done()
-	ctx, cancel := context.WithTimeout(context.Background(), f.drain)
+	ctx, cancel := context.WithTimeout(context.Background(), opts.DrainTimeout)
 	defer cancel()
 	a.Stop(ctx)
-	if f.verdict != "" {
-		return writeVerdict(f.verdict, a.Verdict(false), false)
+	if opts.VerdictFile != "" {
+		return writeVerdict(opts.VerdictFile, a.Verdict(false), false)
 	}
 	return nil
-}
-
-// scriptMemory turns --script-memory into app.Options.ScriptMemory (0 there is the default).
-func scriptMemory(n byteSize) int64 {
-	if n == 0 {
-		return -1
-	}
-	return int64(n)
 }
 
 // configDirs returns the directories of the config files, directories and globs named.
@@ -265,12 +170,12 @@ func configDirs(patterns []string) []string {
 func reloader(cmd *cobra.Command, f *serverFlags, a *app.App, files []string) {
 	ctx := cmd.Context()
 	errw := cmd.ErrOrStderr()
-	var render config.Renderer
-	if !f.noParse {
-		render = app.RenderEJS
+	load := config.LoadOptions{ServerKeys: app.ServerKeys()}
+	if !f.opts.NoParse {
+		load.Render = app.RenderEJS
 	}
 	reload := func(why string) {
-		cfg, err := config.LoadRendered(files, render)
+		cfg, err := config.LoadWith(files, load)
 		var res app.ReloadResult
 		if err == nil {
 			res, err = a.Reload(cfg)
@@ -376,7 +281,7 @@ func newRestartCmd() *cobra.Command {
 		Short: "Stop the mockd named by --pidfile and start again (as `mb restart`)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := stopByPidfile(f.pidfile); err != nil {
+			if err := stopByPidfile(f.opts.PidFile); err != nil {
 				return err
 			}
 			return runServer(cmd, f)

@@ -32,8 +32,8 @@ import (
 // MountebankVersion is the Mountebank release whose behaviour mockd reproduces.
 const MountebankVersion = "2.9.1"
 
-// Options are everything `mockd start`/`serve` can set. Zero values are Mountebank's defaults
-// except Port (the caller sets 2525 or 0).
+// Options are everything `mockd start`/`serve` can set; BindFlags declares them as flags. Zero
+// values are Mountebank's defaults except Port (the caller sets 2525 or 0).
 type Options struct {
 	Port int
 	Host string
@@ -81,6 +81,11 @@ type Options struct {
 	NoMetrics bool
 	// PidFile is only reported by GET /config; the command writes the file.
 	PidFile string
+	// NoParse keeps JSON config files from being rendered as EJS templates; the command that
+	// loads the files reads it (config.LoadOptions.Render).
+	NoParse bool
+	// VerdictFile, when set, is where the command writes the verdict of GET /verify at shutdown.
+	VerdictFile string
 	// Console receives log lines; nil = os.Stdout.
 	Console io.Writer
 	// Quiet discards console log lines (tests).
@@ -105,7 +110,7 @@ func Validate(files []string, allowInjection bool) (int, error) {
 // Check is Validate that also returns the warnings: problems of Mountebank JSON files that
 // Mountebank accepts (mockd YAML refuses them) and stubs that can never match.
 func Check(files []string, allowInjection bool) (int, []string, error) {
-	cfg, err := config.LoadRendered(files, RenderEJS)
+	cfg, err := config.LoadWith(files, config.LoadOptions{Render: RenderEJS, ServerKeys: ServerKeys()})
 	if err != nil {
 		return 0, nil, err
 	}

@@ -9,5 +9,5 @@ type Document = config.Document
 // `mockd serve -c` does) followed by in-memory documents, for Options.Config. It is what
 // pkg/mockdtest uses to load configs given as text or Go values.
 func LoadConfig(files []string, docs []Document) (*config.Config, error) {
-	return config.LoadDocuments(files, docs, RenderEJS)
+	return config.LoadDocuments(files, docs, config.LoadOptions{Render: RenderEJS, ServerKeys: ServerKeys()})
 }

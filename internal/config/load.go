@@ -41,6 +41,7 @@ type Config struct {
 	Server *Object
 	// ServerFile names the file each server key came from, for error messages.
 	ServerFile map[string]string
+	serverKeys []string // LoadOptions.ServerKeys
 }
 
 // LoadError lists every problem found while loading config files; nothing should start when it occurs.
@@ -56,16 +57,25 @@ func (e *LoadError) Error() string {
 // and merges their imposters in order. YAML files may use ${ENV} expansion, bodyFile and a
 // server block; JSON files are read as Mountebank reads them.
 func Load(patterns []string) (*Config, error) {
-	return LoadRendered(patterns, nil)
+	return LoadWith(patterns, LoadOptions{})
 }
 
 // Renderer turns a JSON config file into JSON text (Mountebank's EJS templating).
 type Renderer func(file string) (string, error)
 
-// LoadRendered is Load with every JSON file first passed through render (nil: none), as
-// Mountebank renders --configfile files as EJS templates unless --noParse.
-func LoadRendered(patterns []string, render Renderer) (*Config, error) {
-	return LoadDocuments(patterns, nil, render)
+// LoadOptions say how config files are read.
+type LoadOptions struct {
+	// Render, when set, renders every JSON file first, as Mountebank renders --configfile files
+	// as EJS templates unless --noParse.
+	Render Renderer
+	// ServerKeys are the keys a YAML server block may hold (the server flags, app.ServerKeys);
+	// nil accepts any key.
+	ServerKeys []string
+}
+
+// LoadWith is Load as opts say.
+func LoadWith(patterns []string, opts LoadOptions) (*Config, error) {
+	return LoadDocuments(patterns, nil, opts)
 }
 
 // Document is a config file's text held in memory (for embedding). Name decides the format
@@ -76,17 +86,17 @@ type Document struct {
 	Data []byte
 }
 
-// LoadDocuments is LoadRendered followed by docs, merged in that order. Documents are never
+// LoadDocuments is LoadWith followed by docs, merged in that order. Documents are never
 // rendered as EJS templates.
-func LoadDocuments(patterns []string, docs []Document, render Renderer) (*Config, error) {
+func LoadDocuments(patterns []string, docs []Document, opts LoadOptions) (*Config, error) {
 	files, err := expandPatterns(patterns)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &Config{Server: &Object{}, ServerFile: map[string]string{}}
+	cfg := &Config{Server: &Object{}, ServerFile: map[string]string{}, serverKeys: opts.ServerKeys}
 	var problems []string
 	for _, file := range files {
-		problems = append(problems, cfg.loadFile(file, render)...)
+		problems = append(problems, cfg.loadFile(file, opts.Render)...)
 	}
 	for _, doc := range docs {
 		v, pos, err := decode(doc.Name, doc.Data)
@@ -264,8 +274,10 @@ func (c *Config) add(file string, v Value, pos Positions) []string {
 		}
 	}
 	if server := AsObject(mustGet(root, "server")); server != nil && strict {
-		for _, p := range unknownKeys(server, "server", ServerKeys) {
-			problems = append(problems, src.Locate(p.Path, p.Message))
+		if c.serverKeys != nil {
+			for _, p := range unknownKeys(server, "server", c.serverKeys) {
+				problems = append(problems, src.Locate(p.Path, p.Message))
+			}
 		}
 		for _, m := range server.Members {
 			c.Server.Set(m.Key, m.Value)
@@ -288,10 +300,6 @@ func (c *Config) add(file string, v Value, pos Positions) []string {
 	}
 	return problems
 }
-
-// ServerKeys are the keys a YAML server block accepts: the long flag names of `mockd start`.
-var ServerKeys = []string{"port", "host", "allowInjection", "localOnly", "ipWhitelist", "mock", "debug",
-	"pidfile", "logfile", "loglevel", "nologfile", "origin", "apikey", "datadir", "configfile", "noParse"}
 
 // InlineBodyFiles replaces every `bodyFile` of a YAML document (a list of imposters or one
 // imposter) with a `body` holding the file's text, read relative to dir: what mockd convert

@@ -182,7 +182,7 @@ func TestLoadDocuments(t *testing.T) {
 	cfg, err := LoadDocuments([]string{"testdata/load/mb.json"}, []Document{
 		{Name: "testdata/load/inline.yaml", Data: []byte("imposters:\n  - protocol: http\n    name: inline\n")},
 		{Name: "inline.json", Data: []byte(`{"protocol": "tcp", "port": 4546}`)},
-	}, nil)
+	}, LoadOptions{})
 	if err != nil {
 		t.Fatalf("LoadDocuments: %v", err)
 	}
@@ -190,7 +190,7 @@ func TestLoadDocuments(t *testing.T) {
 		t.Fatalf("got %d imposters (strict: yaml %v, json %v), want the file's and then one of each document",
 			len(cfg.Imposters), len(cfg.Imposters) > 1 && cfg.Imposters[1].Strict(), len(cfg.Imposters) > 2 && cfg.Imposters[2].Strict())
 	}
-	_, err = LoadDocuments(nil, []Document{{Name: "bad.yaml", Data: []byte("imposters: [\n")}, {Name: "bad.json", Data: []byte("{")}}, nil)
+	_, err = LoadDocuments(nil, []Document{{Name: "bad.yaml", Data: []byte("imposters: [\n")}, {Name: "bad.json", Data: []byte("{")}}, LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "bad.yaml: invalid YAML") || !strings.Contains(err.Error(), "bad.json: invalid JSON") {
 		t.Errorf("LoadDocuments of broken documents: %v, want both named", err)
 	}

@@ -43,6 +43,32 @@ func TestMergeFilesDirsAndGlobs(t *testing.T) {
 	}
 }
 
+// TestServerBlockTakesEveryServerFlag: a YAML server block sets any server flag (here the limit
+// flags), and a flag on the command line wins over it.
+func TestServerBlockTakesEveryServerFlag(t *testing.T) {
+	dir := t.TempDir()
+	port := listenFree(t)
+	yml := write(t, dir, "limits.yaml", fmt.Sprintf("server:\n  max-body: 8\n  journal-size: 1\n  drain-timeout: 5s\n  script-timeout: 2s\n  no-metrics: true\n  log-format: json\n"+
+		"imposters:\n  - port: %d\n    protocol: http\n    recordRequests: true\n    stubs: [{responses: [{is: {body: ok}}]}]\n", port))
+	s := start(t, "-c", yml, "--log-format", "text")
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	if status, _, _ := do(t, "POST", url, "more than eight bytes"); status != 413 {
+		t.Errorf("server block max-body: 8: a 21-byte body got %d, want 413", status)
+	}
+	do(t, "GET", url+"a", "")
+	do(t, "GET", url+"b", "")
+	if _, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), ""); strings.Contains(body, `"path": "/a"`) || !strings.Contains(body, `"path": "/b"`) {
+		t.Errorf("server block journal-size: 1: the journal should hold /b alone:\n%s", body)
+	}
+	if status, _, _ := do(t, "GET", s.Admin+"/metrics", ""); status != 404 {
+		t.Errorf("server block no-metrics: true: GET /metrics answered %d, want 404", status)
+	}
+	_, _, body := do(t, "GET", s.Admin+"/config", "")
+	if !strings.Contains(body, `"format": "%level: %message"`) {
+		t.Errorf("--log-format text on the command line should win over the server block's json:\n%s", body)
+	}
+}
+
 func TestDuplicatePortAcrossFilesIsAConfigError(t *testing.T) {
 	dir := t.TempDir()
 	port := listenFree(t)

@@ -1,4 +1,4 @@
-package main
+package app
 
 import "testing"
 
@@ -17,7 +17,7 @@ func TestByteSize(t *testing.T) {
 		{"256 KiB", 256 << 10, "256KiB"},
 		{"100B", 100, "100"},
 	} {
-		var s byteSize
+		var s ByteSize
 		if err := s.Set(tc.in); err != nil {
 			t.Errorf("Set(%q): %v", tc.in, err)
 			continue
@@ -27,7 +27,7 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "x", "-1", "12QB", "1e30GiB"} {
-		var s byteSize
+		var s ByteSize
 		if err := s.Set(bad); err == nil {
 			t.Errorf("Set(%q) = %d, want an error", bad, int64(s))
 		}

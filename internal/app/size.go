@@ -1,14 +1,15 @@
-package main
+package app
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
 
-// byteSize is a flag value counting bytes, written as a number with an optional unit: B, KB,
+// ByteSize is a flag value counting bytes, written as a number with an optional unit: B, KB,
 // MB, GB (powers of 1000), KiB, MiB, GiB (powers of 1024), or K, M, G (read as KiB, MiB, GiB).
-type byteSize int64
+type ByteSize int
 
 var sizeUnits = []struct {
 	suffix string
@@ -20,7 +21,8 @@ var sizeUnits = []struct {
 	{"b", 1},
 }
 
-func (s *byteSize) Set(text string) error {
+// Set reads text as a size.
+func (s *ByteSize) Set(text string) error {
 	t := strings.ToLower(strings.TrimSpace(text))
 	factor := int64(1)
 	for _, u := range sizeUnits {
@@ -30,14 +32,15 @@ func (s *byteSize) Set(text string) error {
 		}
 	}
 	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n < 0 || n*float64(factor) > 1<<62 {
+	if err != nil || n < 0 || n*float64(factor) > min(1<<62, math.MaxInt) {
 		return fmt.Errorf("%q is not a size (such as 65536, 512KiB, 64MiB or 1GiB)", text)
 	}
-	*s = byteSize(n * float64(factor))
+	*s = ByteSize(n * float64(factor))
 	return nil
 }
 
-func (s *byteSize) String() string {
+// String writes the size in the largest binary unit that divides it.
+func (s *ByteSize) String() string {
 	n := int64(*s)
 	for _, u := range []struct {
 		suffix string
@@ -50,4 +53,5 @@ func (s *byteSize) String() string {
 	return strconv.FormatInt(n, 10)
 }
 
-func (s *byteSize) Type() string { return "size" }
+// Type names the flag's value in --help.
+func (s *ByteSize) Type() string { return "size" }

@@ -1,0 +1,107 @@
+package app
+
+import (
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// BindFlags declares the server flags of `mockd serve`, `start` and `restart` on fs, each bound
+// to its field of o, and sets those fields to the flags' defaults. It is the one declaration of
+// these flags, and their names are the keys a YAML server block takes (ServerKeys). mbStyle
+// gives --pidfile Mountebank's default, mb.pid.
+func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
+	fs.IntVar(&o.Port, "port", 2525, "admin API port (0 picks a free port)")
+	fs.StringVar(&o.Host, "host", "", "address to bind the admin API and imposters to (default all interfaces)")
+	fs.BoolVar(&o.AllowInjection, "allowInjection", false, "allow JavaScript injection and shell commands in stubs")
+	fs.BoolVar(&o.LocalOnly, "localOnly", false, "accept requests to the admin API and every imposter from loopback only")
+	fs.Var((*pipeList)(&o.IPWhitelist), "ipWhitelist", "pipe-separated client addresses (besides loopback) the admin API and every imposter accept")
+	fs.BoolVar(&o.Mock, "mock", false, "record requests on every imposter")
+	fs.BoolVar(&o.Debug, "debug", false, "record stub matches (shown as \"matches\" on each stub)")
+	defaultPid := ""
+	if mbStyle {
+		defaultPid = "mb.pid"
+	}
+	fs.StringVar(&o.PidFile, "pidfile", defaultPid, "write the process id to this file")
+	fs.StringVar(&o.LogFile, "logfile", "", "append JSON log lines to this file")
+	fs.StringVar(&o.LogLevel, "loglevel", "info", "debug, info, warn or error")
+	fs.StringVar(&o.LogFormat, "log-format", "text", "console log lines: text (Mountebank's \"info: message\") or json (one JSON object a line)")
+	fs.BoolVar(&o.NoLogFile, "nologfile", false, "write no log file")
+	fs.StringVar(&o.Origin, "origin", "", "CORS origin allowed on the admin API")
+	fs.StringVar(&o.APIKey, "apikey", "", "require this key in the x-api-key header of admin requests")
+	fs.StringVar(&o.DataDir, "datadir", "", "persist imposters in this directory and start with the ones saved there")
+	fs.BoolVar(&o.NoParse, "noParse", false, "do not render JSON config files as EJS templates")
+	fs.DurationVar(&o.ScriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
+	o.ScriptMemory = 256 << 20
+	fs.Var((*scriptMemory)(&o.ScriptMemory), "script-memory", "how much one JavaScript call may make the heap grow (a request whose script takes more fails with a 500); 0 = no limit")
+	fs.DurationVar(&o.DrainTimeout, "drain-timeout", 10*time.Second, "how long SIGTERM or Ctrl-C (and deleting an imposter) lets requests in flight finish; a second signal exits at once")
+	fs.DurationVar(&o.HeaderTimeout, "header-timeout", time.Minute, "close an http connection (imposter or admin API) whose request takes longer to arrive, from its first byte to its last, answering 408 (slowloris); 0 = no limit")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
+	o.MaxBody = 64 << 20
+	fs.Var((*ByteSize)(&o.MaxBody), "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), and largest tcp request or smtp message")
+	fs.StringArrayVar(&o.FileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
+	fs.IntVar(&o.JournalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
+	o.JournalBytes = 256 << 20
+	fs.Var((*ByteSize)(&o.JournalBytes), "journal-bytes", "approximate bytes of recorded requests each imposter keeps (the oldest go first)")
+	fs.BoolVar(&o.NoMetrics, "no-metrics", false, "record no request metrics (GET /metrics answers 404)")
+	fs.StringVar(&o.VerdictFile, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
+}
+
+// ServerKeys are the keys a YAML server block takes: the names of the flags BindFlags declares,
+// and configfile, which the command refuses there with a message of its own.
+func ServerKeys() []string {
+	fs := pflag.NewFlagSet("server", pflag.ContinueOnError)
+	fs.SortFlags = false // in the order they are declared
+	new(Options).BindFlags(fs, false)
+	keys := []string{}
+	fs.VisitAll(func(f *pflag.Flag) { keys = append(keys, f.Name) })
+	return append(keys, "configfile")
+}
+
+// pipeList is a flag holding Mountebank's pipe-separated list: "" and "*" leave it empty.
+type pipeList []string
+
+func (l *pipeList) Set(s string) error {
+	*l = nil
+	if s != "" && s != "*" {
+		*l = strings.Split(s, "|")
+	}
+	return nil
+}
+
+func (l *pipeList) String() string {
+	if len(*l) == 0 {
+		return "*"
+	}
+	return strings.Join(*l, "|")
+}
+
+// Type is "string": the flag reads as one string on the command line.
+func (l *pipeList) Type() string { return "string" }
+
+// scriptMemory is --script-memory, a size where 0 means no limit (Options.ScriptMemory -1).
+type scriptMemory int64
+
+func (m *scriptMemory) Set(s string) error {
+	var b ByteSize
+	if err := b.Set(s); err != nil {
+		return err
+	}
+	*m = scriptMemory(b)
+	if b == 0 {
+		*m = -1
+	}
+	return nil
+}
+
+func (m *scriptMemory) String() string {
+	if *m < 0 {
+		return "0"
+	}
+	b := ByteSize(*m)
+	return b.String()
+}
+
+// Type is "size", as ByteSize's.
+func (m *scriptMemory) Type() string { return "size" }
