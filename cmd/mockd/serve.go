@@ -135,7 +135,7 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 			a.Stop(context.Background())
 			return fmt.Errorf("cannot write pid file: %w", err)
 		}
-		defer os.Remove(opts.PidFile)
+		defer func() { _ = os.Remove(opts.PidFile) }()
 	}
 	if len(files) > 0 {
 		reloader(cmd, f, a, files)

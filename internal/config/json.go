@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -262,7 +263,7 @@ func (p *jsonParser) number() (Value, error) {
 	f, err := strconv.ParseFloat(string(p.data[start:p.pos]), 64)
 	if err != nil {
 		// Out of range: JavaScript gives ±Infinity, which JSON cannot carry back; keep the sign.
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		if errors.Is(err, strconv.ErrRange) {
 			return f, nil
 		}
 		return nil, p.errorf("invalid number")

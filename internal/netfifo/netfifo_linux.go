@@ -4,6 +4,7 @@ package netfifo
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -538,7 +539,7 @@ func (c *Conn) setDeadline(dl *atomic.Int64, s *signal, t time.Time) {
 }
 
 func (c *Conn) opError(op string, err error) error {
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return err
 	}
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.remote, Err: err}

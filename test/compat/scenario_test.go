@@ -309,7 +309,7 @@ func (st step) buildRequest(adminAddr string, v vars) (addr string, req rawReque
 	h := st.HTTP
 	var port string
 	if err = json.Unmarshal(h.Port, &port); err != nil {
-		port, err = string(h.Port), nil
+		port = string(h.Port)
 	}
 	if port, err = v.expand(port, false); err != nil {
 		return

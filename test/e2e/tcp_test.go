@@ -182,7 +182,7 @@ func TestTCPScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	// "inj" alone is not a whole request: the answer comes only after the newline.
-	if got := ask(t, c, "ect me\n"); got != "got 9" {
+	if got := ask(t, c, "ect me\n"); got != "got 9" { //nolint:misspell // "inj" + "ect me": one word over two packets
 		t.Errorf("inject over two packets answered %q, want %q", got, "got 9")
 	}
 	if got := ask(t, c, "hello\n"); got != "PLAIN" {
