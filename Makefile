@@ -87,14 +87,14 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 
 # golangci-lint at the pinned version (built with this Go, so it understands this go.mod),
-# installed into the Go bin directory on first use; .golangci.yml says what it checks.
+# installed into .tools/bin on first use (a few minutes, once); .golangci.yml says what it checks.
 GOLANGCI_VERSION ?= v2.15.0
-GOBIN_DIR        := $(shell $(GO) env GOPATH)/bin
-GOLANGCI         := $(GOBIN_DIR)/golangci-lint
+GOLANGCI         := $(TOOLS)/bin/golangci-lint
 
 lint:
 	@$(GOLANGCI) version 2>/dev/null | grep -q 'version $(GOLANGCI_VERSION:v%=%) ' || \
-	  { echo "installing golangci-lint $(GOLANGCI_VERSION)"; CGO_ENABLED=0 $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION); }
+	  { echo "installing golangci-lint $(GOLANGCI_VERSION) into $(dir $(GOLANGCI))"; \
+	    GOBIN=$(TOOLS)/bin CGO_ENABLED=0 $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION); }
 	$(GOLANGCI) run ./...
 
 tidy-check:
