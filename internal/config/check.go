@@ -781,8 +781,9 @@ func (k *checker) using(v Value, path string) {
 // among theirs (no predicates at all, or a subset) matches every request they match.
 func (k *checker) shadowed(stubs []any, path string) {
 	type stubPreds struct {
-		keys []string // canonical JSON of each predicate
-		ok   bool     // comparable: an object with a predicates list (or none)
+		keys        []string // canonical JSON of each predicate
+		ok          bool     // comparable: an object with a predicates list (or none)
+		conditional bool     // matches only in a scenario state, so it shadows nothing
 	}
 	all := make([]stubPreds, len(stubs))
 	for i, s := range stubs {
@@ -795,7 +796,7 @@ func (k *checker) shadowed(stubs []any, path string) {
 		if pv != nil && !isList {
 			continue
 		}
-		sp := stubPreds{ok: true}
+		sp := stubPreds{ok: true, conditional: o.Has("requiredScenarioState")}
 		for _, p := range list {
 			if po := AsObject(p); po != nil && po.Has("inject") {
 				sp.ok = false // a script may decide differently each time
@@ -809,7 +810,7 @@ func (k *checker) shadowed(stubs []any, path string) {
 			continue
 		}
 		for i := 0; i < j; i++ {
-			if all[i].ok && subset(all[i].keys, all[j].keys) {
+			if all[i].ok && !all[i].conditional && subset(all[i].keys, all[j].keys) {
 				why := "has no predicates"
 				if len(all[i].keys) > 0 {
 					why = "has a subset of its predicates"

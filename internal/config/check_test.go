@@ -38,6 +38,9 @@ func TestCheckImposter(t *testing.T) {
 		{`{"protocol":"http","stubs":[{"responses":[{"is":{},"_behaviors":{"wait":-1}}]}]}`, "_behaviors.wait: must be a whole number of milliseconds"},
 		{`{"protocol":"http","stubs":[{"responses":[{"is":{},"repeat":1.5}]}]}`, "stubs[0].responses[0].repeat: must be a positive integer"},
 		{`{"protocol":"tcp","endOfRequestResolver":{}}`, "endOfRequestResolver: needs inject"},
+		// A stub that requires a scenario state matches only in that state: it shadows nothing.
+		{`{"protocol":"http","stubs":[{"scenarioName":"s","requiredScenarioState":"A","responses":[{"is":{}}]},{"responses":[{"is":{}}]}]}`, ""},
+		{`{"protocol":"http","stubs":[{"responses":[{"is":{}}]},{"scenarioName":"s","requiredScenarioState":"A","responses":[{"is":{}}]}]}`, "stubs[1]: stub 1 can never match: stub 0 has no predicates"},
 	} {
 		v, err := ParseJSON([]byte(tc.in))
 		if err != nil {
