@@ -177,3 +177,33 @@ func FuzzWireMock(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOpenAPI feeds arbitrary documents to the OpenAPI import (libopenapi reads them; the
+// import walks the model, builds values from schemas and predicates from parameters): it must
+// never panic, and what it writes must be YAML mockd reads back.
+func FuzzOpenAPI(f *testing.F) {
+	f.Add("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths:\n  /p/{id}:\n    get:\n      parameters: [{name: id, in: path, required: true, schema: {type: integer}}, {name: q, in: query, required: true, schema: {type: string, enum: [a, b], pattern: '^[ab]$'}}]\n      responses:\n        '200': {description: ok, content: {application/json: {schema: {type: object, required: [a], properties: {a: {type: string, format: date-time}, b: {type: array, items: {$ref: '#/components/schemas/B'}}}}}}}\n        '404': {description: no}\ncomponents:\n  schemas:\n    B: {allOf: [{type: object, properties: {x: {type: number}}}, {oneOf: [{type: boolean}, {$ref: '#/components/schemas/B'}]}]}\n")
+	f.Add(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/a":{"post":{"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":["object","null"],"required":["n"],"properties":{"n":{"type":"integer"}}}}}},"responses":{"201":{"description":"c","headers":{"X-A":{"schema":{"type":"string"},"example":"v"}},"content":{"application/json":{"examples":{"e":{"value":{"n":1}}}}}}}}}}}`)
+	f.Add("openapi: 3.0.0\npaths: {/x: {get: {responses: {default: {description: d}}}}}\n")
+	if petstore, err := os.ReadFile("../../test/e2e/testdata/openapi/petstore.yaml"); err == nil {
+		f.Add(string(petstore))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, doc string) {
+		file := filepath.Join(dir, "api.yaml")
+		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := OpenAPI(file, OpenAPIOptions{Port: 1, Validate: true, ServerPath: true})
+		if err != nil {
+			return
+		}
+		data, err := res.YAML("fuzz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := config.ParseYAML(data); err != nil {
+			t.Fatalf("imported YAML does not parse: %v\n%s", err, data)
+		}
+	})
+}
