@@ -105,7 +105,11 @@ func writeImport(cmd *cobra.Command, f *importFlags, res *importer.Result, heade
 	}
 	summary := fmt.Sprintf("mockd: import: %d stubs", res.Stubs)
 	if len(res.Notes) > 0 {
-		summary += fmt.Sprintf("; %d things not carried over as they were (listed above)", len(res.Notes))
+		things := "things"
+		if len(res.Notes) == 1 {
+			things = "thing"
+		}
+		summary += fmt.Sprintf("; %d %s not carried over as they were (listed above)", len(res.Notes), things)
 	}
 	if f.out != "" && f.out != "-" {
 		summary += " written to " + f.out
