@@ -126,6 +126,10 @@ func TestWatchReloads(t *testing.T) {
 	if _, body, _ := get(b + "/state"); body != "in Moved" {
 		t.Errorf("B's scenario was reset: %q", body)
 	}
+	_, _, imp = do(t, "GET", fmt.Sprintf("%s/imposters/%d", s.Admin, portB), "")
+	if n := jsonBody(t, imp)["numberOfRequests"].(float64); n != 4 {
+		t.Errorf("B's journal was reset by the reload: numberOfRequests %v, want 4", n)
+	}
 
 	// A broken edit is reported with its file and line; nothing changes.
 	if err := os.WriteFile(fileA, []byte(fmt.Sprintf("imposters:\n  - port: %d\n    protocol: http\n    stubs:\n      - responses: [{is: {body: v3}}]\n        predicats: []\n", portA)), 0o644); err != nil {
