@@ -395,6 +395,8 @@ func notApplicable(e *engine, s *scenario) string {
 		return "http only"
 	case e.name == "rift" && s.Proto == "tcp":
 		return "Rift has no tcp imposters"
+	case s.Template && (e.name == "mountebank" || e.name == "rift"):
+		return "no response templates (Mountebank has copy, lookup and JavaScript)"
 	case e.api == "wiremock" || e.api == "mockserver":
 		switch {
 		case s.Proto == "tcp":

@@ -53,6 +53,9 @@ type scenario struct {
 	// Pairs makes an admin scenario of create-then-delete pairs (POST /imposters and
 	// DELETE /imposters/:port, or the peer's equivalent), one after the other.
 	Pairs bool
+	// Template says the stubs' responses are Handlebars templates (mockd's is.template,
+	// WireMock's response-template transformer), which Mountebank and Rift do not have.
+	Template bool
 }
 
 // loads says whether s is measured under load (requests/s), not a setup scenario.
@@ -283,6 +286,18 @@ func scaleStubs(n int) func() []any {
 	}
 }
 
+// handlebarsStubs is one stub whose body is a template of the request's parts, as WireMock's
+// users write them.
+func handlebarsStubs() []any {
+	r := isResp(200, `{"id":"{{request.path.[1]}}","q":"{{request.query.q}}","trace":"{{request.headers.X-Trace}}",`+
+		`"name":"{{jsonPath request.body '$.name'}}","method":"{{request.method}}"}`, jsonCT)
+	r["is"].(map[string]any)["template"] = true
+	return []any{stub([]any{equals(map[string]any{"method": "POST", "path": "/users/42"})}, r)}
+}
+
+var handlebarsReq = request{Method: "POST", Path: "/users/42?q=x",
+	Headers: [][2]string{{"X-Trace", "t-1"}, {"Content-Type", "application/json"}}, Body: `{"name":"Ada","tags":[1,2,3]}`}
+
 func matched(kind string, i int) expect { return expect{Status: 200, Body: okBody(kind, i)} }
 
 // noMatch is Mountebank's default response when no stub matches.
@@ -313,6 +328,8 @@ func allScenarios() []*scenario {
 		{Name: "regex-middle", Desc: "100 regex path patterns, 50th", Stubs: regexStubs, Req: regexReq(49), Want: matched("regex", 49)},
 		{Name: "regex-last", Desc: "100 regex path patterns, 100th", Quick: true, Stubs: regexStubs, Req: regexReq(99), Want: matched("regex", 99)},
 		{Name: "template-body", Desc: "10 stubs with ~3 KB JSON bodies and headers", Stubs: templateStubs, Req: get("/catalog/5"), Want: expect{200, templateBody(5), ""}},
+		{Name: "handlebars", Desc: "a Handlebars response template: path segment, query, header, JSONPath of the body", Template: true,
+			Stubs: handlebarsStubs, Req: handlebarsReq, Want: expect{200, `{"id":"42","q":"x","trace":"t-1","name":"Ada","method":"POST"}`, ""}},
 		{Name: "header-first", Desc: "100 stubs routed by header, 1st", Stubs: headerStubs, Req: headerReq(0), Want: matched("header", 0)},
 		{Name: "header-middle", Desc: "100 stubs routed by header, 50th", Stubs: headerStubs, Req: headerReq(49), Want: matched("header", 49)},
 		{Name: "header-last", Desc: "100 stubs routed by header, 100th", Stubs: headerStubs, Req: headerReq(99), Want: matched("header", 99)},

@@ -42,10 +42,11 @@ type bodyMatch struct {
 
 // stubResponse is a Mountebank "is" response with the behaviors the peers share.
 type stubResponse struct {
-	status  int
-	headers map[string]string
-	body    string
-	wait    *int // milliseconds
+	status   int
+	headers  map[string]string
+	body     string
+	wait     *int // milliseconds
+	template bool // the body and headers are Handlebars templates
 }
 
 // translateStub reads one Mountebank stub of the bench's scenarios.
@@ -78,6 +79,7 @@ func translateStub(st any) (*reqMatch, *stubResponse, error) {
 	}
 	out := &stubResponse{status: is["statusCode"].(int), headers: map[string]string{}}
 	out.body, _ = is["body"].(string)
+	out.template, _ = is["template"].(bool)
 	if h, ok := is["headers"].(map[string]any); ok {
 		for k, v := range h {
 			out.headers[k] = v.(string)
@@ -274,6 +276,9 @@ func wiremockMappings(stubs []any) ([]any, error) {
 		if r.wait != nil {
 			resp["fixedDelayMilliseconds"] = *r.wait
 		}
+		if r.template {
+			resp["transformers"] = []any{"response-template"}
+		}
 		out = append(out, map[string]any{"priority": i + 1, "request": req, "response": resp})
 	}
 	return out, nil
@@ -287,6 +292,9 @@ func mockserverExpectations(stubs []any) ([]any, error) {
 		m, r, err := translateStub(st)
 		if err != nil {
 			return nil, err
+		}
+		if r.template {
+			return nil, na("Handlebars templates (its own are Velocity, Mustache or JavaScript)")
 		}
 		req := map[string]any{}
 		if m.method != "" {

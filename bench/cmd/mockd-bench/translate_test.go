@@ -14,8 +14,9 @@ func TestTranslate(t *testing.T) {
 		wiremock    string // a fragment of the first mapping's JSON, or the n/a reason
 		mockserver  string // likewise for the first expectation
 		wantNA      bool
-		firstPrio   int // WireMock's
-		msFirstPrio int // MockServer's
+		msNA        bool // MockServer alone is n/a: mockserver is the reason
+		firstPrio   int  // WireMock's
+		msFirstPrio int  // MockServer's
 	}{
 		{scenario: "simple", wiremock: `"urlPath":"/health"`, mockserver: `"path":"/health"`, firstPrio: 1, msFirstPrio: 1},
 		{scenario: "json-equals-first", wiremock: `"equalToJson":{"customer":"acme"`, mockserver: `"matchType":"ONLY_MATCHING_FIELDS"`, firstPrio: 1, msFirstPrio: 100},
@@ -25,6 +26,7 @@ func TestTranslate(t *testing.T) {
 		{scenario: "and-or-not", wiremock: `"urlPathPattern":"^(/logic/0|/logic-alt/0/.*)$"`, mockserver: `"not":true`, firstPrio: 1, msFirstPrio: 50},
 		{scenario: "header-first", wiremock: `"X-Tenant":{"caseInsensitive":true,"equalTo":"tenant-000"}`, mockserver: `"X-Tenant":["tenant-000"]`, firstPrio: 1, msFirstPrio: 100},
 		{scenario: "wait-0", wiremock: `"fixedDelayMilliseconds":0`, mockserver: `"delay":{"timeUnit":"MILLISECONDS","value":0}`, firstPrio: 1, msFirstPrio: 1},
+		{scenario: "handlebars", wiremock: `"transformers":["response-template"]`, mockserver: "Handlebars templates (its own are Velocity, Mustache or JavaScript)", msNA: true, firstPrio: 1},
 		{scenario: "decorate", wiremock: "JavaScript decorate behaviors", wantNA: true},
 		{scenario: "inject", wiremock: "JavaScript inject responses", wantNA: true},
 	} {
@@ -50,6 +52,15 @@ func TestTranslate(t *testing.T) {
 				t.Fatal(err)
 			}
 			ms, err := mockserverExpectations(stubs)
+			if tc.msNA {
+				if why, ok := isNA(err); !ok || why != tc.mockserver {
+					t.Fatalf("MockServer: want n/a %q, got %v", tc.mockserver, err)
+				}
+				if w, _ := json.Marshal(wm[0]); !strings.Contains(string(w), tc.wiremock) {
+					t.Errorf("WireMock mapping %s lacks %s", w, tc.wiremock)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
