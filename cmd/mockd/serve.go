@@ -17,6 +17,7 @@ import (
 
 	"github.com/mockd/mockd/internal/app"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // serverFlags are what the server commands read: app.Options, whose flags app.BindFlags
@@ -69,7 +70,7 @@ func applyServerBlock(cmd *cobra.Command, server *config.Object) error {
 		case bool:
 			text = strconv.FormatBool(v)
 		case float64:
-			text = config.FormatNumber(v)
+			text = jsvalue.FormatNumber(v)
 		case []any:
 			parts := make([]string, 0, len(v))
 			for _, e := range v {

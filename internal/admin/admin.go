@@ -22,6 +22,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/dashboard"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/metrics"
 )
 
@@ -410,12 +411,12 @@ func (a *API) logs(ctx *fasthttp.RequestCtx) *apiError {
 	}
 	start, end := 0, len(all)-1
 	if v := ctx.QueryArgs().Peek("startIndex"); v != nil {
-		if n, ok := config.ParseIntPrefix(string(v)); ok {
+		if n, ok := jsvalue.ParseInt(string(v)); ok {
 			start = int(n)
 		}
 	}
 	if v := ctx.QueryArgs().Peek("endIndex"); v != nil {
-		if n, ok := config.ParseIntPrefix(string(v)); ok {
+		if n, ok := jsvalue.ParseInt(string(v)); ok {
 			end = int(n)
 		}
 	}

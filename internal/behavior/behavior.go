@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -101,9 +102,9 @@ func Compile(behaviors []any, opts Options) (*Compiled, error) {
 					return nil, err
 				}
 			case "decorate":
-				s = &decorateStep{source: jsString(m.Value)}
+				s = &decorateStep{source: jsvalue.String(m.Value)}
 			case "shellTransform":
-				s = &shellStep{command: jsString(m.Value), timeout: timeout}
+				s = &shellStep{command: jsvalue.String(m.Value), timeout: timeout}
 			}
 			if s != nil {
 				c.steps = append(c.steps, s)
@@ -150,7 +151,7 @@ func compileWait(v config.Value) step {
 	if ms, ok := parseInt(v); ok {
 		return &waitStep{ms: ms}
 	}
-	return &waitStep{ms: math.NaN(), source: jsString(v)}
+	return &waitStep{ms: math.NaN(), source: jsvalue.String(v)}
 }
 
 func (s *waitStep) apply(ctx context.Context, a *applyState) error {
@@ -195,20 +196,6 @@ func (s *decorateStep) apply(ctx context.Context, a *applyState) error {
 
 // parseInt is JavaScript's parseInt(String(v)) for the values a wait can hold.
 func parseInt(v config.Value) (float64, bool) {
-	n, ok := config.ParseIntPrefix(jsString(v))
+	n, ok := jsvalue.ParseInt(jsvalue.String(v))
 	return float64(n), ok
 }
-
-// jsString renders v as JavaScript's String(v) does, undefined included.
-func jsString(v config.Value) string {
-	if _, ok := v.(undefinedValue); ok {
-		return "undefined"
-	}
-	return config.JSString(v)
-}
-
-// undefinedValue stands for JavaScript's undefined where it matters (a regex group that did not
-// take part in the match, a missing request field).
-type undefinedValue struct{}
-
-var undefined = undefinedValue{}

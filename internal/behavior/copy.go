@@ -15,6 +15,7 @@ import (
 	"github.com/ohler55/ojg/jp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/xmldoc"
 )
 
@@ -30,16 +31,16 @@ type selector struct {
 
 func compileSelector(using *config.Object) *selector {
 	method, _ := get(using, "method").(string)
-	sel := jsString(get(using, "selector"))
+	sel := jsvalue.String(get(using, "selector"))
 	s := &selector{method: method}
 	switch method {
 	case "regex":
 		opts := config.AsObject(get(using, "options"))
 		flags := ""
-		if config.Truthy(get(opts, "ignoreCase")) {
+		if jsvalue.Truthy(get(opts, "ignoreCase")) {
 			flags += "i"
 		}
-		if config.Truthy(get(opts, "multiline")) {
+		if jsvalue.Truthy(get(opts, "multiline")) {
 			flags += "m"
 		}
 		expr := sel
@@ -57,7 +58,7 @@ func compileSelector(using *config.Object) *selector {
 		ns := map[string]string{}
 		if nsObj := config.AsObject(get(using, "ns")); nsObj != nil {
 			for _, m := range nsObj.Members {
-				ns[m.Key] = jsString(m.Value)
+				ns[m.Key] = jsvalue.String(m.Value)
 			}
 		}
 		xp, err := xpath.CompileWithNS(sel, ns)
@@ -105,7 +106,7 @@ func ecmaValues(re *regexp2.Regexp, text string) []config.Value {
 	vals := make([]config.Value, len(groups))
 	for i, g := range groups {
 		if len(g.Captures) == 0 {
-			vals[i] = undefined
+			vals[i] = jsvalue.Undef
 		} else {
 			vals[i] = g.String()
 		}
@@ -129,7 +130,7 @@ func (s *selector) values(from config.Value) ([]config.Value, error) {
 	}
 	switch s.method {
 	case "regex":
-		text := jsString(from) // RegExp.exec coerces its argument to a string
+		text := jsvalue.String(from) // RegExp.exec coerces its argument to a string
 		if s.ecma != nil {
 			return ecmaValues(s.ecma, text), nil
 		}
@@ -140,7 +141,7 @@ func (s *selector) values(from config.Value) ([]config.Value, error) {
 		vals := make([]config.Value, len(loc)/2)
 		for i := range vals {
 			if loc[2*i] < 0 {
-				vals[i] = undefined
+				vals[i] = jsvalue.Undef
 			} else {
 				vals[i] = text[loc[2*i]:loc[2*i+1]]
 			}
@@ -160,10 +161,10 @@ func xpathValues(expr *xpath.Expr, from config.Value) []config.Value {
 	if expr == nil {
 		return nil
 	}
-	if _, isUndef := from.(undefinedValue); isUndef {
+	if jsvalue.IsUndefined(from) {
 		return nil
 	}
-	doc := xmldoc.Parse(jsString(from))
+	doc := xmldoc.Parse(jsvalue.String(from))
 	if doc == nil {
 		return nil
 	}
@@ -210,10 +211,10 @@ func jsonpathValues(expr jp.Expr, from config.Value) []config.Value {
 	switch t := from.(type) {
 	case *config.Object, []any:
 		data = t
-	case undefinedValue:
+	case jsvalue.Undefined:
 		return nil
 	default:
-		v, err := config.ParseJSON([]byte(jsString(from)))
+		v, err := config.ParseJSON([]byte(jsvalue.String(from)))
 		if err != nil {
 			return nil
 		}
@@ -281,8 +282,8 @@ func unwrap(v any) config.Value {
 // matched case-insensitively, or a one-key object naming a field and a key inside it; an array
 // gives its first element.
 func getFrom(obj config.Value, from config.Value) config.Value {
-	if _, isUndef := obj.(undefinedValue); isUndef || obj == nil {
-		return undefined // (null[key] throws in Mountebank; selecting nothing is the safe reading)
+	if jsvalue.IsUndefined(obj) || obj == nil {
+		return jsvalue.Undef // (null[key] throws in Mountebank; selecting nothing is the safe reading)
 	}
 	if fo := config.AsObject(from); fo != nil {
 		if fo.Len() == 0 {
@@ -291,8 +292,8 @@ func getFrom(obj config.Value, from config.Value) config.Value {
 		k := fo.Members[0].Key
 		return getFrom(member(obj, k), fo.Members[0].Value)
 	}
-	name := strings.ToLower(jsString(from))
-	var result config.Value = undefined
+	name := strings.ToLower(jsvalue.String(from))
+	var result config.Value = jsvalue.Undef
 	switch t := obj.(type) {
 	case *config.Object:
 		for _, m := range t.Members {
@@ -308,7 +309,7 @@ func getFrom(obj config.Value, from config.Value) config.Value {
 	}
 	if arr, ok := result.([]any); ok {
 		if len(arr) == 0 {
-			return undefined
+			return jsvalue.Undef
 		}
 		return arr[0]
 	}
@@ -322,7 +323,7 @@ func member(obj config.Value, key string) config.Value {
 			return v
 		}
 	}
-	return undefined
+	return jsvalue.Undef
 }
 
 // copyStep is the copy behavior.
@@ -335,7 +336,7 @@ type copyStep struct {
 func compileCopy(cfg *config.Object) step {
 	return &copyStep{
 		from: get(cfg, "from"),
-		into: jsString(get(cfg, "into")),
+		into: jsvalue.String(get(cfg, "into")),
 		sel:  compileSelector(config.AsObject(get(cfg, "using"))),
 	}
 }
@@ -367,10 +368,10 @@ func (s *copyStep) apply(_ context.Context, a *applyState) error {
 // joinText is what str.split(token).join(value) puts in place of the token: String(value), or
 // "," when value is undefined (join's default separator).
 func joinText(v config.Value) string {
-	if _, isUndef := v.(undefinedValue); isUndef {
+	if jsvalue.IsUndefined(v) {
 		return ","
 	}
-	return jsString(v)
+	return jsvalue.String(v)
 }
 
 // replaceAll is str.split(old).join(new), which for an empty old puts new between characters.

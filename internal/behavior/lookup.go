@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // lookupStep is the lookup behavior: a key selected from the request picks a CSV row whose
@@ -56,18 +57,18 @@ func compileLookup(cfg *config.Object, opts Options) (step, *config.Error) {
 	s := &lookupStep{
 		from: get(key, "from"),
 		sel:  compileSelector(config.AsObject(get(key, "using"))),
-		into: jsString(get(cfg, "into")),
+		into: jsvalue.String(get(cfg, "into")),
 	}
 	if idx, ok := get(key, "index").(float64); ok && idx >= 0 && idx == float64(int(idx)) {
 		s.index = int(idx)
 	}
 	if csvCfg := config.AsObject(get(config.AsObject(get(cfg, "fromDataSource")), "csv")); csvCfg != nil {
-		s.keyColumn = jsString(get(csvCfg, "keyColumn"))
+		s.keyColumn = jsvalue.String(get(csvCfg, "keyColumn"))
 		delim := ","
 		if d, ok := get(csvCfg, "delimiter").(string); ok && d != "" {
 			delim = d
 		}
-		path := jsString(get(csvCfg, "path"))
+		path := jsvalue.String(get(csvCfg, "path"))
 		if err := opts.Files.Check("lookup file", path); err != nil {
 			err.Source = cfg
 			return nil, err
@@ -174,7 +175,7 @@ func (s *lookupStep) apply(_ context.Context, a *applyState) error {
 	}
 	key := "undefined" // keyValues[index] is undefined when nothing was selected
 	if s.index < len(vals) {
-		key = joinKey(vals[s.index])
+		key = jsvalue.String(vals[s.index]) // String(key), as localeCompare reads it
 	}
 	row := s.csv.table().row(s.keyColumn, key)
 	if row.Len() == 0 {
@@ -193,12 +194,4 @@ func (s *lookupStep) apply(_ context.Context, a *applyState) error {
 		return field
 	})
 	return nil
-}
-
-// joinKey is String(key) as localeCompare reads it.
-func joinKey(v config.Value) string {
-	if _, isUndef := v.(undefinedValue); isUndef {
-		return "undefined"
-	}
-	return jsString(v)
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/ohler55/ojg/jp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // SelectJSONPath returns every value selector selects from field (parsed as JSON unless it is
@@ -25,7 +26,7 @@ func SelectXPath(selector string, ns *config.Object, field config.Value) []confi
 	prefixes := map[string]string{}
 	if ns != nil {
 		for _, m := range ns.Members {
-			prefixes[m.Key] = jsString(m.Value)
+			prefixes[m.Key] = jsvalue.String(m.Value)
 		}
 	}
 	expr, err := xpath.CompileWithNS(selector, prefixes)

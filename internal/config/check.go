@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // Compilers compile what this package cannot itself; the caller (app) wires them to the
@@ -268,7 +270,7 @@ func (k *checker) regex(v Value, path string, ignoreCase bool) {
 	if k.c.Regex == nil {
 		return
 	}
-	src := JSString(v)
+	src := jsvalue.String(v)
 	if err := k.c.Regex(src, ignoreCase); err != nil {
 		k.errorf(path, "invalid regular expression /%s/: %v", src, err)
 	}
@@ -763,14 +765,14 @@ func (k *checker) using(v Value, path string) {
 			k.known(opts, JoinPath(path, "options"), []string{"ignoreCase", "multiline"})
 			k.typed(opts, "ignoreCase", JoinPath(path, "options"), "boolean")
 			k.typed(opts, "multiline", JoinPath(path, "options"), "boolean")
-			ignoreCase = Truthy(mustGet(opts, "ignoreCase"))
+			ignoreCase = jsvalue.Truthy(mustGet(opts, "ignoreCase"))
 		}
 		k.regex(sel, p, ignoreCase)
 	case "xpath", "jsonpath":
 		ns := map[string]string{}
 		if nv, ok := k.typed(o, "ns", path, "object"); ok {
 			for _, m := range nv.(*Object).Members {
-				ns[m.Key] = JSString(m.Value)
+				ns[m.Key] = jsvalue.String(m.Value)
 			}
 		}
 		k.compileSelector(mustGet(o, "method").(string), sel, ns, p)

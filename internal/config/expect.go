@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"math"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // Expect is a stub's expectation, mockd's `expect` key (Mountebank configs never hold it): how
@@ -97,7 +99,7 @@ func describe(v Value) string {
 	case string:
 		return fmt.Sprintf("%q", t)
 	case float64, bool:
-		return JSString(t)
+		return jsvalue.String(t)
 	case []any:
 		return "an array"
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // SyntaxError is a JSON syntax error with its 1-based line and column.
@@ -281,7 +283,7 @@ func (p *jsonParser) str() (string, error) {
 			s := p.shared(p.data[start:p.pos])
 			p.pos++
 			if !utf8.ValidString(s) {
-				return toValidUTF8(s), nil
+				return jsvalue.DecodeUTF8(s), nil
 			}
 			return s, nil
 		}
@@ -299,7 +301,7 @@ func (p *jsonParser) str() (string, error) {
 		switch {
 		case c == '"':
 			p.pos++
-			return toValidUTF8(string(buf)), nil
+			return jsvalue.DecodeUTF8(string(buf)), nil
 		case c < 0x20:
 			return "", p.errorf("control character in string")
 		case c != '\\':
@@ -374,17 +376,6 @@ func (p *jsonParser) hex4() (rune, bool) {
 	}
 	p.pos += 4
 	return r, true
-}
-
-func toValidUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		out = append(out, r)
-	}
-	return string(out)
 }
 
 // AppendJSON appends v serialised as JavaScript's JSON.stringify(v, null, indent) does
@@ -559,7 +550,7 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 		if math.IsNaN(t) || math.IsInf(t, 0) {
 			return append(dst, "null"...)
 		}
-		return AppendNumber(dst, t)
+		return jsvalue.AppendNumber(dst, t)
 	case int:
 		return strconv.AppendInt(dst, int64(t), 10)
 	case string:
@@ -641,33 +632,4 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// AppendNumber appends f formatted as JavaScript's Number#toString does.
-func AppendNumber(dst []byte, f float64) []byte {
-	if f == 0 {
-		return append(dst, '0')
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-6 && abs < 1e21 {
-		return strconv.AppendFloat(dst, f, 'f', -1, 64)
-	}
-	b := strconv.AppendFloat(nil, f, 'e', -1, 64)
-	// Go writes e+07 / e-07; JavaScript writes e+7 / e-7.
-	for i := 0; i < len(b); i++ {
-		if b[i] == 'e' && i+2 < len(b) {
-			exp := b[i+2:]
-			for len(exp) > 1 && exp[0] == '0' {
-				exp = exp[1:]
-			}
-			dst = append(dst, b[:i+2]...)
-			return append(dst, exp...)
-		}
-	}
-	return append(dst, b...)
-}
-
-// FormatNumber returns f formatted as JavaScript's Number#toString does.
-func FormatNumber(f float64) string {
-	return string(AppendNumber(nil, f))
 }

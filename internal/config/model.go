@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // Mountebank error codes, as its API returns them.
@@ -138,18 +140,18 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 		}
 		imp.Protocol = p
 	default:
-		add("protocol", "the %s protocol is not yet supported", JSString(p))
+		add("protocol", "the %s protocol is not yet supported", jsvalue.String(p))
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 
-	imp.Name = JSString(mustGet(obj, "name"))
+	imp.Name = jsvalue.String(mustGet(obj, "name"))
 	if !obj.Has("name") || mustGet(obj, "name") == nil {
 		imp.Name = ""
 	}
-	imp.RecordRequests = Truthy(mustGet(obj, "recordRequests"))
-	imp.AllowCORS = Truthy(mustGet(obj, "allowCORS"))
+	imp.RecordRequests = jsvalue.Truthy(mustGet(obj, "recordRequests"))
+	imp.AllowCORS = jsvalue.Truthy(mustGet(obj, "allowCORS"))
 	imp.DefaultResponse = AsObject(mustGet(obj, "defaultResponse"))
 	if h, ok := mustGet(obj, "host").(string); ok {
 		imp.Host = h
@@ -274,29 +276,11 @@ func validRepeat(v Value) bool {
 	case float64:
 		return t > 0
 	case string:
-		n, ok := ParseIntPrefix(t)
+		n, ok := jsvalue.ParseInt(t)
 		return !ok || n > 0 // parseInt gives NaN for non-numbers, and NaN <= 0 is false
 	default:
 		return false
 	}
-}
-
-// ParseIntPrefix parses a leading integer as JavaScript's parseInt does; ok is false for NaN.
-func ParseIntPrefix(s string) (int64, bool) {
-	s = strings.TrimLeft(s, " \t\n\r\v\f")
-	end := 0
-	if end < len(s) && (s[end] == '-' || s[end] == '+') {
-		end++
-	}
-	digits := end
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	if end == digits {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s[:end], 10, 64)
-	return n, err == nil
 }
 
 // Repeat returns how many times a response is used before moving on (Mountebank's repeat, default 1).
@@ -307,7 +291,7 @@ func Repeat(response *Object) int {
 			return int(t)
 		}
 	case string:
-		if n, ok := ParseIntPrefix(t); ok && n >= 1 && n < math.MaxInt32 {
+		if n, ok := jsvalue.ParseInt(t); ok && n >= 1 && n < math.MaxInt32 {
 			return int(n)
 		}
 	}
@@ -340,30 +324,6 @@ func portValue(v Value) (int, bool) {
 func mustGet(o *Object, key string) Value {
 	v, _ := o.Get(key)
 	return v
-}
-
-// JSString renders v as JavaScript's String(v).
-func JSString(v Value) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return t
-	case bool:
-		return strconv.FormatBool(t)
-	case float64:
-		return FormatNumber(t)
-	case []any:
-		parts := make([]string, len(t))
-		for i, e := range t {
-			if e != nil {
-				parts[i] = JSString(e)
-			}
-		}
-		return strings.Join(parts, ",")
-	default:
-		return "[object Object]"
-	}
 }
 
 // upcastBehaviors turns Mountebank's old `_behaviors` object into the `behaviors` array, as its
@@ -424,19 +384,19 @@ func hasStubInjection(stub *Object, responses []any) bool {
 			continue
 		}
 		_, isString := mustGet(ro, "inject").(string)
-		if Truthy(mustGet(ro, "inject")) || isString && ro.Has("inject") {
+		if jsvalue.Truthy(mustGet(ro, "inject")) || isString && ro.Has("inject") {
 			return true
 		}
 		if hasBehavior(ro, "decorate", nil) || hasBehavior(ro, "wait", func(v Value) bool { _, s := v.(string); return s }) {
 			return true
 		}
 		if proxy := AsObject(mustGet(ro, "proxy")); proxy != nil {
-			if Truthy(mustGet(proxy, "addDecorateBehavior")) {
+			if jsvalue.Truthy(mustGet(proxy, "addDecorateBehavior")) {
 				return true
 			}
 			gens, _ := mustGet(proxy, "predicateGenerators").([]any)
 			for _, g := range gens {
-				if Truthy(mustGet(AsObject(g), "inject")) {
+				if jsvalue.Truthy(mustGet(AsObject(g), "inject")) {
 					return true
 				}
 			}
@@ -451,13 +411,13 @@ func predicatesHaveInjection(v Value) bool {
 	switch t := v.(type) {
 	case []any:
 		for _, p := range t {
-			if Truthy(mustGet(AsObject(p), "inject")) {
+			if jsvalue.Truthy(mustGet(AsObject(p), "inject")) {
 				return true
 			}
 		}
 	case *Object:
 		for _, m := range t.Members {
-			if Truthy(mustGet(AsObject(m.Value), "inject")) {
+			if jsvalue.Truthy(mustGet(AsObject(m.Value), "inject")) {
 				return true
 			}
 		}

@@ -1,5 +1,7 @@
 package config
 
+import "github.com/mockd/mockd/internal/jsvalue"
+
 // upcastTCPProxy turns the old tcp proxy destination {host, port} into "tcp://host:port", as
 // Mountebank's compatibility module does for tcp imposters.
 func upcastTCPProxy(imposter *Object) {
@@ -16,8 +18,8 @@ func upcastTCPProxy(imposter *Object) {
 				continue
 			}
 			host, port := mustGet(to, "host"), mustGet(to, "port")
-			if Truthy(host) && Truthy(port) {
-				proxy.Set("to", "tcp://"+JSString(host)+":"+JSString(port))
+			if jsvalue.Truthy(host) && jsvalue.Truthy(port) {
+				proxy.Set("to", "tcp://"+jsvalue.String(host)+":"+jsvalue.String(port))
 			}
 		}
 	}
@@ -27,13 +29,13 @@ func upcastTCPProxy(imposter *Object) {
 // endOfRequestResolver injection without --allowInjection, then tcp's own validation of mode.
 func tcpErrors(imposter *Object, protocol string, opts ParseOptions) []*Error {
 	var errs []*Error
-	if eor := AsObject(mustGet(imposter, "endOfRequestResolver")); eor != nil && Truthy(mustGet(eor, "inject")) && !opts.AllowInjection {
+	if eor := AsObject(mustGet(imposter, "endOfRequestResolver")); eor != nil && jsvalue.Truthy(mustGet(eor, "inject")) && !opts.AllowInjection {
 		errs = append(errs, &Error{Code: CodeInvalidInjection,
 			Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag",
 			Source:  eor, Path: JoinPath(opts.Path, "endOfRequestResolver")})
 	}
 	if protocol == "tcp" {
-		if m := mustGet(imposter, "mode"); Truthy(m) && m != "text" && m != "binary" {
+		if m := mustGet(imposter, "mode"); jsvalue.Truthy(m) && m != "text" && m != "binary" {
 			errs = append(errs, &Error{Code: CodeBadData, Message: "'mode' must be one of ['text', 'binary']",
 				Path: JoinPath(opts.Path, "mode")})
 		}

@@ -6,8 +6,6 @@
 // given and `is` bodies that are JSON objects are serialised in their original key order.
 package config
 
-import "math"
-
 // Value is one decoded JSON value: nil, bool, float64, string, []any or *Object.
 // Numbers are float64, exactly as in JavaScript.
 type Value = any
@@ -179,22 +177,6 @@ func sortStrings(s []string) {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
-	}
-}
-
-// Truthy reports whether v is truthy in JavaScript's sense.
-func Truthy(v Value) bool {
-	switch t := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return t
-	case float64:
-		return t != 0 && !math.IsNaN(t)
-	case string:
-		return t != ""
-	default:
-		return true
 	}
 }
 

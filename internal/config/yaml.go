@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // Positions maps a value's path (as Path.String gives it, e.g. "imposters[0].stubs[2]") to the
@@ -287,7 +289,7 @@ func yamlNode(v Value) *yaml.Node {
 		if t != math.Trunc(t) || math.Abs(t) >= 1e21 {
 			tag = "!!float"
 		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: FormatNumber(t)}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: jsvalue.FormatNumber(t)}
 	case string:
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t}
 		if strings.Contains(t, "\n") {

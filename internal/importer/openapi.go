@@ -17,6 +17,7 @@ import (
 	"github.com/pb33f/libopenapi/orderedmap"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // OpenAPIOptions tune OpenAPI.
@@ -328,7 +329,7 @@ func (o *openapiImport) responseHeaders(r *v3.Response, where string) *config.Ob
 			o.note(config.JoinPath(config.JoinPath(where, "headers"), name), "header has no example or schema: not sent")
 			continue
 		}
-		out.Set(name, config.JSString(v))
+		out.Set(name, jsvalue.String(v))
 	}
 	return out
 }

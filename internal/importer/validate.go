@@ -7,6 +7,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // validationStubs returns stubs that answer 400, with the violated rule, requests for op that
@@ -117,7 +118,7 @@ func (o *openapiImport) validationStubs(op *operation) []any {
 	return stubs
 }
 
-func itoa(i int) string { return config.FormatNumber(float64(i)) }
+func itoa(i int) string { return jsvalue.FormatNumber(float64(i)) }
 
 // validationError is the 400 answer of a validation stub.
 func validationError(in, name, msg string) *config.Object {
@@ -141,7 +142,7 @@ func valuePattern(s *base.Schema) (pattern, desc string, anchored bool) {
 		alts := make([]string, 0, len(s.Enum))
 		words := make([]string, 0, len(s.Enum))
 		for _, n := range s.Enum {
-			v := config.JSString(nodeValue(n))
+			v := jsvalue.String(nodeValue(n))
 			alts = append(alts, regexp.QuoteMeta(v))
 			words = append(words, v)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // WireMockOptions tune WireMock.
@@ -242,7 +243,7 @@ func (w *wiremockImport) request(req *config.Object, where string) []any {
 }
 
 // jsText renders a value as text.
-func jsText(v config.Value) string { return config.JSString(v) }
+func jsText(v config.Value) string { return jsvalue.String(v) }
 
 // fullMatch anchors a Java regular expression, which WireMock matches against the whole value.
 func fullMatch(re string) string { return "^(?:" + re + ")$" }
@@ -270,7 +271,7 @@ func (w *wiremockImport) valuePattern(field, name string, p *config.Object, wher
 	}
 	wrap := func(op string, v config.Value) *config.Object {
 		pred := config.NewObject(op, config.NewObject(field, config.NewObject(name, v)))
-		if !config.Truthy(get(p, "caseInsensitive")) {
+		if !jsvalue.Truthy(get(p, "caseInsensitive")) {
 			pred.Set("caseSensitive", true)
 		}
 		return pred
@@ -286,7 +287,7 @@ func (w *wiremockImport) valuePattern(field, name string, p *config.Object, wher
 		case "doesNotMatch":
 			return config.NewObject("not", wrap("matches", fullMatch(jsText(mem.Value))))
 		case "absent":
-			return config.NewObject("exists", config.NewObject(field, config.NewObject(name, !config.Truthy(mem.Value))))
+			return config.NewObject("exists", config.NewObject(field, config.NewObject(name, !jsvalue.Truthy(mem.Value))))
 		case "caseInsensitive":
 		default:
 			w.note(config.JoinPath(where, mem.Key), "%q not carried over", mem.Key)
@@ -303,7 +304,7 @@ func (w *wiremockImport) bodyPattern(bp *config.Object, where string) *config.Ob
 		return nil
 	}
 	cs := func(p *config.Object) *config.Object {
-		if !config.Truthy(get(bp, "caseInsensitive")) {
+		if !jsvalue.Truthy(get(bp, "caseInsensitive")) {
 			p.Set("caseSensitive", true)
 		}
 		return p
@@ -332,11 +333,11 @@ func (w *wiremockImport) bodyPattern(bp *config.Object, where string) *config.Ob
 			if strings.Contains(string(config.MarshalJSON(v, 0)), "${json-unit.") {
 				w.note(at, "json-unit placeholders are compared as text")
 			}
-			if config.Truthy(get(bp, "ignoreArrayOrder")) {
+			if jsvalue.Truthy(get(bp, "ignoreArrayOrder")) {
 				w.note(config.JoinPath(where, "ignoreArrayOrder"), "ignoreArrayOrder not carried over: arrays compare in order")
 			}
 			op := "deepEquals"
-			if config.Truthy(get(bp, "ignoreExtraElements")) {
+			if jsvalue.Truthy(get(bp, "ignoreExtraElements")) {
 				op = "equals" // Mountebank's equals on a JSON body ignores extra keys
 			}
 			return config.NewObject(op, config.NewObject("body", v))
@@ -377,7 +378,7 @@ func (w *wiremockImport) selectorPattern(kind string, v config.Value, where stri
 		case "matches":
 			return config.NewObject("matches", config.NewObject("body", fullMatch(jsText(mem.Value))), kind, sel, "caseSensitive", true)
 		case "absent":
-			return config.NewObject("exists", config.NewObject("body", !config.Truthy(mem.Value)), kind, sel)
+			return config.NewObject("exists", config.NewObject("body", !jsvalue.Truthy(mem.Value)), kind, sel)
 		case "expression", "xPathNamespaces":
 		default:
 			w.note(config.JoinPath(where, mem.Key), "%q not carried over", mem.Key)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -25,12 +26,12 @@ const (
 // once here).
 func (im *Imposter) prepareDynamic(r *config.Object, out *response) error {
 	out.kind = kindIs
-	if v, ok := r.Get("inject"); ok && config.Truthy(v) {
-		out.kind, out.inject = kindInject, jsText(v)
-	} else if v, ok := r.Get("fault"); ok && config.Truthy(v) {
-		out.kind, out.fault = kindFault, jsText(v)
+	if v, ok := r.Get("inject"); ok && jsvalue.Truthy(v) {
+		out.kind, out.inject = kindInject, jsvalue.String(v)
+	} else if v, ok := r.Get("fault"); ok && jsvalue.Truthy(v) {
+		out.kind, out.fault = kindFault, jsvalue.String(v)
 		return nil // Mountebank applies no behaviors to faults
-	} else if v, ok := r.Get("proxy"); ok && config.Truthy(v) {
+	} else if v, ok := r.Get("proxy"); ok && jsvalue.Truthy(v) {
 		if err := prepareProxy(r, out); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // mockd's own self-signed certificate, used by https imposters that name no key and cert
@@ -40,8 +41,8 @@ func (im *Imposter) prepareTLS() error {
 	}
 	h := im.def.Header
 	conf := &tls.Config{MinVersion: tls.VersionTLS12}
-	if c, ok := h.Get("ciphers"); ok && config.Truthy(c) {
-		if err := applyCiphers(conf, strings.ToUpper(config.JSString(c))); err != nil {
+	if c, ok := h.Get("ciphers"); ok && jsvalue.Truthy(c) {
+		if err := applyCiphers(conf, strings.ToUpper(jsvalue.String(c))); err != nil {
 			return err
 		}
 	}
@@ -51,7 +52,7 @@ func (im *Imposter) prepareTLS() error {
 	}
 	conf.Certificates = []tls.Certificate{cert}
 	// Node asks for a client certificate only when both are set, and then requires a valid one.
-	if config.Truthy(get(h, "mutualAuth")) && config.Truthy(get(h, "rejectUnauthorized")) {
+	if jsvalue.Truthy(get(h, "mutualAuth")) && jsvalue.Truthy(get(h, "rejectUnauthorized")) {
 		conf.ClientAuth = tls.RequireAndVerifyClientCert
 		conf.ClientCAs = caPool(get(h, "ca"))
 	}
@@ -62,10 +63,10 @@ func (im *Imposter) prepareTLS() error {
 // tlsText is the PEM text of field, or def when absent or falsy.
 func tlsText(h *config.Object, field, def string) string {
 	v := get(h, field)
-	if !config.Truthy(v) {
+	if !jsvalue.Truthy(v) {
 		return def
 	}
-	return config.JSString(v)
+	return jsvalue.String(v)
 }
 
 // caPool collects the certificates of ca (a PEM string or a list of them); nil (the system
@@ -248,18 +249,18 @@ func applyCiphers(conf *tls.Config, list string) error {
 func appendHTTPSMetadata(o, h *config.Object) {
 	o.Set("key", tlsText(h, "key", defaultKey))
 	o.Set("cert", tlsText(h, "cert", defaultCert))
-	o.Set("mutualAuth", config.Truthy(get(h, "mutualAuth")))
-	if v := get(h, "rejectUnauthorized"); config.Truthy(v) {
+	o.Set("mutualAuth", jsvalue.Truthy(get(h, "mutualAuth")))
+	if v := get(h, "rejectUnauthorized"); jsvalue.Truthy(v) {
 		o.Set("rejectUnauthorized", v)
 	} else {
 		o.Set("rejectUnauthorized", false)
 	}
-	if v := get(h, "ca"); config.Truthy(v) {
+	if v := get(h, "ca"); jsvalue.Truthy(v) {
 		o.Set("ca", v)
 	} else {
 		o.Set("ca", nil)
 	}
-	if v := get(h, "ciphers"); config.Truthy(v) {
-		o.Set("ciphers", strings.ToUpper(config.JSString(v)))
+	if v := get(h, "ciphers"); jsvalue.Truthy(v) {
+		o.Set("ciphers", strings.ToUpper(jsvalue.String(v)))
 	}
 }

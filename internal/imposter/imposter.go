@@ -18,6 +18,7 @@ import (
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/netfifo"
@@ -335,7 +336,7 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 	}
 	var cr *response
 	if im.def.Protocol == "tcp" {
-		if config.Truthy(get(config.AsObject(get(r, "is")), "template")) {
+		if jsvalue.Truthy(get(config.AsObject(get(r, "is")), "template")) {
 			return &config.Error{Code: config.CodeBadData, Path: "is.template",
 				Message: "templates apply to http and https imposters", Source: r}
 		}

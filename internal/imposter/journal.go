@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/request"
 )
@@ -338,7 +339,7 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 	if im.def.Name != "" {
 		o.Set("name", im.def.Name)
 	}
-	if dr, ok := im.def.Header.Get("defaultResponse"); ok && config.Truthy(dr) {
+	if dr, ok := im.def.Header.Get("defaultResponse"); ok && jsvalue.Truthy(dr) {
 		o.Set("defaultResponse", dr)
 	}
 	if !opts.Replayable {
@@ -353,7 +354,7 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 			appendHTTPSMetadata(o, im.def.Header)
 		}
 	}
-	if v, ok := im.def.Header.Get("endOfRequestResolver"); ok && config.Truthy(v) {
+	if v, ok := im.def.Header.Get("endOfRequestResolver"); ok && jsvalue.Truthy(v) {
 		o.Set("endOfRequestResolver", v)
 	}
 	self := opts.BaseURL + "/imposters/" + strconv.Itoa(im.port)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/proxy"
 )
 
@@ -77,7 +78,7 @@ func checkResponse(r *config.Object) *config.Error {
 		return &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
 	}
 	for _, k := range responseKinds {
-		if v, ok := r.Get(k); ok && config.Truthy(v) {
+		if v, ok := r.Get(k); ok && jsvalue.Truthy(v) {
 			return nil
 		}
 	}
@@ -108,7 +109,7 @@ func compileIs(is *config.Object, def *config.Object, base *response) *response 
 	out := &response{is: is}
 
 	status := get(is, "statusCode")
-	if !config.Truthy(status) {
+	if !jsvalue.Truthy(status) {
 		status = get(def, "statusCode")
 	}
 	out.status, out.statusErr = statusCode(status)
@@ -117,7 +118,7 @@ func compileIs(is *config.Object, def *config.Object, base *response) *response 
 	if base != nil && sameValue(hv, get(base.is, "headers")) {
 		out.headers, out.hasConnection, out.hasContentLength = base.headers, base.hasConnection, base.hasContentLength
 	} else {
-		if !config.Truthy(hv) {
+		if !jsvalue.Truthy(hv) {
 			hv = get(def, "headers")
 		}
 		out.compileHeaders(config.AsObject(hv))
@@ -128,10 +129,10 @@ func compileIs(is *config.Object, def *config.Object, base *response) *response 
 		out.body = base.body
 		return out
 	}
-	if !config.Truthy(body) {
+	if !jsvalue.Truthy(body) {
 		body = get(def, "body")
 	}
-	if !config.Truthy(mode) {
+	if !jsvalue.Truthy(mode) {
 		mode = get(def, "_mode")
 	}
 	var text string
@@ -146,8 +147,8 @@ func compileIs(is *config.Object, def *config.Object, base *response) *response 
 	case nil:
 		text = ""
 	default:
-		if config.Truthy(b) {
-			text = jsText(b)
+		if jsvalue.Truthy(b) {
+			text = jsvalue.String(b)
 		}
 	}
 	if mode == "binary" {
@@ -185,10 +186,10 @@ func (out *response) compileHeaders(ho *config.Object) {
 		switch v := m.Value.(type) {
 		case []any:
 			for _, e := range v {
-				out.headers = append(out.headers, header{name: m.Key, value: jsText(e)})
+				out.headers = append(out.headers, header{name: m.Key, value: jsvalue.String(e)})
 			}
 		default:
-			out.headers = append(out.headers, header{name: m.Key, value: jsText(v)})
+			out.headers = append(out.headers, header{name: m.Key, value: jsvalue.String(v)})
 		}
 	}
 	markSettable(out.headers)
@@ -198,7 +199,7 @@ func (out *response) compileHeaders(ho *config.Object) {
 // compile alike: both absent or falsy (the default applies to both), the same object or array,
 // or equal strings.
 func sameValue(a, b config.Value) bool {
-	if !config.Truthy(a) && !config.Truthy(b) {
+	if !jsvalue.Truthy(a) && !jsvalue.Truthy(b) {
 		return true
 	}
 	switch x := a.(type) {
@@ -222,7 +223,7 @@ func get(o *config.Object, key string) config.Value {
 
 // statusCode converts a configured statusCode as node's writeHead does.
 func statusCode(v config.Value) (int, error) {
-	if v == nil || !config.Truthy(v) {
+	if v == nil || !jsvalue.Truthy(v) {
 		return 200, nil
 	}
 	var f float64
@@ -238,17 +239,14 @@ func statusCode(v config.Value) (int, error) {
 	case bool:
 		f = 1
 	default:
-		return 0, fmt.Errorf("Invalid status code: %s", jsText(v))
+		return 0, fmt.Errorf("Invalid status code: %s", jsvalue.String(v))
 	}
 	code := int(math.Trunc(f))
 	if code < 100 || code > 999 {
-		return 0, fmt.Errorf("Invalid status code: %s", jsText(v))
+		return 0, fmt.Errorf("Invalid status code: %s", jsvalue.String(v))
 	}
 	return code, nil
 }
-
-// jsText renders a JSON value as JavaScript's String(value).
-var jsText = config.JSString
 
 // decodeBase64Loose decodes base64 as node's Buffer.from(text, 'base64') does.
 var decodeBase64Loose = config.DecodeBase64

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -463,7 +464,7 @@ func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, roo
 			}
 		}
 	}
-	text := strings.ReplaceAll(decodeUTF8(content), "\r\n", "\n")
+	text := strings.ReplaceAll(jsvalue.DecodeUTF8(content), "\r\n", "\n")
 	if ctype == "text/plain" {
 		p.text = append(p.text, text)
 	} else {
@@ -472,7 +473,7 @@ func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, roo
 }
 
 func itoa(i int) string {
-	return config.FormatNumber(float64(i))
+	return jsvalue.FormatNumber(float64(i))
 }
 
 // nodeBuffer renders bytes as JSON.stringify renders a node Buffer.

@@ -1,7 +1,6 @@
 package imposter
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -11,9 +10,9 @@ import (
 	"net"
 	"net/url"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
 )
@@ -64,7 +63,7 @@ type tcpProxy struct {
 func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Error) {
 	n := 0
 	for _, k := range responseKinds {
-		if v, ok := r.Get(k); ok && config.Truthy(v) {
+		if v, ok := r.Get(k); ok && jsvalue.Truthy(v) {
 			n++
 		}
 	}
@@ -77,17 +76,17 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Err
 	}
 	out := &response{config: r, is: is, tcp: &tcpResponse{}}
 	switch {
-	case config.Truthy(get(r, "is")):
+	case jsvalue.Truthy(get(r, "is")):
 		out.tcp.setData(get(is, "data"), im.encoding == "base64")
-	case config.Truthy(get(r, "proxy")):
+	case jsvalue.Truthy(get(r, "proxy")):
 		p, err := compileTCPProxy(config.AsObject(get(r, "proxy")))
 		if err != nil {
 			return nil, err
 		}
 		out.tcp.proxy = p
-	case config.Truthy(get(r, "fault")):
-		out.tcp.fault = jsText(get(r, "fault"))
-	case config.Truthy(get(r, "inject")):
+	case jsvalue.Truthy(get(r, "fault")):
+		out.tcp.fault = jsvalue.String(get(r, "fault"))
+	case jsvalue.Truthy(get(r, "inject")):
 	default:
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
 	}
@@ -111,7 +110,7 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Err
 
 // setData compiles a configured `data` value as Buffer.from(value, encoding) would.
 func (t *tcpResponse) setData(v config.Value, binary bool) {
-	if !config.Truthy(v) {
+	if !jsvalue.Truthy(v) {
 		return
 	}
 	if b, ok := bufferJSON(v); ok {
@@ -214,8 +213,8 @@ func newTCPServer(im *Imposter) protocolServer {
 	} else {
 		s.defaultBad = true
 	}
-	if eor := config.AsObject(get(im.def.Header, "endOfRequestResolver")); eor != nil && config.Truthy(get(eor, "inject")) {
-		source := jsText(get(eor, "inject"))
+	if eor := config.AsObject(get(im.def.Header, "endOfRequestResolver")); eor != nil && jsvalue.Truthy(get(eor, "inject")) {
+		source := jsvalue.String(get(eor, "inject"))
 		if im.js == nil {
 			im.log.Warn("endOfRequestResolver needs --allowInjection; every packet is a request")
 		} else {
@@ -387,27 +386,7 @@ func (s *tcpServer) encode(b []byte) string {
 	if s.binary {
 		return base64.StdEncoding.EncodeToString(b)
 	}
-	return decodeUTF8(b)
-}
-
-// decodeUTF8 is node's buffer.toString('utf8'): each invalid sequence becomes U+FFFD.
-func decodeUTF8(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	var sb bytes.Buffer
-	sb.Grow(len(b) + 8)
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n <= 1 {
-			sb.WriteRune(utf8.RuneError)
-			b = b[1:]
-			continue
-		}
-		sb.Write(b[:n])
-		b = b[n:]
-	}
-	return sb.String()
+	return jsvalue.DecodeUTF8(b)
 }
 
 // proxied passes the origin's answer obj through the response's behaviors and records the result
@@ -498,10 +477,10 @@ func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, ans
 	preds := tcpPredicatesFor(req, p.generators)
 	newResp := config.NewObject("is", config.Clone(answer))
 	var extra []any
-	if t, _ := get(answer, "_proxyResponseTime").(float64); config.Truthy(get(p.def, "addWaitBehavior")) && t > 0 {
+	if t, _ := get(answer, "_proxyResponseTime").(float64); jsvalue.Truthy(get(p.def, "addWaitBehavior")) && t > 0 {
 		extra = append(extra, config.NewObject("wait", t))
 	}
-	if d := get(p.def, "addDecorateBehavior"); config.Truthy(d) {
+	if d := get(p.def, "addDecorateBehavior"); jsvalue.Truthy(d) {
 		extra = append(extra, config.NewObject("decorate", d))
 	}
 	if len(extra) > 0 {
@@ -517,7 +496,7 @@ func tcpPredicatesFor(req *request.Request, gens []*config.Object) []any {
 	fields := config.NewObject("requestFrom", req.RequestFrom(), "ip", req.IP(), "data", req.Data)
 	preds := []any{}
 	for _, g := range gens {
-		if g.Has("inject") && config.Truthy(get(g, "inject")) {
+		if g.Has("inject") && jsvalue.Truthy(get(g, "inject")) {
 			continue
 		}
 		base := &config.Object{}
@@ -548,7 +527,7 @@ func tcpPredicatesFor(req *request.Request, gens []*config.Object) []any {
 				}
 				pred.Set("exists", ex)
 			case hasOp:
-				pred.Set(jsText(op), config.Clone(fields))
+				pred.Set(jsvalue.String(op), config.Clone(fields))
 			default:
 				// buildEquals looks up the generator's keys inside a string field: nothing.
 				pred.Set("equals", config.NewObject(m.Key, &config.Object{}))

@@ -127,20 +127,6 @@ func TestTCPIdleTimeout(t *testing.T) {
 	}
 }
 
-func TestDecodeUTF8(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", "plain"},
-		{"h\xe9", "h\ufffd"},
-		{"\xff\xfeok", "\ufffd\ufffdok"},
-		{"☃", "☃"},
-	}
-	for _, tt := range tests {
-		if got := decodeUTF8([]byte(tt.in)); got != tt.want {
-			t.Errorf("decodeUTF8(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestTCPPredicatesFor(t *testing.T) {
 	req := &request.Request{TCP: true, Data: "d"}
 	req.SetClient("1.2.3.4", "1.2.3.4:5")

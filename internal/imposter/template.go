@@ -5,6 +5,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/hbs"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -128,7 +129,7 @@ func (n *tnode) render(m *hbs.Model) (config.Value, error) {
 			if err != nil {
 				return nil, err
 			}
-			o.Set(config.JSString(kv), vv)
+			o.Set(jsvalue.String(kv), vv)
 		}
 		return o, nil
 	case 'a':

@@ -11,6 +11,8 @@ import (
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
 	"github.com/ohler55/ojg/jp"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 type opKind uint8
@@ -85,7 +87,8 @@ type eleaf struct {
 	isNum bool
 }
 
-func (l *eleaf) str() string { return l.s }
+// JSValue is the constant's value, so jsvalue reads an *eleaf as that value.
+func (l *eleaf) JSValue() any { return l.v }
 
 // eobj is an expected object; keys are in Object.keys order.
 type eobj struct {
@@ -95,6 +98,14 @@ type eobj struct {
 
 // earr is an expected array (already sorted as normalize sorts it).
 type earr struct{ elems []any }
+
+// JSValue is the array of the constants, so jsvalue reads an *earr as that array.
+func (a *earr) JSValue() any { return a.elems }
+
+var (
+	_ jsvalue.Valuer = (*eleaf)(nil)
+	_ jsvalue.Valuer = (*earr)(nil)
+)
 
 type compiler struct {
 	binary bool
@@ -165,7 +176,7 @@ func (cc *compiler) pred(v any) *pred {
 		}
 		return p
 	}
-	p.exists = truthy(m["exists"])
+	p.exists = jsvalue.Truthy(m["exists"])
 	p.pp = cc.pipe(m, p.op)
 	expected := m[opNames[op]]
 
@@ -248,7 +259,7 @@ func (pp *pipe) valLowerCS() bool { return !pp.keyLower }
 // pipe builds the transformation config of one predicate as normalize,
 // selectTransform and tryJSON derive it from the predicate's parameters.
 func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
-	cs := truthy(m["caseSensitive"])
+	cs := jsvalue.Truthy(m["caseSensitive"])
 	pp := &pipe{binary: cc.binary, force: op == opDeepEquals}
 	exceptFlagsCS := cs
 	var selLower, nsLower bool
@@ -264,15 +275,15 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 		if !present {
 			kcs, present = m["caseSensitive"]
 			if !present {
-				kcs = undef
+				kcs = jsvalue.Undef
 			}
 		}
 		pp.keyLower = kcs == false || !cs
 		pp.valLower = !cs
-		selLower = !truthy(kcs)
+		selLower = !jsvalue.Truthy(kcs)
 		nsLower = !cs
 	}
-	if ex := m["except"]; truthy(ex) {
+	if ex := m["except"]; jsvalue.Truthy(ex) {
 		src := jsString(ex)
 		re, err := compileJSRegex(src, !exceptFlagsCS)
 		if err != nil {
@@ -281,7 +292,7 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 			pp.except = re
 		}
 	}
-	if jpv := m["jsonpath"]; truthy(jpv) {
+	if jpv := m["jsonpath"]; jsvalue.Truthy(jpv) {
 		pp.sel = &selector{}
 		sel, isStr := field(jpv, "selector").(string)
 		switch {
@@ -291,14 +302,14 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 			// JSONPath(undefined, json) selects nothing.
 		default:
 			if selLower {
-				sel = jsLower(sel)
+				sel = jsvalue.ToLower(sel)
 			}
 			pp.sel = newJSONPathSelector(sel)
 		}
 		if cc.binary {
 			pp.selErr = validationError("the jsonpath predicate parameter is not allowed in binary mode", nil)
 		}
-	} else if xpv := m["xpath"]; truthy(xpv) {
+	} else if xpv := m["xpath"]; jsvalue.Truthy(xpv) {
 		pp.sel = &selector{xml: true}
 		sel, isStr := field(xpv, "selector").(string)
 		ns := map[string]string{}
@@ -312,7 +323,7 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 					s = jsString(v)
 				}
 				if nsLower {
-					s = jsLower(s)
+					s = jsvalue.ToLower(s)
 				}
 				ns[k] = s
 			}
@@ -324,7 +335,7 @@ func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
 			pp.selErr = validationError("malformed xpath predicate selector", nil)
 		default:
 			if nsLower {
-				sel = jsLower(sel)
+				sel = jsvalue.ToLower(sel)
 			}
 			pp.sel.srcText = sel
 			x, err := xpath.CompileWithNS(sel, ns)
@@ -413,7 +424,7 @@ func field(v any, name string) any {
 			return f
 		}
 	}
-	return undef
+	return jsvalue.Undef
 }
 
 func emptyDoc() *xmlquery.Node { return &xmlquery.Node{Type: xmlquery.DocumentNode} }
@@ -436,7 +447,7 @@ func (cc *compiler) normalize(v any, keyLower, valLower bool, except *jsRegexp) 
 			s = decodeBase64(s)
 		}
 		if valLower {
-			s = jsLower(s)
+			s = jsvalue.ToLower(s)
 		}
 		if except != nil {
 			s = except.ReplaceAllString(s, "")
@@ -463,7 +474,7 @@ func transformAll(v any, keyLower bool, str func(string) string, sortArrays bool
 	case map[string]any:
 		key := func(k string) string {
 			if keyLower {
-				return jsLower(k)
+				return jsvalue.ToLower(k)
 			}
 			return k
 		}
@@ -504,7 +515,7 @@ func forceStrings(v any) any {
 			out[k] = forceStrings(e)
 		}
 		return out
-	case undefinedT:
+	case jsvalue.Undefined:
 		return v
 	}
 	return jsString(v)
@@ -551,7 +562,7 @@ func numberFor(s string) (float64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return f, jsNumber(f) == s
+	return f, jsvalue.FormatNumber(f) == s
 }
 
 // topObject turns the top-level expected value into the object whose keys
@@ -574,8 +585,8 @@ func topObject(v any) *eobj {
 			return &eobj{}
 		}
 		o := &eobj{}
-		for i, n := 0, len16(s); i < n; i++ {
-			ch, _ := charAt16(s, i)
+		for i, n := 0, jsvalue.Len16(s); i < n; i++ {
+			ch, _ := jsvalue.CharAt16(s, i)
 			o.keys = append(o.keys, fmt.Sprint(i))
 			l := &eleaf{v: ch, s: ch}
 			if t.re != nil {
@@ -648,7 +659,7 @@ func decodeBase64(s string) string {
 	case 3:
 		out = append(out, byte(acc>>10), byte(acc>>2))
 	}
-	return decodeUTF8(out)
+	return jsvalue.DecodeUTF8(out)
 }
 
 // childNames returns the names of x when x is $ followed by names only, as $.a.b is: such a path

@@ -10,11 +10,10 @@ import (
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
 
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/xmldoc"
 )
-
-var decodeUTF8 = func(b []byte) string { return request.DecodeUTF8(b) }
 
 // evalCtx evaluates predicates of one Set against one request.
 type evalCtx struct {
@@ -72,7 +71,7 @@ const (
 // text returns string value i as the pipe makes it, lowercasing it at most once.
 func (o *scannedObj) text(i int) string {
 	if o.kind[i] == scannedRaw && o.lower {
-		o.strs[i], o.kind[i] = jsLower(o.strs[i]), scannedText
+		o.strs[i], o.kind[i] = jsvalue.ToLower(o.strs[i]), scannedText
 	}
 	return o.strs[i]
 }
@@ -170,7 +169,7 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	for i, sp := range spans {
 		so.kind[i] = scannedBoxed
 		if sp[0] < 0 {
-			so.vals[i] = undef
+			so.vals[i] = jsvalue.Undef
 			continue
 		}
 		text := c.r.Body[sp[0]:sp[1]]
@@ -284,7 +283,7 @@ func (c *evalCtx) create(p *pred) (bool, error) {
 
 // satisfied is predicates.js predicateSatisfied; exp is *eobj or *earr.
 func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
-	if !truthy(act) {
+	if !jsvalue.Truthy(act) {
 		return false, nil
 	}
 	if s, ok := act.(string); ok {
@@ -395,16 +394,16 @@ func (c *evalCtx) satisfied(exp any, act any) (bool, error) {
 				}
 			}
 		case !eIsArr && aIsArr:
-			if c.cur.exists && truthy(e) {
+			if c.cur.exists && jsvalue.Truthy(e) {
 				ok = true
 			} else {
 				ok, err = c.some(e, aa)
 			}
-		case !eIsArr && isUndef(a) && isArray(act):
+		case !eIsArr && jsvalue.IsUndefined(a) && isArray(act):
 			ok, err = c.some(exp, act.([]any))
 		default:
 			if isObject(e) {
-				if isUndef(a) {
+				if jsvalue.IsUndefined(a) {
 					ok = false
 				} else {
 					ok, err = c.satisfied(e, a)
@@ -432,7 +431,7 @@ func (c *evalCtx) some(e any, arr []any) (bool, error) {
 
 // test is predicates.js testPredicate.
 func (c *evalCtx) test(e any, a any) (bool, error) {
-	if isUndef(a) {
+	if jsvalue.IsUndefined(a) {
 		a = ""
 	}
 	if isObject(e) {
@@ -462,7 +461,7 @@ func (c *evalCtx) fn(e *eleaf, a any) (bool, error) {
 		}
 		return e.s == jsString(a), nil
 	case opExists:
-		return truthy(e.v), nil // not an empty string
+		return jsvalue.Truthy(e.v), nil // not an empty string
 	case opMatches:
 		if e.re == nil {
 			return false, nil
@@ -476,7 +475,7 @@ func (c *evalCtx) fn(e *eleaf, a any) (bool, error) {
 		if c.cur.op == opEndsWith {
 			switch ev := e.v.(type) {
 			case string:
-				from = len(t) - len16(ev)
+				from = len(t) - jsvalue.Len16(ev)
 				if from < 0 {
 					from += len(t)
 					if from < 0 {
@@ -508,7 +507,7 @@ func (c *evalCtx) fnString(e *eleaf, t string) (bool, error) {
 	case opEquals:
 		return e.v != nil && e.s == t, nil
 	case opExists:
-		if truthy(e.v) {
+		if jsvalue.Truthy(e.v) {
 			return t != "", nil
 		}
 		return t == "", nil
@@ -544,15 +543,15 @@ func (c *evalCtx) fnRaw(e *eleaf, raw string) (bool, error) {
 		// Lowercasing leaves a string empty or not (and matches never lowercases).
 		return c.fnString(e, raw)
 	}
-	return c.fnString(e, jsLower(raw))
+	return c.fnString(e, jsvalue.ToLower(raw))
 }
 
-// equalLower reports jsLower(s) == lower without allocating for ASCII s.
+// equalLower reports jsvalue.ToLower(s) == lower without allocating for ASCII s.
 func equalLower(s, lower string) bool {
 	if len(s) != len(lower) {
 		for i := 0; i < len(s); i++ {
 			if s[i] >= 0x80 {
-				return jsLower(s) == lower
+				return jsvalue.ToLower(s) == lower
 			}
 		}
 		return false
@@ -560,7 +559,7 @@ func equalLower(s, lower string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
-			return jsLower(s) == lower
+			return jsvalue.ToLower(s) == lower
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
@@ -601,7 +600,7 @@ func (c *evalCtx) deepEquals(p *pred) (bool, error) {
 				continue
 			}
 		}
-		if isUndef(a) {
+		if jsvalue.IsUndefined(a) {
 			return false, nil
 		}
 		c.buf = appendCanon(c.buf[:0], a)
@@ -649,7 +648,7 @@ func (c *evalCtx) strPipe(s string) string {
 		s = decodeBase64(s)
 	}
 	if pp.valLower {
-		s = jsLower(s)
+		s = jsvalue.ToLower(s)
 	}
 	if pp.except != nil {
 		s = pp.except.ReplaceAllString(s, "")
@@ -673,16 +672,16 @@ func (c *evalCtx) get(act any, k string) any {
 		if v, ok := t[k]; ok {
 			return v
 		}
-		return undef
+		return jsvalue.Undef
 	case *scannedObj:
 		if i := t.at(k); i >= 0 {
 			return t.value(i)
 		}
-		return undef
+		return jsvalue.Undef
 	case []any, string:
 		return elementOf(t, k)
 	}
-	return undef
+	return jsvalue.Undef
 }
 
 func (c *evalCtx) getIndex(act any, i int) any {
@@ -691,16 +690,16 @@ func (c *evalCtx) getIndex(act any, i int) any {
 		if i < len(t) {
 			return t[i]
 		}
-		return undef
+		return jsvalue.Undef
 	case string:
-		if ch, ok := charAt16(t, i); ok {
+		if ch, ok := jsvalue.CharAt16(t, i); ok {
 			return ch
 		}
-		return undef
+		return jsvalue.Undef
 	case map[string]any, *kvObj, *reqObj:
 		return c.get(act, itoa(i))
 	}
-	return undef
+	return jsvalue.Undef
 }
 
 func itoa(i int) string {
@@ -796,7 +795,7 @@ func (o *reqObj) rawString(f fieldID) (string, bool) {
 func (o *reqObj) get(k string) any {
 	f, ok := o.lookup(k)
 	if !ok {
-		return undef
+		return jsvalue.Undef
 	}
 	return o.value(f)
 }
@@ -817,7 +816,7 @@ func (o *reqObj) value(f fieldID) any {
 		return c.pipeString(r.Data, false)
 	case fBody:
 		if r.BodyMissing && !c.dry {
-			return undef
+			return jsvalue.Undef
 		}
 		return c.pipeString(r.Body, true)
 	case fQuery:
@@ -835,7 +834,7 @@ func (o *reqObj) value(f fieldID) any {
 		}
 		return true
 	}
-	return undef
+	return jsvalue.Undef
 }
 
 func (o *reqObj) materialize() map[string]any {
@@ -863,7 +862,7 @@ type kvObj struct {
 
 func (o *kvObj) norm(name string) string {
 	if o.c.cur.pp.keyLower {
-		return jsLower(name)
+		return jsvalue.ToLower(name)
 	}
 	return name
 }
@@ -876,7 +875,7 @@ func (o *kvObj) matches(name, k string) bool {
 		// Lowercasing keeps ASCII lengths; only non-ASCII can change length.
 		for i := 0; i < len(name); i++ {
 			if name[i] >= 0x80 {
-				return jsLower(name) == k
+				return jsvalue.ToLower(name) == k
 			}
 		}
 		return false
@@ -884,7 +883,7 @@ func (o *kvObj) matches(name, k string) bool {
 	for i := 0; i < len(name); i++ {
 		a := name[i]
 		if a >= 0x80 {
-			return jsLower(name) == k
+			return jsvalue.ToLower(name) == k
 		}
 		if 'A' <= a && a <= 'Z' {
 			a += 'a' - 'A'
@@ -925,7 +924,7 @@ outer:
 func (o *kvObj) get(k string) any {
 	name, ok := o.winner(k)
 	if !ok {
-		return undef
+		return jsvalue.Undef
 	}
 	return o.valueOf(name)
 }
@@ -1067,7 +1066,7 @@ func (c *evalCtx) transformJSON(v any, src string) any {
 	}
 	return transformAll(v, pp.keyLower, func(s string) string {
 		if pp.valLower {
-			s = jsLower(s)
+			s = jsvalue.ToLower(s)
 		}
 		if pp.except != nil {
 			s = pp.except.ReplaceAllString(s, "")
@@ -1099,7 +1098,7 @@ func (c *evalCtx) selectOn(s string, isBody bool) any {
 func (c *evalCtx) selectJSONPath(s string) any {
 	pp := c.cur.pp
 	if !pp.sel.jpOK {
-		return undef
+		return jsvalue.Undef
 	}
 	if v, ok := c.scanSelect(s); ok {
 		return v
@@ -1115,23 +1114,23 @@ func (c *evalCtx) selectJSONPath(s string) any {
 // what the selector picks from v, the text tryJSON parsed (and forceStrings made strings of).
 func jsonPathSelect(sel *selector, v any) any {
 	if !sel.jpOK {
-		return undef
+		return jsvalue.Undef
 	}
 	if !isObject(v) {
 		// JSON.parse(possibleJSON)
 		p, ok := request.ParseJSON(jsString(v))
 		if !ok {
-			return undef
+			return jsvalue.Undef
 		}
 		v = p
 	}
-	if !truthy(v) {
-		return undef
+	if !jsvalue.Truthy(v) {
+		return jsvalue.Undef
 	}
 	res := safeJPGet(sel, v)
 	switch len(res) {
 	case 0:
-		return undef
+		return jsvalue.Undef
 	case 1:
 		// orderIndependent sorts the selection when it is itself an array.
 		if a, ok := res[0].([]any); ok {
@@ -1156,7 +1155,7 @@ func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
 	start, end, res := scanJSONPath(s, sel.jpKeys, pp.keyLower)
 	switch res {
 	case scanMissing:
-		return undef, true
+		return jsvalue.Undef, true
 	case scanUnsure:
 		return nil, false
 	}
@@ -1177,7 +1176,7 @@ func (c *evalCtx) scannedValue(text string) (any, bool) {
 			return nil, false
 		}
 		if c.cur.pp.valLower {
-			str = jsLower(str)
+			str = jsvalue.ToLower(str)
 		}
 		return str, true
 	case c0 == 't':
@@ -1222,7 +1221,7 @@ func safeJPGet(sel *selector, v any) (res []any) {
 			case []any:
 				res = append(res, float64(len(t)))
 			case string:
-				res = append(res, float64(len16(t)))
+				res = append(res, float64(jsvalue.Len16(t)))
 			case map[string]any:
 				if l, ok := t["length"]; ok {
 					res = append(res, l)
@@ -1267,7 +1266,7 @@ func (c *evalCtx) unboundCheck() error {
 func (c *evalCtx) selectXPath(s string) any {
 	pp := c.cur.pp
 	if s == "" {
-		return undef // xmldom gives no document
+		return jsvalue.Undef // xmldom gives no document
 	}
 	x := pp.sel.xpPool.Get().(*xpath.Expr)
 	defer pp.sel.xpPool.Put(x)
@@ -1289,13 +1288,13 @@ func xpathSelect(x *xpath.Expr, doc *xmlquery.Node) any {
 		}
 		switch len(vals) {
 		case 0:
-			return undef
+			return jsvalue.Undef
 		case 1:
 			return vals[0]
 		}
 		return sortJS(vals)
 	}
-	return undef
+	return jsvalue.Undef
 }
 
 func parseXML(s string) *xmlquery.Node {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -70,7 +71,7 @@ type Failure struct {
 }
 
 // Missing reports whether the request has no value at the failing field.
-func (f *Failure) Missing() bool { return isUndef(f.Actual) }
+func (f *Failure) Missing() bool { return jsvalue.IsUndefined(f.Actual) }
 
 // count is what the predicate adds to its stub's Satisfied and Total.
 func (p *PredicateResult) count() (satisfied, total int) {
@@ -288,7 +289,7 @@ func errorText(err error) string {
 // and is null in arrays (as JSON.stringify does).
 func jsonValue(v any) config.Value {
 	switch t := v.(type) {
-	case undefinedT:
+	case jsvalue.Undefined:
 		return nil
 	case []any:
 		out := make([]any, len(t))
@@ -302,7 +303,7 @@ func jsonValue(v any) config.Value {
 		}
 		out := &config.Object{Members: make([]config.Member, 0, len(t.Members))}
 		for _, m := range t.Members {
-			if !isUndef(m.Value) {
+			if !jsvalue.IsUndefined(m.Value) {
 				out.Members = append(out.Members, config.Member{Key: m.Key, Value: jsonValue(m.Value)})
 			}
 		}
@@ -336,7 +337,7 @@ func RequestFromJSON(v config.Value, tcp bool) (*config.Object, error) {
 	}
 	str := func(key, def string) string {
 		switch t := mustValue(in, key).(type) {
-		case nil, undefinedT:
+		case nil, jsvalue.Undefined:
 			return def
 		case string:
 			return t
@@ -364,7 +365,7 @@ func RequestFromJSON(v config.Value, tcp bool) (*config.Object, error) {
 	}
 	body := ""
 	switch t := mustValue(in, "body").(type) {
-	case nil, undefinedT:
+	case nil, jsvalue.Undefined:
 	case string:
 		body = t
 	default:
@@ -384,7 +385,7 @@ func mustValue(o *config.Object, key string) any {
 	if v, ok := o.Get(key); ok {
 		return v
 	}
-	return undef
+	return jsvalue.Undef
 }
 
 // headerValue is headersMap.get: the value of the first header named name in any case.

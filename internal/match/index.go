@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -165,7 +166,7 @@ func fieldLiterals(ps []*pred) []fieldLit {
 			continue
 		}
 		for j, fk := range o.keys {
-			if _, isIndex := arrayIndex(fk); isIndex || fk == "length" {
+			if _, isIndex := jsvalue.ArrayIndex(fk); isIndex || fk == "length" {
 				continue
 			}
 			l, isLeaf := o.vals[j].(*eleaf)
@@ -371,7 +372,7 @@ func buildIndex(stubs [][]*pred) index {
 			}
 			key := o.re.prefix
 			if g.fold {
-				key = jsLower(key)
+				key = jsvalue.ToLower(key)
 			}
 			if len(g.byPrefix[key]) == 0 {
 				g.lengths = append(g.lengths, len(key))
@@ -428,7 +429,7 @@ func buildIndex(stubs [][]*pred) index {
 	return x
 }
 
-// lowerKey returns jsLower(s), using buf for ASCII input to avoid allocating.
+// lowerKey returns jsvalue.ToLower(s), using buf for ASCII input to avoid allocating.
 func lowerKey(s string, buf []byte) ([]byte, string) {
 	if len(s) > len(buf) {
 		buf = make([]byte, len(s))
@@ -437,7 +438,7 @@ func lowerKey(s string, buf []byte) ([]byte, string) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
-			return nil, jsLower(s)
+			return nil, jsvalue.ToLower(s)
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
@@ -606,7 +607,7 @@ func appendVals(lists [][]int32, g *fieldGroup, v any) [][]int32 {
 func appendVal(lists [][]int32, g *fieldGroup, v any) [][]int32 {
 	var key string
 	switch t := v.(type) {
-	case nil, undefinedT:
+	case nil, jsvalue.Undefined:
 		return lists // null or a missing key equals no non-empty literal
 	case string:
 		key = t

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -56,13 +57,13 @@ func TestScanSelect(t *testing.T) {
 		{"null", `{"a":null}`, "$.a", nil},
 		{"object", `{"a":{"B":"C","n":1}}`, "$.a", map[string]any{"b": "c", "n": 1.0}},
 		{"array sorted", `{"a":["b","a"]}`, "$.a", []any{"a", "b"}},
-		{"missing", `{"a":{"b":1}}`, "$.a.c", undef},
-		{"through an array", `{"a":[{"b":1}]}`, "$.a.b", undef},
-		{"through a string", `{"a":"b"}`, "$.a.b", undef},
+		{"missing", `{"a":{"b":1}}`, "$.a.c", jsvalue.Undef},
+		{"through an array", `{"a":[{"b":1}]}`, "$.a.b", jsvalue.Undef},
+		{"through a string", `{"a":"b"}`, "$.a.b", jsvalue.Undef},
 		{"upper-case key", `{"Customer":{"ID":"x"}}`, "$.customer.id", "x"},
 		{"white space", " \t\r\n{ \"a\" : [ 1 , 2 ] , \"b\" : { } } \n", "$.b", map[string]any{}},
-		{"invalid", `{"a":1,}`, "$.a", undef},
-		{"not an object", `["a"]`, "$.a", undef},
+		{"invalid", `{"a":1,}`, "$.a", jsvalue.Undef},
+		{"not an object", `["a"]`, "$.a", jsvalue.Undef},
 		{"repeated key", `{"a":1,"a":2}`, "$.a", 2.0},
 		{"keys that collide", `{"ID":1,"id":2,"ID":3}`, "$.id", 3.0}, // the text is lowercased first
 		{"escape", `{"a":"x\"y"}`, "$.a", `x"y`},

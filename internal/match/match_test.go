@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -569,8 +570,8 @@ func TestJSNumber(t *testing.T) {
 		1e-7: "1e-7", 0.000001: "0.000001", 1.5e-7: "1.5e-7", 123456789012: "123456789012", 0.1: "0.1",
 		-1e-7: "-1e-7", 2.5e25: "2.5e+25",
 	} {
-		if got := jsNumber(f); got != want {
-			t.Errorf("jsNumber(%v) = %q, want %q", f, got, want)
+		if got := jsvalue.FormatNumber(f); got != want {
+			t.Errorf("jsvalue.FormatNumber(%v) = %q, want %q", f, got, want)
 		}
 	}
 }
@@ -579,8 +580,8 @@ func TestJSLower(t *testing.T) {
 	for in, want := range map[string]string{
 		"ABC": "abc", "abc": "abc", "ÉCOLE": "école", "İ": "i\u0307", "ΟΔΟΣ": "οδος", "ΣΑ": "σα", "": "",
 	} {
-		if got := jsLower(in); got != want {
-			t.Errorf("jsLower(%q) = %q, want %q", in, got, want)
+		if got := jsvalue.ToLower(in); got != want {
+			t.Errorf("jsvalue.ToLower(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -703,7 +704,7 @@ func TestKVRawOneAgreesWithGet(t *testing.T) {
 			counts[n]++
 			switch n {
 			case 0:
-				if !isUndef(got) {
+				if !jsvalue.IsUndefined(got) {
 					t.Fatalf("rawOne(%q) absent over %v (header %t), get = %#v", k, kvs, o.header, got)
 				}
 			case 1:

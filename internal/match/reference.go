@@ -16,6 +16,7 @@ import (
 	"github.com/antchfx/xpath"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -274,7 +275,7 @@ func (p params) key() paramsKey {
 }
 
 func paramsOf(pred *config.Object, op string) params {
-	cs := truthy(prop(pred, "caseSensitive"))
+	cs := jsvalue.Truthy(prop(pred, "caseSensitive"))
 	var p params
 	if op == "matches" {
 		// clone = merge(predicate, {caseSensitive: true, keyCaseSensitive: caseSensitive})
@@ -282,21 +283,21 @@ func paramsOf(pred *config.Object, op string) params {
 	} else {
 		// normalize sets keyCaseSensitive to caseSensitive when it is undefined.
 		kcs := prop(pred, "keyCaseSensitive")
-		if isUndef(kcs) {
+		if jsvalue.IsUndefined(kcs) {
 			kcs = prop(pred, "caseSensitive")
 		}
 		p.keyLower = kcs == false || !cs
-		p.valLower, p.exceptIC, p.selLower, p.xpLower = !cs, !cs, !truthy(kcs), !cs
+		p.valLower, p.exceptIC, p.selLower, p.xpLower = !cs, !cs, !jsvalue.Truthy(kcs), !cs
 	}
-	if ex := prop(pred, "except"); truthy(ex) {
+	if ex := prop(pred, "except"); jsvalue.Truthy(ex) {
 		p.except, p.hasExcept = jsString(ex), true
 	}
-	if jp := prop(pred, "jsonpath"); truthy(jp) {
+	if jp := prop(pred, "jsonpath"); jsvalue.Truthy(jp) {
 		p.jsonpath = jp
-	} else if xp := prop(pred, "xpath"); truthy(xp) {
+	} else if xp := prop(pred, "xpath"); jsvalue.Truthy(xp) {
 		p.xpath = xp
 	}
-	p.exists = truthy(prop(pred, "exists"))
+	p.exists = jsvalue.Truthy(prop(pred, "exists"))
 	p.force = op == "deepEquals"
 	return p
 }
@@ -365,7 +366,7 @@ func (ev *evaluator) fields(res *PredicateResult, expected, actual any, check fu
 // satisfied is predicates.js predicateSatisfied below the top: actual has every field of
 // expected. path names actual in the request, for the failure.
 func (ev *evaluator) satisfied(expected, actual any, path string, p params, fn opFn) (bool, *Failure, error) {
-	if !truthy(actual) {
+	if !jsvalue.Truthy(actual) {
 		return false, &Failure{Field: path, Expected: expected, Actual: actual}, nil
 	}
 	if s, isString := actual.(string); isString {
@@ -410,12 +411,12 @@ func (ev *evaluator) field(expected, actual any, k, path string, p params, fn op
 		}
 		return true, nil, nil
 	case aIsArray: // onlyActualIsArray
-		if p.exists && truthy(e) {
+		if p.exists && jsvalue.Truthy(e) {
 			return true, nil, nil
 		}
 		ok, err := ev.some(e, aa, path, p, fn)
 		return failure(ok, err, a)
-	case isUndef(a) && isArray(actual): // expectedLeftOffArraySyntaxButActualIsArrayOfObjects
+	case jsvalue.IsUndefined(a) && isArray(actual): // expectedLeftOffArraySyntaxButActualIsArrayOfObjects
 		ok, err := ev.some(expected, actual.([]any), path, p, fn)
 		return failure(ok, err, actual)
 	case isObject(e):
@@ -437,7 +438,7 @@ func (ev *evaluator) some(expected any, actual []any, path string, p params, fn 
 
 // test is predicates.js testPredicate.
 func (ev *evaluator) test(expected, actual any, path string, p params, fn opFn) (bool, *Failure, error) {
-	missing := isUndef(actual)
+	missing := jsvalue.IsUndefined(actual)
 	if missing {
 		actual = ""
 	}
@@ -456,7 +457,7 @@ func (ev *evaluator) test(expected, actual any, path string, p params, fn opFn) 
 		f = &Failure{Field: path, Expected: expected, Actual: actual}
 	}
 	if missing && f.Field == path {
-		f.Actual = undef
+		f.Actual = jsvalue.Undef
 	}
 	return false, f, nil
 }
@@ -472,7 +473,7 @@ func operate(op string, e, a any, p params) (bool, error) {
 		}
 		return e == nil && a == nil, nil
 	case "exists":
-		if truthy(e) {
+		if jsvalue.Truthy(e) {
 			return a != "", nil
 		}
 		return a == "", nil
@@ -489,7 +490,7 @@ func operate(op string, e, a any, p params) (bool, error) {
 // jsToString is predicates.js toString: value.toString() for anything but null and undefined.
 func jsToString(v any) any {
 	switch v.(type) {
-	case nil, undefinedT:
+	case nil, jsvalue.Undefined:
 		return v
 	}
 	return jsString(v)
@@ -501,14 +502,14 @@ func indexOf(op string, e, a any) (bool, error) {
 	if a == nil {
 		return false, typeError("Cannot read properties of null (reading 'indexOf')")
 	}
-	var eLen any = undef // expected.length
+	var eLen any = jsvalue.Undef // expected.length
 	switch t := e.(type) {
 	case nil:
 		if op == "endsWith" {
 			return false, typeError("Cannot read properties of null (reading 'length')")
 		}
 	case string:
-		eLen = float64(len16(t))
+		eLen = float64(jsvalue.Len16(t))
 	}
 	switch t := a.(type) {
 	case string:
@@ -516,7 +517,7 @@ func indexOf(op string, e, a any) (bool, error) {
 		switch {
 		case op == "startsWith":
 			return strings.HasPrefix(t, es), nil
-		case op == "endsWith" && !isUndef(eLen):
+		case op == "endsWith" && !jsvalue.IsUndefined(eLen):
 			return strings.HasSuffix(t, es), nil
 		}
 		return strings.Contains(t, es), nil // endsWith from NaN searches from 0
@@ -589,7 +590,7 @@ func (ev *evaluator) normalize(v any, p params, withSelectors bool) (any, error)
 			s = decodeBase64(s)
 		}
 		if p.valLower {
-			s = jsLower(s)
+			s = jsvalue.ToLower(s)
 		}
 		s, err := exceptJS(s, p)
 		if err != nil || sel == nil {
@@ -620,7 +621,7 @@ func (ev *evaluator) tryJSON(text string, p params) any {
 	}
 	out, err := transformJS(v, p.keyLower, func(s string) (any, error) {
 		if p.valLower {
-			s = jsLower(s)
+			s = jsvalue.ToLower(s)
 		}
 		return exceptJS(s, p)
 	}, false)
@@ -693,7 +694,7 @@ func (ev *evaluator) selectTransform(p params) (func(string) (any, error), error
 // xpathJS is xpath.js select followed by predicates.js select and orderIndependent.
 func xpathJS(selector any, ns map[string]string, text string) (any, error) {
 	if text == "" {
-		return undef, nil // xmldom makes no document of nothing
+		return jsvalue.Undef, nil // xmldom makes no document of nothing
 	}
 	doc := parseXML(text)
 	src, isString := selector.(string)
@@ -731,8 +732,8 @@ func hasElement(doc *xmlquery.Node) bool {
 func lowerJS(v any, name string) (any, error) {
 	switch t := v.(type) {
 	case string:
-		return jsLower(t), nil
-	case undefinedT:
+		return jsvalue.ToLower(t), nil
+	case jsvalue.Undefined:
 		return nil, typeError("Cannot read properties of undefined (reading 'toLowerCase')")
 	case nil:
 		return nil, typeError("Cannot read properties of null (reading 'toLowerCase')")
@@ -771,7 +772,7 @@ func transformJS(v any, keyLower bool, str func(string) (any, error), sortArrays
 				return nil, err
 			}
 			if keyLower {
-				k = jsLower(k)
+				k = jsvalue.ToLower(k)
 			}
 			out.Set(k, x) // a key lowercased onto an earlier one replaces its value in place
 		}
@@ -785,7 +786,7 @@ func forceStringsJS(v any) (any, error) {
 	switch t := v.(type) {
 	case nil:
 		return "null", nil
-	case undefinedT:
+	case jsvalue.Undefined:
 		return nil, typeError("Cannot read properties of undefined (reading 'toString')")
 	case []any:
 		out := make([]any, len(t))
@@ -816,14 +817,14 @@ func forceStringsJS(v any) (any, error) {
 // indexes, nothing for a number or a boolean.
 func keysOf(v any) ([]string, error) {
 	switch t := v.(type) {
-	case nil, undefinedT:
+	case nil, jsvalue.Undefined:
 		return nil, typeError("Cannot convert undefined or null to object")
 	case *config.Object:
 		return jsKeys(t), nil
 	case []any:
 		return indexKeys(len(t)), nil
 	case string:
-		return indexKeys(len16(t)), nil
+		return indexKeys(jsvalue.Len16(t)), nil
 	}
 	return nil, nil
 }
@@ -842,7 +843,7 @@ func jsKeys(o *config.Object) []string {
 	keys := make([]string, 0, len(o.Members))
 	indexes := 0
 	for _, m := range o.Members {
-		if _, ok := arrayIndex(m.Key); ok {
+		if _, ok := jsvalue.ArrayIndex(m.Key); ok {
 			keys = append(keys, m.Key)
 			indexes++
 		}
@@ -855,7 +856,7 @@ func jsKeys(o *config.Object) []string {
 	}
 	jsKeyOrder(keys)
 	for _, m := range o.Members {
-		if _, ok := arrayIndex(m.Key); !ok {
+		if _, ok := jsvalue.ArrayIndex(m.Key); !ok {
 			keys = append(keys, m.Key)
 		}
 	}
@@ -872,7 +873,7 @@ func prop(v any, k string) any {
 	case []any, string:
 		return elementOf(t, k)
 	}
-	return undef
+	return jsvalue.Undef
 }
 
 func asObject(v any) *config.Object {
@@ -897,7 +898,7 @@ func requestObject(r *request.Request) *config.Object {
 	o := config.NewObject("requestFrom", r.RequestFrom(), "method", r.Method, "path", r.Path,
 		"query", queryObject(r.Query), "headers", headersObject(r.HeaderList()))
 	if r.BodyMissing {
-		o.Set("body", undef)
+		o.Set("body", jsvalue.Undef)
 	} else {
 		o.Set("body", r.Body)
 	}

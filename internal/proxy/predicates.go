@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // Selector evaluates the jsonpath and xpath parameters of predicateGenerators. Each returns
@@ -31,7 +32,7 @@ type undefined struct{}
 func PredicatesFor(req *config.Object, gens []*config.Object, sel Selector, inj Injector) ([]any, error) {
 	preds := []any{}
 	for _, g := range gens {
-		if src := get(g, "inject"); config.Truthy(src) {
+		if src := get(g, "inject"); jsvalue.Truthy(src) {
 			if inj == nil {
 				return nil, &config.Error{Code: config.CodeInvalidInjection,
 					Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag"}
@@ -149,13 +150,13 @@ func objFilter(obj, filter config.Value) {
 		o.Delete(f)
 	case []any:
 		for _, k := range f {
-			if ks, isStr := k.(string); isStr && config.Truthy(member(o, ks)) {
+			if ks, isStr := k.(string); isStr && jsvalue.Truthy(member(o, ks)) {
 				o.Delete(ks)
 			}
 		}
 	case *config.Object:
 		for _, m := range f.Members {
-			if config.Truthy(member(o, m.Key)) {
+			if jsvalue.Truthy(member(o, m.Key)) {
 				objFilter(member(o, m.Key), m.Value)
 			}
 		}

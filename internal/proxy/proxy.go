@@ -18,6 +18,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -83,8 +84,8 @@ func Compile(p *config.Object) (*Proxy, *config.Error) {
 			out.Generators = append(out.Generators, o)
 		}
 	}
-	out.AddWait = config.Truthy(get(p, "addWaitBehavior"))
-	if d := get(p, "addDecorateBehavior"); config.Truthy(d) {
+	out.AddWait = jsvalue.Truthy(get(p, "addWaitBehavior"))
+	if d := get(p, "addDecorateBehavior"); jsvalue.Truthy(d) {
 		out.AddDecorate = d
 	}
 	if ih := config.AsObject(get(p, "injectHeaders")); ih != nil {
@@ -120,7 +121,7 @@ func Compile(p *config.Object) (*Proxy, *config.Error) {
 		out.baseURL = "http://" + addr
 	}
 	tlsConf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // Mountebank does not verify origins
-	if cert, key := jsText(get(p, "cert")), jsText(get(p, "key")); config.Truthy(get(p, "cert")) && config.Truthy(get(p, "key")) {
+	if cert, key := jsText(get(p, "cert")), jsText(get(p, "key")); jsvalue.Truthy(get(p, "cert")) && jsvalue.Truthy(get(p, "key")) {
 		pair, err := tls.X509KeyPair([]byte(cert), []byte(key))
 		if err != nil {
 			return nil, &config.Error{Code: config.CodeBadData, Message: "proxy cert/key: " + err.Error()}
@@ -305,7 +306,7 @@ func answer(resp *fasthttp.Response) *config.Object {
 		mode = "binary"
 		text = base64.StdEncoding.EncodeToString(body)
 	} else {
-		text = request.DecodeUTF8(body)
+		text = jsvalue.DecodeUTF8(body)
 	}
 	return config.NewObject(
 		"statusCode", float64(resp.StatusCode()),
@@ -366,4 +367,4 @@ func get(o *config.Object, key string) config.Value {
 }
 
 // jsText renders a value as JavaScript's String(value).
-func jsText(v config.Value) string { return config.JSString(v) }
+func jsText(v config.Value) string { return jsvalue.String(v) }

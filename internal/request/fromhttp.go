@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // FromHTTP fills r from ctx as Mountebank's httpRequest.js builds its request
@@ -82,12 +84,12 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 		case err != nil:
 			r.BodyMissing = true
 		default:
-			r.Body = DecodeUTF8(w.b)
+			r.Body = jsvalue.DecodeUTF8(w.b)
 		}
 	case len(body) <= maxArena && utf8.Valid(body):
 		r.Body = r.str(body)
 	default:
-		r.Body = DecodeUTF8(body)
+		r.Body = jsvalue.DecodeUTF8(body)
 	}
 
 	r.Form, r.HasForm = r.Form[:0], false
@@ -130,7 +132,7 @@ func IsURLEncodedForm(contentType string) bool {
 	if i := strings.IndexByte(contentType, ';'); i >= 0 {
 		contentType = contentType[:i]
 	}
-	return jsTrim(contentType) == "application/x-www-form-urlencoded"
+	return jsvalue.TrimSpace(contentType) == "application/x-www-form-urlencoded"
 }
 
 // mbHeader looks a header up as headersMap.get does: the first distinct name
@@ -316,18 +318,4 @@ func (r *Request) latin1(b []byte) string {
 		r.arena = utf8.AppendRune(r.arena, rune(c))
 	}
 	return view(r.arena[start:len(r.arena):len(r.arena)], true)
-}
-
-// jsTrim is String.prototype.trim: it removes JavaScript white space and
-// line terminators from both ends.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, isJSSpace)
-}
-
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 type nodeCases struct {
@@ -146,8 +148,8 @@ func TestDecodeUTF8Node(t *testing.T) {
 		for i, v := range in {
 			b[i] = byte(v)
 		}
-		if got := DecodeUTF8(b); got != want {
-			t.Errorf("DecodeUTF8(% x) = %q, want %q", b, got, want)
+		if got := jsvalue.DecodeUTF8(b); got != want {
+			t.Errorf("jsvalue.DecodeUTF8(% x) = %q, want %q (node)", b, got, want)
 		}
 	}
 }

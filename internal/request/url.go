@@ -2,8 +2,9 @@ package request
 
 import (
 	"strings"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // nodeURL splits a request target into the pathname and the query string (without '?')
@@ -331,7 +332,7 @@ func qsUnescape(s string) string {
 			b = append(b, c)
 		}
 	}
-	return DecodeUTF8(b)
+	return jsvalue.DecodeUTF8(b)
 }
 
 func isHex(c byte) bool {
@@ -343,62 +344,4 @@ func unhex(c byte) byte {
 		return c - '0'
 	}
 	return (c | 0x20) - 'a' + 10
-}
-
-// DecodeUTF8 copies b into a string as node's buffer.toString() does: each
-// maximal invalid subsequence becomes one U+FFFD (the WHATWG UTF-8 decoder).
-func DecodeUTF8(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	out := make([]byte, 0, len(b)+8)
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < 0x80 {
-			out = append(out, c)
-			i++
-			continue
-		}
-		var need int
-		lo, hi := byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c >= 0xE0 && c <= 0xEF:
-			need = 2
-			if c == 0xE0 {
-				lo = 0xA0
-			} else if c == 0xED {
-				hi = 0x9F
-			}
-		case c >= 0xF0 && c <= 0xF4:
-			need = 3
-			if c == 0xF0 {
-				lo = 0x90
-			} else if c == 0xF4 {
-				hi = 0x8F
-			}
-		default:
-			out = append(out, "\uFFFD"...)
-			i++
-			continue
-		}
-		j := i + 1
-		ok := true
-		for k := 0; k < need; k++ {
-			if j >= len(b) || b[j] < lo || b[j] > hi {
-				ok = false
-				break
-			}
-			lo, hi = 0x80, 0xBF
-			j++
-		}
-		if ok {
-			out = append(out, b[i:j]...)
-		} else {
-			out = append(out, "\uFFFD"...)
-		}
-		i = j
-	}
-	return string(out)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/dop251/goja/token"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -347,39 +348,26 @@ func strVal(s string) nval  { return nval{k: kStr, s: s} }
 func numVal(f float64) nval { return nval{k: kNum, f: f} }
 func boolVal(b bool) nval   { return nval{k: kBool, b: b} }
 func objVal(o *nobj) nval   { return nval{k: kObj, o: o} }
-func (v nval) truthy() bool {
+func (v nval) truthy() bool { return jsvalue.Truthy(v.js()) }
+
+// str is String(v) for a primitive.
+func (v nval) str() string { return jsvalue.String(v.js()) }
+
+// js is v as a jsvalue value (an object as the configuration object it stands for).
+func (v nval) js() any {
 	switch v.k {
+	case kUndef:
+		return jsvalue.Undef
 	case kBool:
 		return v.b
 	case kNum:
-		return v.f != 0 && !math.IsNaN(v.f)
-	case kStr:
-		return v.s != ""
-	case kObj:
-		return true
-	}
-	return false
-}
-
-// str is String(v) for a primitive.
-func (v nval) str() string {
-	switch v.k {
-	case kUndef:
-		return "undefined"
-	case kNum:
-		switch {
-		case math.IsNaN(v.f):
-			return "NaN"
-		case math.IsInf(v.f, 1):
-			return "Infinity"
-		case math.IsInf(v.f, -1):
-			return "-Infinity"
-		}
-		return config.FormatNumber(v.f)
+		return v.f
 	case kStr:
 		return v.s
+	case kObj:
+		return v.o.o
 	}
-	return config.JSString(v.value())
+	return nil
 }
 
 // value is a primitive as configuration, as fromJS converts it.

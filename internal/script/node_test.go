@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // respond runs an inject response and returns its body, or "error: " and the script error's data.
@@ -27,13 +28,13 @@ func respond(t *testing.T, s *Scope, ctx context.Context, src string) string {
 		var ce *config.Error
 		if errors.As(err, &ce) {
 			if d, ok := config.AsObject(ce.Source).Get("data"); ok {
-				return "error: " + config.JSString(d)
+				return "error: " + jsvalue.String(d)
 			}
 		}
 		return "error: " + err.Error()
 	}
 	b, _ := got.Get("body")
-	return config.JSString(b)
+	return jsvalue.String(b)
 }
 
 // runScripts runs each inject response on one scope and compares its body.

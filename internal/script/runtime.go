@@ -23,6 +23,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // maxCallStack bounds JavaScript recursion (V8 allows about ten thousand frames).
@@ -437,9 +438,9 @@ func formatArgs(rt *runtime, args []goja.Value) string {
 						b.WriteString(a.String())
 					}
 				case 'd', 'f':
-					b.WriteString(config.FormatNumber(a.ToFloat()))
+					b.WriteString(jsvalue.FormatNumber(a.ToFloat()))
 				case 'i':
-					b.WriteString(config.FormatNumber(float64(a.ToInteger())))
+					b.WriteString(jsvalue.FormatNumber(float64(a.ToInteger())))
 				default:
 					b.WriteString(inspect(rt, a))
 				}

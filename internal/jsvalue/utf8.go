@@ -1,0 +1,80 @@
+package jsvalue
+
+import "unicode/utf8"
+
+// DecodeUTF8 turns bytes into text as Node's buffer.toString('utf8') (and TextDecoder) does:
+// valid UTF-8 is kept as it is, and each maximal subpart of an invalid sequence (the longest
+// start of a sequence that could still have become valid, or else one byte) becomes one U+FFFD,
+// the WHATWG rule. So "\xe2\x82A" is "\uFFFDA" and "\xed\xa0\x80" three U+FFFD. Everything mockd
+// reads as text (http bodies, query strings, tcp data, smtp messages, JSON strings) goes
+// through it, so the same bytes give the same text everywhere.
+func DecodeUTF8[T ~string | ~[]byte](b T) string {
+	i := 0
+	for i < len(b) && b[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(b) || validUTF8(b[i:]) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b)+8)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		var need int
+		lo, hi := byte(0x80), byte(0xBF)
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			need = 1
+		case c >= 0xE0 && c <= 0xEF:
+			need = 2
+			if c == 0xE0 {
+				lo = 0xA0
+			} else if c == 0xED {
+				hi = 0x9F // no surrogates
+			}
+		case c >= 0xF0 && c <= 0xF4:
+			need = 3
+			if c == 0xF0 {
+				lo = 0x90
+			} else if c == 0xF4 {
+				hi = 0x8F // nothing past U+10FFFF
+			}
+		default: // a continuation byte, an overlong lead (C0, C1) or F5..FF
+			out = append(out, "\uFFFD"...)
+			i++
+			continue
+		}
+		j := i + 1
+		ok := true
+		for k := 0; k < need; k++ {
+			if j >= len(b) || b[j] < lo || b[j] > hi {
+				ok = false
+				break
+			}
+			lo, hi = 0x80, 0xBF
+			j++
+		}
+		if ok {
+			out = append(out, b[i:j]...)
+		} else {
+			out = append(out, "\uFFFD"...)
+		}
+		i = j
+	}
+	return string(out)
+}
+
+func validUTF8[T ~string | ~[]byte](b T) bool {
+	switch t := any(b).(type) {
+	case string:
+		return utf8.ValidString(t)
+	case []byte:
+		return utf8.Valid(t)
+	}
+	return utf8.ValidString(string(b))
+}
