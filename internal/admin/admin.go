@@ -24,6 +24,7 @@ import (
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/store"
 )
 
 // Options configure the admin API.
@@ -49,8 +50,7 @@ type Options struct {
 	Logs func() []any
 	// Logger receives operational messages; nil = slog.Default().
 	Logger *slog.Logger
-	// Store, when set, receives the imposters after every change, before the change is
-	// acknowledged (--datadir).
+	// Store receives every change before it is acknowledged; nil = store.NewMemory().
 	Store Store
 }
 
@@ -59,7 +59,7 @@ type API struct {
 	opts      Options
 	reg       *imposter.Registry
 	log       *slog.Logger
-	changeMu  sync.Mutex // with a Store: one change at a time, each saved before the next
+	changeMu  sync.Mutex // one change at a time, each saved before the next
 	listed    atomic.Pointer[renderedList]
 	dash      *dashboard.Dashboard
 	explained explanations // the no-matches the dashboard showed
@@ -69,6 +69,9 @@ type API struct {
 func New(reg *imposter.Registry, opts Options) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Store == nil {
+		opts.Store = store.NewMemory()
 	}
 	return &API{opts: opts, reg: reg, log: opts.Logger, dash: dashboard.New(dashboard.Options{KeyRequired: opts.APIKey != ""})}
 }
@@ -122,10 +125,10 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 		a.preflight(ctx)
 		return
 	}
-	if a.opts.Store != nil && changes(method, path) {
+	if changes(method, path) {
 		a.changeMu.Lock()
 		defer a.changeMu.Unlock()
-		defer a.persistAfter(ctx)
+		defer a.saveAfter(ctx, a.snapshot())
 	}
 	if err := a.route(ctx, method, path); err != nil {
 		a.sendErrors(ctx, err)

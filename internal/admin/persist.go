@@ -1,18 +1,23 @@
 package admin
 
 import (
+	"context"
 	"strings"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/store"
 )
 
-// Store keeps the imposters across restarts. Save must not return before doc
-// ({"imposters": […]}, replayable) is durable.
+// Store keeps the imposter definitions the API acknowledges: store.Memory (the process only),
+// store.Dir (--datadir) or store.Redis (--store). The API calls Save with its change lock held,
+// one change at a time.
 type Store interface {
-	Save(doc *config.Object) error
+	// Save stores a change and returns the store's version after it. When it returns nil the
+	// change is as durable as the store makes it: the API acknowledges it then.
+	Save(ctx context.Context, ch store.Change) (int64, error)
 }
 
 // changes reports whether a request may change the imposters.
@@ -24,20 +29,68 @@ func changes(method, path string) bool {
 	return false
 }
 
-// Persist saves every imposter to the store; it does nothing without one.
-func (a *API) Persist() error {
-	if a.opts.Store == nil {
-		return nil
-	}
-	doc := config.NewObject("imposters", a.render(a.reg.All(), imposter.PrintOptions{Replayable: true}))
-	return a.opts.Store.Save(doc)
+// stubsState is an imposter as a change found it: which one, and at which revision of its
+// stubs.
+type stubsState struct {
+	im  *imposter.Imposter
+	rev uint64
 }
 
-// persistAfter saves the state a change left, whether it succeeded or not (a failed PUT
-// /imposters still removed the old imposters), before the answer goes out. When saving fails
-// the client gets a 500 instead of its answer: the change happened but is not durable.
-func (a *API) persistAfter(ctx *fasthttp.RequestCtx) {
-	if err := a.Persist(); err != nil {
+// snapshot returns the imposters by port with the revision of their stubs.
+func (a *API) snapshot() map[int]stubsState {
+	list := a.reg.Listing().Imposters
+	out := make(map[int]stubsState, len(list))
+	for _, im := range list {
+		out[im.Port()] = stubsState{im, im.StubRevision()}
+	}
+	return out
+}
+
+// StoredImposter returns what a store keeps of im.
+func StoredImposter(im *imposter.Imposter) store.Imposter {
+	return store.Imposter{Port: im.Port(), ID: im.ID(), Render: im.Stored()}
+}
+
+// diff returns the change from the imposters of before to the running ones.
+func (a *API) diff(before map[int]stubsState) store.Change {
+	var ch store.Change
+	seen := make(map[int]bool, len(before))
+	for _, im := range a.reg.Listing().Imposters {
+		seen[im.Port()] = true
+		if b, ok := before[im.Port()]; ok && b.im == im && b.rev == im.StubRevision() {
+			continue
+		}
+		ch.Put = append(ch.Put, StoredImposter(im))
+	}
+	for port := range before {
+		if !seen[port] {
+			ch.Deleted = append(ch.Deleted, port)
+		}
+	}
+	return ch
+}
+
+// SaveAll stores every running imposter, replacing what the store held.
+func (a *API) SaveAll(ctx context.Context) error {
+	a.changeMu.Lock()
+	defer a.changeMu.Unlock()
+	ch := store.Change{Replace: true}
+	for _, im := range a.reg.Listing().Imposters {
+		ch.Put = append(ch.Put, StoredImposter(im))
+	}
+	_, err := a.opts.Store.Save(ctx, ch)
+	return err
+}
+
+// saveAfter stores what a change left, whether it succeeded or not (a failed PUT /imposters
+// still removed the old imposters), before the answer goes out. When storing fails the client
+// gets a 500 instead of its answer: the change happened but is not durable.
+func (a *API) saveAfter(ctx *fasthttp.RequestCtx, before map[int]stubsState) {
+	ch := a.diff(before)
+	if ch.Empty() {
+		return
+	}
+	if _, err := a.opts.Store.Save(ctx, ch); err != nil {
 		a.log.Error("cannot persist imposters", "err", err)
 		ctx.Response.Reset()
 		a.sendErrors(ctx, &apiError{status: 500, errs: []*config.Error{{Code: "cannot persist", Message: err.Error()}}})

@@ -152,7 +152,7 @@ type App struct {
 	initial  []*imposter.Imposter
 	metrics  *metrics.Registry
 	logClose io.Closer
-	store    *store.Dir           // nil without --datadir
+	dir      *store.Dir           // nil without --datadir
 	stopped  []*imposter.Imposter // what Stop stopped, for Verdict
 
 	reloadMu sync.Mutex
@@ -216,12 +216,12 @@ func New(opts Options) (*App, error) {
 	})
 	cfg := opts.Config
 	if opts.DataDir != "" {
-		if a.store, err = store.Open(opts.DataDir); err != nil {
+		if a.dir, err = store.Open(opts.DataDir); err != nil {
 			a.closeLog()
 			return nil, err
 		}
 		if cfg == nil {
-			if cfg, err = a.store.Load(); err != nil {
+			if cfg, err = a.dir.Load(); err != nil {
 				a.closeLog()
 				return nil, err
 			}
@@ -397,9 +397,11 @@ func (a *App) Start() error {
 			return fmt.Errorf("cannot start imposter: %w", err)
 		}
 	}
-	if err := a.api.Persist(); err != nil {
-		a.abort()
-		return err
+	if a.dir != nil {
+		if err := a.api.SaveAll(context.Background()); err != nil {
+			a.abort()
+			return err
+		}
 	}
 	a.log.Info(fmt.Sprintf("mountebank v%s (mockd %s) now taking orders - point your browser to http://localhost:%d/ for help",
 		MountebankVersion, BuildInfo().Version, port))
@@ -411,12 +413,12 @@ var errAddrInUse = errors.New("address already in use")
 // adminMaxBody bounds the admin API's request bodies (imposter definitions can be large).
 const adminMaxBody = 256 << 20
 
-// adminStore is the store the admin API saves to; a nil interface without --datadir.
+// adminStore is the store the admin API saves to: the data directory, or the process's memory.
 func (a *App) adminStore() admin.Store {
-	if a.store == nil {
-		return nil
+	if a.dir == nil {
+		return store.NewMemory()
 	}
-	return a.store
+	return a.dir
 }
 
 // Addr returns the admin API's address once started.

@@ -126,7 +126,7 @@ func (a *App) Reload(cfg *config.Config) (ReloadResult, error) {
 	}
 	a.loaded = next
 	if a.api != nil {
-		if err := a.api.Persist(); err != nil {
+		if err := a.api.SaveAll(context.Background()); err != nil {
 			errs = append(errs, err)
 		}
 	}

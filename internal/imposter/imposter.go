@@ -65,6 +65,7 @@ type Options struct {
 // stub is one stub with its run-time state. A stub keeps its state (response cycle, matches)
 // for as long as it stays in the imposter, however the stubs around it change.
 type stub struct {
+	id        uint64         // see newID
 	def       *config.Object // as configured (upcast), without matches
 	responses []*response    // repeat-expanded
 	next      atomic.Uint64
@@ -217,9 +218,12 @@ type Imposter struct {
 	// rather than ::ffff:a.b.c.d.
 	plainIPv4 bool
 
+	id  uint64 // see newID
 	tbl atomic.Pointer[table]
 	// scen holds the scenarios stubs name, across stub changes.
 	scen scenarios
+	// stubRev counts the changes of the stub table (see StubRevision).
+	stubRev atomic.Uint64
 	// scripted is set for good once a table has an inject predicate: a script may keep the
 	// strings of any request it sees, so no request's memory is recycled.
 	scripted    atomic.Bool
@@ -248,7 +252,7 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8"}
+	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8", id: newID()}
 	im.setLog(opts.Logger)
 	if opts.Script != nil {
 		im.js = opts.Script.NewScope(opts.Logger)
@@ -306,7 +310,7 @@ func releaseMemorySoon() {
 }
 
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
-	s := &stub{def: def, scen: im.stubScenarioOf(def)}
+	s := &stub{def: def, id: newID(), scen: im.stubScenarioOf(def)}
 	expect, errs := config.ParseExpect(get(def, "expect"), "expect")
 	if len(errs) > 0 {
 		return nil, errs[0]
@@ -644,8 +648,13 @@ func (im *Imposter) install(t *table) {
 		im.scripted.Store(true)
 	}
 	im.tbl.Store(t)
+	im.stubRev.Add(1)
 	im.changes.Add(1)
 }
+
+// StubRevision returns a count of the changes of the imposter's stubs: it changes whenever a
+// stub is added, replaced or removed, through the API or by a proxy recording a response.
+func (im *Imposter) StubRevision() uint64 { return im.stubRev.Load() }
 
 func (im *Imposter) swap(stubs []*stub) error {
 	t, err := im.compile(stubs)

@@ -332,7 +332,10 @@ func (im *Imposter) Revision() (requests int64, changes uint64) {
 }
 
 // JSON renders the imposter as Mountebank's imposter printer does, fields in its order.
-func (im *Imposter) JSON(opts PrintOptions) *config.Object {
+func (im *Imposter) JSON(opts PrintOptions) *config.Object { return im.jsonOf(im.tbl.Load(), opts) }
+
+// jsonOf is JSON with the stubs of t.
+func (im *Imposter) jsonOf(t *table, opts PrintOptions) *config.Object {
 	o := &config.Object{}
 	o.Set("protocol", im.def.Protocol)
 	o.Set("port", float64(im.port))
@@ -365,9 +368,8 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object {
 	if !opts.Replayable {
 		o.Set("requests", im.requestList(opts.Explain))
 	}
-	stubs := im.tbl.Load().stubs
-	list := make([]any, 0, len(stubs))
-	for i, s := range stubs {
+	list := make([]any, 0, len(t.stubs))
+	for i, s := range t.stubs {
 		hits := s.hits.Load()
 		var so *config.Object
 		if opts.Replayable || opts.RemoveProxies {

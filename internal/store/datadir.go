@@ -1,11 +1,12 @@
-// Package store keeps imposters across restarts: Dir is mockd's --datadir.
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"github.com/mockd/mockd/internal/config"
@@ -16,10 +17,12 @@ import (
 // imposter, a single atomic rename.
 const fileName = "imposters.json"
 
-// Dir persists imposters in a directory. Its methods are safe for concurrent use.
+// Dir persists imposters in a directory (--datadir). Its methods are safe for concurrent use.
 type Dir struct {
-	path string
-	mu   sync.Mutex
+	path    string
+	mu      sync.Mutex
+	defs    map[int]*config.Object // what the file holds, by port
+	version int64
 }
 
 // Open returns the data directory at path, creating it when missing.
@@ -32,7 +35,7 @@ func Open(path string) (*Dir, error) {
 	for _, f := range stale {
 		_ = os.Remove(f)
 	}
-	return &Dir{path: path}, nil
+	return &Dir{path: path, defs: map[int]*config.Object{}}, nil
 }
 
 // File returns the path of the file holding the imposters.
@@ -64,13 +67,46 @@ func (d *Dir) Load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// Save makes doc ({"imposters": […]}) the saved state. When Save returns nil the state is on
-// disk: it is written to a temporary file, synced, renamed over the old file and the directory
-// is synced, so a crash at any moment leaves either the old state or the new one.
-func (d *Dir) Save(doc *config.Object) error {
-	data := config.MarshalJSON(doc, 2)
+// Save applies a change to the saved imposters and returns the number of changes saved since
+// Open. When it returns nil every imposter is on disk, in one file: see write.
+func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	next := make(map[int]*config.Object, len(d.defs)+len(ch.Put))
+	if !ch.Replace {
+		for port, def := range d.defs {
+			next[port] = def
+		}
+	}
+	for _, port := range ch.Deleted {
+		delete(next, port)
+	}
+	for _, im := range ch.Put {
+		next[im.Port], _ = im.Render()
+	}
+	ports := make([]int, 0, len(next))
+	for port := range next {
+		ports = append(ports, port)
+	}
+	sort.Ints(ports)
+	list := make([]any, 0, len(ports))
+	for _, port := range ports {
+		list = append(list, next[port])
+	}
+	if err := d.write(config.NewObject("imposters", list)); err != nil {
+		return 0, err // the file, and d.defs, hold the state before the change
+	}
+	d.defs = next
+	d.version++
+	return d.version, nil
+}
+
+// write makes doc ({"imposters": […]}) the saved state. When write returns nil the state is
+// on disk: it is written to a temporary file, synced, renamed over the old file and the
+// directory is synced, so a crash at any moment leaves either the old state or the new one.
+// d.mu is held.
+func (d *Dir) write(doc *config.Object) error {
+	data := config.MarshalJSON(doc, 2)
 	tmp, err := os.CreateTemp(d.path, fileName+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("cannot save imposters: %w", err)

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
@@ -18,10 +21,11 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if err != nil || cfg != nil {
 		t.Fatalf("Load() of an empty dir = %v, %v; want nil, nil", cfg, err)
 	}
-	for _, n := range []float64{4545, 4546} {
-		doc := config.NewObject("imposters", []any{config.NewObject("protocol", "http", "port", n)})
-		if err := d.Save(doc); err != nil {
-			t.Fatal(err)
+	for _, n := range []int{4545, 4546} {
+		def := config.NewObject("protocol", "http", "port", float64(n))
+		ch := Change{Replace: true, Put: []Imposter{{Port: n, Render: func() (*config.Object, []string) { return def, nil }}}}
+		if v, err := d.Save(context.Background(), ch); err != nil || v != int64(n-4544) {
+			t.Fatalf("Save() = %d, %v; want version %d", v, err, n-4544)
 		}
 	}
 	cfg, err = d.Load()
@@ -48,5 +52,45 @@ func TestLoadRejectsCorruptFile(t *testing.T) {
 	d, _ := Open(dir)
 	if _, err := d.Load(); err == nil {
 		t.Fatal("Load() of a truncated file succeeded")
+	}
+}
+
+func TestSaveAppliesChanges(t *testing.T) {
+	d, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := func(port int, name string) Imposter {
+		return Imposter{Port: port, Render: func() (*config.Object, []string) {
+			return config.NewObject("protocol", "http", "port", float64(port), "name", name), nil
+		}}
+	}
+	for _, tc := range []struct {
+		ch   Change
+		want string
+	}{
+		{Change{Put: []Imposter{def(4546, "b"), def(4545, "a")}}, "4545 a, 4546 b"},
+		{Change{Put: []Imposter{def(4547, "c")}, Deleted: []int{4545}}, "4546 b, 4547 c"},
+		{Change{Put: []Imposter{def(4546, "b2")}}, "4546 b2, 4547 c"},
+		{Change{Replace: true, Put: []Imposter{def(4548, "d")}}, "4548 d"},
+		{Change{Replace: true}, ""},
+	} {
+		if _, err := d.Save(context.Background(), tc.ch); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := d.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, src := range cfg.Imposters {
+			o := config.AsObject(src.Value)
+			port, _ := o.Get("port")
+			name, _ := o.Get("name")
+			got = append(got, fmt.Sprintf("%v %v", port, name))
+		}
+		if s := strings.Join(got, ", "); s != tc.want {
+			t.Errorf("after %+v: saved %q, want %q", tc.ch, s, tc.want)
+		}
 	}
 }
