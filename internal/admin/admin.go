@@ -50,8 +50,12 @@ type Options struct {
 	Logs func() []any
 	// Logger receives operational messages; nil = slog.Default().
 	Logger *slog.Logger
-	// Store receives every change before it is acknowledged; nil = store.NewMemory().
+	// Store receives every change before it is acknowledged; nil = store.NewMemory(). When it
+	// is a SharedStore the API also runs what other nodes store (see Sync).
 	Store Store
+	// Node and Address name this node and its admin API in GET /cluster without a shared
+	// store (a SharedStore names them itself).
+	Node, Address string
 }
 
 // API is the admin API handler. It is safe for concurrent use.
@@ -63,6 +67,12 @@ type API struct {
 	listed    atomic.Pointer[renderedList]
 	dash      *dashboard.Dashboard
 	explained explanations // the no-matches the dashboard showed
+
+	// With a shared store: the store's version this node last synced to, and the version of
+	// each imposter it runs (under changeMu; -1 for a change not stored yet).
+	shared  SharedStore
+	synced  atomic.Int64
+	applied map[int]int64
 }
 
 // New returns the admin API over reg.
@@ -73,7 +83,11 @@ func New(reg *imposter.Registry, opts Options) *API {
 	if opts.Store == nil {
 		opts.Store = store.NewMemory()
 	}
-	return &API{opts: opts, reg: reg, log: opts.Logger, dash: dashboard.New(dashboard.Options{KeyRequired: opts.APIKey != ""})}
+	a := &API{opts: opts, reg: reg, log: opts.Logger, dash: dashboard.New(dashboard.Options{KeyRequired: opts.APIKey != ""})}
+	if ss, ok := opts.Store.(SharedStore); ok {
+		a.shared, a.applied = ss, map[int]int64{}
+	}
+	return a
 }
 
 // apiError is an error with Mountebank's code and the HTTP status it is answered with.
@@ -128,7 +142,16 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	if changes(method, path) {
 		a.changeMu.Lock()
 		defer a.changeMu.Unlock()
+		if a.shared != nil {
+			// The change applies to the imposters as stored, whichever node changed them last.
+			if err := a.syncLocked(ctx); err != nil {
+				a.sendErrors(ctx, storeUnavailable(err))
+				return
+			}
+		}
 		defer a.saveAfter(ctx, a.snapshot())
+	} else if a.shared != nil && a.shared.Available() && readsImposters(path) {
+		_ = a.catchUp(ctx) // a lost store: answer with what this node runs
 	}
 	if err := a.route(ctx, method, path); err != nil {
 		a.sendErrors(ctx, err)
@@ -181,6 +204,8 @@ func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
 		return a.config(ctx)
 	case len(parts) == 1 && parts[0] == "logs" && (method == "GET" || method == "HEAD"):
 		return a.logs(ctx)
+	case len(parts) == 1 && parts[0] == "cluster" && (method == "GET" || method == "HEAD"):
+		return a.cluster(ctx)
 	case len(parts) == 1 && parts[0] == "verify" && (method == "GET" || method == "HEAD"):
 		return a.verify(ctx, a.reg.All())
 	case len(parts) == 1 && parts[0] == "metrics" && method == "GET" && a.opts.Metrics != nil:

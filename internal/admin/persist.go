@@ -20,6 +20,11 @@ type Store interface {
 	Save(ctx context.Context, ch store.Change) (int64, error)
 }
 
+// readsImposters reports whether a request reads the imposters (or their requests and counts).
+func readsImposters(path string) bool {
+	return strings.HasPrefix(path, "/imposters") || path == "/verify"
+}
+
 // changes reports whether a request may change the imposters.
 func changes(method, path string) bool {
 	switch method {
@@ -78,6 +83,9 @@ func (a *API) SaveAll(ctx context.Context) error {
 	for _, im := range a.reg.Listing().Imposters {
 		ch.Put = append(ch.Put, StoredImposter(im))
 	}
+	if a.shared != nil {
+		return a.saveShared(ctx, ch)
+	}
 	_, err := a.opts.Store.Save(ctx, ch)
 	return err
 }
@@ -88,6 +96,18 @@ func (a *API) SaveAll(ctx context.Context) error {
 func (a *API) saveAfter(ctx *fasthttp.RequestCtx, before map[int]stubsState) {
 	ch := a.diff(before)
 	if ch.Empty() {
+		return
+	}
+	if a.shared != nil {
+		if err := a.saveShared(ctx, ch); err != nil {
+			a.log.Error("cannot store the change", "err", err)
+			ctx.Response.Reset()
+			if unavailable(err) {
+				a.sendErrors(ctx, storeUnavailable(err))
+			} else {
+				a.sendErrors(ctx, &apiError{status: 500, errs: []*config.Error{{Code: "cannot persist", Message: err.Error()}}})
+			}
+		}
 		return
 	}
 	if _, err := a.opts.Store.Save(ctx, ch); err != nil {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,7 +97,22 @@ type Options struct {
 	// DataDir, when set, persists every imposter change there before it is acknowledged, and
 	// the imposters saved there are started when Config is nil (Mountebank's --datadir).
 	DataDir string
+	// Store, when set (redis://host:port/db), shares the imposters and their stubs' state
+	// with the other nodes that use the same store (see README "Running several nodes").
+	Store string
+	// StoreInit says what the imposters of Config do to the store at start: "merge" (the
+	// default) adds those on ports the store has none for, "replace" makes them all the store
+	// holds, "skip" leaves the store as it is (the node runs what the store holds).
+	StoreInit string
+	// StoreWait is how long Start waits for an unreachable store; 0 = fail at once.
+	StoreWait time.Duration
+	// NodeName names this node among those sharing the store; "" = the host (--host, else
+	// the machine's name) and the admin port.
+	NodeName string
 }
+
+// StoreInitModes are the values of Options.StoreInit.
+var StoreInitModes = []string{"merge", "replace", "skip"}
 
 // RenderEJS renders a Mountebank config file as an EJS template, as mb start --configfile does.
 func RenderEJS(file string) (string, error) { return script.RenderEJS(file) }
@@ -153,6 +169,7 @@ type App struct {
 	metrics  *metrics.Registry
 	logClose io.Closer
 	dir      *store.Dir           // nil without --datadir
+	redis    *store.Redis         // nil without --store
 	stopped  []*imposter.Imposter // what Stop stopped, for Verdict
 
 	reloadMu sync.Mutex
@@ -215,6 +232,22 @@ func New(opts Options) (*App, error) {
 		JournalBytes:  opts.JournalBytes,
 	})
 	cfg := opts.Config
+	if opts.Store != "" {
+		if opts.DataDir != "" {
+			a.closeLog()
+			return nil, errors.New("--store and --datadir cannot be used together: the store keeps the imposters")
+		}
+		if opts.StoreInit == "" {
+			a.opts.StoreInit = "merge"
+		} else if !slices.Contains(StoreInitModes, opts.StoreInit) {
+			a.closeLog()
+			return nil, fmt.Errorf("--store-init: %q is none of %s", opts.StoreInit, strings.Join(StoreInitModes, ", "))
+		}
+		if a.redis, err = store.OpenRedis(store.RedisOptions{URL: opts.Store, Logger: a.log}); err != nil {
+			a.closeLog()
+			return nil, err
+		}
+	}
 	if opts.DataDir != "" {
 		if a.dir, err = store.Open(opts.DataDir); err != nil {
 			a.closeLog()
@@ -358,7 +391,18 @@ func (a *App) Start() error {
 		port = addr.Port
 	}
 	a.log = slog.New(a.logs.Handler("mb:" + strconv.Itoa(port)))
+	node := a.nodeName(port)
+	if a.redis != nil {
+		a.redis.SetNode(node, ln.Addr().String())
+		if err := a.redis.Connect(context.Background(), a.opts.StoreWait); err != nil {
+			_ = ln.Close()
+			a.closeLog()
+			return err
+		}
+	}
 	a.api = admin.New(a.reg, admin.Options{
+		Node:           node,
+		Address:        ln.Addr().String(),
 		Port:           port,
 		APIKey:         a.opts.APIKey,
 		AllowIP:        ipFilter(a.opts.LocalOnly, a.opts.IPWhitelist),
@@ -387,7 +431,7 @@ func (a *App) Start() error {
 		defer close(a.done)
 		_ = a.server.Serve(a.il)
 	}()
-	if len(a.initial) > 0 {
+	if len(a.initial) > 0 && (a.redis == nil || a.opts.StoreInit != "skip") {
 		if _, err := a.reg.ReplaceAll(a.initial); err != nil {
 			a.abort()
 			var ce *config.Error
@@ -403,6 +447,13 @@ func (a *App) Start() error {
 			return err
 		}
 	}
+	if a.redis != nil {
+		if err := a.api.InitStore(context.Background(), a.opts.StoreInit); err != nil {
+			a.abort()
+			return fmt.Errorf("cannot start from the store: %w", err)
+		}
+		a.redis.Run(a.api.StoreChanged)
+	}
 	a.log.Info(fmt.Sprintf("mountebank v%s (mockd %s) now taking orders - point your browser to http://localhost:%d/ for help",
 		MountebankVersion, BuildInfo().Version, port))
 	return nil
@@ -413,12 +464,28 @@ var errAddrInUse = errors.New("address already in use")
 // adminMaxBody bounds the admin API's request bodies (imposter definitions can be large).
 const adminMaxBody = 256 << 20
 
-// adminStore is the store the admin API saves to: the data directory, or the process's memory.
+// adminStore is the store the admin API saves to: Redis, the data directory, or the
+// process's memory.
 func (a *App) adminStore() admin.Store {
-	if a.dir == nil {
-		return store.NewMemory()
+	switch {
+	case a.redis != nil:
+		return a.redis
+	case a.dir != nil:
+		return a.dir
 	}
-	return a.dir
+	return store.NewMemory()
+}
+
+// nodeName is Options.NodeName or, by default, the host and admin port.
+func (a *App) nodeName(port int) string {
+	if a.opts.NodeName != "" {
+		return a.opts.NodeName
+	}
+	host := a.opts.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 // Addr returns the admin API's address once started.
@@ -450,6 +517,9 @@ func (a *App) abort() {
 }
 
 func (a *App) shutdown(ctx context.Context) {
+	if a.redis != nil {
+		a.redis.Close() // nothing from the store may start an imposter again
+	}
 	if a.il != nil {
 		_ = a.il.Close() // ends the server's accept loop, whether or not it has begun
 		<-a.done

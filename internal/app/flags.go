@@ -45,6 +45,10 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	o.JournalBytes = 256 << 20
 	fs.Var((*ByteSize)(&o.JournalBytes), "journal-bytes", "approximate bytes of recorded requests each imposter keeps (the oldest go first)")
 	fs.BoolVar(&o.NoMetrics, "no-metrics", false, "record no request metrics (GET /metrics answers 404)")
+	fs.StringVar(&o.Store, "store", "", "share the imposters and their stubs' state with the other nodes using this Redis (redis://host:6379/0); see README \"Running several nodes\"")
+	fs.StringVar(&o.StoreInit, "store-init", "merge", "what the config files do to the --store at start: merge (add the imposters on ports the store lacks), replace (make them all it holds) or skip")
+	fs.DurationVar(&o.StoreWait, "store-wait", 0, "wait this long for an unreachable --store at start (0 = exit at once)")
+	fs.StringVar(&o.NodeName, "node-name", "", "this node's name among those sharing the --store (default host:admin-port)")
 	fs.StringVar(&o.VerdictFile, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
 }
 

@@ -42,3 +42,72 @@ func (im *Imposter) Stored() func() (def *config.Object, stubIDs []string) {
 		return im.jsonOf(t, PrintOptions{Replayable: true}), ids
 	}
 }
+
+// parseID reads an ID formatID wrote; ok is false for anything else.
+func parseID(s string) (uint64, bool) {
+	id, err := strconv.ParseUint(s, 16, 64)
+	return id, err == nil && s != ""
+}
+
+// Adopt gives an imposter that has not started the IDs a store keeps for it (see Stored): its
+// own and its stubs', in order. IDs that cannot be read, or are missing, are left as they were.
+func (im *Imposter) Adopt(id string, stubIDs []string) {
+	if n, ok := parseID(id); ok {
+		im.id = n
+	}
+	for i, s := range im.tbl.Load().stubs {
+		if i >= len(stubIDs) {
+			break
+		}
+		if n, ok := parseID(stubIDs[i]); ok {
+			s.id = n
+		}
+	}
+}
+
+// ApplyStubs makes defs, with their IDs from a store, the imposter's stubs, as another node
+// changed them. A stub whose ID the imposter has already keeps its state (response cycle, hits,
+// matches): the same object when its definition is the same, else a new stub that carries the
+// state on (a proxyAlways recording appended a response). On error nothing changes.
+func (im *Imposter) ApplyStubs(defs []*config.Object, stubIDs []string) error {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	old := map[uint64]*stub{}
+	for _, s := range im.tbl.Load().stubs {
+		old[s.id] = s
+	}
+	stubs := make([]*stub, 0, len(defs))
+	for i, d := range defs {
+		var id uint64
+		if i < len(stubIDs) {
+			id, _ = parseID(stubIDs[i])
+		}
+		if o := old[id]; o != nil && id != 0 {
+			if string(config.MarshalJSON(o.def, 0)) == string(config.MarshalJSON(d, 0)) {
+				stubs = append(stubs, o)
+				continue
+			}
+		}
+		s, err := im.newStub(d)
+		if err != nil {
+			return err
+		}
+		if o := old[id]; o != nil && id != 0 {
+			s.carry(o)
+		}
+		if id != 0 {
+			s.id = id
+		}
+		stubs = append(stubs, s)
+	}
+	return im.swap(stubs)
+}
+
+// carry takes over the state of o, the stub s replaces.
+func (s *stub) carry(o *stub) {
+	s.next.Store(o.next.Load())
+	s.hits.Store(o.hits.Load())
+	o.mu.Lock()
+	s.matches = append([]config.Value(nil), o.matches...)
+	o.mu.Unlock()
+}

@@ -158,8 +158,8 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 				im.log.Error("cannot record proxy response", "err", err)
 				return
 			}
-			ns.next.Store(o.next.Load()) // the stub keeps its place in the cycle and its hits
-			ns.hits.Store(o.hits.Load())
+			ns.carry(o) // the stub keeps its place in the cycle, its hits, matches and ID
+			ns.id = o.id
 			stubs := append([]*stub(nil), old...)
 			stubs[i] = ns
 			im.install(&table{stubs: stubs, set: im.tbl.Load().set})

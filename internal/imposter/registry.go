@@ -99,6 +99,30 @@ func (r *Registry) Add(im *Imposter) error {
 	return nil
 }
 
+// Put starts im in place of the imposter on its port, if any: the old one stops accepting
+// first (its requests in flight finish in the background, as with Delete). When im cannot
+// start the port has no imposter and the error is returned.
+func (r *Registry) Put(im *Imposter) error {
+	r.change.Lock()
+	defer r.change.Unlock()
+	r.mu.Lock()
+	old := r.byPort[im.port]
+	delete(r.byPort, im.port)
+	r.relist()
+	r.mu.Unlock()
+	if old != nil {
+		r.stop(old)
+	}
+	if err := im.Start(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.byPort[im.port] = im
+	r.relist()
+	r.mu.Unlock()
+	return nil
+}
+
 // bindHost is the address an imposter binds to.
 func (r *Registry) bindHost(def *config.Imposter) string {
 	if def.Host != "" {

@@ -1,0 +1,298 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/store"
+)
+
+// SharedStore is a Store that other nodes save to as well (--store redis://…): the API keeps
+// the imposters it runs in step with it. A store that cannot be reached fails its methods
+// with an error that has an `Unavailable() bool` method.
+type SharedStore interface {
+	Store
+	// Version returns the store's version: it grows with every change any node saves.
+	Version(ctx context.Context) (int64, error)
+	// Versions returns the version of every stored imposter by port, and the store's
+	// version, read at one moment.
+	Versions(ctx context.Context) (byPort map[int]int64, version int64, err error)
+	// Load returns the stored imposters on ports; a port the store has none for is left out.
+	Load(ctx context.Context, ports []int) ([]store.Stored, error)
+	// Reseed replaces the stored imposters with ch when the store's version is below floor
+	// (the store lost its data); it returns 0 when it did nothing.
+	Reseed(ctx context.Context, floor int64, ch store.Change) (int64, error)
+	// SaveAbsent stores the imposters of ch whose ports the store has none for.
+	SaveAbsent(ctx context.Context, ch store.Change) (int64, error)
+	// Applied records that this node runs version v.
+	Applied(ctx context.Context, v int64) error
+	// WaitApplied waits until every live node runs version v or later, or ctx ends.
+	WaitApplied(ctx context.Context, v int64) error
+	// Available reports whether the store answered its last command.
+	Available() bool
+	// Self and Nodes describe this node and the live ones, for GET /cluster.
+	Self() store.Node
+	Nodes(ctx context.Context) ([]store.Node, error)
+	// String names the store (its URL, without a password).
+	String() string
+}
+
+// applyWait bounds how long an admin change waits for the other live nodes to apply it.
+const applyWait = time.Second
+
+// unavailable reports whether err says the store cannot be reached.
+func unavailable(err error) bool {
+	var u interface{ Unavailable() bool }
+	return errors.As(err, &u) && u.Unavailable()
+}
+
+// storeUnavailable is the answer to a change while the shared store cannot be reached.
+func storeUnavailable(err error) *apiError {
+	return &apiError{status: fasthttp.StatusServiceUnavailable, errs: []*config.Error{{Code: "store unavailable",
+		Message: err.Error() + "; the imposters keep serving, and changes are refused until the store is back"}}}
+}
+
+// Sync brings the running imposters to the shared store's state: it starts, changes or
+// deletes every imposter whose stored version this node has not applied. A store whose
+// version went below the one this node synced to lost its data (a Redis restarted without
+// persistence): the first node to see it gives it back the imposters it runs.
+func (a *API) Sync(ctx context.Context) error {
+	if a.shared == nil {
+		return nil
+	}
+	a.changeMu.Lock()
+	defer a.changeMu.Unlock()
+	return a.syncLocked(ctx)
+}
+
+// StoreChanged is called with the shared store's version as the store learns of it: the API
+// syncs when it runs another (or with force, always).
+func (a *API) StoreChanged(version int64, force bool) {
+	if !force && version == a.synced.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.Sync(ctx); err != nil && !unavailable(err) {
+		a.log.Error("cannot sync the imposters with the store", "err", err)
+	}
+}
+
+// catchUp syncs when the store's version is not the one this node runs, so that an answer
+// shows every change acknowledged before it, whichever node made it. It fails only when the
+// store cannot be reached.
+func (a *API) catchUp(ctx context.Context) error {
+	v, err := a.shared.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if v == a.synced.Load() {
+		return nil
+	}
+	a.changeMu.Lock()
+	defer a.changeMu.Unlock()
+	return a.syncLocked(ctx)
+}
+
+// reseedLocked gives the store this node's imposters back: its version v went below the one
+// this node synced to last.
+func (a *API) reseedLocked(ctx context.Context, v int64) error {
+	last := a.synced.Load()
+	ch := store.Change{Replace: true}
+	for _, im := range a.reg.Listing().Imposters {
+		ch.Put = append(ch.Put, StoredImposter(im))
+	}
+	nv, err := a.shared.Reseed(ctx, last+1, ch)
+	if err != nil {
+		return err
+	}
+	if nv > 0 {
+		a.log.Warn(fmt.Sprintf("the store %s is at version %d, below the %d this node ran: it lost data, and got back this node's %d imposters", a.shared, v, last, len(ch.Put)))
+		for _, im := range ch.Put {
+			a.applied[im.Port] = nv
+		}
+	}
+	return nil
+}
+
+// syncLocked is Sync with changeMu held.
+func (a *API) syncLocked(ctx context.Context) error {
+	versions, version, err := a.shared.Versions(ctx)
+	if err != nil {
+		return err
+	}
+	if version < a.synced.Load() {
+		if err := a.reseedLocked(ctx, version); err != nil {
+			return err
+		}
+		if versions, version, err = a.shared.Versions(ctx); err != nil {
+			return err
+		}
+	}
+	var need []int
+	for port, v := range versions {
+		if a.applied[port] != v {
+			need = append(need, port)
+		}
+	}
+	for _, im := range a.reg.Listing().Imposters {
+		if _, stored := versions[im.Port()]; !stored {
+			a.reg.Delete(im.Port())
+			delete(a.applied, im.Port())
+		}
+	}
+	for port := range a.applied {
+		if _, stored := versions[port]; !stored {
+			delete(a.applied, port)
+		}
+	}
+	list, err := a.shared.Load(ctx, need)
+	if err != nil {
+		return err
+	}
+	for _, s := range list {
+		a.apply(s)
+		a.applied[s.Port] = s.Version
+	}
+	a.synced.Store(version)
+	return a.shared.Applied(ctx, version)
+}
+
+// apply runs a stored imposter: in place of the running one when that is the same
+// incarnation (its stubs change, keeping the state of those that stay), else as a new one.
+func (a *API) apply(s store.Stored) {
+	def, errs := config.ParseImposter(s.Def, a.parseOptions())
+	if len(errs) > 0 {
+		a.log.Error(fmt.Sprintf("cannot run imposter %d from the store: %s", s.Port, config.Errors(errs).Error()))
+		return
+	}
+	if cur := a.reg.Get(s.Port); cur != nil && cur.ID() == s.ID {
+		if err := cur.ApplyStubs(def.Stubs, s.StubIDs); err != nil {
+			a.log.Error(fmt.Sprintf("cannot change imposter %d as stored: %v", s.Port, err))
+		}
+		return
+	}
+	def.Port = s.Port
+	im, err := a.reg.Build(def)
+	if err != nil {
+		a.log.Error(fmt.Sprintf("cannot run imposter %d from the store: %v", s.Port, err))
+		return
+	}
+	im.Adopt(s.ID, s.StubIDs)
+	if err := a.reg.Put(im); err != nil {
+		a.log.Error(fmt.Sprintf("cannot start imposter %d from the store: %v", s.Port, err))
+	}
+}
+
+// InitStore puts the running imposters (those of the config files) in the shared store as
+// --store-init says: "replace" makes them all the store holds, "merge" adds those on ports
+// the store has none for, "skip" adds none. Then the node runs what the store holds.
+func (a *API) InitStore(ctx context.Context, mode string) error {
+	a.changeMu.Lock()
+	defer a.changeMu.Unlock()
+	ch := store.Change{Replace: mode == "replace"}
+	for _, im := range a.reg.Listing().Imposters {
+		ch.Put = append(ch.Put, StoredImposter(im))
+	}
+	switch mode {
+	case "replace":
+		if _, err := a.shared.Save(ctx, ch); err != nil {
+			return err
+		}
+	case "merge":
+		if len(ch.Put) > 0 {
+			if _, err := a.shared.SaveAbsent(ctx, ch); err != nil {
+				return err
+			}
+		}
+	}
+	return a.syncLocked(ctx)
+}
+
+// saveShared stores a change made through this node and waits (up to applyWait) for the other
+// live nodes to apply it. Until it is stored, the ports it touched count as not applied: a
+// change the store did not take is undone by the next sync.
+func (a *API) saveShared(ctx context.Context, ch store.Change) error {
+	if ch.Replace {
+		clear(a.applied)
+	}
+	for _, p := range ch.Deleted {
+		delete(a.applied, p)
+	}
+	for _, im := range ch.Put {
+		a.applied[im.Port] = -1
+	}
+	v, err := a.shared.Save(ctx, ch)
+	if err != nil {
+		return err
+	}
+	for _, im := range ch.Put {
+		a.applied[im.Port] = v
+	}
+	if err := a.syncLocked(ctx); err != nil {
+		return nil // stored: the answer stands, and the next sync catches up
+	}
+	wctx, cancel := context.WithTimeout(ctx, applyWait)
+	defer cancel()
+	if err := a.shared.WaitApplied(wctx, v); err != nil {
+		a.log.Debug("not every node applied the change in time", "version", v, "err", err)
+	}
+	return nil
+}
+
+// cluster answers GET /cluster: the store and the live nodes, each with the version it runs
+// and when it last synced.
+func (a *API) cluster(ctx *fasthttp.RequestCtx) *apiError {
+	out := &config.Object{}
+	if a.shared == nil {
+		out.Set("store", a.storeName())
+		out.Set("available", true)
+		out.Set("nodes", []any{config.NewObject("name", a.opts.Node, "address", a.opts.Address, "self", true)})
+		sendFormatted(ctx, 200, out)
+		return nil
+	}
+	self := a.shared.Self()
+	out.Set("store", a.shared.String())
+	out.Set("available", a.shared.Available())
+	out.Set("node", self.Name)
+	out.Set("version", float64(a.synced.Load()))
+	nodes, err := a.shared.Nodes(ctx)
+	if err != nil || len(nodes) == 0 {
+		nodes = []store.Node{self}
+	}
+	list := make([]any, 0, len(nodes))
+	for _, n := range nodes {
+		if n.Name == self.Name {
+			n = self // as it is now, not at its last heartbeat
+		}
+		o := config.NewObject("name", n.Name, "address", n.Address, "version", float64(n.Version),
+			"lastSync", stamp(n.Synced), "startedAt", stamp(n.Started), "heartbeat", stamp(n.Seen))
+		if n.Name == self.Name {
+			o.Set("self", true)
+		}
+		list = append(list, o)
+	}
+	out.Set("nodes", list)
+	sendFormatted(ctx, 200, out)
+	return nil
+}
+
+func stamp(t time.Time) any {
+	if t.IsZero() || t.Unix() <= 0 {
+		return nil
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// storeName names a store that is not shared.
+func (a *API) storeName() string {
+	if n, ok := a.opts.Store.(fmt.Stringer); ok {
+		return n.String()
+	}
+	return "memory"
+}
