@@ -830,9 +830,10 @@ func randomDecimalHelper(c *call) (any, error) {
 	return lo + rand.Float64()*(hi-lo), nil
 }
 
-func pickRandomHelper(c *call) (any, error) {
+// flatten lists args, each list among them (an array, a repeated query parameter) item by item.
+func flatten(args []any) []any {
 	var list []any
-	for _, a := range c.args {
+	for _, a := range args {
 		switch t := a.(type) {
 		case []any:
 			list = append(list, t...)
@@ -844,6 +845,11 @@ func pickRandomHelper(c *call) (any, error) {
 			list = append(list, t)
 		}
 	}
+	return list
+}
+
+func pickRandomHelper(c *call) (any, error) {
+	list := flatten(c.args)
 	if len(list) == 0 {
 		return nil, nil
 	}
@@ -861,19 +867,7 @@ func pickRandomHelper(c *call) (any, error) {
 
 func arrayJoinHelper(c *call) (any, error) {
 	sep := c.str(0)
-	var items []any
-	for _, a := range c.args[min(1, len(c.args)):] {
-		switch t := a.(type) {
-		case []any:
-			items = append(items, t...)
-		case Multi:
-			for _, e := range t {
-				items = append(items, e)
-			}
-		default:
-			items = append(items, t)
-		}
-	}
+	items := flatten(c.args[min(1, len(c.args)):])
 	parts := make([]string, len(items))
 	for i, it := range items {
 		if c.blk != nil {

@@ -165,17 +165,23 @@ func FuzzWireMock(f *testing.F) {
 			t.Fatal(err)
 		}
 		res, err := WireMock(file, WireMockOptions{Port: 1})
-		if err != nil {
-			return
-		}
-		data, err := res.YAML("fuzz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := config.ParseYAML(data); err != nil {
-			t.Fatalf("imported YAML does not parse: %v\n%s", err, data)
-		}
+		checkImported(t, res, err)
 	})
+}
+
+// checkImported fails t when an import that succeeded wrote YAML mockd cannot read back.
+func checkImported(t *testing.T, res *Result, err error) {
+	t.Helper()
+	if err != nil {
+		return
+	}
+	data, err := res.YAML("fuzz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := config.ParseYAML(data); err != nil {
+		t.Fatalf("imported YAML does not parse: %v\n%s", err, data)
+	}
 }
 
 // FuzzOpenAPI feeds arbitrary documents to the OpenAPI import (libopenapi reads them; the
@@ -195,15 +201,6 @@ func FuzzOpenAPI(f *testing.F) {
 			t.Fatal(err)
 		}
 		res, err := OpenAPI(file, OpenAPIOptions{Port: 1, Validate: true, ServerPath: true})
-		if err != nil {
-			return
-		}
-		data, err := res.YAML("fuzz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := config.ParseYAML(data); err != nil {
-			t.Fatalf("imported YAML does not parse: %v\n%s", err, data)
-		}
+		checkImported(t, res, err)
 	})
 }
