@@ -25,6 +25,7 @@ import (
 	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/script"
 	"github.com/mockd/mockd/internal/store"
 	"github.com/mockd/mockd/internal/verdict"
@@ -68,6 +69,9 @@ type Options struct {
 	// HeaderTimeout bounds the time an http request (imposter or admin API) takes to arrive,
 	// from its first byte until it is read in full; 0 = no limit.
 	HeaderTimeout time.Duration
+	// Netpoller is how the connections of http and https imposters wait for data; "" =
+	// netconn.PollerFIFO (in arrival order), netconn.PollerGo = Go's runtime poller.
+	Netpoller netconn.Poller
 	// FileRoots are directories files named in stubs (a lookup's CSV) may be read from, besides
 	// the working directory; the command adds the config files' directories. Ignored with
 	// AllowInjection, which lets stubs read any file.
@@ -163,7 +167,7 @@ type App struct {
 	api      *admin.API
 	ln       net.Listener
 	server   *fasthttp.Server
-	il       *imposter.IdleListener
+	il       *netconn.IdleListener
 	done     chan struct{}
 	initial  []*imposter.Imposter
 	metrics  *metrics.Registry
@@ -225,6 +229,7 @@ func New(opts Options) (*App, error) {
 
 		HeaderTimeout: opts.HeaderTimeout,
 		IdleTimeout:   opts.IdleTimeout,
+		Poller:        opts.Netpoller,
 		DrainTimeout:  opts.DrainTimeout,
 		MaxBodySize:   opts.MaxBody,
 		Files:         fileRules(opts),
@@ -416,16 +421,16 @@ func (a *App) Start() error {
 		Store:          a.adminStore(),
 	})
 	a.server = &fasthttp.Server{
-		Handler:               imposter.TrackRequests(a.api.Handler),
+		Handler:               netconn.TrackRequests(a.api.Handler),
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		MaxRequestBodySize:    adminMaxBody,
 		ErrorHandler:          imposter.ErrorHandler(adminMaxBody),
-		ConnState:             imposter.IdleConnState, // with the IdleListener below
+		ConnState:             netconn.IdleConnState, // with the IdleListener below
 		Logger:                quietLogger{},
 	}
-	a.il = imposter.NewIdleListener(imposter.NewRetryListener(ln, a.log),
-		imposter.ListenOptions{IdleTimeout: a.opts.IdleTimeout, HeaderTimeout: a.opts.HeaderTimeout})
+	a.il = netconn.NewIdleListener(netconn.NewRetryListener(ln, a.log),
+		netconn.ListenOptions{IdleTimeout: a.opts.IdleTimeout, HeaderTimeout: a.opts.HeaderTimeout})
 	a.done = make(chan struct{})
 	go func() {
 		defer close(a.done)

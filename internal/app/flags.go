@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mockd/mockd/internal/netconn"
 )
 
 // BindFlags declares the server flags of `mockd serve`, `start` and `restart` on fs, each bound
@@ -50,7 +52,23 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.DurationVar(&o.StoreWait, "store-wait", 0, "wait this long for an unreachable --store at start (0 = exit at once)")
 	fs.StringVar(&o.NodeName, "node-name", "", "this node's name among those sharing the --store (default host:admin-port)")
 	fs.StringVar(&o.VerdictFile, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
+	o.Netpoller = netconn.PollerFIFO
+	fs.Var((*pollerFlag)(&o.Netpoller), "netpoller", "how http and https imposters wait for requests: fifo (serve busy connections in the order their requests arrived; Linux) or go (Go's runtime poller)")
 }
+
+// pollerFlag is --netpoller: go or fifo.
+type pollerFlag netconn.Poller
+
+func (p *pollerFlag) Set(s string) error {
+	v, err := netconn.ParsePoller(s)
+	*p = pollerFlag(v)
+	return err
+}
+
+func (p *pollerFlag) String() string { return string(*p) }
+
+// Type is "string": the flag reads as one word on the command line.
+func (p *pollerFlag) Type() string { return "string" }
 
 // ServerKeys are the keys a YAML server block takes: the names of the flags BindFlags declares,
 // and configfile, which the command refuses there with a message of its own.

@@ -9,13 +9,13 @@ import (
 	"net"
 	"runtime/debug"
 	"strings"
-	"time"
 	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -24,7 +24,7 @@ type httpServer struct {
 	im  *Imposter
 	srv *fasthttp.Server
 	tls *tls.Config // https
-	il  *IdleListener
+	il  *netconn.IdleListener
 }
 
 func newHTTPServer(im *Imposter) protocolServer {
@@ -32,25 +32,21 @@ func newHTTPServer(im *Imposter) protocolServer {
 	h := &httpServer{im: im}
 	h.srv = &fasthttp.Server{
 		ErrorHandler:                  ErrorHandler(maxBody),
-		Handler:                       TrackRequests(h.handle),
+		Handler:                       netconn.TrackRequests(h.handle),
 		NoDefaultServerHeader:         true,
 		NoDefaultContentType:          true,
 		DisableHeaderNamesNormalizing: true,
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
 		ReadBufferSize:                16 << 10,
-		ConnState:                     IdleConnState, // the timeouts, with the IdleListener of serve
+		ConnState:                     netconn.IdleConnState, // the timeouts, with the IdleListener of serve
 		Logger:                        fasthttpLogger{im.log},
 	}
 	return h
 }
 
-// HTTPIdleTimeout is how long an http connection may wait for its next (or first) request,
-// unless told otherwise.
-const HTTPIdleTimeout = 2 * time.Minute
-
 func (h *httpServer) serve(ln net.Listener) error {
-	h.il = NewIdleListener(ln, ListenOptions{IdleTimeout: h.im.opts.IdleTimeout, HeaderTimeout: h.im.opts.HeaderTimeout, TLS: h.tls})
+	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: h.im.opts.IdleTimeout, HeaderTimeout: h.im.opts.HeaderTimeout, TLS: h.tls})
 	defer h.il.Close()
 	return h.srv.Serve(h.il)
 }
@@ -250,14 +246,7 @@ func tooLarge(ctx *fasthttp.RequestCtx, maxBody int) {
 // done when its client closes the connection. It is not done when mockd shuts down: requests
 // in flight then finish (up to --drain-timeout), and their connection is closed after that.
 func requestContext(ctx *fasthttp.RequestCtx) context.Context {
-	c := ctx.Conn()
-	if ic := trackedConn(c); ic != nil {
-		c = ic.raw
-	}
-	if cc, ok := c.(interface{ Context() context.Context }); ok {
-		return cc.Context()
-	}
-	return context.Background()
+	return netconn.Context(ctx.Conn())
 }
 
 // bytesOf views s as bytes for fasthttp calls that copy them.

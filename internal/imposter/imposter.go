@@ -21,7 +21,7 @@ import (
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
-	"github.com/mockd/mockd/internal/netfifo"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -56,6 +56,9 @@ type Options struct {
 	// HeaderTimeout bounds the time an http request takes to arrive, from its first byte until
 	// it is read in full; 0 = no limit.
 	HeaderTimeout time.Duration
+	// Poller is how the connections of http and https imposters wait for data; "" =
+	// netconn.PollerFIFO.
+	Poller netconn.Poller
 	// Files says which files stubs may name (a lookup's CSV); nil = any regular file.
 	Files *behavior.Files
 	// Logger receives operational messages; nil = slog.Default().
@@ -459,8 +462,9 @@ func (im *Imposter) Start() error {
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	if p := im.def.Protocol; p == "http" || p == "https" {
-		// Busy connections are served in the order their requests arrived (see netfifo).
-		fl, err := netfifo.Listen(ln.(*net.TCPListener))
+		// With the FIFO poller, busy connections are served in the order their requests
+		// arrived (see netconn).
+		fl, err := netconn.Listen(ln.(*net.TCPListener), im.opts.Poller)
 		if err != nil {
 			_ = ln.Close()
 			return &config.Error{Code: config.CodeCannotStart, Message: err.Error()}
@@ -469,7 +473,7 @@ func (im *Imposter) Start() error {
 	}
 	im.port = addr.Port
 	im.setLog(im.opts.Logger.With("imposter", im.scope()))
-	im.ln = NewRetryListener(ln, im.log)
+	im.ln = netconn.NewRetryListener(ln, im.log)
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port
 	if im.js != nil {

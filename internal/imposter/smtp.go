@@ -20,6 +20,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -42,7 +43,7 @@ func newSMTPServer(im *Imposter) protocolServer {
 		host = "localhost"
 	}
 	s := &smtpServer{im: im, hostname: host, maxSize: im.maxBody()}
-	s.connServer = connServer{log: im.log, handle: s.handle}
+	s.connServer = connServer{netconn.Server{Log: im.log, Handle: s.handle}}
 	return s
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -199,7 +200,7 @@ type tcpServer struct {
 
 func newTCPServer(im *Imposter) protocolServer {
 	s := &tcpServer{im: im, binary: im.encoding == "base64"}
-	s.connServer = connServer{log: im.log, handle: s.handle}
+	s.connServer = connServer{netconn.Server{Log: im.log, Handle: s.handle}}
 	s.maxRequest = im.maxBody()
 	if im.def.DefaultResponse == nil {
 		// Mountebank's default is {data: ''}: nothing is written.

@@ -173,10 +173,9 @@ func FuzzTCPSplitter(f *testing.F) {
 		}
 		s := newTCPServer(im).(*tcpServer)
 		server, client := net.Pipe()
-		s.wg.Add(1)
 		done := make(chan struct{})
 		go func() {
-			s.run(server) // serves and closes the connection, as for an accepted one
+			s.ServeConn(server) // serves and closes the connection, as for an accepted one
 			close(done)
 		}()
 		go io.Copy(io.Discard, client) //nolint:errcheck // drains answers until the pipe closes

@@ -63,7 +63,8 @@ type Request struct {
 	memo     []memoEntry
 
 	// arena holds the bytes of the strings FromHTTPListen made: one buffer per request
-	// rather than one allocation per string. Recycle keeps it for the next request.
+	// rather than one allocation per string. Recycle keeps it for the next request; see
+	// Recycle for who may keep its strings.
 	arena []byte
 }
 
@@ -101,6 +102,17 @@ const maxArena = 64 << 10
 // recorded it, no script saw it): the memory of its strings is reused by the next request
 // taken from the pool, which keeps the plain request path free of allocations. When in
 // doubt, call Release.
+//
+// The ownership rule of this memory: the strings of a Request (Method, Path, Query, Headers,
+// Body, Form and the values derived from them) may live in its arena, which belongs to the
+// Request and, after Recycle, to the next request taken from the pool. So whoever takes a
+// Request from Acquire owns it and decides, once the request is answered, between Recycle and
+// Release: it may Recycle only when nothing that outlives the answer holds one of those
+// strings. Whatever keeps a string past the answer (the journal of recorded requests, a
+// script and its state, a proxy recording, a response built from the request: copy, lookup,
+// decorate, templates) either copies it (strings.Clone) or makes its owner call Release. The
+// http imposter's handler is that owner: it recycles only a request answered by a static
+// response, unrecorded, on an imposter without scripts (imposter's handle, "recycle").
 func Recycle(r *Request) {
 	a := r.arena[:0]
 	r.Reset()

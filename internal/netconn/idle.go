@@ -1,4 +1,4 @@
-package imposter
+package netconn
 
 import (
 	"context"
@@ -12,10 +12,14 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
+// DefaultIdleTimeout is how long an http connection may wait for its next (or first) request,
+// unless told otherwise.
+const DefaultIdleTimeout = 2 * time.Minute
+
 // ListenOptions configure an IdleListener.
 type ListenOptions struct {
 	// IdleTimeout closes a connection that waits longer for its next (or first) request;
-	// 0 = HTTPIdleTimeout.
+	// 0 = DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// HeaderTimeout closes a connection whose request has been arriving for longer, from its
 	// first byte until it is read in full (headers and body): a client that stops in the
@@ -63,7 +67,7 @@ func NewIdleListener(ln net.Listener, opts ListenOptions) *IdleListener {
 func newIdleListener(ln net.Listener, opts ListenOptions, every time.Duration) *IdleListener {
 	idle := opts.IdleTimeout
 	if idle <= 0 {
-		idle = HTTPIdleTimeout
+		idle = DefaultIdleTimeout
 	}
 	ticks := func(d time.Duration) int64 { return int64((d+every-1)/every) + 1 }
 	l := &IdleListener{
@@ -327,6 +331,19 @@ func trackedConn(c net.Conn) *idleConn {
 		return t.idleConn
 	}
 	return nil
+}
+
+// Context is the context of connection c (one an IdleListener accepted, or under it): done once
+// the peer has closed or reset it, where the FIFO poller serves it; with Go's runtime poller it is
+// never done.
+func Context(c net.Conn) context.Context {
+	if ic := trackedConn(c); ic != nil {
+		c = ic.raw
+	}
+	if cc, ok := c.(interface{ Context() context.Context }); ok {
+		return cc.Context()
+	}
+	return context.Background()
 }
 
 // IdleConnState is the fasthttp ConnState hook that marks the connections of an IdleListener

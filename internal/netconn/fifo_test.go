@@ -1,4 +1,4 @@
-package netfifo
+package netconn
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func listen(t *testing.T, addr string) net.Listener {
 	if err != nil {
 		t.Skipf("cannot listen on %s: %v", addr, err)
 	}
-	l, err := Listen(ln.(*net.TCPListener))
+	l, err := ListenFIFO(ln.(*net.TCPListener))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,18 @@
-package imposter
+package netconn
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"os"
 	"strings"
@@ -16,6 +22,32 @@ import (
 
 	"github.com/valyala/fasthttp"
 )
+
+// quietLogger drops fasthttp's messages.
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// testCert makes a self-signed certificate for 127.0.0.1.
+func testCert(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
 
 // holdServer serves fasthttp behind an IdleListener with opts, checking every 10 ms; a request
 // to /hold blocks until release is closed. served is closed when Serve returns.
@@ -34,7 +66,7 @@ func holdServer(t *testing.T, opts ListenOptions) (il *IdleListener, release cha
 			ctx.SetBodyString("ok")
 		}),
 		ConnState: IdleConnState,
-		Logger:    fasthttpLogger{},
+		Logger:    quietLogger{},
 	}
 	il = newIdleListener(ln, opts, 10*time.Millisecond)
 	go func() {
@@ -51,11 +83,7 @@ func idleServer(t *testing.T, useTLS bool) (addr string, release chan struct{}, 
 	opts := ListenOptions{IdleTimeout: 50 * time.Millisecond}
 	conf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // a test against its own server
 	if useTLS {
-		cert, err := tls.X509KeyPair([]byte(defaultCert), []byte(defaultKey))
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+		opts.TLS = &tls.Config{Certificates: []tls.Certificate{testCert(t)}}
 	}
 	il, release, _ := holdServer(t, opts)
 	addr = il.Addr().String()

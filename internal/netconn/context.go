@@ -1,4 +1,4 @@
-package netfifo
+package netconn
 
 import (
 	"context"

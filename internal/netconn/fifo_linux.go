@@ -1,6 +1,6 @@
 //go:build linux
 
-package netfifo
+package netconn
 
 import (
 	"context"
@@ -15,11 +15,15 @@ import (
 	"time"
 )
 
-// Listen serves the connections ln accepts through the package's poller. The returned listener
-// owns ln: closing it closes ln. Its connections are *Conn. When the poller cannot be made (no
-// epoll), Listen returns ln itself.
-func Listen(ln *net.TCPListener) (net.Listener, error) {
-	p := thePoller()
+// ListenFIFO serves the connections ln accepts through the package's FIFO poller. The returned
+// listener owns ln: closing it closes ln. Its connections are *FIFOConn. When the poller cannot be
+// made (no epoll), ListenFIFO returns ln itself.
+func ListenFIFO(ln *net.TCPListener) (net.Listener, error) {
+	return listenOn(ln, thePoller())
+}
+
+// listenOn is ListenFIFO with poller p (nil: none could be made).
+func listenOn(ln *net.TCPListener, p *poller) (net.Listener, error) {
 	if p == nil {
 		return ln, nil
 	}
@@ -27,7 +31,7 @@ func Listen(ln *net.TCPListener) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Listener{pollFD{tl: ln, p: p}}
+	l := &FIFOListener{pollFD{tl: ln, p: p}}
 	l.r.init()
 	l.w.init()
 	if err := raw.Control(func(fd uintptr) { l.fd = int(fd) }); err != nil {
@@ -52,6 +56,10 @@ type poller struct {
 
 	mu  sync.Mutex
 	fds []*fdWaiters // by fd number
+
+	// observe, when set (by a test, on a poller of its own), sees each event before it is
+	// dispatched, in the order the poller dispatches them. It runs on the poller's goroutine.
+	observe func(fd int, events uint32)
 }
 
 var (
@@ -61,25 +69,30 @@ var (
 
 // thePoller returns the process's poller, starting it on first use; nil if epoll is unavailable.
 func thePoller() *poller {
-	pollerOnce.Do(func() {
-		fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
-		if err != nil {
-			return
-		}
-		if err := syscall.SetNonblock(fd, true); err != nil {
-			_ = syscall.Close(fd)
-			return
-		}
-		f := os.NewFile(uintptr(fd), "netfifo-epoll")
-		raw, err := f.SyscallConn()
-		if err != nil {
-			_ = f.Close()
-			return
-		}
-		pollerInst = &poller{epfd: fd, file: f, raw: raw}
-		go pollerInst.run()
-	})
+	pollerOnce.Do(func() { pollerInst = newPoller(nil) })
 	return pollerInst
+}
+
+// newPoller makes an epoll instance and starts the goroutine that reads it, until its file is
+// closed; nil if epoll is unavailable. observe (nil for none) is poller.observe.
+func newPoller(observe func(fd int, events uint32)) *poller {
+	fd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		_ = syscall.Close(fd)
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), "netconn-fifo-epoll")
+	raw, err := f.SyscallConn()
+	if err != nil {
+		_ = f.Close()
+		return nil
+	}
+	p := &poller{epfd: fd, file: f, raw: raw, observe: observe}
+	go p.run()
+	return p
 }
 
 // run wakes waiters, in the order the kernel reports their fds, for as long as the process runs.
@@ -103,6 +116,9 @@ func (p *poller) run() {
 		p.mu.Lock()
 		for i := range events[:n] {
 			ev := &events[i]
+			if p.observe != nil {
+				p.observe(int(ev.Fd), ev.Events)
+			}
 			if fd := int(ev.Fd); fd < len(p.fds) {
 				if w := p.fds[fd]; w != nil {
 					w.dispatch(ev.Events)
@@ -303,14 +319,14 @@ func (f *pollFD) destroy() {
 	}
 }
 
-// Listener accepts connections served by the package's poller. Accept is called from one
+// FIFOListener accepts connections served by the FIFO poller. Accept is called from one
 // goroutine at a time (as a server's accept loop does); Close and Addr from any.
-type Listener struct {
+type FIFOListener struct {
 	pollFD
 }
 
-// Accept waits for and returns the next connection, a *Conn.
-func (l *Listener) Accept() (net.Conn, error) {
+// Accept waits for and returns the next connection, a *FIFOConn.
+func (l *FIFOListener) Accept() (net.Conn, error) {
 	if !l.ref.acquire() {
 		return nil, l.opError("accept", net.ErrClosed)
 	}
@@ -322,7 +338,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 	return c, nil
 }
 
-func (l *Listener) accept() (*Conn, error) {
+func (l *FIFOListener) accept() (*FIFOConn, error) {
 	for {
 		if l.ref.closed() {
 			return nil, l.opError("accept", net.ErrClosed)
@@ -348,7 +364,7 @@ func (l *Listener) accept() (*Conn, error) {
 // newConn sets nfd up as the runtime does an accepted TCP connection (no delay, keep-alive
 // probes after 15 s idle; like the runtime, it goes on if the socket refuses an option) and
 // registers it.
-func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
+func (l *FIFOListener) newConn(nfd int, sa syscall.Sockaddr) (*FIFOConn, error) {
 	opts := [...][3]int{
 		{syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
 		{syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
@@ -359,7 +375,7 @@ func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
 	for _, o := range opts {
 		_ = syscall.SetsockoptInt(nfd, o[0], o[1], o[2])
 	}
-	c := &Conn{pollFD: pollFD{fd: nfd, p: l.p}, remote: tcpAddr(sa)}
+	c := &FIFOConn{pollFD: pollFD{fd: nfd, p: l.p}, remote: tcpAddr(sa)}
 	c.r.init()
 	c.w.init()
 	c.gone = &c.ctx
@@ -371,7 +387,7 @@ func (l *Listener) newConn(nfd int, sa syscall.Sockaddr) (*Conn, error) {
 
 // Close stops accepting and closes the listening socket; accepted connections stay open. A
 // waiting Accept returns an error that wraps net.ErrClosed.
-func (l *Listener) Close() error {
+func (l *FIFOListener) Close() error {
 	if !l.close() {
 		return l.opError("close", net.ErrClosed)
 	}
@@ -379,15 +395,15 @@ func (l *Listener) Close() error {
 }
 
 // Addr returns the listener's network address.
-func (l *Listener) Addr() net.Addr { return l.tl.Addr() }
+func (l *FIFOListener) Addr() net.Addr { return l.tl.Addr() }
 
-func (l *Listener) opError(op string, err error) error {
+func (l *FIFOListener) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Addr: l.tl.Addr(), Err: err}
 }
 
-// Conn is a TCP connection served by the package's poller. Read, Write, Close and the deadline
+// FIFOConn is a TCP connection served by the FIFO poller. Read, Write, Close and the deadline
 // setters are safe for concurrent use, one Read and one Write at a time.
-type Conn struct {
+type FIFOConn struct {
 	pollFD
 	// Deadlines in unix nanoseconds, 0 for none.
 	rdl, wdl atomic.Int64
@@ -398,10 +414,10 @@ type Conn struct {
 	ctx       connContext
 }
 
-var _ net.Conn = (*Conn)(nil)
+var _ net.Conn = (*FIFOConn)(nil)
 
 // Read reads data the peer sent, waiting until there is some.
-func (c *Conn) Read(b []byte) (int, error) {
+func (c *FIFOConn) Read(b []byte) (int, error) {
 	if !c.ref.acquire() {
 		return 0, c.opError("read", net.ErrClosed)
 	}
@@ -410,7 +426,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func (c *Conn) read(b []byte) (int, error) {
+func (c *FIFOConn) read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -441,7 +457,7 @@ func (c *Conn) read(b []byte) (int, error) {
 }
 
 // Write writes all of b, waiting while the socket's buffer is full.
-func (c *Conn) Write(b []byte) (int, error) {
+func (c *FIFOConn) Write(b []byte) (int, error) {
 	if !c.ref.acquire() {
 		return 0, c.opError("write", net.ErrClosed)
 	}
@@ -450,7 +466,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 	return n, err
 }
 
-func (c *Conn) write(b []byte) (int, error) {
+func (c *FIFOConn) write(b []byte) (int, error) {
 	done := 0
 	for done < len(b) {
 		if c.ref.closed() {
@@ -479,7 +495,7 @@ func (c *Conn) write(b []byte) (int, error) {
 
 // Close closes the connection. Waiting reads and writes return an error that wraps
 // net.ErrClosed; the socket is closed when the last call in progress returns.
-func (c *Conn) Close() error {
+func (c *FIFOConn) Close() error {
 	if !c.close() {
 		return c.opError("close", net.ErrClosed)
 	}
@@ -490,10 +506,10 @@ func (c *Conn) Close() error {
 // Context returns a context that is done once the peer has closed the connection (sent FIN,
 // even with data left to read, as net/http's server sees it) or reset it, or Close was called.
 // A server cancels the work of a request whose client went away with it.
-func (c *Conn) Context() context.Context { return &c.ctx }
+func (c *FIFOConn) Context() context.Context { return &c.ctx }
 
 // LocalAddr returns the local network address.
-func (c *Conn) LocalAddr() net.Addr {
+func (c *FIFOConn) LocalAddr() net.Addr {
 	c.localOnce.Do(func() {
 		if c.ref.acquire() {
 			if sa, err := syscall.Getsockname(c.fd); err == nil {
@@ -506,10 +522,10 @@ func (c *Conn) LocalAddr() net.Addr {
 }
 
 // RemoteAddr returns the peer's network address.
-func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+func (c *FIFOConn) RemoteAddr() net.Addr { return c.remote }
 
 // SetDeadline sets the read and write deadlines.
-func (c *Conn) SetDeadline(t time.Time) error {
+func (c *FIFOConn) SetDeadline(t time.Time) error {
 	c.setDeadline(&c.rdl, &c.r, t)
 	c.setDeadline(&c.wdl, &c.w, t)
 	return nil
@@ -517,18 +533,18 @@ func (c *Conn) SetDeadline(t time.Time) error {
 
 // SetReadDeadline sets the time after which reads fail with os.ErrDeadlineExceeded; a zero t
 // means none. It applies to a read already waiting.
-func (c *Conn) SetReadDeadline(t time.Time) error {
+func (c *FIFOConn) SetReadDeadline(t time.Time) error {
 	c.setDeadline(&c.rdl, &c.r, t)
 	return nil
 }
 
 // SetWriteDeadline is SetReadDeadline for writes.
-func (c *Conn) SetWriteDeadline(t time.Time) error {
+func (c *FIFOConn) SetWriteDeadline(t time.Time) error {
 	c.setDeadline(&c.wdl, &c.w, t)
 	return nil
 }
 
-func (c *Conn) setDeadline(dl *atomic.Int64, s *signal, t time.Time) {
+func (c *FIFOConn) setDeadline(dl *atomic.Int64, s *signal, t time.Time) {
 	var v int64
 	if !t.IsZero() {
 		v = max(t.UnixNano(), 1)
@@ -538,7 +554,7 @@ func (c *Conn) setDeadline(dl *atomic.Int64, s *signal, t time.Time) {
 	}
 }
 
-func (c *Conn) opError(op string, err error) error {
+func (c *FIFOConn) opError(op string, err error) error {
 	if errors.Is(err, io.EOF) {
 		return err
 	}

@@ -1,0 +1,174 @@
+package netconn
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestListenUsesThePoller(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	if _, ok := l.(*FIFOListener); !ok {
+		t.Fatalf("ListenFIFO returned %T, want *FIFOListener", l)
+	}
+	s, _ := pair(t, l, l.Addr().String())
+	if _, ok := s.(*FIFOConn); !ok {
+		t.Fatalf("Accept returned %T, want *FIFOConn", s)
+	}
+}
+
+// Accepted connections get the options the runtime gives its own: no delay and keep-alive.
+func TestSocketOptions(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, _ := pair(t, l, l.Addr().String())
+	fd := s.(*FIFOConn).fd
+	for _, o := range []struct {
+		name       string
+		level, opt int
+		want       int
+	}{
+		{"TCP_NODELAY", syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1},
+		{"SO_KEEPALIVE", syscall.SOL_SOCKET, syscall.SO_KEEPALIVE, 1},
+		{"TCP_KEEPIDLE", syscall.IPPROTO_TCP, syscall.TCP_KEEPIDLE, 15},
+		{"TCP_KEEPINTVL", syscall.IPPROTO_TCP, syscall.TCP_KEEPINTVL, 15},
+	} {
+		if v, err := syscall.GetsockoptInt(fd, o.level, o.opt); err != nil || v != o.want {
+			t.Errorf("%s = %d, %v; want %d", o.name, v, err, o.want)
+		}
+	}
+}
+
+// A connection's context ends when the peer closes it, even with a request left unread, and
+// runs what context.AfterFunc scheduled; one that was stopped does not run.
+func TestContextEndsWhenThePeerCloses(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, c := pair(t, l, l.Addr().String())
+	ctx := s.(*FIFOConn).Context()
+	if ctx.Err() != nil {
+		t.Fatalf("Err() = %v before the peer closed", ctx.Err())
+	}
+	ran := make(chan error, 2)
+	context.AfterFunc(ctx, func() { ran <- nil })
+	stop := context.AfterFunc(ctx, func() { ran <- errors.New("a stopped AfterFunc ran") })
+	if !stop() {
+		t.Fatal("stop() = false before the peer closed")
+	}
+	if _, err := c.Write([]byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
+	if err := result(t, ran, "AfterFunc"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("Done() still open 30 s after the peer closed")
+	}
+	if ctx.Err() != context.Canceled {
+		t.Fatalf("Err() = %v, want context.Canceled", ctx.Err())
+	}
+	// The data sent before the close can still be read.
+	if n, err := s.Read(make([]byte, 64)); n == 0 {
+		t.Fatalf("read after the peer closed: %d %v", n, err)
+	}
+}
+
+// Closing the connection here ends its context too.
+func TestContextEndsOnClose(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, _ := pair(t, l, l.Addr().String())
+	ctx := s.(*FIFOConn).Context()
+	done := ctx.Done()
+	_ = s.Close()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Done() still open 30 s after Close")
+	}
+}
+
+// The property the FIFO poller exists for: connections whose data arrives in a known order are
+// woken (and so served) in that order. 32 connections each get one byte, in a shuffled order,
+// while the poller is held on the first arrival, so that it then takes the others from the
+// kernel in batches; it must dispatch them in the order they were written.
+func TestFIFOServesInArrivalOrder(t *testing.T) {
+	const n = 32
+	type event struct {
+		fd     int
+		events uint32
+	}
+	var (
+		seen    = make(chan event, 16*n)
+		writing atomic.Bool
+		gate    = make(chan struct{})
+		held    sync.Once
+	)
+	p := newPoller(func(fd int, events uint32) {
+		seen <- event{fd, events}
+		if writing.Load() {
+			held.Do(func() { <-gate })
+		}
+	})
+	if p == nil {
+		t.Skip("no epoll")
+	}
+	t.Cleanup(func() { _ = p.file.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := listenOn(ln.(*net.TCPListener), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	next := func(what string) event {
+		select {
+		case e := <-seen:
+			return e
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no event from the poller in 30 s (a hang, not a slow machine)", what)
+			return event{}
+		}
+	}
+	index := map[int]int{} // server fd -> connection number
+	clients := make([]net.Conn, n)
+	for i := range clients {
+		s, c := pair(t, l, l.Addr().String())
+		index[s.(*FIFOConn).fd] = i
+		clients[i] = c
+	}
+	// A connection's first event (writable) must be taken before the test writes: an fd still
+	// on the kernel's ready list would keep its earlier place when its data arrives.
+	for pending := maps.Clone(index); len(pending) > 0; {
+		delete(pending, next("registering the connections").fd)
+	}
+	writing.Store(true)
+	order := rand.New(rand.NewPCG(21, 4)).Perm(n)
+	for _, i := range order {
+		if _, err := clients[i].Write([]byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(gate)
+	got := make([]int, 0, n)
+	for len(got) < n {
+		if e := next("the arrivals"); e.events&syscall.EPOLLIN != 0 {
+			if i, ok := index[e.fd]; ok {
+				got = append(got, i)
+			}
+		}
+	}
+	if !slices.Equal(got, order) {
+		t.Errorf("connections written to in the order\n%v\nwere dispatched in the order\n%v", order, got)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package netconn
+
+import "net"
+
+// ListenFIFO returns ln: without epoll the runtime poller serves its connections.
+func ListenFIFO(ln *net.TCPListener) (net.Listener, error) { return ln, nil }
