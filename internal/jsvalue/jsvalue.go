@@ -37,7 +37,7 @@ func Truthy(v any) bool {
 	case bool:
 		return t
 	case float64:
-		return t != 0 && !math.IsNaN(t)
+		return NumberTruthy(t)
 	case string:
 		return t != ""
 	case Valuer:
@@ -45,6 +45,9 @@ func Truthy(v any) bool {
 	}
 	return true
 }
+
+// NumberTruthy is Boolean(f) for a number: false for 0, -0 and NaN.
+func NumberTruthy(f float64) bool { return f != 0 && !math.IsNaN(f) }
 
 // String is JavaScript's String(v). An array joins its elements with commas (null and undefined
 // elements as empty strings); any other object is "[object Object]".

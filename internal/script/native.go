@@ -348,10 +348,28 @@ func strVal(s string) nval  { return nval{k: kStr, s: s} }
 func numVal(f float64) nval { return nval{k: kNum, f: f} }
 func boolVal(b bool) nval   { return nval{k: kBool, b: b} }
 func objVal(o *nobj) nval   { return nval{k: kObj, o: o} }
-func (v nval) truthy() bool { return jsvalue.Truthy(v.js()) }
 
-// str is String(v) for a primitive.
-func (v nval) str() string { return jsvalue.String(v.js()) }
+// truthy is Boolean(v). Numbers and strings are not boxed into an any: that would allocate.
+func (v nval) truthy() bool {
+	switch v.k {
+	case kNum:
+		return jsvalue.NumberTruthy(v.f)
+	case kStr:
+		return v.s != ""
+	}
+	return jsvalue.Truthy(v.js())
+}
+
+// str is String(v) for a primitive. Numbers and strings are not boxed into an any.
+func (v nval) str() string {
+	switch v.k {
+	case kNum:
+		return jsvalue.FormatNumber(v.f)
+	case kStr:
+		return v.s
+	}
+	return jsvalue.String(v.js())
+}
 
 // js is v as a jsvalue value (an object as the configuration object it stands for).
 func (v nval) js() any {
