@@ -234,6 +234,15 @@ func newEngines() map[string]*engine {
 				return append(mockdArgs(h, e, l), "--no-metrics")
 			},
 		},
+		// mockd with Go's runtime poller: what the FIFO poller (the default) changes.
+		"mockd-gopoller": {
+			name:    "mockd-gopoller",
+			api:     "mb",
+			prepare: prepareMockd,
+			args: func(h *harness, e *engine, l launch) []string {
+				return append(mockdArgs(h, e, l), "--netpoller", "go")
+			},
+		},
 		"mountebank": {
 			name:    "mountebank",
 			api:     "mb",

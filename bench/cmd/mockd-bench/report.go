@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-var engineOrder = []string{"mockd", "mockd-nometrics", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
+var engineOrder = []string{"mockd", "mockd-nometrics", "mockd-gopoller", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
 
 // peers are the engines mockd's requests/s is compared with, each a ratio column.
 var peers = []struct{ eng, title string }{
