@@ -225,7 +225,9 @@ func withoutRecordedResponses(stubs []*config.Object) []*config.Object {
 }
 
 func (a *API) deleteSavedRequests(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
-	im.ClearRequests()
+	if err := im.ClearRequests(ctx); err != nil {
+		return storeUnavailable(err)
+	}
 	sendFormatted(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
 	return nil
 }

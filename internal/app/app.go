@@ -172,9 +172,12 @@ type App struct {
 	initial  []*imposter.Imposter
 	metrics  *metrics.Registry
 	logClose io.Closer
-	dir      *store.Dir           // nil without --datadir
-	redis    *store.Redis         // nil without --store
-	stopped  []*imposter.Imposter // what Stop stopped, for Verdict
+	dir      *store.Dir   // nil without --datadir
+	redis    *store.Redis // nil without --store
+	// With --store: flushCounts stops when stopFlush closes, after drained closes (the
+	// imposters have stopped), and closes flushed when done.
+	stopFlush, flushed, drained chan struct{}
+	stopped                     []*imposter.Imposter // what Stop stopped, for Verdict
 
 	reloadMu sync.Mutex
 	// loaded is what the config files defined at the last (re)load, by imposter key.
@@ -218,7 +221,14 @@ func New(opts Options) (*App, error) {
 	if opts.AllowInjection {
 		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log, MemoryLimit: opts.ScriptMemory})
 	}
+	if opts.Store != "" {
+		if err := a.openStore(); err != nil {
+			a.closeLog()
+			return nil, err
+		}
+	}
 	a.reg = imposter.NewRegistry(imposter.Options{
+		Shared:  a.sharedState(),
 		Script:  engine,
 		Metrics: a.metrics,
 		Host:    opts.Host,
@@ -237,22 +247,6 @@ func New(opts Options) (*App, error) {
 		JournalBytes:  opts.JournalBytes,
 	})
 	cfg := opts.Config
-	if opts.Store != "" {
-		if opts.DataDir != "" {
-			a.closeLog()
-			return nil, errors.New("--store and --datadir cannot be used together: the store keeps the imposters")
-		}
-		if opts.StoreInit == "" {
-			a.opts.StoreInit = "merge"
-		} else if !slices.Contains(StoreInitModes, opts.StoreInit) {
-			a.closeLog()
-			return nil, fmt.Errorf("--store-init: %q is none of %s", opts.StoreInit, strings.Join(StoreInitModes, ", "))
-		}
-		if a.redis, err = store.OpenRedis(store.RedisOptions{URL: opts.Store, Logger: a.log}); err != nil {
-			a.closeLog()
-			return nil, err
-		}
-	}
 	if opts.DataDir != "" {
 		if a.dir, err = store.Open(opts.DataDir); err != nil {
 			a.closeLog()
@@ -458,6 +452,8 @@ func (a *App) Start() error {
 			return fmt.Errorf("cannot start from the store: %w", err)
 		}
 		a.redis.Run(a.api.StoreChanged)
+		a.stopFlush, a.flushed, a.drained = make(chan struct{}), make(chan struct{}), make(chan struct{})
+		go a.flushCounts(a.stopFlush, a.flushed)
 	}
 	a.log.Info(fmt.Sprintf("mountebank v%s (mockd %s) now taking orders - point your browser to http://localhost:%d/ for help",
 		MountebankVersion, BuildInfo().Version, port))
@@ -479,6 +475,78 @@ func (a *App) adminStore() admin.Store {
 		return a.dir
 	}
 	return store.NewMemory()
+}
+
+// openStore checks the --store options and opens the Redis store; it connects in Start.
+func (a *App) openStore() error {
+	if a.opts.DataDir != "" {
+		return errors.New("--store and --datadir cannot be used together: the store keeps the imposters")
+	}
+	if a.opts.StoreInit == "" {
+		a.opts.StoreInit = "merge"
+	} else if !slices.Contains(StoreInitModes, a.opts.StoreInit) {
+		return fmt.Errorf("--store-init: %q is none of %s", a.opts.StoreInit, strings.Join(StoreInitModes, ", "))
+	}
+	var err error
+	ropts := store.RedisOptions{URL: a.opts.Store, Logger: a.log, JournalSize: a.opts.JournalSize}
+	if a.metrics != nil {
+		ropts.Observe = a.metrics.ObserveStore
+	}
+	a.redis, err = store.OpenRedis(ropts)
+	return err
+}
+
+// sharedState is what the imposters share through the store; nil without --store.
+func (a *App) sharedState() imposter.Shared {
+	if a.redis == nil {
+		return nil
+	}
+	return sharedState{a.redis}
+}
+
+// sharedState gives imposters their state in Redis.
+type sharedState struct{ *store.Redis }
+
+func (s sharedState) Imposter(id string) imposter.SharedImposter { return s.Redis.Imposter(id) }
+
+var _ imposter.SharedImposter = (*store.RedisImposter)(nil)
+
+// flushEvery is how often a node stores the counts of its imposters (hits, requests,
+// no-matches) when it shares them: other nodes see them that much later.
+const flushEvery = 100 * time.Millisecond
+
+// flushCounts stores the imposters' counts every flushEvery until stop closes, then once more
+// for those Stop stopped; done closes when it returns. After the store was lost it stores every
+// count again, in case the store lost them.
+func (a *App) flushCounts(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(flushEvery)
+	defer tick.Stop()
+	seen := a.redis.Comebacks()
+	flush := func(list []*imposter.Imposter, all bool) bool {
+		ok := true
+		for _, im := range list {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			if err := im.FlushCounts(ctx, all); err != nil {
+				ok = false
+			}
+			cancel()
+		}
+		return ok
+	}
+	for {
+		select {
+		case <-stop:
+			<-a.drained
+			flush(a.stopped, false)
+			return
+		case <-tick.C:
+		}
+		back := a.redis.Comebacks()
+		if flush(a.reg.Listing().Imposters, back != seen) {
+			seen = back
+		}
+	}
 }
 
 // nodeName is Options.NodeName or, by default, the host and admin port.
@@ -523,7 +591,12 @@ func (a *App) abort() {
 
 func (a *App) shutdown(ctx context.Context) {
 	if a.redis != nil {
-		a.redis.Close() // nothing from the store may start an imposter again
+		a.redis.Stop() // nothing from the store may start an imposter again
+		defer a.redis.Close()
+		if a.stopFlush != nil {
+			close(a.stopFlush)
+			defer func() { <-a.flushed }() // the last counts, before Close
+		}
 	}
 	if a.il != nil {
 		_ = a.il.Close() // ends the server's accept loop, whether or not it has begun
@@ -539,6 +612,9 @@ func (a *App) shutdown(ctx context.Context) {
 		a.il = nil
 	}
 	<-drained
+	if a.drained != nil {
+		close(a.drained)
+	}
 }
 
 // Verdict verifies the running imposters or, once stopped, those Stop stopped (GET /verify's

@@ -23,9 +23,10 @@ func (im *Imposter) Explain(req config.Value) (*config.Object, *match.Explanatio
 // StubHits returns how many requests each stub answered, in stub order.
 func (im *Imposter) StubHits() []uint64 {
 	stubs := im.tbl.Load().stubs
+	counted := im.tally()
 	out := make([]uint64, len(stubs))
 	for i, s := range stubs {
-		out[i] = s.hits.Load()
+		out[i] = counted.hits(s)
 	}
 	return out
 }
@@ -35,7 +36,7 @@ func (im *Imposter) StubHits() []uint64 {
 // The caller finishes the verdict (verdict.Verdict.Finish).
 func (im *Imposter) Verdict() verdict.Imposter {
 	v := verdict.Imposter{Port: im.port, Protocol: im.def.Protocol, Name: im.def.Name, Stubs: im.stubVerdicts(-1, true),
-		Unmatched: []verdict.Unmatched{}, UnmatchedRequests: int(im.noMatches.Load())}
+		Unmatched: []verdict.Unmatched{}, UnmatchedRequests: int(im.NoMatchCount())}
 	for _, r := range im.RecordedRequests() {
 		why := r.Explain()
 		if why == nil {
@@ -59,11 +60,12 @@ func (im *Imposter) StubVerdicts(n int) []verdict.Stub { return im.stubVerdicts(
 // StubCounts counts, as Verdict would, the stubs that have an expectation, those that fail it
 // and those unused (no expectation and no hit). It allocates nothing.
 func (im *Imposter) StubCounts() (expectations, failed, unused int) {
+	counted := im.tally()
 	for _, s := range im.tbl.Load().stubs {
 		if s.expect != nil {
 			expectations++
 		}
-		switch s.status(s.hits.Load()) {
+		switch s.status(counted.hits(s)) {
 		case verdict.Failed:
 			failed++
 		case verdict.Unused:
@@ -81,8 +83,9 @@ func (im *Imposter) stubVerdicts(n int, predicates bool) []verdict.Stub {
 		n = len(stubs)
 	}
 	out := make([]verdict.Stub, 0, n)
+	counted := im.tally()
 	for i, s := range stubs[:n] {
-		vs := verdict.Stub{Index: i, Hits: s.hits.Load()}
+		vs := verdict.Stub{Index: i, Hits: counted.hits(s)}
 		if predicates {
 			preds, _ := s.def.Get("predicates")
 			if preds == nil {

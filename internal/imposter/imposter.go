@@ -63,6 +63,9 @@ type Options struct {
 	Files *behavior.Files
 	// Logger receives operational messages; nil = slog.Default().
 	Logger *slog.Logger
+	// Shared, when set, keeps the stubs' response cycles, the counts and the journal with the
+	// other nodes of a store (--store); nil keeps them in the process.
+	Shared Shared
 }
 
 // stub is one stub with its run-time state. A stub keeps its state (response cycle, matches)
@@ -73,8 +76,10 @@ type stub struct {
 	responses []*response    // repeat-expanded
 	next      atomic.Uint64
 	// hits counts the requests the stub answered, always (GET /verify, expect).
-	hits   atomic.Uint64
-	expect *config.Expect // nil: none
+	hits atomic.Uint64
+	// written is the hits a shared store has (under the imposter's countMu).
+	written uint64
+	expect  *config.Expect // nil: none
 
 	mu      sync.Mutex
 	matches []config.Value
@@ -166,6 +171,13 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		}
 		im.journal.addRequest(req, at, stub, t, why)
 		im.changes.Add(1)
+		if im.shared != nil {
+			shown := recorded
+			if shown == nil {
+				shown = recordedRequest(req)
+			}
+			im.recordShared(shown, at, stub)
+		}
 	}
 	if ferr != nil {
 		var ce *config.Error
@@ -199,7 +211,11 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		}
 		im.logLine(slog.LevelDebug, "using predicate match: "+string(config.MarshalJSON(preds, 0)))
 	}
-	resp = st.nextResponse()
+	if im.shared != nil && len(st.responses) > 1 {
+		resp = im.nextShared(st) // one response: nothing to share, nothing asked of the store
+	} else {
+		resp = st.nextResponse()
+	}
 	if debugLog {
 		im.logLine(slog.LevelDebug, "generating response from "+string(config.MarshalJSON(resp.config, 0)))
 	}
@@ -238,10 +254,17 @@ type Imposter struct {
 	journal   journal
 	// changes counts, after the fact, every change JSON shows other than numRequests: stubs,
 	// recorded requests and matches. With numRequests it keys rendered.
-	changes     atomic.Uint64
-	rendered    atomic.Pointer[renderedJSON]
-	defaultResp *response
-	log         *slog.Logger
+	changes  atomic.Uint64
+	rendered atomic.Pointer[renderedJSON]
+	// With a shared store (Options.Shared): this imposter's state there, the counts it has
+	// (under countMu; the stubs' are in each stub) and a count of renderings.
+	shared          SharedImposter
+	countMu         sync.Mutex
+	writtenRequests uint64
+	writtenNoMatch  uint64
+	renders         atomic.Uint64
+	defaultResp     *response
+	log             *slog.Logger
 	// logInfo and logDebug say whether log takes info and debug lines (its level is fixed).
 	logInfo, logDebug bool
 	metrics           *metrics.Imposter // nil when metrics are off
@@ -480,6 +503,9 @@ func (im *Imposter) Start() error {
 		im.js.SetLogger(im.log) // scripts log under the imposter's scope, as in Mountebank
 	}
 	im.metrics = im.opts.Metrics.ForImposter("[" + im.scope() + "] ")
+	if im.opts.Shared != nil {
+		im.shared = im.opts.Shared.Imposter(im.ID()) // the ID is final now (see Adopt)
+	}
 	newServer, ok := protocolServers[im.def.Protocol]
 	if !ok {
 		_ = im.ln.Close()
@@ -542,11 +568,13 @@ func (im *Imposter) drain(ctx context.Context) {
 }
 
 // NumberOfRequests returns how many requests the imposter has received.
-func (im *Imposter) NumberOfRequests() int64 { return im.numRequests.Load() }
+// With a shared store, on every node.
+func (im *Imposter) NumberOfRequests() int64 { return im.tally().requests() }
 
 // NoMatchCount returns how many of the requests counted by NumberOfRequests no stub matched
 // (those answered by the default response, and those whose predicates raised an error).
-func (im *Imposter) NoMatchCount() int64 { return im.noMatches.Load() }
+// With a shared store, on every node.
+func (im *Imposter) NoMatchCount() int64 { return im.tally().noMatches() }
 
 // StubDefinitions returns the stubs' definitions in order, as configured. Callers must not
 // modify them.
@@ -674,8 +702,20 @@ func (im *Imposter) swap(stubs []*stub) error {
 }
 
 // ClearRequests drops the recorded requests and resets the request count, and with them what
-// verification counts: each stub's hits and the unmatched requests.
-func (im *Imposter) ClearRequests() {
+// verification counts: each stub's hits and the unmatched requests. With a shared store it
+// clears them on every node (this node's counts go on, from the base the store keeps), and
+// fails when the store cannot be reached.
+func (im *Imposter) ClearRequests(ctx context.Context) error {
+	if im.shared != nil {
+		counts := im.counts(false)
+		if err := im.shared.Clear(ctx, counts); err != nil {
+			return err
+		}
+		im.written(counts)
+		im.journal.clear()
+		im.changes.Add(1)
+		return nil
+	}
 	im.journal.clear()
 	im.numRequests.Store(0)
 	im.noMatches.Store(0)
@@ -683,6 +723,7 @@ func (im *Imposter) ClearRequests() {
 		s.hits.Store(0)
 	}
 	im.changes.Add(1)
+	return nil
 }
 
 // recordMatch keeps a match of stub s for the imposter's JSON (--debug).

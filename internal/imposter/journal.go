@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -191,6 +192,12 @@ func (im *Imposter) RecentRequests(n int) []RecordedRequest {
 	if !im.Records() {
 		return nil
 	}
+	if im.shared != nil {
+		if list, ok := im.sharedRequests(n); ok {
+			slices.Reverse(list)
+			return list
+		}
+	}
 	entries := im.journal.latest(n)
 	out := make([]RecordedRequest, len(entries))
 	for i, e := range entries {
@@ -199,18 +206,35 @@ func (im *Imposter) RecentRequests(n int) []RecordedRequest {
 	return out
 }
 
+// recorded returns every recorded request, oldest first, and their approximate size in bytes:
+// with a shared store those of every node, else (or when the store is lost) this node's.
+func (im *Imposter) recorded() ([]RecordedRequest, int) {
+	size := 0
+	if im.shared != nil {
+		if list, ok := im.sharedRequests(0); ok {
+			for _, r := range list {
+				size += approxSize(r.Request)
+			}
+			return list, size
+		}
+	}
+	entries := im.journal.list()
+	list := make([]RecordedRequest, len(entries))
+	for i, e := range entries {
+		list[i] = im.journalRequest(e)
+		size += e.bytes
+	}
+	return list, size
+}
+
 // RecordedRequests returns every recorded request, oldest first; none when the imposter does
 // not record requests.
 func (im *Imposter) RecordedRequests() []RecordedRequest {
 	if !im.Records() {
 		return nil
 	}
-	entries := im.journal.list()
-	out := make([]RecordedRequest, len(entries))
-	for i, e := range entries {
-		out[i] = im.journalRequest(e)
-	}
-	return out
+	list, _ := im.recorded()
+	return list
 }
 
 func approxSize(o *config.Object) int {
@@ -328,7 +352,7 @@ const StreamAbove = 1 << 20
 // Revision returns counters that change whenever anything JSON shows changes: the request
 // count and a count of the other changes (stubs, recorded requests and matches).
 func (im *Imposter) Revision() (requests int64, changes uint64) {
-	return im.numRequests.Load(), im.changes.Load()
+	return im.numRequests.Load(), im.changes.Load() + im.sharedRevision()
 }
 
 // JSON renders the imposter as Mountebank's imposter printer does, fields in its order.
@@ -337,6 +361,12 @@ func (im *Imposter) JSON(opts PrintOptions) *config.Object { return im.jsonOf(im
 // jsonOf is JSON with the stubs of t.
 func (im *Imposter) jsonOf(t *table, opts PrintOptions) *config.Object {
 	o := &config.Object{}
+	var counted tally
+	if opts.Replayable {
+		counted = tally{im: im} // shows no counts: nothing to ask the store
+	} else {
+		counted = im.tally()
+	}
 	o.Set("protocol", im.def.Protocol)
 	o.Set("port", float64(im.port))
 	if im.def.Name != "" {
@@ -346,7 +376,7 @@ func (im *Imposter) jsonOf(t *table, opts PrintOptions) *config.Object {
 		o.Set("defaultResponse", dr)
 	}
 	if !opts.Replayable {
-		o.Set("numberOfRequests", float64(im.numRequests.Load()))
+		o.Set("numberOfRequests", float64(counted.requests()))
 	}
 	if !opts.List {
 		o.Set("recordRequests", im.def.RecordRequests)
@@ -370,7 +400,7 @@ func (im *Imposter) jsonOf(t *table, opts PrintOptions) *config.Object {
 	}
 	list := make([]any, 0, len(t.stubs))
 	for i, s := range t.stubs {
-		hits := s.hits.Load()
+		hits := counted.hits(s)
 		var so *config.Object
 		if opts.Replayable || opts.RemoveProxies {
 			so = config.Clone(s.def).(*config.Object) // edited below
@@ -424,14 +454,9 @@ func (im *Imposter) requestList(explain bool) config.Value {
 	if !im.Records() {
 		return []any{}
 	}
-	entries := im.journal.list()
-	size := 0
-	for _, e := range entries {
-		size += e.bytes
-	}
+	list, size := im.recorded()
 	return &config.Stream{Bytes: size, Each: func(yield func(config.Value) bool) {
-		for _, e := range entries {
-			r := im.journalRequest(e)
+		for _, r := range list {
 			// The recorded request is never modified: a copy of its member list will do.
 			o := &config.Object{Members: make([]config.Member, len(r.Request.Members), len(r.Request.Members)+3)}
 			copy(o.Members, r.Request.Members)

@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestNoMatchCountAndRecentRequests(t *testing.T) {
 	if recent[1].Stub != 1 {
 		t.Errorf("the first request was answered by stub %d, want 1", recent[1].Stub)
 	}
-	im.ClearRequests()
+	_ = im.ClearRequests(context.Background())
 	if n, nm, r := im.NumberOfRequests(), im.NoMatchCount(), len(im.RecentRequests(10)); n != 0 || nm != 0 || r != 0 {
 		t.Errorf("after ClearRequests: requests %d, no match %d, recorded %d; want all 0", n, nm, r)
 	}

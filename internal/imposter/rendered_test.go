@@ -2,6 +2,7 @@ package imposter
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
@@ -57,7 +58,7 @@ func TestFormattedJSONFollowsEveryChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("replace all")
-	im.ClearRequests()
+	_ = im.ClearRequests(context.Background())
 	check("clear")
 	serveOnce(t, h, ctx)
 	check("request after clear")

@@ -273,8 +273,12 @@ func (s *smtpServer) receive(ip, from, envelopeFrom string, envelopeTo []string,
 		im.logLine(slog.LevelDebug, from+" => "+string(config.MarshalJSON(req, 0)))
 	}
 	if record {
-		im.journal.addObject(req, time.Now(), NoStub, nil, nil)
+		at := time.Now()
+		im.journal.addObject(req, at, NoStub, nil, nil)
 		im.changes.Add(1)
+		if im.shared != nil {
+			im.recordShared(req, at, NoStub)
+		}
 	}
 }
 

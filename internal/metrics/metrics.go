@@ -23,6 +23,8 @@ type Registry struct {
 	requests      *prometheus.CounterVec
 	respDuration  *prometheus.HistogramVec
 	blocked       *prometheus.CounterVec
+	storeDuration *prometheus.HistogramVec
+	storeErrors   *prometheus.CounterVec
 	handler       fasthttp.RequestHandler
 }
 
@@ -53,6 +55,16 @@ func New() *Registry {
 			Help: "Number of times a connection was blocked from a non-whitelisted IP address",
 		}, []string{"imposter"}),
 	}
+	r.storeDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "mockd_store_operation_duration_seconds",
+		Help:    "Time a --store operation took, by operation (save, sync, cycle, record, counts, …)",
+		Buckets: []float64{0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05, 0.25, 1},
+	}, []string{"op"})
+	r.storeErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mockd_store_errors_total",
+		Help: "Number of --store operations that failed, by operation",
+	}, []string{"op"})
+	r.reg.MustRegister(shownOnceUsed{r.storeDuration}, shownOnceUsed{r.storeErrors})
 	r.reg.MustRegister(shownOnceUsed{r.matchDuration}, shownOnceUsed{r.noMatch}, shownOnceUsed{r.requests},
 		shownOnceUsed{r.respDuration}, shownOnceUsed{r.blocked},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -90,6 +102,18 @@ func used(m *dto.Metric) bool {
 		return m.Histogram.GetSampleCount() != 0
 	}
 	return true
+}
+
+// ObserveStore records one operation of the shared store (--store): how long it took and
+// whether it failed. Safe on a nil Registry.
+func (r *Registry) ObserveStore(op string, seconds float64, err error) {
+	if r == nil {
+		return
+	}
+	r.storeDuration.WithLabelValues(op).Observe(seconds)
+	if err != nil {
+		r.storeErrors.WithLabelValues(op).Inc()
+	}
 }
 
 // Handler serves the metrics in Prometheus' text format.

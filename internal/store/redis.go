@@ -46,6 +46,9 @@ type RedisOptions struct {
 	Address string
 	// Logger receives the store's operational messages; nil = slog.Default().
 	Logger *slog.Logger
+	// JournalSize caps each imposter's shared journal (the oldest requests go first);
+	// 0 = 100,000, as the journal of one node.
+	JournalSize int
 	// Observe, when set, receives the duration and outcome of every store operation (op names
 	// it: "save", "sync", "cycle", …), for metrics.
 	Observe func(op string, seconds float64, err error)
@@ -61,10 +64,12 @@ type Redis struct {
 	rdb     *redis.Client
 	prefix  string
 	display string // the URL without its password
+	boot    string // this run of this node (see newBoot)
 	log     *slog.Logger
 	started time.Time
 
 	up      atomic.Bool
+	backs   atomic.Int64 // how often the store came back after it was lost
 	downMu  sync.Mutex
 	downErr error // why the store was last lost
 
@@ -100,7 +105,8 @@ func OpenRedis(opts RedisOptions) (*Redis, error) {
 	ropts.DisableIdentity = true
 	ropts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	display := u.Redacted()
-	r := &Redis{opts: opts, rdb: redis.NewClient(ropts), prefix: prefix, display: display, log: opts.Logger, started: time.Now()}
+	r := &Redis{opts: opts, rdb: redis.NewClient(ropts), prefix: prefix, display: display, log: opts.Logger, started: time.Now(),
+		boot: newBoot(opts.Node)}
 	r.up.Store(true)
 	return r, nil
 }
@@ -138,15 +144,30 @@ func (r *Redis) Connect(ctx context.Context, wait time.Duration) error {
 }
 
 // SetNode names this node and its admin address, before Run.
-func (r *Redis) SetNode(name, address string) { r.opts.Node, r.opts.Address = name, address }
+func (r *Redis) SetNode(name, address string) {
+	r.opts.Node, r.opts.Address = name, address
+	r.boot = newBoot(name)
+}
 
-// Close stops the background work, takes this node off the live list and closes the
-// connections.
-func (r *Redis) Close() {
+func (r *Redis) journalSize() int {
+	if r.opts.JournalSize <= 0 {
+		return 100000
+	}
+	return r.opts.JournalSize
+}
+
+// Stop stops the background work: nothing is synced from the store any more.
+func (r *Redis) Stop() {
 	if r.stop != nil {
 		r.stop()
 		r.done.Wait()
 	}
+}
+
+// Close stops the background work, takes this node off the live list and closes the
+// connections.
+func (r *Redis) Close() {
+	r.Stop()
 	if r.up.Load() {
 		ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 		_ = r.rdb.Del(ctx, r.key("node", r.opts.Node)).Err()
@@ -171,6 +192,9 @@ func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // Unavailable marks the error as the store being out of reach (the admin API answers 503).
 func (e *UnavailableError) Unavailable() bool { return true }
+
+// Comebacks counts how often the store came back after it was lost.
+func (r *Redis) Comebacks() int64 { return r.backs.Load() }
 
 // Available reports whether the store answered its last command.
 func (r *Redis) Available() bool { return r.up.Load() }
@@ -236,7 +260,7 @@ local function dropState(record, newID)
   if not record then return end
   local id = cjson.decode(record).id
   if id == newID then return end
-  for _, k in ipairs({'cycles', 'counts', 'journal', 'epoch', 'script', 'lock'}) do
+  for _, k in ipairs({'cycles', 'counts', 'base', 'journal', 'script', 'lock'}) do
     redis.call('DEL', prefix .. ':imp:' .. id .. ':' .. k)
   end
 end
@@ -612,6 +636,7 @@ func (r *Redis) Run(changed func(version int64, force bool)) {
 				if err != nil {
 					continue
 				}
+				r.backs.Add(1)
 				r.up.Store(true)
 				r.log.Info(fmt.Sprintf("the store %s is back: resynchronising", r.display))
 				notify(true)

@@ -7,7 +7,9 @@ package cluster
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -96,7 +98,7 @@ func (r *redisServer) start() {
 	}()
 	end := time.Now().Add(deadline)
 	for {
-		if reply, err := r.command("PING"); err == nil && reply == "+PONG" {
+		if reply, err := r.call("PING"); err == nil && reply == "PONG" {
 			return
 		}
 		select {
@@ -127,19 +129,46 @@ func (r *redisServer) stop() {
 	}
 }
 
-// command sends one inline command and returns the first line of the reply.
-func (r *redisServer) command(cmd string) (string, error) {
+// call sends one command as a RESP array and returns its reply: a status, error, integer or
+// bulk string's text (an error reply is returned as an error).
+func (r *redisServer) call(args ...string) (string, error) {
 	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(r.port), time.Second)
 	if err != nil {
 		return "", err
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := conn.Write([]byte(cmd + "\r\n")); err != nil {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := conn.Write([]byte(b.String())); err != nil {
 		return "", err
 	}
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	return strings.TrimRight(line, "\r\n"), err
+	rd := bufio.NewReader(conn)
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	switch {
+	case line == "":
+		return "", errors.New("empty reply")
+	case line[0] == '-':
+		return "", errors.New(line[1:])
+	case line[0] == '$':
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return "", err
+		}
+		data := make([]byte, n+2)
+		if _, err := io.ReadFull(rd, data); err != nil {
+			return "", err
+		}
+		return string(data[:n]), nil
+	}
+	return line[1:], nil
 }
 
 // node is one mockd process of the cluster.

@@ -225,7 +225,7 @@ func TestStoreLosesItsData(t *testing.T) {
 	r.stop()
 	r.start()
 	eventually(t, "the store has the imposter again", func() string {
-		if reply, err := r.command(fmt.Sprintf("HEXISTS mockd:defs %d", port)); err != nil || reply != ":1" {
+		if reply, err := r.call("HEXISTS", "mockd:defs", strconv.Itoa(port)); err != nil || reply != "1" {
 			return fmt.Sprintf("HEXISTS: %q %v", reply, err)
 		}
 		return ""

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The state of an imposter incarnation lives under prefix:imp:ID: "cycles" (a hash: stub ID →
+// requests the stub answered, for its response cycle), "counts" (a hash: node run|field → that
+// run's count), "base" (the counts when the requests were last cleared), "journal" (a stream
+// of recorded requests, capped at the journal size) and, with --store-script-state, "script".
+// saveScript deletes them with the imposter.
+
+// RedisImposter is one imposter's state in Redis, shared by the nodes that run it. Its methods
+// are safe for concurrent use; each fails at once while the store is lost.
+type RedisImposter struct {
+	r  *Redis
+	id string
+
+	mu      sync.Mutex
+	cycles  map[string]*group[struct{}] // by stub ID
+	journal group[[]byte]
+}
+
+// Imposter returns the shared state of the imposter incarnation id.
+func (r *Redis) Imposter(id string) *RedisImposter {
+	return &RedisImposter{r: r, id: id, cycles: map[string]*group[struct{}]{}}
+}
+
+// Node names this node in the requests it records.
+func (r *Redis) Node() string { return r.opts.Node }
+
+func (ri *RedisImposter) key(what string) string { return ri.r.key("imp", ri.id, what) }
+
+// Next advances the stub's response cycle by one, for every node, and returns the count
+// before the advance. Concurrent calls for one stub share one HINCRBY: while one is on its way,
+// the next ones wait and go together.
+func (ri *RedisImposter) Next(stubID string) (uint64, error) {
+	ri.mu.Lock()
+	g := ri.cycles[stubID]
+	if g == nil {
+		g = &group[struct{}]{}
+		ri.cycles[stubID] = g
+	}
+	ri.mu.Unlock()
+	return g.do(struct{}{}, func(batch []struct{}) (int64, error) {
+		var after int64
+		err := ri.r.do(context.Background(), "cycle", func(ctx context.Context) error {
+			var err error
+			after, err = ri.r.rdb.HIncrBy(ctx, ri.key("cycles"), stubID, int64(len(batch))).Result()
+			return err
+		})
+		return after - int64(len(batch)), err
+	})
+}
+
+// Record adds a recorded request to the journal, capped at the journal size, and returns once
+// it is stored. Concurrent calls share one round trip.
+func (ri *RedisImposter) Record(entry []byte) error {
+	_, err := ri.journal.do(entry, func(batch [][]byte) (int64, error) {
+		return 0, ri.r.do(context.Background(), "record", func(ctx context.Context) error {
+			_, err := ri.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for _, e := range batch {
+					p.XAdd(ctx, &redis.XAddArgs{Stream: ri.key("journal"), MaxLen: int64(ri.r.journalSize()), Values: []any{"e", e}})
+				}
+				return nil
+			})
+			return err
+		})
+	})
+	return err
+}
+
+// Journal returns the recorded requests in the order they were stored; only the n latest when
+// n > 0.
+func (ri *RedisImposter) Journal(ctx context.Context, n int) ([][]byte, error) {
+	var msgs []redis.XMessage
+	err := ri.r.do(ctx, "journal", func(ctx context.Context) error {
+		var err error
+		if n > 0 {
+			msgs, err = ri.r.rdb.XRevRangeN(ctx, ri.key("journal"), "+", "-", int64(n)).Result()
+		} else {
+			msgs, err = ri.r.rdb.XRange(ctx, ri.key("journal"), "-", "+").Result()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, 0, len(msgs))
+	for _, m := range msgs {
+		if e, ok := m.Values["e"].(string); ok {
+			out = append(out, []byte(e))
+		}
+	}
+	if n > 0 {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out, nil
+}
+
+// WriteCounts stores this node's counts (its totals since the imposter started), by field.
+func (ri *RedisImposter) WriteCounts(ctx context.Context, counts map[string]uint64) error {
+	args := make([]any, 0, 2*len(counts))
+	mine := ri.r.boot + "|"
+	for f, n := range counts {
+		args = append(args, mine+f, n)
+	}
+	return ri.r.do(ctx, "counts", func(ctx context.Context) error {
+		return ri.r.rdb.HSet(ctx, ri.key("counts"), args...).Err()
+	})
+}
+
+// Counts returns the counts of every node but this one since the requests were last cleared,
+// summed by field, and this node's counts when they were (its base: what it counted before).
+func (ri *RedisImposter) Counts(ctx context.Context) (others, base map[string]uint64, err error) {
+	var counts, bases *redis.MapStringStringCmd
+	err = ri.r.do(ctx, "counts", func(ctx context.Context) error {
+		_, err := ri.r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			counts = p.HGetAll(ctx, ri.key("counts"))
+			bases = p.HGetAll(ctx, ri.key("base"))
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	others, base = map[string]uint64{}, map[string]uint64{}
+	mine := ri.r.boot + "|"
+	for k, v := range counts.Val() {
+		_, field, ok := strings.Cut(k, "|")
+		n, err := strconv.ParseUint(v, 10, 64)
+		if !ok || err != nil || strings.HasPrefix(k, mine) {
+			continue
+		}
+		b, _ := strconv.ParseUint(bases.Val()[k], 10, 64)
+		if n > b {
+			others[field] += n - b
+		}
+	}
+	for k, v := range bases.Val() {
+		if field, ok := strings.CutPrefix(k, mine); ok {
+			base[field], _ = strconv.ParseUint(v, 10, 64)
+		}
+	}
+	return others, base, nil
+}
+
+// clearScript clears an imposter's requests: KEYS are the counts, base and journal keys; ARGV
+// the clearing node's counts as field/value pairs (stored first). Every node's counts become
+// its base, so that what a node counts from now on is what it counts above them, whenever it
+// writes next.
+var clearScript = redis.NewScript(`
+for i = 1, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('DEL', KEYS[2], KEYS[3])
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do redis.call('HSET', KEYS[2], all[i], all[i + 1]) end
+return 1
+`)
+
+// Clear drops the journal and makes every node's counts count from zero; counts are this
+// node's counts now.
+func (ri *RedisImposter) Clear(ctx context.Context, counts map[string]uint64) error {
+	args := make([]any, 0, 2*len(counts))
+	mine := ri.r.boot + "|"
+	for f, n := range counts {
+		args = append(args, mine+f, n)
+	}
+	return ri.r.do(ctx, "clear", func(ctx context.Context) error {
+		return clearScript.Run(ctx, ri.r.rdb, []string{ri.key("counts"), ri.key("base"), ri.key("journal")}, args...).Err()
+	})
+}
+
+// newBoot names one run of this node: counts are kept per run, so that a node that restarts
+// (and counts from zero again) does not overwrite what it counted before.
+func newBoot(node string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return strings.ReplaceAll(node, "|", "_") + "/" + hex.EncodeToString(b[:])
+}
+
+// group lets concurrent calls share one round trip: the first call runs, and the calls that
+// come while it runs wait and then run together, led by the first of them.
+type group[T any] struct {
+	mu      sync.Mutex
+	busy    bool
+	waiting []*groupCall[T]
+}
+
+type groupCall[T any] struct {
+	arg  T
+	done chan struct{}
+	n    uint64 // the call's count: base + its place in the batch
+	err  error
+	lead bool // the call is to run the next batch
+}
+
+// do runs run once for arg and the calls waiting with it; run returns the base count, and each
+// call gets base + its place in the batch.
+func (g *group[T]) do(arg T, run func(batch []T) (int64, error)) (uint64, error) {
+	c := &groupCall[T]{arg: arg, done: make(chan struct{})}
+	g.mu.Lock()
+	g.waiting = append(g.waiting, c)
+	if g.busy {
+		g.mu.Unlock()
+		<-c.done
+		if !c.lead {
+			return c.n, c.err
+		}
+		g.mu.Lock()
+	}
+	g.busy = true
+	batch := g.waiting
+	g.waiting = nil
+	g.mu.Unlock()
+	args := make([]T, len(batch))
+	for i, b := range batch {
+		args[i] = b.arg
+	}
+	base, err := run(args)
+	for i, b := range batch {
+		b.n, b.err, b.lead = uint64(base)+uint64(i), err, false
+		if b != c {
+			close(b.done)
+		}
+	}
+	g.mu.Lock()
+	if len(g.waiting) > 0 {
+		next := g.waiting[0]
+		next.lead = true
+		close(next.done)
+	} else {
+		g.busy = false
+	}
+	g.mu.Unlock()
+	return c.n, c.err
+}

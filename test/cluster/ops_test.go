@@ -1,0 +1,169 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// storeCalls returns how many times Redis ran each command, from INFO commandstats.
+func storeCalls(t *testing.T, r *redisServer) map[string]int {
+	t.Helper()
+	info, err := r.call("INFO", "commandstats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, m := range regexp.MustCompile(`cmdstat_([a-z|]+):calls=(\d+)`).FindAllStringSubmatch(info, -1) {
+		out[m[1]], _ = strconv.Atoi(m[2])
+	}
+	return out
+}
+
+// TestPlainStubsTouchNoStore sends requests for a stub with one response to an imposter that
+// does not record: Redis runs no command for them (the nodes' background work aside, which
+// does not grow with requests), while a stub with three responses asks Redis once per request.
+func TestPlainStubsTouchNoStore(t *testing.T) {
+	r := startRedis(t)
+	nodes := startCluster(t, r.url())
+	port := freePort(t)
+	mustDo(t, 201, "POST", nodes[0].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[
+		{"predicates":[{"equals":{"path":"/cycle"}}],"responses":[{"is":{"body":"a"}},{"is":{"body":"b"}},{"is":{"body":"c"}}]},
+		{"responses":[{"is":{"body":"plain"}}]}]}`, port))
+	eventually(t, "created everywhere", func() string { return served(nodes, port, "/", "plain") })
+	// Commands a request for a cycling stub or a recording imposter would run.
+	requestPath := []string{"hincrby", "xadd", "evalsha", "eval"}
+	before := storeCalls(t, r)
+	const plain = 300
+	for i := 0; i < plain; i++ {
+		mustDo(t, 200, "GET", nodes[i%3].url(port)+"/plain", "")
+	}
+	after := storeCalls(t, r)
+	for _, c := range requestPath {
+		if after[c] != before[c] {
+			t.Errorf("%d plain requests made Redis run %s %d times", plain, c, after[c]-before[c])
+		}
+	}
+	// Background work only: a poll of the version, a heartbeat and a write of the counts a few
+	// times a second per node, far below one command per request.
+	total := func(m map[string]int) (n int) {
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	t.Logf("Redis ran %d commands during %d plain requests (background work of 3 nodes)", total(after)-total(before), plain)
+	for i := 0; i < 9; i++ {
+		mustDo(t, 200, "GET", nodes[i%3].url(port)+"/cycle", "")
+	}
+	if got := storeCalls(t, r)["hincrby"] - after["hincrby"]; got != 9 {
+		t.Errorf("9 requests for a cycling stub, one at a time, made %d HINCRBY, want 9", got)
+	}
+}
+
+// TestMissedChangesAreSynced changes an imposter in Redis the way a node does but without
+// publishing the change, as if every node missed the message: the nodes still apply it, from
+// the version they read.
+func TestMissedChangesAreSynced(t *testing.T) {
+	r := startRedis(t)
+	nodes := startCluster(t, r.url())
+	port := freePort(t)
+	mustDo(t, 201, "POST", nodes[0].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, port, stubBody("published")))
+	eventually(t, "created everywhere", func() string { return served(nodes, port, "/", "published") })
+	// The store's saveScript without its PUBLISH.
+	const unpublished = `
+local rec = redis.call('HGET', KEYS[2], ARGV[1])
+rec = string.gsub(rec, 'published', 'unpublished')
+local v = redis.call('INCR', KEYS[1])
+redis.call('HSET', KEYS[2], ARGV[1], rec)
+redis.call('HSET', KEYS[3], ARGV[1], v)
+return v`
+	if _, err := r.call("EVAL", unpublished, "3", "mockd:version", "mockd:defs", "mockd:versions", strconv.Itoa(port)); err != nil {
+		t.Fatal(err)
+	}
+	took := eventually(t, "the unpublished change", func() string { return served(nodes, port, "/", "unpublished") })
+	t.Logf("every node applied a change it got no message for in %s (loaded machine)", took.Round(time.Millisecond))
+}
+
+// clusterView is GET /cluster.
+type clusterView struct {
+	Store     string `json:"store"`
+	Available bool   `json:"available"`
+	Node      string `json:"node"`
+	Version   int    `json:"version"`
+	Nodes     []struct {
+		Name     string `json:"name"`
+		Address  string `json:"address"`
+		Version  int    `json:"version"`
+		LastSync string `json:"lastSync"`
+		Self     bool   `json:"self"`
+	} `json:"nodes"`
+}
+
+// TestClusterListsLiveNodes reads GET /cluster on every node: the three nodes, each once, with
+// the version it runs and when it last synced; a node killed drops off the list. GET /metrics
+// times the store's operations.
+func TestClusterListsLiveNodes(t *testing.T) {
+	r := startRedis(t)
+	nodes := startCluster(t, r.url())
+	port := freePort(t)
+	mustDo(t, 201, "POST", nodes[2].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[]}`, port))
+	adminPort := nodes[0].admin[strings.LastIndex(nodes[0].admin, ":"):]
+	names := func(v clusterView) string {
+		var out []string
+		for _, n := range v.Nodes {
+			out = append(out, n.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	read := func(n *node) (clusterView, string) {
+		var v clusterView
+		_, body := get(n.admin + "/cluster")
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			return v, body
+		}
+		return v, ""
+	}
+	eventually(t, "every node lists the three", func() string {
+		for _, n := range nodes {
+			v, bad := read(n)
+			if bad != "" {
+				return bad
+			}
+			if got := names(v); got != "node-127.0.0.1 node-127.0.0.2 node-127.0.0.3" {
+				return fmt.Sprintf("%s lists %q", n.host, got)
+			}
+			if !v.Available || v.Node != "node-"+n.host || !strings.Contains(v.Store, r.url()[:len("redis://127.0.0.1")]) {
+				return fmt.Sprintf("%s: %+v", n.host, v)
+			}
+			for _, e := range v.Nodes {
+				if e.Self != (e.Name == v.Node) || e.Version != v.Version || e.LastSync == "" ||
+					e.Address != strings.TrimPrefix(e.Name, "node-")+adminPort {
+					return fmt.Sprintf("%s: entry %+v (runs version %d)", n.host, e, v.Version)
+				}
+			}
+		}
+		return ""
+	})
+	nodes[1].kill()
+	eventually(t, "the killed node is off the list", func() string {
+		v, bad := read(nodes[0])
+		if bad != "" {
+			return bad
+		}
+		if got := names(v); got != "node-127.0.0.1 node-127.0.0.3" {
+			return "lists " + got
+		}
+		return ""
+	})
+	_, metrics := get(nodes[2].admin + "/metrics")
+	for _, want := range []string{`mockd_store_operation_duration_seconds_count{op="save"}`, `mockd_store_operation_duration_seconds_count{op="sync"}`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("GET /metrics has no %s", want)
+		}
+	}
+}
