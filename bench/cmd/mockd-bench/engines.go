@@ -243,6 +243,14 @@ func newEngines() map[string]*engine {
 				return append(mockdArgs(h, e, l), "--netpoller", "go")
 			},
 		},
+		// mockd sharing its imposters and their state through Redis (--store): the report
+		// gives its RPS over mockd's, the cost of --store (see store.go).
+		"mockd-store": {
+			name:    "mockd-store",
+			api:     "mb",
+			prepare: prepareMockdStore,
+			args:    mockdStoreArgs,
+		},
 		"mountebank": {
 			name:    "mountebank",
 			api:     "mb",

@@ -66,7 +66,12 @@ type harness struct {
 	// share the binary.
 	mockdVersion string
 	ceilingBin   string // cmd/ceiling, built once: the ceiling engine and the proxy origin
-	origin       string // the running proxy origin's URL
+	// The redis-server of the mockd-store engine, started once per run, and how many
+	// mockd-store processes have been started (each gets a key prefix of its own).
+	redis         *proc
+	redisPort     int
+	storeLaunches int
+	origin        string // the running proxy origin's URL
 }
 
 // result is one scenario on one engine. Status is "ok", "invalid" (errors or wrong answers),
@@ -167,6 +172,7 @@ func run(ctx context.Context, args []string) error {
 
 	h := &harness{ctx: ctx, opts: o, skipped: map[string]string{}, closes: map[string]bool{}, ports: map[int]bool{}}
 	h.cmdline = "mockd-bench " + strings.Join(args, " ")
+	defer func() { h.redis.stop() }()
 	var err error
 	if h.root, err = findRoot(); err != nil {
 		return err

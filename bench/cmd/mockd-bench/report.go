@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-var engineOrder = []string{"mockd", "mockd-nometrics", "mockd-gopoller", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
+var engineOrder = []string{"mockd", "mockd-nometrics", "mockd-gopoller", "mockd-store", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
 
 // peers are the engines mockd's requests/s is compared with, each a ratio column.
 var peers = []struct{ eng, title string }{
@@ -482,6 +482,16 @@ func (h *harness) targets(scens []*scenario) []string {
 		med := costs[len(costs)/2]
 		out = append(out, fmt.Sprintf("metrics cost ≤ 5%% (mockd vs mockd --no-metrics, median of %d scenarios): %.1f%% (range %.1f%% to %.1f%%) — %s",
 			len(costs), 100*med, 100*costs[0], 100*costs[len(costs)-1], verdict(med <= 0.05)))
+	}
+	// Store cost: mockd --store (a loopback Redis) against mockd, per scenario: plain matching
+	// asks Redis nothing, a cycle asks it once per request, recording stores each request.
+	for _, s := range scens {
+		with, ok1 := okRPS(s.Name, "mockd-store")
+		without, ok2 := okRPS(s.Name, "mockd")
+		if ok1 && ok2 && without > 0 {
+			out = append(out, fmt.Sprintf("%s with --store vs without (mockd-store / mockd): %.2f×%s", s.Name, with/without,
+				noisy([2]string{s.Name, "mockd-store"}, [2]string{s.Name, "mockd"})))
+		}
 	}
 	ratioOf := func(a, b, what string, min float64) {
 		x, ok1 := okRPS(a, "mockd")

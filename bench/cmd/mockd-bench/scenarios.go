@@ -420,6 +420,12 @@ func roundTwo() []*scenario {
 	return []*scenario{
 		{Name: "record-on", Desc: "simple stub, recordRequests on (journal)", Quick: true, Record: true, Imposter: map[string]any{"recordRequests": true},
 			Stubs: simpleStubs, Req: get("/health"), Want: ok},
+		{Name: "cycle", Desc: "one stub cycling through three responses (the same answer each time)",
+			Stubs: func() []any {
+				r := isResp(200, `{"status":"ok"}`, jsonCT)
+				return []any{stub([]any{equals(map[string]any{"method": "GET", "path": "/health"})}, r, r, r)}
+			},
+			Req: get("/health"), Want: ok},
 		{Name: "https-simple", Desc: "simple stub over https (TLS 1.3, keep-alive)", Quick: true, Proto: "https", Stubs: simpleStubs, Req: get("/health"), Want: ok},
 		{Name: "proxy-always", Desc: "proxyAlways to a loopback origin, recording every answer", Proxy: "proxyAlways", Record: true,
 			Req: get("/orders/7"), Want: expect{200, originBody, ""}},
