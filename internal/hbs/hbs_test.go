@@ -208,6 +208,7 @@ func TestParseErrors(t *testing.T) {
 		{"{{math 1 '+'", "unclosed expression"},
 		{"{{lookup (x}}", "unclosed subexpression"},
 		{"{{#if a}}{{else}}{{else}}{{/if}}", "a second {{else}}"},
+		{"{{#each x as |}}{{/each}}", `unexpected "|"`}, // one pipe is no parameter list (it once sliced out of range)
 	}
 	for _, c := range cases {
 		_, err := Parse(c.tpl)

@@ -411,7 +411,8 @@ func (p *parser) section(open token, toks []token, name string) (*blockNode, []t
 // parseBlockExpr parses an open tag's expression and its block parameters (as |a b|).
 func (p *parser) parseBlockExpr(s string, pos int) (*sexpr, []string, error) {
 	var params []string
-	if i := strings.LastIndex(s, " as |"); i >= 0 && strings.HasSuffix(s, "|") {
+	// i+5 < len(s): the closing | is not the opening one ("x as |" has no parameter list).
+	if i := strings.LastIndex(s, " as |"); i >= 0 && i+5 < len(s) && strings.HasSuffix(s, "|") {
 		params = strings.Fields(s[i+5 : len(s)-1])
 		s = strings.TrimSpace(s[:i])
 	}
