@@ -109,14 +109,20 @@ func (ri *RedisImposter) Journal(ctx context.Context, n int) ([][]byte, error) {
 
 // WriteCounts stores this node's counts (its totals since the imposter started), by field.
 func (ri *RedisImposter) WriteCounts(ctx context.Context, counts map[string]uint64) error {
+	args := ri.countArgs(counts)
+	return ri.r.do(ctx, "counts", func(ctx context.Context) error {
+		return ri.r.rdb.HSet(ctx, ri.key("counts"), args...).Err()
+	})
+}
+
+// countArgs is counts as the field/value pairs of the counts hash: this run's fields.
+func (ri *RedisImposter) countArgs(counts map[string]uint64) []any {
 	args := make([]any, 0, 2*len(counts))
 	mine := ri.r.boot + "|"
 	for f, n := range counts {
 		args = append(args, mine+f, n)
 	}
-	return ri.r.do(ctx, "counts", func(ctx context.Context) error {
-		return ri.r.rdb.HSet(ctx, ri.key("counts"), args...).Err()
-	})
+	return args
 }
 
 // Counts returns the counts of every node but this one since the requests were last cleared,
@@ -170,11 +176,7 @@ return 1
 // Clear drops the journal and makes every node's counts count from zero; counts are this
 // node's counts now.
 func (ri *RedisImposter) Clear(ctx context.Context, counts map[string]uint64) error {
-	args := make([]any, 0, 2*len(counts))
-	mine := ri.r.boot + "|"
-	for f, n := range counts {
-		args = append(args, mine+f, n)
-	}
+	args := ri.countArgs(counts)
 	return ri.r.do(ctx, "clear", func(ctx context.Context) error {
 		return clearScript.Run(ctx, ri.r.rdb, []string{ri.key("counts"), ri.key("base"), ri.key("journal")}, args...).Err()
 	})
