@@ -133,6 +133,7 @@ func (m *memWatch) giveBack() {
 	// live is freed by the next one.
 	debug.FreeOSMemory()
 	debug.FreeOSMemory()
+	m.sample() // calls that begin now measure from the heap without the dropped runtime
 }
 
 // check samples the heap and interrupts the calls during which the live heap grew past the
@@ -146,6 +147,13 @@ func (m *memWatch) check() {
 	var suspects []suspect
 	m.mu.Lock()
 	for rt, c := range m.running {
+		// A call that began while garbage (say, a runtime dropped a moment ago) still counted
+		// as live measures from the lower heap once a collection has freed it; otherwise that
+		// garbage would widen its allowance.
+		if live < c.base {
+			c.base = live
+			m.running[rt] = c
+		}
 		if objects-c.base > c.limit {
 			suspects = append(suspects, suspect{rt, c})
 		}
