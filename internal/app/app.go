@@ -234,7 +234,7 @@ func New(opts Options) (*App, error) {
 		Host:    opts.Host,
 		Debug:   opts.Debug,
 		Mock:    opts.Mock,
-		AllowIP: ipFilter(opts.LocalOnly, opts.IPWhitelist),
+		AllowIP: ipFilter(opts.LocalOnly, opts.IPWhitelist, loopbackIPs()),
 		Logger:  a.log,
 
 		HeaderTimeout: opts.HeaderTimeout,
@@ -404,7 +404,7 @@ func (a *App) Start() error {
 		Address:        ln.Addr().String(),
 		Port:           port,
 		APIKey:         a.opts.APIKey,
-		AllowIP:        ipFilter(a.opts.LocalOnly, a.opts.IPWhitelist),
+		AllowIP:        ipFilter(a.opts.LocalOnly, a.opts.IPWhitelist, loopbackIPs()),
 		AllowInjection: a.opts.AllowInjection,
 		Origin:         a.opts.Origin,
 		Version:        MountebankVersion,
@@ -704,10 +704,11 @@ type quietLogger struct{}
 
 func (quietLogger) Printf(string, ...any) {}
 
-// ipFilter builds Mountebank's connection check: loopback clients are always allowed, and the
-// --ipWhitelist entries too unless --localOnly. It returns nil when every client is allowed.
-func ipFilter(localOnly bool, whitelist []string) func(net.IP) bool {
-	var allowed []net.IP
+// ipFilter builds Mountebank's connection check: clients from the loopback interfaces' own
+// addresses (local) are always allowed, and the --ipWhitelist entries too unless --localOnly.
+// It returns nil when every client is allowed.
+func ipFilter(localOnly bool, whitelist []string, local []net.IP) func(net.IP) bool {
+	allowed := slices.Clone(local)
 	if !localOnly {
 		if len(whitelist) == 0 {
 			return nil
@@ -726,14 +727,29 @@ func ipFilter(localOnly bool, whitelist []string) func(net.IP) bool {
 		}
 	}
 	return func(ip net.IP) bool {
-		if ip.IsLoopback() {
-			return true
+		return slices.ContainsFunc(allowed, ip.Equal)
+	}
+}
+
+// loopbackIPs returns the addresses of the machine's loopback interfaces, the ones Mountebank
+// lets in whatever --localOnly and --ipWhitelist say: 127.0.0.1 and ::1 on most machines, not
+// the rest of 127.0.0.0/8 (a client from 127.0.0.2 is refused, as in Mountebank).
+func loopbackIPs() []net.IP {
+	var ips []net.IP
+	ifaces, _ := net.Interfaces()
+	for _, iface := range ifaces {
+		if iface.Flags&net.FlagLoopback == 0 {
+			continue
 		}
-		for _, a := range allowed {
-			if a.Equal(ip) {
-				return true
+		addrs, _ := iface.Addrs()
+		for _, addr := range addrs {
+			if n, ok := addr.(*net.IPNet); ok {
+				ips = append(ips, n.IP)
 			}
 		}
-		return false
 	}
+	if len(ips) == 0 {
+		return []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
+	}
+	return ips
 }

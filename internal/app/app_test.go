@@ -220,12 +220,31 @@ func TestIPFilter(t *testing.T) {
 		{false, []string{"fe80::1%eth0"}, "fe80::1", true},
 		{true, []string{"192.0.2.1"}, "192.0.2.1", false},
 		{true, nil, "::1", true},
+		// As in Mountebank: the loopback interface's own addresses, not all of 127.0.0.0/8.
+		{true, nil, "::ffff:127.0.0.1", true},
+		{true, nil, "127.0.0.2", false},
+		{true, []string{"127.0.0.2"}, "127.0.0.2", false},
+		{false, []string{"127.0.0.2"}, "127.0.0.2", true},
+		{false, []string{"127.0.0.2", "not an address"}, "127.0.0.3", false},
 	}
+	local := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
 	for _, tc := range tests {
-		allow := ipFilter(tc.localOnly, tc.whitelist)
+		allow := ipFilter(tc.localOnly, tc.whitelist, local)
 		got := allow == nil || allow(net.ParseIP(tc.ip))
 		if got != tc.want {
 			t.Errorf("ipFilter(%v, %q)(%s) = %v, want %v", tc.localOnly, tc.whitelist, tc.ip, got, tc.want)
+		}
+	}
+}
+
+func TestLoopbackIPs(t *testing.T) {
+	ips := loopbackIPs()
+	if len(ips) == 0 {
+		t.Fatal("no loopback address")
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			t.Errorf("%s is not a loopback address", ip)
 		}
 	}
 }

@@ -575,6 +575,72 @@ func TestAccessFlagsHelp(t *testing.T) {
 	}
 }
 
+// getFrom sends GET url from the loopback address local and returns the status, or 0 when the
+// connection is closed without an answer. The test is skipped where local cannot be bound (only
+// Linux gives the loopback interface all of 127.0.0.0/8).
+func getFrom(t *testing.T, local, url string) int {
+	t.Helper()
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 10 * time.Second}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true}}
+	resp, err := c.Get(url)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRNOTAVAIL) {
+			t.Skipf("cannot send from %s on this machine: %v", local, err)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+			return 0
+		}
+		t.Fatalf("GET %s from %s: %v", url, local, err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+// Item 10: --localOnly and --ipWhitelist guard every imposter as well as the admin API, and, as
+// in Mountebank, only the loopback interface's own address is always let in: a client from
+// 127.0.0.2 is refused (its connection closed, no answer) unless it is whitelisted. At b7b0a86
+// all of 127.0.0.0/8 was let in.
+func TestAccessFlagsApplyToImposters(t *testing.T) {
+	for _, tc := range []struct {
+		flags   []string
+		allowed []string // client addresses answered
+		refused []string // client addresses whose connection is closed unanswered
+	}{
+		{[]string{"--localOnly"}, []string{"127.0.0.1"}, []string{"127.0.0.2"}},
+		{[]string{"--ipWhitelist", "127.0.0.2|10.0.0.1"}, []string{"127.0.0.1", "127.0.0.2"}, []string{"127.0.0.3"}},
+		{[]string{"--localOnly", "--ipWhitelist", "127.0.0.2"}, []string{"127.0.0.1"}, []string{"127.0.0.2"}},
+		{nil, []string{"127.0.0.1", "127.0.0.2"}, nil},
+	} {
+		t.Run(strings.Join(tc.flags, " "), func(t *testing.T) {
+			port := listenFree(t)
+			cfg := filepath.Join(t.TempDir(), "mockd.yaml")
+			imp := fmt.Sprintf("imposters:\n  - {port: %d, protocol: http, stubs: [{responses: [{is: {body: hello}}]}]}\n", port)
+			if err := os.WriteFile(cfg, []byte(imp), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := start(t, append([]string{"-c", cfg}, tc.flags...)...)
+			imposter := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+			for _, from := range tc.allowed {
+				if got := getFrom(t, from, imposter); got != 200 {
+					t.Errorf("imposter, from %s: status %d, want 200", from, got)
+				}
+				if got := getFrom(t, from, s.Admin+"/imposters"); got != 200 {
+					t.Errorf("admin API, from %s: status %d, want 200", from, got)
+				}
+			}
+			for _, from := range tc.refused {
+				if got := getFrom(t, from, imposter); got != 0 {
+					t.Errorf("imposter, from %s: status %d, want the connection closed", from, got)
+				}
+				if got := getFrom(t, from, s.Admin+"/imposters"); got != 0 {
+					t.Errorf("admin API, from %s: status %d, want the connection closed", from, got)
+				}
+			}
+		})
+	}
+}
+
 // lookupImposter is an imposter whose one stub answers name=<the row's name> from csvPath.
 func lookupImposter(port int, csvPath string) string {
 	path, _ := json.Marshal(csvPath)
