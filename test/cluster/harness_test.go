@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -234,8 +233,6 @@ func startCluster(t *testing.T, storeURL string, args ...string) []*node {
 	}
 	return nodes
 }
-
-var client = &http.Client{Timeout: 30 * time.Second}
 
 // do sends a request and returns status and body.
 func do(t *testing.T, method, url, body string) (int, string) {

@@ -70,7 +70,7 @@ func TestChangesReachEveryNode(t *testing.T) {
 		fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, port, stubBody("one")),
 		func() string { return served(nodes, port, "/", "one") })
 	step("add a stub", nodes[1], "POST", fmt.Sprintf("/imposters/%d/stubs", port),
-		fmt.Sprintf(`{"index":0,"stub":{"predicates":[{"equals":{"path":"/two"}}],"responses":[{"is":{"body":"two"}}]}}`),
+		`{"index":0,"stub":{"predicates":[{"equals":{"path":"/two"}}],"responses":[{"is":{"body":"two"}}]}}`,
 		func() string { return served(nodes, port, "/two", "two") })
 	step("replace a stub", nodes[2], "PUT", fmt.Sprintf("/imposters/%d/stubs/1", port), stubBody("uno"),
 		func() string { return served(nodes, port, "/", "uno") })
