@@ -209,6 +209,7 @@ func TestParseErrors(t *testing.T) {
 		{"{{lookup (x}}", "unclosed subexpression"},
 		{"{{#if a}}{{else}}{{else}}{{/if}}", "a second {{else}}"},
 		{"{{#each x as |}}{{/each}}", `unexpected "|"`}, // one pipe is no parameter list (it once sliced out of range)
+		{`{{#"x"}}a{{/x}}`, "a block opens with a helper or a path"},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.tpl)

@@ -369,6 +369,9 @@ func (p *parser) block(open token, toks []token) (*blockNode, []token, error) {
 	if name == "" && open.expr.head.path != nil {
 		name = open.expr.head.path.text
 	}
+	if name == "" { // {{#"x"}} or {{#1}}: nothing a close tag could name
+		return nil, nil, p.errorAt(open.pos, "a block opens with a helper or a path, not a literal")
+	}
 	b, rest, err := p.section(open, toks, name)
 	if err != nil {
 		return nil, nil, err
