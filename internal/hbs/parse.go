@@ -178,8 +178,12 @@ func (p *parser) tokens() ([]token, error) {
 				text.WriteString(src[j:])
 				i = len(src)
 			} else {
-				text.WriteString(src[j : j+2+end])
-				i = j + 2 + end
+				k := j + 2 + end // the next {{
+				if src[k-1] == '\\' && k-1 >= j+2 {
+					k-- // its backslash is its own: the next round reads it
+				}
+				text.WriteString(src[j:k])
+				i = k
 			}
 			continue
 		}
