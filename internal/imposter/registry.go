@@ -89,14 +89,7 @@ func (r *Registry) Add(im *Imposter) error {
 	if im.port != 0 && r.Get(im.port) != nil {
 		return config.AddrInUse(r.bindHost(im.def), im.port)
 	}
-	if err := im.Start(); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.byPort[im.port] = im
-	r.relist()
-	r.mu.Unlock()
-	return nil
+	return r.start(im)
 }
 
 // Put starts im in place of the imposter on its port, if any: the old one stops accepting
@@ -113,14 +106,7 @@ func (r *Registry) Put(im *Imposter) error {
 	if old != nil {
 		r.stop(old)
 	}
-	if err := im.Start(); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.byPort[im.port] = im
-	r.relist()
-	r.mu.Unlock()
-	return nil
+	return r.start(im)
 }
 
 // bindHost is the address an imposter binds to.
@@ -242,4 +228,16 @@ func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 	r.relist()
 	r.mu.Unlock()
 	return started, nil
+}
+
+// start starts im and lists it on its port (the caller holds r.change).
+func (r *Registry) start(im *Imposter) error {
+	if err := im.Start(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.byPort[im.port] = im
+	r.relist()
+	r.mu.Unlock()
+	return nil
 }

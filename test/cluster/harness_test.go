@@ -24,17 +24,7 @@ import (
 
 var mockdBin string
 
-func TestMain(m *testing.M) {
-	bin, done, err := mockdproc.Build("../..")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	mockdBin = bin
-	code := m.Run()
-	done()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { mockdproc.Main(m, "../..", &mockdBin) }
 
 // deadline bounds every wait for something to happen: generous, as the machine may be loaded.
 const deadline = 20 * time.Second

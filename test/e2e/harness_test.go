@@ -4,9 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,17 +14,7 @@ import (
 
 var mockdBin string
 
-func TestMain(m *testing.M) {
-	bin, done, err := mockdproc.Build("../..")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	mockdBin = bin
-	code := m.Run()
-	done()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { mockdproc.Main(m, "../..", &mockdBin) }
 
 // server is one running mockd process.
 type server struct {

@@ -17,6 +17,20 @@ import (
 	"time"
 )
 
+// Main is a black-box suite's TestMain: it builds mockd (see Build) into *bin, runs the tests
+// and exits with their code.
+func Main(m interface{ Run() int }, root string, bin *string) {
+	b, done, err := Build(root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = b
+	code := m.Run()
+	done()
+	os.Exit(code)
+}
+
 // Build returns the mockd binary to test: $MOCKD_BIN, or one built from the repository at root
 // into a temporary directory that done removes.
 func Build(root string) (bin string, done func(), err error) {
