@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"runtime/debug"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -232,6 +234,12 @@ func (r *Redis) do(ctx context.Context, op string, f func(ctx context.Context) e
 	defer cancel()
 	start := time.Now()
 	err := f(ctx)
+	if staleConn(err) && ctx.Err() == nil {
+		// A pooled connection from before a Redis restart: the new Redis never saw the command,
+		// and the pool has dropped that connection, so one more try dials afresh. A Redis that is
+		// really gone refuses the dial and the store is lost as before.
+		err = f(ctx)
+	}
 	if r.opts.Observe != nil {
 		r.opts.Observe(op, time.Since(start).Seconds(), err)
 	}
@@ -239,6 +247,11 @@ func (r *Redis) do(ctx context.Context, op string, f func(ctx context.Context) e
 		return &UnavailableError{Store: r.display, Err: err}
 	}
 	return err
+}
+
+// staleConn reports whether err is what a connection closed by the other side gives.
+func staleConn(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // storedRecord is an imposter as the defs hash holds it.

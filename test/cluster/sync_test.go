@@ -230,6 +230,13 @@ func TestStoreLosesItsData(t *testing.T) {
 		}
 		return ""
 	})
+	// A node that saw the store lost refuses changes until it has seen it back.
+	eventually(t, "the node sees the store back", func() string {
+		if status, body := get(nodes[1].admin + "/cluster"); status != 200 || !strings.Contains(body, `"available": true`) {
+			return "not available yet: " + body
+		}
+		return ""
+	})
 	mustDo(t, 200, "POST", nodes[1].admin+fmt.Sprintf("/imposters/%d/stubs", port), `{"index":0,"stub":{"predicates":[{"equals":{"path":"/new"}}],"responses":[{"is":{"body":"new"}}]}}`)
 	eventually(t, "every node runs both stubs", func() string {
 		if msg := served(nodes, port, "/new", "new"); msg != "" {
