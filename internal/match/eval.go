@@ -144,7 +144,7 @@ func (c *evalCtx) bodyObject(s string, exp any) any {
 func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	pp := c.cur.pp
 	so := &c.scanned
-	if !pp.simple || noScan {
+	if !pp.simple || c.set.noScan {
 		return nil
 	}
 	if so.read(keys, pp) {
@@ -871,28 +871,7 @@ func (o *kvObj) matches(name, k string) bool {
 	if !o.c.cur.pp.keyLower {
 		return name == k
 	}
-	if len(name) != len(k) {
-		// Lowercasing keeps ASCII lengths; only non-ASCII can change length.
-		for i := 0; i < len(name); i++ {
-			if name[i] >= 0x80 {
-				return jsvalue.ToLower(name) == k
-			}
-		}
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		a := name[i]
-		if a >= 0x80 {
-			return jsvalue.ToLower(name) == k
-		}
-		if 'A' <= a && a <= 'Z' {
-			a += 'a' - 'A'
-		}
-		if a != k[i] {
-			return false
-		}
-	}
-	return true
+	return equalLower(name, k)
 }
 
 // winner returns the raw name whose value obj[k] has: among names that
@@ -1141,15 +1120,12 @@ func jsonPathSelect(sel *selector, v any) any {
 	return sortJS(res)
 }
 
-// noScan turns scanSelect and scanFields off, for tests that compare them with the full parse.
-var noScan bool
-
 // scanSelect is selectJSONPath for a names-only selector ($.a.b) read straight from the JSON
 // text (scanJSONPath); ok is false when the text needs the full parse.
 func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
 	pp := c.cur.pp
 	sel := pp.sel
-	if noScan || sel.jpKeys == nil || sel.jpLength != nil || pp.force || pp.except != nil {
+	if c.set.noScan || sel.jpKeys == nil || sel.jpLength != nil || pp.force || pp.except != nil {
 		return nil, false
 	}
 	start, end, res := scanJSONPath(s, sel.jpKeys, pp.keyLower)
@@ -1319,25 +1295,29 @@ func xpathNodeValue(nav xpath.NodeNavigator) any {
 		return nav.Value()
 	}
 	switch node.Type {
-	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
-		return node.Data
-	case xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
-		if node.ProcInst != nil {
-			return node.ProcInst.Inst
-		}
-		return "undefined"
+	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode, xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
+		// a node with a value of its own
+	default:
+		node = node.FirstChild // an element's value is its first child's
 	}
-	fc := node.FirstChild
-	if fc == nil {
-		return "undefined"
-	}
-	switch fc.Type {
-	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
-		return fc.Data
-	case xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
-		if fc.ProcInst != nil {
-			return fc.ProcInst.Inst
-		}
+	if s, ok := nodeData(node); ok {
+		return s
 	}
 	return "undefined"
+}
+
+// nodeData is the value of a text, CDATA, comment or processing-instruction node.
+func nodeData(n *xmlquery.Node) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	switch n.Type {
+	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
+		return n.Data, true
+	case xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
+		if n.ProcInst != nil {
+			return n.ProcInst.Inst, true
+		}
+	}
+	return "", false
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // selectBoth returns what a jsonpath predicate with sel and opts selects from body, read by
-// scanSelect and by the full parse (noScan).
+// scanSelect and by the full parse (a Set withoutScans).
 func selectBoth(tb testing.TB, body, sel string, opts map[string]any) (scanned, parsed any, ok bool) {
 	tb.Helper()
 	pred := map[string]any{"equals": map[string]any{"body": "x"}, "jsonpath": map[string]any{"selector": sel}}
@@ -26,16 +26,14 @@ func selectBoth(tb testing.TB, body, sel string, opts map[string]any) (scanned, 
 		// order, so two selections of $.. may differ in order.)
 		return nil, nil, false
 	}
-	run := func(off bool) any {
-		noScan = off
-		defer func() { noScan = false }()
+	run := func(s *Set) any {
 		r := &request.Request{Method: "POST", Path: "/", Body: body}
-		c := acquireCtx(set, r, false)
+		c := acquireCtx(s, r, false)
 		defer releaseCtx(c)
 		c.cur = p
 		return c.pipeString(r.Body, true)
 	}
-	return run(false), run(true), true
+	return run(set), run(set.withoutScans()), true
 }
 
 var scanOptions = []map[string]any{
@@ -145,8 +143,7 @@ func fieldsBoth(tb testing.TB, body string, keys []string, opts map[string]any) 
 			scanned = append(scanned, so.value(i))
 		}
 	}
-	noScan = true
-	defer func() { noScan = false }()
+	c.set = set.withoutScans()
 	act := c.bodyObject(s, p.exp.vals[0])
 	for _, k := range keys {
 		parsed = append(parsed, c.get(act, k))

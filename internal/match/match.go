@@ -86,6 +86,9 @@ type Set struct {
 	idx      index
 	injector Injector
 	scripted bool
+	// noScan turns off reading JSON bodies by scanning their text (scanSelect, scanFields):
+	// every body is parsed. Tests compare the two readings on copies of a Set (withoutScans).
+	noScan bool
 }
 
 // Scripted reports whether a predicate of s is an inject: a script may then have kept a

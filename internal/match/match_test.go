@@ -291,12 +291,17 @@ func TestIndexScanServesCandidate(t *testing.T) {
 	}
 }
 
+// withoutScans returns a copy of s that parses every JSON body instead of scanning it.
+func (s *Set) withoutScans() *Set {
+	c := *s
+	c.noScan = true
+	return &c
+}
+
 // scanParsed is Find without the index and without reading bodies by scanning their text: every
 // stub in order, every JSON body parsed.
 func scanParsed(s *Set, r *request.Request) (int, error) {
-	noScan = true
-	defer func() { noScan = false }()
-	c := acquireCtx(s, r, false)
+	c := acquireCtx(s.withoutScans(), r, false)
 	defer releaseCtx(c)
 	return s.scan(c, 0)
 }

@@ -143,32 +143,7 @@ func FuzzReferencePredicates(f *testing.F) {
 	f.Add(`[{"or":[{"and":[{"not":{"equals":{"path":"/"}}}]}]}]`, false)
 	f.Add(`[{"contains":{"body":{"a":[1]}}},{"deepEquals":{"query":{"q":["2","1"]}}}]`, false)
 	f.Fuzz(func(t *testing.T, s string, binary bool) {
-		v, err := config.ParseJSON([]byte(s))
-		if err != nil {
-			return
-		}
-		preds, isList := v.([]any)
-		if !isList {
-			preds = []any{v}
-		}
-		for _, p := range preds {
-			if o, ok := p.(*config.Object); ok && operatorCount(o) > 1 {
-				// Find reads the operators in predicates.js's order, not the JSON's.
-				return
-			}
-		}
-		set, err := Compile([][]any{config.Plain(preds).([]any)}, Options{Binary: binary, TCP: binary})
-		if err != nil {
-			return
-		}
-		ref := NewReference([]config.Value{preds}, Options{Binary: binary})
-		r := *fuzzRequest
-		r.Query = append([]request.KV(nil), fuzzRequest.Query...)
-		agree(t, set, ref, &r, "predicates "+s)
-		r.TCP, r.Data = true, "aGVsbG8="
-		if binary {
-			agree(t, set, ref, &r, "tcp predicates "+s)
-		}
+		agreeOnPredicates(t, s, binary, "predicates "+s)
 	})
 }
 
