@@ -10,61 +10,35 @@ import (
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
-	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
-// Response kinds a stub's response can have.
-const (
-	kindIs     = "is"
-	kindInject = "inject"
-	kindFault  = "fault"
-)
-
-// prepareDynamic records what a response needs beyond its precompiled `is` form: an inject
-// function, a fault, or behaviors (validated as Mountebank's behaviorsValidator does and compiled
-// once here).
-func (im *Imposter) prepareDynamic(r *config.Object, out *response) error {
-	out.kind = kindIs
-	if v, ok := r.Get("inject"); ok && jsvalue.Truthy(v) {
-		out.kind, out.inject = kindInject, jsvalue.String(v)
-	} else if v, ok := r.Get("fault"); ok && jsvalue.Truthy(v) {
-		out.kind, out.fault = kindFault, jsvalue.String(v)
-		return nil // Mountebank applies no behaviors to faults
-	} else if v, ok := r.Get("proxy"); ok && jsvalue.Truthy(v) {
-		if err := prepareProxy(r, out); err != nil {
-			return err
-		}
-	}
-	return im.prepareBehaviors(r, out)
-}
-
-// prepareBehaviors validates a response's behaviors as Mountebank's behaviorsValidator does and
-// compiles them once.
-func (im *Imposter) prepareBehaviors(r *config.Object, out *response) error {
+// compileBehaviors validates a response's behaviors as Mountebank's behaviorsValidator does and
+// compiles them once; nil when the response has none that do something.
+func (im *Imposter) compileBehaviors(r *config.Object) (*behavior.Compiled, error) {
 	bv, present := r.Get("behaviors")
 	if !present {
-		return nil
+		return nil, nil
 	}
 	if errs := behavior.Validate(bv); len(errs) > 0 {
 		if len(errs) == 1 {
-			return errs[0]
+			return nil, errs[0]
 		}
-		return config.Errors(errs)
+		return nil, config.Errors(errs)
 	}
 	list, _ := bv.([]any)
 	comp, err := behavior.Compile(list, behavior.Options{Timeout: im.scriptTimeout(), Logger: im.log, Files: im.opts.Files})
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
-			return ce
+			return nil, ce
 		}
-		return &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
+		return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
 	}
-	if comp.Len() > 0 {
-		out.behaviors = comp
+	if comp.Len() == 0 {
+		return nil, nil
 	}
-	return nil
+	return comp, nil
 }
 
 func (im *Imposter) scriptTimeout() time.Duration {
@@ -74,53 +48,58 @@ func (im *Imposter) scriptTimeout() time.Duration {
 	return 0
 }
 
-// dynamic reports whether the response is built per request.
-func (r *response) dynamic() bool {
-	return r.kind == kindInject || r.kind == kindFault || r.kind == kindProxy || r.behaviors != nil || r.tmpl != nil
-}
-
-// produce builds a dynamic response for req: the `is` object or the inject function's result,
-// passed through the behaviors, then compiled like a configured response (defaultResponse filling
-// what it leaves out). Parts the behaviors left as they were keep their compiled form; the result
-// is r itself when nothing changed, and must not be modified.
-func (im *Imposter) produce(ctx context.Context, req *request.Request, r *response) (*response, error) {
+// produce builds the http answer of a response that is not static (inject, fault, behaviors,
+// templates; a proxy is proxyHTTP's) for req: the response object, passed through the
+// behaviors, compiled like a configured response (defaultResponse filling what it leaves out).
+// Parts the behaviors left as they were keep their compiled form; the result is the stub's
+// compiled answer itself when nothing changed, and must not be modified.
+func (im *Imposter) produce(ctx context.Context, req *request.Request, r response) (*wire, error) {
 	obj, err := im.buildObject(ctx, req, r)
 	if err != nil {
 		return nil, err
 	}
-	out := compileIs(obj, im.def.DefaultResponse, r) // r: what its `is` object compiles to
-	if out != r {
-		out.config = r.config
+	base := im.defaultResp.http // what an empty `is` compiles to: inject and faults start there
+	if is, ok := r.(*isResponse); ok {
+		base = is.http
 	}
-	return out, nil
+	return compileIs(obj, im.def.DefaultResponse, base), nil
 }
 
-// buildObject returns the response object of a dynamic response for req: a copy of the `is`
-// object or the inject function's result, passed through the behaviors.
-func (im *Imposter) buildObject(ctx context.Context, req *request.Request, r *response) (*config.Object, error) {
+// buildObject returns the response object of r for req: the inject function's result or a copy
+// of the `is` object (rendered when it is a template), passed through the behaviors. A fault
+// Mountebank does not know gives an empty response. A proxy is not built here.
+func (im *Imposter) buildObject(ctx context.Context, req *request.Request, r response) (*config.Object, error) {
 	var obj *config.Object
-	if r.kind == kindInject {
+	switch r := r.(type) {
+	case *injectResponse:
 		if im.js == nil {
 			return nil, &config.Error{Code: config.CodeInvalidInjection,
 				Message: "JavaScript injection is not allowed unless mb is run with the --allowInjection flag"}
 		}
 		var err error
-		if obj, err = im.js.Response(ctx, r.inject, req); err != nil {
+		if obj, err = im.js.Response(ctx, r.source, req); err != nil {
 			return nil, err
 		}
-	} else if r.tmpl != nil {
-		var err error
-		if obj, err = r.tmpl.render(r.is, req, im.port, im.def.Protocol); err != nil {
-			return nil, err
+	case *isResponse:
+		switch {
+		case r.tmpl != nil:
+			var err error
+			if obj, err = r.tmpl.render(r.is, req, im.port, im.def.Protocol); err != nil {
+				return nil, err
+			}
+		case r.behaviors != nil && r.behaviors.KeepsInput():
+			obj = r.is // read, never changed: no copy needed
+		default:
+			obj = config.Clone(r.is).(*config.Object)
 		}
-	} else if r.behaviors != nil && r.behaviors.KeepsInput() {
-		obj = r.is // read, never changed: no copy needed
-	} else {
-		obj = config.Clone(r.is).(*config.Object)
+	case *faultResponse:
+		obj = &config.Object{}
+	case *proxyResponse:
+		return nil, errors.New("a proxy response is built by its proxy")
 	}
-	if r.behaviors != nil {
+	if b := r.base().behaviors; b != nil {
 		var err error
-		if obj, err = r.behaviors.Apply(ctx, req, obj, im.js); err != nil {
+		if obj, err = b.Apply(ctx, req, obj, im.js); err != nil {
 			return nil, err
 		}
 	}

@@ -104,11 +104,12 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 	}
 	// A static response from stubs without scripts, not recorded: nothing kept the request's
 	// strings, so their memory serves the next request.
-	recycle = !resp.dynamic() && recorded == nil && !im.Records() && !im.scripted.Load()
+	out := static(resp)
+	recycle = out != nil && recorded == nil && !im.Records() && !im.scripted.Load()
 	// Response generation, as Mountebank times it: from the match to the built response
 	// (behaviors, injection, proxying), not writing it.
 	m := im.metrics
-	if !resp.dynamic() {
+	if out != nil {
 		if m != nil {
 			m.RespDuration.Observe(0) // ready-made when the stub was compiled: nothing to time
 		}
@@ -117,16 +118,15 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		if m != nil {
 			t0 = metrics.Now()
 		}
-		if resp.kind == kindFault && httpFault(ctx, resp.fault) {
+		if f, ok := resp.(*faultResponse); ok && httpFault(ctx, f.name) {
 			return
 		}
-		var built *response
 		var perr error
 		rctx := requestContext(ctx)
-		if resp.kind == kindProxy {
-			built, perr = im.proxyHTTP(ctx, rctx, req, st, resp)
+		if p, ok := resp.(*proxyResponse); ok {
+			out, perr = im.proxyHTTP(ctx, rctx, req, st, p)
 		} else {
-			built, perr = im.produce(rctx, req, resp)
+			out, perr = im.produce(rctx, req, resp)
 		}
 		if perr != nil {
 			if rctx.Err() != nil {
@@ -138,24 +138,23 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 			writeError(ctx, perr)
 			return
 		}
-		resp = built
 		if m != nil {
 			m.RespDuration.Observe(t0.Since())
 		}
 	}
-	if resp.statusErr != nil {
-		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: resp.statusErr.Error()})
+	if out.statusErr != nil {
+		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: out.statusErr.Error()})
 		return
 	}
-	im.writeHTTP(ctx, req, resp)
+	im.writeHTTP(ctx, req, out)
 	if why != nil && im.opts.Debug {
 		ctx.Response.Header.Set(NoMatchHeader, why.Text())
 	}
 	if im.enabled(slog.LevelDebug) {
-		im.logLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(httpResponseJSON(resp), 0)))
+		im.logLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(httpResponseJSON(out), 0)))
 	}
 	if st != nil && im.opts.Debug {
-		im.recordMatch(st, recorded, resp)
+		im.recordMatch(st, recorded, out.is, resp)
 	}
 }
 
@@ -164,7 +163,7 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 const NoMatchHeader = "X-Mockd-No-Match"
 
 // httpResponseJSON is a response as Mountebank's debug log shows it.
-func httpResponseJSON(resp *response) *config.Object {
+func httpResponseJSON(resp *wire) *config.Object {
 	headers := &config.Object{}
 	for _, h := range resp.headers {
 		headers.Set(h.name, h.value)
@@ -172,7 +171,7 @@ func httpResponseJSON(resp *response) *config.Object {
 	return config.NewObject("statusCode", float64(resp.status), "headers", headers, "body", string(resp.body), "_mode", "text")
 }
 
-func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, resp *response) {
+func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, resp *wire) {
 	h := &ctx.Response.Header
 	setStatus(h, resp.status)
 	for _, hd := range resp.headers {
@@ -253,7 +252,7 @@ func requestContext(ctx *fasthttp.RequestCtx) context.Context {
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // setCORS sets a CORS header, replacing a configured one of the same name in any case.
-func setCORS(h *fasthttp.ResponseHeader, resp *response, name, value string) {
+func setCORS(h *fasthttp.ResponseHeader, resp *wire, name, value string) {
 	for _, hd := range resp.headers {
 		if strings.EqualFold(hd.name, name) {
 			h.Del(hd.name)

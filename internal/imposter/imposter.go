@@ -73,7 +73,7 @@ type Options struct {
 type stub struct {
 	id        uint64         // see newID
 	def       *config.Object // as configured (upcast), without matches
-	responses []*response    // repeat-expanded
+	responses []response     // repeat-expanded
 	next      atomic.Uint64
 	// hits counts the requests the stub answered, always (GET /verify, expect).
 	hits atomic.Uint64
@@ -87,7 +87,7 @@ type stub struct {
 	scen *stubScenario // nil when the stub names no scenario state
 }
 
-func (s *stub) nextResponse() *response {
+func (s *stub) nextResponse() response {
 	i := s.next.Add(1) - 1
 	return s.responses[i%uint64(len(s.responses))]
 }
@@ -125,7 +125,7 @@ var protocolServers = map[string]func(*Imposter) protocolServer{
 // send: the stub's next response, or the imposter's default response when no stub matches
 // (st is nil then). why explains a no-match when the debug log or --debug asks for it. It is
 // the protocol-neutral part of serving a request.
-func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, recorded *config.Object, why *match.Explanation, err *config.Error) {
+func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, recorded *config.Object, why *match.Explanation, err *config.Error) {
 	im.numRequests.Add(1)
 	m := im.metrics
 	var start metrics.Instant
@@ -217,7 +217,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp *response, rec
 		resp = st.nextResponse()
 	}
 	if debugLog {
-		im.logLine(slog.LevelDebug, "generating response from "+string(config.MarshalJSON(resp.config, 0)))
+		im.logLine(slog.LevelDebug, "generating response from "+string(config.MarshalJSON(resp.base().config, 0)))
 	}
 	return st, resp, recorded, nil, nil
 }
@@ -263,7 +263,7 @@ type Imposter struct {
 	writtenRequests uint64
 	writtenNoMatch  uint64
 	renders         atomic.Uint64
-	defaultResp     *response
+	defaultResp     *isResponse // an empty `is`, defaultResponse filling it in
 	log             *slog.Logger
 	// logInfo and logDebug say whether log takes info and debug lines (its level is fixed).
 	logInfo, logDebug bool
@@ -286,7 +286,7 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	if def.Mode == "binary" {
 		im.encoding = "base64"
 	}
-	im.defaultResp = compileResponse(config.NewObject("is", &config.Object{}), def.DefaultResponse, true)
+	im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), def.DefaultResponse)
 	im.journal.init(opts.JournalSize, opts.JournalBytes)
 	stubs := make([]*stub, 0, len(def.Stubs))
 	for i, d := range def.Stubs {
@@ -364,7 +364,7 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 	if r == nil {
 		return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: rv}
 	}
-	var cr *response
+	var cr response
 	if im.def.Protocol == "tcp" {
 		if jsvalue.Truthy(get(config.AsObject(get(r, "is")), "template")) {
 			return &config.Error{Code: config.CodeBadData, Path: "is.template",
@@ -376,19 +376,11 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 		}
 		cr = tr
 	} else {
-		if err := checkResponse(r); err != nil {
-			return err
-		}
-		cr = compileResponse(r, im.def.DefaultResponse, true)
-		if err := im.prepareDynamic(r, cr); err != nil {
+		hr, err := im.compileHTTPResponse(r)
+		if err != nil {
 			return stubSource(err, s.def)
 		}
-		tmpl, err := compileTemplate(r)
-		if err != nil {
-			err.Path = "is"
-			return err
-		}
-		cr.tmpl = tmpl
+		cr = hr
 	}
 	for n := config.Repeat(r); n > 0; n-- {
 		s.responses = append(s.responses, cr)
@@ -727,17 +719,18 @@ func (im *Imposter) ClearRequests(ctx context.Context) error {
 }
 
 // recordMatch keeps a match of stub s for the imposter's JSON (--debug).
-func (im *Imposter) recordMatch(s *stub, req *config.Object, resp *response) {
-	s.recordMatch(req, resp)
+// is is the `is` object of the response sent, resp the configured response.
+func (im *Imposter) recordMatch(s *stub, req *config.Object, is *config.Object, resp response) {
+	s.recordMatch(req, is, resp)
 	im.changes.Add(1)
 }
 
-func (s *stub) recordMatch(req *config.Object, resp *response) {
+func (s *stub) recordMatch(req *config.Object, is *config.Object, resp response) {
 	m := config.NewObject(
 		"timestamp", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
 		"request", req,
-		"response", resp.is,
-		"responseConfig", resp.config,
+		"response", is,
+		"responseConfig", resp.base().config,
 		"processingTime", 0.0,
 	)
 	s.mu.Lock()

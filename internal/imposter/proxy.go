@@ -14,20 +14,6 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
-// kindProxy marks an http(s) proxy response.
-const kindProxy = "proxy"
-
-// prepareProxy compiles the proxy object of an http response. Its error has no source; the
-// stub's JSON text is added by stubSource, as Mountebank's dry run adds it.
-func prepareProxy(r *config.Object, out *response) error {
-	p, err := proxy.Compile(config.AsObject(get(r, "proxy")))
-	if err != nil {
-		return dryRunError{err}
-	}
-	out.kind, out.proxy = kindProxy, p
-	return nil
-}
-
 // dryRunError is an error Mountebank's dry run finds in a proxy; it gets the stub as source.
 type dryRunError struct{ ce *config.Error }
 
@@ -50,8 +36,8 @@ func stubSource(err error, def *config.Object) error {
 // does: the answer goes through the response's behaviors, is recorded (unless the mode is
 // proxyTransparent) and is then compiled like a configured response. ctx is only read here;
 // rctx cancels the behaviors.
-func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, rctx context.Context, req *request.Request, st *stub, r *response) (*response, error) {
-	p := r.proxy
+func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, rctx context.Context, req *request.Request, st *stub, r *proxyResponse) (*wire, error) {
+	p := r.http
 	start := time.Now()
 	answer, err := p.Forward(&proxy.Request{
 		Method:  req.Method,
@@ -90,9 +76,7 @@ func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, rctx context.Context, re
 		}
 		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, rec)
 	}
-	out := compileResponse(config.NewObject("is", answer), im.def.DefaultResponse, true)
-	out.config = r.config
-	return out, nil
+	return compileIs(answer, im.def.DefaultResponse, nil), nil
 }
 
 // generatorInjector returns what runs injected predicateGenerators; nil without scripting.

@@ -39,10 +39,74 @@ func hasLineBreak(s string) bool {
 	return false
 }
 
-// response is one compiled response of a stub: everything the hot path needs, precomputed.
-type response struct {
-	config *config.Object // the response as configured (for --debug matches)
-	is     *config.Object // the `is` object (for --debug matches)
+// response is one compiled response of a stub: exactly one of the kinds Mountebank knows,
+// *isResponse, *proxyResponse, *injectResponse or *faultResponse. It is compiled once, when the
+// stub is created (compileResponse); nothing on the request path reads the configured object by
+// key. Code that depends on the kind is a type switch over those four types.
+type response interface {
+	// base is what every kind has.
+	base() *respBase
+}
+
+// respBase is the part every kind of response has.
+type respBase struct {
+	config    *config.Object     // the response as configured (upcast), for --debug and the debug log
+	behaviors *behavior.Compiled // nil when the response has none (a fault never has any)
+}
+
+func (b *respBase) base() *respBase { return b }
+
+// isResponse is an `is` response (and the imposter's default response).
+type isResponse struct {
+	respBase
+	is *config.Object // the `is` object, never changed: behaviors and templates start from it
+	// http(s): the answer compiled once from is, defaultResponse filling what it leaves out.
+	http *wire
+	// tcp: the data compiled once from is; nil means the imposter's default data.
+	tcp  *tcpData
+	tmpl *templated // http(s): the body and header templates of a `template: true` response
+}
+
+// proxyResponse is a proxy response: one of http and tcp is set, after the imposter's protocol.
+type proxyResponse struct {
+	respBase
+	http *proxy.Proxy
+	tcp  *tcpProxy
+}
+
+// injectResponse is an `inject` response: a JavaScript function builds the response object.
+type injectResponse struct {
+	respBase
+	source string // the function
+}
+
+// faultResponse is a `fault` response: the connection is broken in the named way.
+type faultResponse struct {
+	respBase
+	name string
+}
+
+// static returns the answer compiled for r when it is sent as it is, with no work per request
+// (an http `is` response without behaviors or templates); nil otherwise.
+func static(r response) *wire {
+	if is, ok := r.(*isResponse); ok && is.behaviors == nil && is.tmpl == nil {
+		return is.http
+	}
+	return nil
+}
+
+// isObject is the `is` object of r, for --debug matches: empty for the kinds without one.
+func isObject(r response) *config.Object {
+	if is, ok := r.(*isResponse); ok && is.is != nil {
+		return is.is
+	}
+	return &config.Object{}
+}
+
+// wire is an http answer in the form it goes on the wire: a configured `is` response compiled
+// once, or one built for a request (inject, behaviors, templates, a proxy's answer).
+type wire struct {
+	is *config.Object // the `is` object it was compiled from (for --debug matches); never changed
 
 	status    int
 	statusErr error // an invalid statusCode fails the request as Mountebank does
@@ -51,16 +115,6 @@ type response struct {
 	// hasConnection and hasContentLength say whether the configured headers name them.
 	hasConnection    bool
 	hasContentLength bool
-
-	tcp   *tcpResponse // tcp imposters only (tcp.go)
-	proxy *proxy.Proxy // http(s) proxy responses only (proxy.go)
-
-	// kind is "is", "inject" or "fault"; anything but a plain `is` is built per request (dynamic.go).
-	kind      string
-	inject    string             // the inject function's source
-	fault     string             // the fault's name
-	behaviors *behavior.Compiled // nil when the response has none
-	tmpl      *templated         // the body and header templates of a `template: true` response
 }
 
 // responseKinds are the response types Mountebank knows.
@@ -85,28 +139,67 @@ func checkResponse(r *config.Object) *config.Error {
 	return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
 }
 
-// compileResponse builds the wire form of an `is` response, falling back to the imposter's
-// defaultResponse field by field as Mountebank's postProcess does.
-func compileResponse(r *config.Object, def *config.Object, allowBinary bool) *response {
+// compileHTTPResponse validates and compiles one response of an http(s) imposter, in the order
+// Mountebank's dry run reports problems: the response type, a proxy, the behaviors, a template.
+// A proxy's error has no source yet (see stubSource).
+func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
+	if err := checkResponse(r); err != nil {
+		return nil, err
+	}
+	var out response
+	switch {
+	case jsvalue.Truthy(get(r, "inject")):
+		out = &injectResponse{source: jsvalue.String(get(r, "inject"))}
+	case jsvalue.Truthy(get(r, "fault")):
+		// Mountebank applies no behaviors to faults, nor checks them.
+		return &faultResponse{respBase: respBase{config: r}, name: jsvalue.String(get(r, "fault"))}, nil
+	case jsvalue.Truthy(get(r, "proxy")):
+		p, err := proxy.Compile(config.AsObject(get(r, "proxy")))
+		if err != nil {
+			return nil, dryRunError{err}
+		}
+		out = &proxyResponse{http: p}
+	default:
+		out = newIsResponse(r, im.def.DefaultResponse)
+	}
+	b := out.base()
+	b.config = r
+	var err error
+	if b.behaviors, err = im.compileBehaviors(r); err != nil {
+		return nil, err
+	}
+	if is, ok := out.(*isResponse); ok {
+		tmpl, err := compileTemplate(r)
+		if err != nil {
+			err.Path = "is"
+			return nil, err
+		}
+		is.tmpl = tmpl
+	}
+	return out, nil
+}
+
+// newIsResponse compiles the `is` response r (or the default response, for r without `is`) of an
+// http(s) imposter, falling back to the imposter's defaultResponse field by field as
+// Mountebank's postProcess does.
+func newIsResponse(r *config.Object, def *config.Object) *isResponse {
 	is := config.AsObject(get(r, "is"))
 	if is == nil {
 		is = &config.Object{}
 	}
-	out := compileIs(is, def, nil)
-	out.config = r
-	return out
+	return &isResponse{respBase: respBase{config: r}, is: is, http: compileIs(is, def, nil)}
 }
 
-// compileIs is compileResponse for the `is` object itself, which it keeps in the result and
-// never changes; def may be nil. base, when not nil, is a response compiled from base.is with the
-// same def: the parts of is that are base.is's (the same objects, as a decorate leaves what it
-// does not change) are taken from it rather than compiled again, and is itself gives base. The
-// body is a view of a string body's bytes, never written.
-func compileIs(is *config.Object, def *config.Object, base *response) *response {
+// compileIs compiles an `is` object into its wire form, which keeps is and never changes it;
+// def (the imposter's defaultResponse) may be nil. base, when not nil, is an answer compiled
+// from base.is with the same def: the parts of is that are base.is's (the same objects, as a
+// decorate leaves what it does not change) are taken from it rather than compiled again, and is
+// itself gives base. The body is a view of a string body's bytes, never written.
+func compileIs(is *config.Object, def *config.Object, base *wire) *wire {
 	if base != nil && base.is == is {
 		return base
 	}
-	out := &response{is: is}
+	out := &wire{is: is}
 
 	status := get(is, "statusCode")
 	if !jsvalue.Truthy(status) {
@@ -160,7 +253,7 @@ func compileIs(is *config.Object, def *config.Object, base *response) *response 
 }
 
 // compileHeaders sets the header lines of ho (nil for none).
-func (out *response) compileHeaders(ho *config.Object) {
+func (out *wire) compileHeaders(ho *config.Object) {
 	if ho == nil {
 		return
 	}

@@ -31,7 +31,7 @@ func answer(t *testing.T, im *Imposter, path string) string {
 	if st == nil {
 		return "(default)"
 	}
-	return string(resp.body)
+	return string(static(resp).body)
 }
 
 func TestScenarioStates(t *testing.T) {
@@ -105,7 +105,7 @@ func TestScenarioTransitionIsAtomic(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if string(resp.body) == "winner" {
+				if string(static(resp).body) == "winner" {
 					winners.Add(1)
 				}
 			}()

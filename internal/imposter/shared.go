@@ -72,7 +72,7 @@ func (im *Imposter) recordShared(req *config.Object, at time.Time, stub int) {
 
 // nextShared is stub s's next response, counted across the nodes; a lost store falls back to
 // the stub's own count.
-func (im *Imposter) nextShared(s *stub) *response {
+func (im *Imposter) nextShared(s *stub) response {
 	n, err := im.shared.Next(formatID(s.id))
 	if err != nil {
 		return s.nextResponse()

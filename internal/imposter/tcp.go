@@ -38,15 +38,13 @@ const tcpReadSize = 64 << 10
 // randomFaultData is what Mountebank writes before closing for RANDOM_DATA_THEN_CLOSE.
 const randomFaultData = `Htijy%@tWXJ/hQ#[Q:7G@dH4"gu[QaX&`
 
-// tcpResponse is the tcp part of a compiled response.
-type tcpResponse struct {
+// tcpData is the data of a tcp `is` response, compiled.
+type tcpData struct {
 	data    []byte
 	hasData bool // data is truthy; otherwise the imposter's default data is sent
 	// badData is set when `data` is neither a string nor absent: node's Buffer.from fails, and
 	// Mountebank writes that error onto the socket.
 	badData bool
-	fault   string
-	proxy   *tcpProxy
 }
 
 // tcpProxy is a compiled tcp proxy response.
@@ -61,7 +59,7 @@ type tcpProxy struct {
 
 // compileTCPResponse validates and compiles one response of a tcp imposter: `is` with `data`,
 // `proxy` to a tcp:// origin, or `fault`.
-func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Error) {
+func (im *Imposter) compileTCPResponse(r *config.Object) (response, *config.Error) {
 	n := 0
 	for _, k := range responseKinds {
 		if v, ok := r.Get(k); ok && jsvalue.Truthy(v) {
@@ -71,31 +69,34 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Err
 	if n > 1 {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
 	}
-	is := config.AsObject(get(r, "is"))
-	if is == nil {
-		is = &config.Object{}
-	}
-	out := &response{config: r, is: is, tcp: &tcpResponse{}}
+	var out response
 	switch {
 	case jsvalue.Truthy(get(r, "is")):
-		out.tcp.setData(get(is, "data"), im.encoding == "base64")
+		is := config.AsObject(get(r, "is"))
+		if is == nil {
+			is = &config.Object{}
+		}
+		data := &tcpData{}
+		data.setData(get(is, "data"), im.encoding == "base64")
+		out = &isResponse{is: is, tcp: data}
 	case jsvalue.Truthy(get(r, "proxy")):
 		p, err := compileTCPProxy(config.AsObject(get(r, "proxy")))
 		if err != nil {
 			return nil, err
 		}
-		out.tcp.proxy = p
+		out = &proxyResponse{tcp: p} // its behaviors apply to the origin's answer
 	case jsvalue.Truthy(get(r, "fault")):
-		out.tcp.fault = jsvalue.String(get(r, "fault"))
+		// Mountebank applies no behaviors to faults, nor checks them.
+		return &faultResponse{respBase: respBase{config: r}, name: jsvalue.String(get(r, "fault"))}, nil
 	case jsvalue.Truthy(get(r, "inject")):
+		out = &injectResponse{source: jsvalue.String(get(r, "inject"))}
 	default:
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
 	}
-	prepare := im.prepareDynamic
-	if out.tcp.proxy != nil {
-		prepare = im.prepareBehaviors // applied to the origin's answer
-	}
-	if err := prepare(r, out); err != nil {
+	b := out.base()
+	b.config = r
+	var err error
+	if b.behaviors, err = im.compileBehaviors(r); err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
 			return nil, ce
@@ -110,7 +111,7 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (*response, *config.Err
 }
 
 // setData compiles a configured `data` value as Buffer.from(value, encoding) would.
-func (t *tcpResponse) setData(v config.Value, binary bool) {
+func (t *tcpData) setData(v config.Value, binary bool) {
 	if !jsvalue.Truthy(v) {
 		return
 	}
@@ -205,7 +206,7 @@ func newTCPServer(im *Imposter) protocolServer {
 	if im.def.DefaultResponse == nil {
 		// Mountebank's default is {data: ''}: nothing is written.
 	} else if v, ok := im.def.DefaultResponse.Get("data"); ok {
-		var t tcpResponse
+		var t tcpData
 		t.setData(v, s.binary)
 		s.defaultData = t.data
 		if _, isString := v.(string); !isString {
@@ -309,25 +310,23 @@ func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
 		}
 	}
 	if st != nil && im.opts.Debug {
-		im.recordMatch(st, recorded, resp)
+		im.recordMatch(st, recorded, isObject(resp), resp)
 	}
 	return keep
 }
 
 // build makes the bytes that answer req (none for some faults and an origin that closed) and
 // says whether the connection stays open after they are written.
-func (s *tcpServer) build(req *request.Request, st *stub, resp *response) (out []byte, keep bool) {
-	t := resp.tcp
-	if t == nil {
-		t = &tcpResponse{} // the default response
-	}
+func (s *tcpServer) build(req *request.Request, st *stub, resp response) (out []byte, keep bool) {
 	fail := func(err error) ([]byte, bool) {
 		s.im.log.Error("cannot build the response", "err", err)
 		return config.MarshalJSON(scriptErrorBody(err), 0), true
 	}
-	switch {
-	case t.proxy != nil:
-		obj, errObj := s.proxy(req, t.proxy)
+	var t *tcpData // nil: the imposter's default data
+	fault := ""
+	switch r := resp.(type) {
+	case *proxyResponse:
+		obj, errObj := s.proxy(req, r.tcp)
 		if errObj != nil {
 			return errorsJSON(errObj), true
 		}
@@ -335,18 +334,33 @@ func (s *tcpServer) build(req *request.Request, st *stub, resp *response) (out [
 			return nil, true // the origin closed without answering: Mountebank never answers either
 		}
 		var err error
-		if obj, err = s.proxied(req, st, t.proxy, resp, obj); err != nil {
+		if obj, err = s.proxied(req, st, r, obj); err != nil {
 			return fail(err)
 		}
-		t = &tcpResponse{}
+		t = &tcpData{}
 		t.setData(get(obj, "data"), s.binary)
-	case resp.dynamic() && resp.kind != kindFault:
-		obj, err := s.im.buildObject(context.Background(), req, resp)
+	case *isResponse:
+		t = r.tcp
+		if r.behaviors != nil {
+			obj, err := s.im.buildObject(context.Background(), req, r)
+			if err != nil {
+				return fail(err)
+			}
+			t = &tcpData{}
+			t.setData(get(obj, "data"), s.binary)
+		}
+	case *injectResponse:
+		obj, err := s.im.buildObject(context.Background(), req, r)
 		if err != nil {
 			return fail(err)
 		}
-		t = &tcpResponse{}
+		t = &tcpData{}
 		t.setData(get(obj, "data"), s.binary)
+	case *faultResponse:
+		fault = r.name
+	}
+	if t == nil {
+		t = &tcpData{}
 	}
 	data, hasData, bad := t.data, t.hasData, t.badData
 	if !hasData {
@@ -355,7 +369,7 @@ func (s *tcpServer) build(req *request.Request, st *stub, resp *response) (out [
 	if bad {
 		return errorsJSON(config.NewObject("code", "ERR_INVALID_ARG_TYPE")), true
 	}
-	switch t.fault {
+	switch fault {
 	case "":
 	case "CONNECTION_RESET_BY_PEER":
 		// Mountebank destroys the socket: with the request read in full, the client sees the
@@ -364,7 +378,7 @@ func (s *tcpServer) build(req *request.Request, st *stub, resp *response) (out [
 	case "RANDOM_DATA_THEN_CLOSE":
 		return []byte(randomFaultData), false
 	default:
-		s.im.log.Error("Unexpected fault type [" + t.fault + "], expected either CONNECTION_RESET_BY_PEER or RANDOM_DATA_THEN_CLOSE")
+		s.im.log.Error("Unexpected fault type [" + fault + "], expected either CONNECTION_RESET_BY_PEER or RANDOM_DATA_THEN_CLOSE")
 	}
 	return data, true
 }
@@ -392,10 +406,11 @@ func (s *tcpServer) encode(b []byte) string {
 
 // proxied passes the origin's answer obj through the response's behaviors and records the result
 // as Mountebank's proxy modes say, as its proxyAndRecord does.
-func (s *tcpServer) proxied(req *request.Request, st *stub, p *tcpProxy, resp *response, obj *config.Object) (*config.Object, error) {
-	if resp.behaviors != nil {
+func (s *tcpServer) proxied(req *request.Request, st *stub, r *proxyResponse, obj *config.Object) (*config.Object, error) {
+	p := r.tcp
+	if r.behaviors != nil {
 		var err error
-		if obj, err = resp.behaviors.Apply(context.Background(), req, obj, s.im.js); err != nil {
+		if obj, err = r.behaviors.Apply(context.Background(), req, obj, s.im.js); err != nil {
 			return nil, err
 		}
 	}
