@@ -1,8 +1,14 @@
 package match
 
+// This file compiles predicates for the speed layer. Every predicate becomes a node: a fast node
+// when its shape is one eval.go specialises (fastShape says which), otherwise a reference node,
+// which Find hands to the reference evaluator (reference.go). The expected values of fast
+// nodes are what the reference's normalize makes of them, computed once here, so the speed
+// layer only specialises how the request side is read.
+
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +18,7 @@ import (
 	"github.com/antchfx/xpath"
 	"github.com/ohler55/ojg/jp"
 
+	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
 )
 
@@ -29,53 +36,59 @@ const (
 	opOr
 	opAnd
 	opInject
-	opThrow // evaluating raises err
+	opNone // names no operator: the reference raises its error
 )
 
-// opNames lists the operators in the order predicates.js defines them; a
-// predicate naming several uses the first in this order (the decoded JSON has
-// lost the key order JavaScript would use).
+// opNames are predicates.js's operators, in the order it defines them (operators above).
 var opNames = [...]string{"equals", "deepEquals", "contains", "startsWith", "endsWith", "matches", "exists", "not", "or", "and", "inject"}
+
+// raises reports whether the operator can raise an error from a field of the request:
+// contains, startsWith and endsWith call actual.indexOf, which a number, a boolean or null
+// has not. The other operators compare fields in any order with the same result.
+func (op opKind) raises() bool { return op == opContains || op == opStartsWith || op == opEndsWith }
 
 // pred is one compiled predicate.
 type pred struct {
-	op     opKind
-	pp     *pipe
-	exp    *eobj    // normalized expected value, as an object
-	canon  []string // deepEquals: stable stringification of each exp value
-	exists bool     // predicateConfig.exists is truthy
-	sub    []*pred  // not (one), or, and
-	src    string   // inject source
-	err    *Error   // opThrow, or an error raised before comparing (expected null)
+	op opKind
+	// src is the predicate as configured: what the reference evaluates for a reference node.
+	src config.Value
+	// fast is set when eval.go evaluates the predicate itself (see fastShape); it may still
+	// defer one request to the reference.
+	fast bool
+	pp   *pipe
+	// exp is the expected object as the reference's normalize makes it, with the fields of
+	// operators that raise no error put cheapest first; nil when it is not an object.
+	exp *eobj
+	// exists is the predicate's exists parameter, truthy: any array satisfies a field then.
+	exists bool
+	sub    []*pred // not (one), or, and
 }
 
-// pipe is how a predicate transforms request strings (normalize in
-// predicates.js): base64 decode, lowercase, except, then a selector.
+// pipe is how a predicate transforms request strings (normalize in predicates.js): base64
+// decode, lowercase, except, then a selector. Fast nodes have no except and no base64.
 type pipe struct {
 	keyLower bool
 	valLower bool
-	except   *jsRegexp
+	except   bool
 	binary   bool
-	sel      *selector
-	selErr   *Error // raised as soon as a request string is transformed
-	force    bool   // deepEquals: forceStrings before selecting
-	simple   bool   // no binary, except or selector
-	textID   uint64 // memo keys for values derived from the body
-	jsonID   uint64
-	selID    uint64
-	canonID  uint64
+	sel      *selector // a jsonpath or xpath selector fast nodes can apply, or nil
+	selOther bool      // a selector fast nodes do not apply
+	simple   bool      // no binary, except or selector
+	textID   uint64    // memo keys of the body's text as the pipe makes it,
+	jsonID   uint64    // that text parsed,
+	selID    uint64    // and what the selector selects from it
+	params   params    // as the reference has them
 }
 
 type selector struct {
 	xml      bool
 	jpExpr   jp.Expr
 	jpOK     bool
-	jpLength jp.Expr     // jpExpr without a final .length step
-	jpKeys   []string    // jpExpr's names when it is $ and names only ($.a.b), else nil
-	xpExpr   *xpath.Expr // compiled at Compile; evaluations take one from xpPool
-	xpPool   sync.Pool   // an Expr keeps evaluation state: one per goroutine
+	jpLength jp.Expr   // jpExpr without a final .length step
+	jpKeys   []string  // jpExpr's names when it is $ and names only ($.a.b), else nil
+	xpPool   sync.Pool // compiled *xpath.Expr: an Expr keeps evaluation state, one per goroutine
+	xpOK     bool      // the xpath compiled
 	srcText  string
-	unbound  bool // the selector uses a prefix ns does not bind
 }
 
 // eleaf is a scalar expected value (string, float64, bool or nil).
@@ -90,35 +103,16 @@ type eleaf struct {
 // JSValue is the constant's value, so jsvalue reads an *eleaf as that value.
 func (l *eleaf) JSValue() any { return l.v }
 
-// eobj is an expected object; keys are in Object.keys order.
+// eobj is an expected object.
 type eobj struct {
 	keys []string
 	vals []any // *eleaf, *eobj or *earr
 }
 
-// earr is an expected array (already sorted as normalize sorts it).
+// earr is an expected array.
 type earr struct{ elems []any }
 
-// JSValue is the array of the constants, so jsvalue reads an *earr as that array.
-func (a *earr) JSValue() any { return a.elems }
-
-var (
-	_ jsvalue.Valuer = (*eleaf)(nil)
-	_ jsvalue.Valuer = (*earr)(nil)
-)
-
-type compiler struct {
-	binary bool
-	err    *Error // first compile-time error of the current stub
-	// scripted is set once any predicate is an inject.
-	scripted bool
-}
-
-func (cc *compiler) fail(e *Error) {
-	if cc.err == nil {
-		cc.err = e
-	}
-}
+var _ jsvalue.Valuer = (*eleaf)(nil)
 
 var memoIDs sync.Map // string -> uint64
 var memoNext atomic.Uint64
@@ -131,102 +125,156 @@ func memoID(key string) uint64 {
 	return v.(uint64)
 }
 
-func (cc *compiler) pred(v any) *pred {
-	m, ok := v.(map[string]any)
-	if !ok {
-		if v == nil {
-			return &pred{op: opThrow, err: typeError("Cannot convert undefined or null to object")}
-		}
-		return &pred{op: opThrow, err: validationError("missing predicate", v)}
+type compiler struct {
+	ev  *evaluator // the reference, which normalizes expected values
+	err *Error     // the first compile-time error of the current stub
+	// scripted is set once any predicate is an inject.
+	scripted bool
+}
+
+func (cc *compiler) fail(e *Error) {
+	if cc.err == nil {
+		cc.err = e
 	}
-	op := -1
-	for i, name := range opNames {
-		if _, ok := m[name]; ok {
-			op = i
+}
+
+// pred compiles one predicate, as configured (its keys in their order).
+func (cc *compiler) pred(v config.Value) *pred {
+	p := &pred{op: opNone, src: v}
+	o := asObject(v)
+	if o == nil {
+		return p
+	}
+	for _, k := range jsKeys(o) {
+		if i := slices.Index(opNames[:], k); i >= 0 {
+			p.op = opKind(i)
 			break
 		}
 	}
-	if op < 0 {
-		return &pred{op: opThrow, err: validationError("missing predicate", v)}
-	}
-	p := &pred{op: opKind(op)}
 	switch p.op {
+	case opNone:
+		return p
 	case opNot:
-		p.sub = []*pred{cc.pred(m["not"])}
+		p.sub = []*pred{cc.pred(prop(o, "not"))}
 		return p
 	case opOr, opAnd:
-		name := opNames[op]
-		arr, ok := m[name].([]any)
-		if !ok {
-			if m[name] == nil {
-				return &pred{op: opThrow, err: typeError(fmt.Sprintf("Cannot read properties of null (reading '%s')", map[bool]string{true: "some", false: "every"}[p.op == opOr]))}
-			}
-			return &pred{op: opThrow, err: typeError(fmt.Sprintf("predicate.%s.%s is not a function", name, map[bool]string{true: "some", false: "every"}[p.op == opOr]))}
-		}
-		for _, s := range arr {
+		list, _ := prop(o, opNames[p.op]).([]any)
+		for _, s := range list {
 			p.sub = append(p.sub, cc.pred(s))
 		}
 		return p
 	case opInject:
 		cc.scripted = true
-		if s, ok := m["inject"].(string); ok {
-			p.src = s
-		} else {
-			p.src = jsString(m["inject"])
-		}
 		return p
 	}
-	p.exists = jsvalue.Truthy(m["exists"])
-	p.pp = cc.pipe(m, p.op)
-	expected := m[opNames[op]]
-
-	if p.op == opDeepEquals {
-		norm := cc.normalize(forceStrings(expected), p.pp.keyLower, p.pp.valLower, p.pp.except)
-		p.exp = topObject(toE(norm, nil))
-		if p.exp == nil {
-			p.exp = &eobj{}
+	params := paramsOf(o, opNames[p.op])
+	if params.hasExcept {
+		if _, err := compileJSRegex(params.except, params.exceptIC); err != nil {
+			cc.fail(regexError(params.except, err))
+			return p
 		}
-		cheapFirst(p.exp)
-		for _, v := range p.exp.vals {
-			p.canon = append(p.canon, string(appendCanon(nil, eplain(v))))
-		}
-		return p
 	}
-	var norm any
-	if p.op == opMatches {
-		norm = cc.normalize(expected, p.pp.keyLower, false, nil)
-	} else {
-		norm = cc.normalize(expected, p.pp.keyLower, p.pp.valLower, p.pp.except)
+	var expected any
+	var err error
+	switch p.op {
+	case opDeepEquals:
+		expected, err = forceStringsJS(prop(o, "deepEquals"))
+		if err == nil {
+			expected, err = cc.ev.normalize(expected, params, false)
+		}
+	case opMatches:
+		noexcept := params
+		noexcept.hasExcept = false
+		expected, err = cc.ev.normalize(prop(o, "matches"), noexcept, false)
+	default:
+		expected, err = cc.ev.normalize(prop(o, opNames[p.op]), params, false)
+	}
+	if err != nil {
+		return p // the reference raises it
 	}
 	var re func(string) *jsRegexp
 	if p.op == opMatches {
-		ic := !p.pp.valLowerCS()
+		// Mountebank compiles each pattern as it meets it; mockd refuses an invalid one at once.
 		re = func(src string) *jsRegexp {
-			r, err := compileJSRegex(src, ic)
+			r, err := compileJSRegex(src, params.ignoreCase)
 			if err != nil {
 				cc.fail(regexError(src, err))
-				return nil
 			}
 			return r
 		}
 	}
-	if norm == nil {
-		p.err = typeError("Cannot convert undefined or null to object")
-		p.exp = &eobj{}
-		return p
+	p.pp = newPipe(params, cc.ev.binary)
+	p.exists = params.exists
+	if exp, isObj := toE(expected, re).(*eobj); isObj {
+		p.exp = exp
+		if !p.op.raises() {
+			cheapFirst(p.exp)
+		}
+		p.fast = p.fastShape()
 	}
-	p.exp = topObject(toE(norm, re))
-	if p.exp == nil {
-		p.exp = &eobj{}
-	}
-	cheapFirst(p.exp)
 	return p
 }
 
-// cheapFirst orders the top-level fields so plain request strings are
-// compared before objects and bodies. The JSON key order Mountebank would
-// follow is lost in decoding; the order only decides which of two failing
-// fields is looked at, and these operators raise no error from a field.
+// Request fields by kind: strings, key-value lists, and the body (a string that may hold JSON).
+func stringField(k string) bool {
+	switch k {
+	case "method", "path", "requestfrom", "requestFrom", "ip", "data":
+		return true
+	}
+	return false
+}
+
+func kvField(k string) bool { return k == "query" || k == "headers" || k == "form" }
+
+// fastShape reports whether eval.go evaluates p itself: an operator comparing fields through
+// a pipe without except or base64, whose expected object names only request fields, with
+//   - a scalar for a string field (method, path, requestFrom, ip, data, body),
+//   - an object of scalars for query, headers and form,
+//   - an object of scalars for the body (not deepEquals, no selector),
+//
+// where deepEquals compares strings only (forceStrings made them), contains, startsWith and
+// endsWith compare strings only, and a selector (jsonpath or xpath) is only applied to the
+// body (the expected object then names the body only).
+func (p *pred) fastShape() bool {
+	pp := p.pp
+	if pp.binary || pp.except || pp.selOther {
+		return false
+	}
+	if pp.sel != nil && (len(p.exp.keys) != 1 || p.exp.keys[0] != "body" || p.op == opDeepEquals) {
+		return false
+	}
+	for i, k := range p.exp.keys {
+		switch e := p.exp.vals[i].(type) {
+		case *eleaf:
+			if !stringField(k) && k != "body" {
+				return false
+			}
+			if _, isString := e.v.(string); !isString && (p.op.raises() || p.op == opDeepEquals) {
+				return false
+			}
+		case *eobj:
+			if pp.sel != nil || (!kvField(k) && k != "body") || (p.op == opDeepEquals && !kvField(k)) {
+				return false
+			}
+			for _, v := range e.vals {
+				l, isLeaf := v.(*eleaf)
+				if !isLeaf {
+					return false
+				}
+				if _, isString := l.v.(string); !isString && p.op.raises() {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// cheapFirst orders the top-level fields so plain request strings are compared before
+// objects and bodies. Only for operators that raise no error from a field: for those the order
+// decides only which of two failing fields is looked at.
 func cheapFirst(o *eobj) {
 	rank := func(k string) int {
 		switch strings.ToLower(k) {
@@ -243,7 +291,7 @@ func cheapFirst(o *eobj) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return rank(o.keys[idx[a]]) < rank(o.keys[idx[b]]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return rank(o.keys[a]) - rank(o.keys[b]) })
 	keys := make([]string, len(o.keys))
 	vals := make([]any, len(o.vals))
 	for i, j := range idx {
@@ -252,138 +300,72 @@ func cheapFirst(o *eobj) {
 	o.keys, o.vals = keys, vals
 }
 
-// valLowerCS reports the caseSensitive flag a matches predicate was given
-// (stored in keyLower: matches lowercases keys only when case-insensitive).
-func (pp *pipe) valLowerCS() bool { return !pp.keyLower }
-
-// pipe builds the transformation config of one predicate as normalize,
-// selectTransform and tryJSON derive it from the predicate's parameters.
-func (cc *compiler) pipe(m map[string]any, op opKind) *pipe {
-	cs := jsvalue.Truthy(m["caseSensitive"])
-	pp := &pipe{binary: cc.binary, force: op == opDeepEquals}
-	exceptFlagsCS := cs
-	var selLower, nsLower bool
-	if op == opMatches {
-		// matches: clone = merge(predicate, {caseSensitive: true, keyCaseSensitive: cs})
-		pp.keyLower = !cs
-		pp.valLower = false
-		exceptFlagsCS = true
-		selLower = !cs
-		nsLower = false
+// newPipe is the transformation of request strings the reference's params describe, with the
+// selector compiled when fast nodes can apply it: a jsonpath or xpath selector that compiled,
+// binds every prefix it uses and selects nodes, a number or a boolean, where keys and values
+// are lowercased alike (tryJSON then transforms nothing the lowercased text has not).
+func newPipe(p params, binary bool) *pipe {
+	pp := &pipe{keyLower: p.keyLower, valLower: p.valLower, except: p.hasExcept, binary: binary, params: p}
+	pp.simple = !binary && !p.hasExcept && p.jsonpath == nil && p.xpath == nil
+	text := fmt.Sprintf("%t|%t|%t|%q", binary, p.valLower, p.exceptIC, p.except)
+	pp.textID, pp.jsonID = memoID("text|"+text), memoID(fmt.Sprintf("json|%s|%t", text, p.keyLower))
+	if p.jsonpath == nil && p.xpath == nil {
+		return pp
+	}
+	pp.selOther = true
+	if binary || p.hasExcept || p.keyLower != p.valLower {
+		return pp
+	}
+	if p.jsonpath != nil {
+		src, isString := prop(p.jsonpath, "selector").(string)
+		if !isString {
+			return pp
+		}
+		if p.selLower {
+			src = jsvalue.ToLower(src)
+		}
+		sel := newJSONPathSelector(src)
+		if !sel.jpOK {
+			return pp
+		}
+		pp.sel = sel
 	} else {
-		kcs, present := m["keyCaseSensitive"]
-		if !present {
-			kcs, present = m["caseSensitive"]
-			if !present {
-				kcs = jsvalue.Undef
-			}
+		src, isString := prop(p.xpath, "selector").(string)
+		if !isString {
+			return pp
 		}
-		pp.keyLower = kcs == false || !cs
-		pp.valLower = !cs
-		selLower = !jsvalue.Truthy(kcs)
-		nsLower = !cs
-	}
-	if ex := m["except"]; jsvalue.Truthy(ex) {
-		src := jsString(ex)
-		re, err := compileJSRegex(src, !exceptFlagsCS)
-		if err != nil {
-			cc.fail(regexError(src, err))
-		} else {
-			pp.except = re
-		}
-	}
-	if jpv := m["jsonpath"]; jsvalue.Truthy(jpv) {
-		pp.sel = &selector{}
-		sel, isStr := field(jpv, "selector").(string)
-		switch {
-		case !isStr && selLower:
-			pp.selErr = typeError("Cannot read properties of undefined (reading 'toLowerCase')")
-		case !isStr:
-			// JSONPath(undefined, json) selects nothing.
-		default:
-			if selLower {
-				sel = jsvalue.ToLower(sel)
-			}
-			pp.sel = newJSONPathSelector(sel)
-		}
-		if cc.binary {
-			pp.selErr = validationError("the jsonpath predicate parameter is not allowed in binary mode", nil)
-		}
-	} else if xpv := m["xpath"]; jsvalue.Truthy(xpv) {
-		pp.sel = &selector{xml: true}
-		sel, isStr := field(xpv, "selector").(string)
 		ns := map[string]string{}
-		if nsv, ok := field(xpv, "ns").(map[string]any); ok {
-			for k, v := range nsv {
-				s, ok := v.(string)
-				if !ok && nsLower {
-					pp.selErr = typeError("text.toLowerCase is not a function")
+		if nsObj := asObject(prop(p.xpath, "ns")); nsObj != nil {
+			for _, m := range nsObj.Members {
+				v, isString := m.Value.(string)
+				if !isString {
+					return pp
 				}
-				if !ok {
-					s = jsString(v)
+				if p.xpLower {
+					v = jsvalue.ToLower(v)
 				}
-				if nsLower {
-					s = jsvalue.ToLower(s)
-				}
-				ns[k] = s
+				ns[m.Key] = v
 			}
 		}
-		switch {
-		case !isStr && nsLower:
-			pp.selErr = typeError("Cannot read properties of undefined (reading 'toLowerCase')")
-		case !isStr:
-			pp.selErr = validationError("malformed xpath predicate selector", nil)
-		default:
-			if nsLower {
-				sel = jsvalue.ToLower(sel)
-			}
-			pp.sel.srcText = sel
-			x, err := xpath.CompileWithNS(sel, ns)
-			if err != nil && strings.HasPrefix(err.Error(), "prefix ") {
-				// An unbound prefix only fails once a document has elements
-				// (xpath.js resolves the QName then): bind it to a namespace
-				// nothing uses and raise the error at evaluation.
-				x, err = compileUnbound(sel, ns)
-				pp.sel.unbound = true
-			}
-			if err != nil {
-				if pp.selErr == nil {
-					pp.selErr = validationError("malformed xpath predicate selector", sel)
-				}
-			} else {
-				pp.sel.xpExpr = x
-				unbound := pp.sel.unbound
-				pp.sel.xpPool.New = func() any {
-					// An Expr keeps evaluation state: one per goroutine.
-					if unbound {
-						x, _ := compileUnbound(sel, ns)
-						return x
-					}
-					x, _ := xpath.CompileWithNS(sel, ns)
-					return x
-				}
-				pp.sel.xpPool.Put(x)
-				if _, isString := safeEval(x, emptyDoc()).(string); isString && pp.selErr == nil {
-					pp.selErr = typeError("result.map is not a function")
-				}
-			}
+		if p.xpLower {
+			src = jsvalue.ToLower(src)
 		}
-		if cc.binary {
-			pp.selErr = validationError("the xpath predicate parameter is not allowed in binary mode", nil)
+		x, err := xpath.CompileWithNS(src, ns)
+		if err != nil {
+			return pp // an unbound prefix or a malformed selector: the reference raises it
 		}
+		if _, isString := safeEval(x, emptyDoc()).(string); isString {
+			return pp
+		}
+		pp.sel = &selector{xml: true, xpOK: true, srcText: src}
+		pp.sel.xpPool.New = func() any {
+			x, _ := xpath.CompileWithNS(src, ns)
+			return x
+		}
+		pp.sel.xpPool.Put(x)
 	}
-	pp.simple = !pp.binary && pp.except == nil && pp.sel == nil
-	exceptKey := ""
-	if pp.except != nil {
-		exceptKey = pp.except.String()
-	}
-	text := fmt.Sprintf("%t|%t|%q", pp.binary, pp.valLower, exceptKey)
-	pp.textID = memoID("text|" + text)
-	pp.jsonID = memoID(fmt.Sprintf("json|%s|%t", text, pp.keyLower))
-	if pp.sel != nil {
-		pp.selID = memoID(fmt.Sprintf("sel|%s|%t|%t|%t|%q", text, pp.keyLower, pp.force, pp.sel.xml, pp.sel.srcText) + fmt.Sprint(m["xpath"]))
-	}
-	pp.canonID = memoID(fmt.Sprintf("canon|%s|%t", text, pp.keyLower))
+	pp.selOther = false
+	pp.selID = memoID(fmt.Sprintf("sel|%t|%t|%q", pp.valLower, pp.sel.xml, pp.sel.srcText) + fmt.Sprint(config.Plain(p.xpath)))
 	return pp
 }
 
@@ -418,15 +400,6 @@ func compileUnbound(sel string, ns map[string]string) (*xpath.Expr, error) {
 	return nil, fmt.Errorf("too many unbound prefixes")
 }
 
-func field(v any, name string) any {
-	if m, ok := v.(map[string]any); ok {
-		if f, ok := m[name]; ok {
-			return f
-		}
-	}
-	return jsvalue.Undef
-}
-
 func emptyDoc() *xmlquery.Node { return &xmlquery.Node{Type: xmlquery.DocumentNode} }
 
 func safeEval(x *xpath.Expr, doc *xmlquery.Node) (v any) {
@@ -438,90 +411,8 @@ func safeEval(x *xpath.Expr, doc *xmlquery.Node) (v any) {
 	return x.Evaluate(newNav(doc))
 }
 
-// normalize is predicates.js normalize for an expected value (no selectors):
-// keys maybe lowercased, strings base64-decoded (binary), lowercased and
-// stripped by except, arrays sorted.
-func (cc *compiler) normalize(v any, keyLower, valLower bool, except *jsRegexp) any {
-	return transformAll(v, keyLower, func(s string) string {
-		if cc.binary {
-			s = decodeBase64(s)
-		}
-		if valLower {
-			s = jsvalue.ToLower(s)
-		}
-		if except != nil {
-			s = except.ReplaceAllString(s, "")
-		}
-		return s
-	}, true)
-}
-
-// transformAll applies keyLower to object keys and str to strings, sorting
-// arrays when sortArrays is set. It returns a new value.
-func transformAll(v any, keyLower bool, str func(string) string, sortArrays bool) any {
-	switch t := v.(type) {
-	case string:
-		return str(t)
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = transformAll(e, keyLower, str, sortArrays)
-		}
-		if sortArrays {
-			out = sortJS(out)
-		}
-		return out
-	case map[string]any:
-		key := func(k string) string {
-			if keyLower {
-				return jsvalue.ToLower(k)
-			}
-			return k
-		}
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[key(k)] = transformAll(e, keyLower, str, sortArrays)
-		}
-		if len(out) < len(t) {
-			// Lowercasing made keys collide: assigned in JavaScript's key order, the last wins.
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			jsKeyOrder(keys)
-			for _, k := range keys {
-				out[key(k)] = transformAll(t[k], keyLower, str, sortArrays)
-			}
-		}
-		return out
-	}
-	return v
-}
-
-// forceStrings is predicates.js forceStrings.
-func forceStrings(v any) any {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = forceStrings(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = forceStrings(e)
-		}
-		return out
-	case jsvalue.Undefined:
-		return v
-	}
-	return jsString(v)
-}
-
-// toE converts a normalized plain value into the expected tree.
+// toE converts a normalized expected value into the tree fast nodes compare with. re, when
+// set, compiles each scalar as a regular expression (matches).
 func toE(v any, re func(string) *jsRegexp) any {
 	switch t := v.(type) {
 	case []any:
@@ -530,15 +421,15 @@ func toE(v any, re func(string) *jsRegexp) any {
 			a.elems[i] = toE(e, re)
 		}
 		return a
-	case map[string]any:
-		o := &eobj{keys: make([]string, 0, len(t))}
-		for k := range t {
-			o.keys = append(o.keys, k)
+	case *config.Object:
+		if t == nil {
+			break
 		}
-		jsKeyOrder(o.keys)
+		o := &eobj{keys: jsKeys(t)}
 		o.vals = make([]any, len(o.keys))
 		for i, k := range o.keys {
-			o.vals[i] = toE(t[k], re)
+			e, _ := t.Get(k)
+			o.vals[i] = toE(e, re)
 		}
 		return o
 	}
@@ -565,103 +456,6 @@ func numberFor(s string) (float64, bool) {
 	return f, jsvalue.FormatNumber(f) == s
 }
 
-// topObject turns the top-level expected value into the object whose keys
-// predicateSatisfied iterates (Object.keys of a string or array gives its
-// indexes; of a number or boolean, nothing).
-func topObject(v any) *eobj {
-	switch t := v.(type) {
-	case *eobj:
-		return t
-	case *earr:
-		o := &eobj{}
-		for i, e := range t.elems {
-			o.keys = append(o.keys, fmt.Sprint(i))
-			o.vals = append(o.vals, e)
-		}
-		return o
-	case *eleaf:
-		s, ok := t.v.(string)
-		if !ok {
-			return &eobj{}
-		}
-		o := &eobj{}
-		for i, n := 0, jsvalue.Len16(s); i < n; i++ {
-			ch, _ := jsvalue.CharAt16(s, i)
-			o.keys = append(o.keys, fmt.Sprint(i))
-			l := &eleaf{v: ch, s: ch}
-			if t.re != nil {
-				l.re, _ = compileJSRegex(ch, t.re.ic)
-			}
-			o.vals = append(o.vals, l)
-		}
-		return o
-	}
-	return nil
-}
-
-// eplain converts an expected tree back to plain values (for stringify).
-func eplain(v any) any {
-	switch t := v.(type) {
-	case *eleaf:
-		return t.v
-	case *earr:
-		out := make([]any, len(t.elems))
-		for i, e := range t.elems {
-			out[i] = eplain(e)
-		}
-		return out
-	case *eobj:
-		m := make(map[string]any, len(t.keys))
-		for i, k := range t.keys {
-			m[k] = eplain(t.vals[i])
-		}
-		return m
-	}
-	return v
-}
-
-// decodeBase64 is Buffer.from(s, 'base64').toString(): lenient about the
-// alphabet (standard and URL-safe), skipping other characters, stopping at '='.
-func decodeBase64(s string) string {
-	out := make([]byte, 0, len(s)*3/4)
-	var acc uint32
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		var v byte
-		switch {
-		case c >= 'A' && c <= 'Z':
-			v = c - 'A'
-		case c >= 'a' && c <= 'z':
-			v = c - 'a' + 26
-		case c >= '0' && c <= '9':
-			v = c - '0' + 52
-		case c == '+' || c == '-':
-			v = 62
-		case c == '/' || c == '_':
-			v = 63
-		case c == '=':
-			i = len(s)
-			continue
-		default:
-			continue
-		}
-		acc = acc<<6 | uint32(v)
-		n++
-		if n == 4 {
-			out = append(out, byte(acc>>16), byte(acc>>8), byte(acc))
-			acc, n = 0, 0
-		}
-	}
-	switch n {
-	case 2:
-		out = append(out, byte(acc>>4))
-	case 3:
-		out = append(out, byte(acc>>10), byte(acc>>2))
-	}
-	return jsvalue.DecodeUTF8(out)
-}
-
 // childNames returns the names of x when x is $ followed by names only, as $.a.b is: such a path
 // selects at most one value, which walking the maps finds (see safeJPGet). Else it returns nil.
 func childNames(x jp.Expr) []string {
@@ -680,4 +474,41 @@ func childNames(x jp.Expr) []string {
 		keys = append(keys, string(ch))
 	}
 	return keys
+}
+
+// fromPlain is config.FromPlain for predicates decoded into Go maps, which lost the order of
+// their keys: a predicate naming several operators uses the first in predicates.js's order.
+func fromPlain(v any) config.Value {
+	o, isObj := config.FromPlain(v).(*config.Object)
+	if !isObj || o == nil {
+		return config.FromPlain(v)
+	}
+	return orderOperators(o)
+}
+
+func orderOperators(o *config.Object) *config.Object {
+	rank := func(k string) int {
+		if i := slices.Index(opNames[:], k); i >= 0 {
+			return i
+		}
+		return len(opNames)
+	}
+	slices.SortStableFunc(o.Members, func(a, b config.Member) int { return rank(a.Key) - rank(b.Key) })
+	for i, m := range o.Members {
+		switch m.Key {
+		case "not":
+			if sub, ok := m.Value.(*config.Object); ok && sub != nil {
+				o.Members[i].Value = orderOperators(sub)
+			}
+		case "or", "and":
+			if list, ok := m.Value.([]any); ok {
+				for j, e := range list {
+					if sub, ok := e.(*config.Object); ok && sub != nil {
+						list[j] = orderOperators(sub)
+					}
+				}
+			}
+		}
+	}
+	return o
 }

@@ -43,7 +43,7 @@ func settledBy(ps []*pred) settledStub {
 		return settledStub{}
 	}
 	p := ps[0]
-	if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.err != nil || p.exp == nil || p.exists {
+	if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.exp == nil || p.exists {
 		return settledStub{}
 	}
 	names := &fieldNames
@@ -137,7 +137,7 @@ func fieldLiterals(ps []*pred) []fieldLit {
 		return nil
 	}
 	p := ps[0]
-	if p.op != opEquals || p.pp == nil || p.err != nil || p.exp == nil || p.exists {
+	if p.op != opEquals || p.pp == nil || p.exp == nil || p.exists {
 		return nil
 	}
 	if !p.pp.simple {
@@ -184,12 +184,9 @@ func fieldLiterals(ps []*pred) []fieldLit {
 }
 
 // selectedLiteral returns the literal body an equals predicate with a selector requires, when
-// the predicate cannot throw: the selector compiled, binds every prefix it uses, and the pipe
-// has no except or binary mode.
+// the predicate cannot throw: the selector is one fast nodes apply (compile.go, newPipe).
 func selectedLiteral(p *pred) []fieldLit {
-	pp := p.pp
-	if pp.sel == nil || pp.binary || pp.except != nil || pp.selErr != nil || pp.sel.unbound ||
-		(pp.sel.xml && pp.sel.xpExpr == nil) || (!pp.sel.xml && !pp.sel.jpOK) {
+	if p.pp.sel == nil { // a selector fast nodes apply: it raises no error
 		return nil
 	}
 	for i, k := range p.exp.keys {
@@ -221,7 +218,7 @@ func regexPrefix(ps []*pred) (*jsRegexp, bool) {
 		return nil, false
 	}
 	p := ps[0]
-	if p.op != opMatches || p.pp == nil || !p.pp.simple || p.pp.selErr != nil || p.err != nil || p.exp == nil ||
+	if p.op != opMatches || p.pp == nil || !p.pp.simple || p.exp == nil ||
 		len(p.exp.keys) != 1 || p.exp.keys[0] != fieldNames[fPath] {
 		return nil, false
 	}
@@ -270,7 +267,7 @@ func indexable(ps []*pred) (literal, bool) {
 		return literal{}, false
 	}
 	p := ps[0]
-	if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.err != nil || p.exp == nil {
+	if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.exp == nil {
 		return literal{}, false
 	}
 	var found literal
@@ -528,56 +525,55 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 	}
 }
 
-// candidates appends to lists the stubs of g that r can match.
+// candidates appends to lists the stubs of g that r can match: those whose literal is the
+// request's value under g's key (or one of its values), or every stub of g when the value is
+// one the speed layer does not read (an object, an array of the body, a key repeated).
 func (g *fieldGroup) candidates(c *evalCtx, lists [][]int32, buf []byte) [][]int32 {
 	if c.r.TCP {
-		return lists
+		return lists // no body, query or headers: the predicates are false
 	}
-	c.begin(g.probe)
+	c.cur = g.probe
 	defer func() { c.cur = nil }()
 	if g.sel {
 		// What the selector selects, as the predicate compares it (memoized for the stubs).
-		return appendVals(lists, g, c.get(&c.root, fieldNames[fBody]))
+		return appendVals(lists, g, c.selected())
 	}
 	if g.field != fBody {
-		kv, ok := c.root.get(fieldNames[g.field]).(*kvObj)
-		if !ok {
+		f, present := c.lookup(fieldNames[g.field])
+		if !present {
 			return lists
 		}
-		raw, n := kv.rawOne(g.key)
-		switch n {
-		case 0:
+		kv := c.kvOf(f)
+		name, found := kv.winner(g.key)
+		if !found {
 			return lists // undefined equals no non-empty literal
-		case 1:
-			return g.appendPiped(lists, raw, buf)
 		}
-		return appendVals(lists, g, kv.get(g.key))
+		for _, v := range kv.kvs {
+			if v.Name == name {
+				lists = g.appendPiped(lists, v.Value, buf)
+			}
+		}
+		return lists
 	}
-	if so := c.scanBody(g.keys); so != nil {
+	if c.r.Body == "" {
+		return lists // no body: the predicates are false
+	}
+	if so := c.scanFields(g.keys); so != nil {
 		switch so.kind[g.keyAt] {
 		case scannedRaw:
 			return g.appendPiped(lists, so.strs[g.keyAt], buf)
-		case scannedText:
-			return appendList(lists, g.byVal[so.strs[g.keyAt]])
+		case scannedNum:
+			return appendVal(lists, g, so.nums[g.keyAt])
+		case scannedComplex:
+			return append(lists, g.all)
 		}
-		return appendVals(lists, g, so.value(g.keyAt))
+		return appendVal(lists, g, so.vals[g.keyAt])
 	}
-	s, ok := c.get(&c.root, fieldNames[fBody]).(string)
-	if !ok {
-		return lists // no body: the predicates are false
+	v, sure := c.bodyValue(g.key)
+	if sure != yes {
+		return append(lists, g.all) // an array body: predicateSatisfied tries every element
 	}
-	switch t := c.tryJSON(s).(type) {
-	case []any:
-		// An array body: predicateSatisfied tries every element.
-		return append(lists, g.all)
-	case map[string]any:
-		v, ok := t[g.key]
-		if !ok {
-			return lists
-		}
-		return appendVals(lists, g, v)
-	}
-	return lists
+	return appendVals(lists, g, v)
 }
 
 // appendPiped appends the stubs of g that require raw as g's simple pipe makes it (lowercased

@@ -8,17 +8,16 @@ import (
 	"github.com/mockd/mockd/internal/jsvalue"
 )
 
-// The actual side of a comparison is a JavaScript value as jsvalue has them: undefined
-// (jsvalue.Undef), null (nil), bool, float64, string, []any, map[string]any (a parsed JSON
-// object) or one of the request views (*reqObj, *kvObj); compiled constants (*eleaf, *earr) are
-// jsvalue.Valuers. The reference evaluator (reference.go) uses *config.Object for objects.
+// Values are JavaScript values as jsvalue has them: undefined (jsvalue.Undef), null (nil), bool,
+// float64, string, []any, and objects as *config.Object (the reference) or map[string]any
+// (JSON parsed for a selector or a fast node); a compiled constant (*eleaf) is a jsvalue.Valuer.
 
 func isArray(v any) bool { _, ok := v.([]any); return ok }
 
 // isObject is helpers.isObject: typeof 'object' and not null (arrays too).
 func isObject(v any) bool {
 	switch t := v.(type) {
-	case []any, map[string]any, *reqObj, *kvObj, *eobj, *earr:
+	case []any, map[string]any:
 		return true
 	case *config.Object:
 		return t != nil
@@ -175,8 +174,6 @@ func appendCanon(dst []byte, v any) []byte {
 			dst = appendCanon(dst, e)
 		}
 		return append(dst, ']')
-	case *earr:
-		return appendCanon(dst, t.elems)
 	case map[string]any:
 		keys := make([]string, 0, len(t))
 		for k, e := range t {
@@ -195,12 +192,6 @@ func appendCanon(dst []byte, v any) []byte {
 			dst = appendCanon(dst, t[k])
 		}
 		return append(dst, '}')
-	case *eobj:
-		m := make(map[string]any, len(t.keys))
-		for i, k := range t.keys {
-			m[k] = t.vals[i]
-		}
-		return appendCanon(dst, m)
 	case *config.Object:
 		if t == nil {
 			return append(dst, "null"...)
@@ -210,10 +201,6 @@ func appendCanon(dst []byte, v any) []byte {
 			m[mem.Key] = mem.Value
 		}
 		return appendCanon(dst, m)
-	case *kvObj:
-		return appendCanon(dst, t.materialize())
-	case *reqObj:
-		return appendCanon(dst, t.materialize())
 	}
 	return append(dst, "null"...)
 }
@@ -233,4 +220,46 @@ func appendQuoted(dst []byte, s string) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// decodeBase64 is Buffer.from(s, 'base64').toString(): lenient about the
+// alphabet (standard and URL-safe), skipping other characters, stopping at '='.
+func decodeBase64(s string) string {
+	out := make([]byte, 0, len(s)*3/4)
+	var acc uint32
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var v byte
+		switch {
+		case c >= 'A' && c <= 'Z':
+			v = c - 'A'
+		case c >= 'a' && c <= 'z':
+			v = c - 'a' + 26
+		case c >= '0' && c <= '9':
+			v = c - '0' + 52
+		case c == '+' || c == '-':
+			v = 62
+		case c == '/' || c == '_':
+			v = 63
+		case c == '=':
+			i = len(s)
+			continue
+		default:
+			continue
+		}
+		acc = acc<<6 | uint32(v)
+		n++
+		if n == 4 {
+			out = append(out, byte(acc>>16), byte(acc>>8), byte(acc))
+			acc, n = 0, 0
+		}
+	}
+	switch n {
+	case 2:
+		out = append(out, byte(acc>>4))
+	case 3:
+		out = append(out, byte(acc>>10), byte(acc>>2))
+	}
+	return jsvalue.DecodeUTF8(out)
 }

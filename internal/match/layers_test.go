@@ -21,7 +21,8 @@ import (
 // with the same code and message. The inputs are Mountebank's own cases, every fuzz corpus
 // entry under testdata/fuzz, and the predicates and requests of the compat scenarios.
 
-// agreeAll fails t unless Find, Find without speed paths and the reference agree on r.
+// agreeAll fails t unless Find, Find without its index and scans, Find with every node a
+// reference node, and the reference agree on r.
 func agreeAll(t *testing.T, set *Set, ref *Reference, r *request.Request, what string) {
 	t.Helper()
 	type answer struct {
@@ -33,7 +34,9 @@ func agreeAll(t *testing.T, set *Set, ref *Reference, r *request.Request, what s
 	i, err := set.Find(r)
 	answers = append(answers, answer{"Find", i, err})
 	i, err = scanParsed(set, r)
-	answers = append(answers, answer{"Find without speed paths", i, err})
+	answers = append(answers, answer{"Find without index and scans", i, err})
+	i, err = plainFind(set, r)
+	answers = append(answers, answer{"Find with every node a reference node", i, err})
 	i, err = ref.Find(r)
 	answers = append(answers, answer{"reference", i, err})
 	want := answers[len(answers)-1]

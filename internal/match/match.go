@@ -1,9 +1,17 @@
 // Package match compiles Mountebank predicates and finds the first stub of an
 // imposter whose predicates match a request, with Mountebank 2.9.1's exact
 // semantics (models/predicates.js).
+//
+// It works in two layers. The reference (reference.go, selectors.go) is predicates.js written
+// plainly, to be read next to it. The speed layer (index.go, compile.go, eval.go, jsonscan.go)
+// narrows the candidate stubs and evaluates the predicate shapes it specialises, reading the
+// request in place; every other predicate, and any request a fast node is unsure of, goes to the
+// reference. Deleting a fast path changes no answer, only the time it takes: layers_test.go
+// holds Find, Find without the speed layer and the reference to the same answers.
 package match
 
 import (
+	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -79,16 +87,20 @@ type Injector interface {
 	Predicate(source string, r *request.Request) (bool, error)
 }
 
-// Set is the compiled predicates of all stubs of one imposter. It is
-// immutable and safe for concurrent use.
+// Set is the compiled predicates of all stubs of one imposter, in two layers: the reference
+// evaluator (reference.go) holds Mountebank's semantics, and the speed layer (the candidate
+// index of index.go, the fast nodes of compile.go and eval.go) answers what it specialises and
+// hands everything else to the reference. It is immutable and safe for concurrent use.
 type Set struct {
 	stubs    [][]*pred
 	idx      index
+	binary   bool
 	injector Injector
 	scripted bool
 	// noScan turns off reading JSON bodies by scanning their text (scanSelect, scanFields):
-	// every body is parsed. Tests compare the two readings on copies of a Set (withoutScans).
-	noScan bool
+	// every body is parsed. referenceOnly turns the whole speed layer off: no index, and the
+	// reference evaluates every predicate. Tests compare the layers on copies of a Set.
+	noScan, referenceOnly bool
 }
 
 // Scripted reports whether a predicate of s is an inject: a script may then have kept a
@@ -102,9 +114,9 @@ func (s *Set) Len() int { return len(s.stubs) }
 // stub with no predicates matches everything), or -1. An error is what
 // Mountebank would raise evaluating the predicates (its imposter answers 500).
 func (s *Set) Find(r *request.Request) (int, error) {
-	c := acquireCtx(s, r, false)
+	c := acquireCtx(s, r)
 	defer releaseCtx(c)
-	if r.BodyMissing {
+	if r.BodyMissing || s.referenceOnly {
 		// deepEquals throws on such a request before looking at any field,
 		// so no stub may be skipped.
 		return s.scan(c, 0)
@@ -130,7 +142,7 @@ func (s *Set) Match(i int, r *request.Request) (bool, error) {
 	if i < 0 || i >= len(s.stubs) {
 		return false, nil
 	}
-	c := acquireCtx(s, r, false)
+	c := acquireCtx(s, r)
 	defer releaseCtx(c)
 	return c.stub(s.stubs[i])
 }
@@ -140,24 +152,40 @@ func (s *Set) Match(i int, r *request.Request) (bool, error) {
 // returns the errors Mountebank's dry-run validation returns for those
 // predicates (an *Error, or Errors when several stubs are invalid); invalid
 // regular expressions and RE2-unsupported constructs are always errors.
+//
+// Decoding into maps lost the order of the keys: a predicate naming several operators uses
+// the first in predicates.js's order. CompileValues keeps the configured order.
 func Compile(stubs [][]any, opts Options) (*Set, error) {
-	cc := &compiler{binary: opts.Binary}
-	s := &Set{stubs: make([][]*pred, len(stubs)), injector: opts.Injector}
-	var errs Errors
+	ordered := make([]config.Value, len(stubs))
 	for i, preds := range stubs {
+		list := make([]any, len(preds))
+		for j, p := range preds {
+			list[j] = fromPlain(p)
+		}
+		ordered[i] = list
+	}
+	return CompileValues(ordered, opts)
+}
+
+// CompileValues is Compile for the predicates as configured: stubs[i] is the "predicates"
+// array of stub i (nil or not an array: no predicates), whose keys keep their order.
+func CompileValues(stubs []config.Value, opts Options) (*Set, error) {
+	cc := &compiler{ev: &evaluator{binary: opts.Binary}}
+	s := &Set{stubs: make([][]*pred, len(stubs)), binary: opts.Binary, injector: opts.Injector}
+	var errs Errors
+	for i, v := range stubs {
+		preds, _ := v.([]any)
 		cc.err = nil
 		ps := make([]*pred, len(preds))
 		for j, p := range preds {
 			ps[j] = cc.pred(p)
 		}
 		s.stubs[i] = ps
-		if cc.err != nil {
-			e := *cc.err
-			e.Stub = i
-			errs = append(errs, &e)
-			continue
+		err := cc.err
+		if err == nil {
+			err = dryRun(preds, opts)
 		}
-		if err := s.dryRun(ps, opts.TCP); err != nil {
+		if err != nil {
 			e := *err
 			e.Stub = i
 			errs = append(errs, &e)
@@ -178,23 +206,18 @@ func Compile(stubs [][]any, opts Options) (*Set, error) {
 	return s, nil
 }
 
-// dryRun evaluates every top-level predicate against Mountebank's test
-// request, as dryRunValidator.js does, and returns the first error.
-func (s *Set) dryRun(ps []*pred, tcp bool) *Error {
-	r := &request.Request{}
-	if tcp {
-		r.TCP, r.Data = true, "test"
-	} else {
-		r.Method, r.Path, r.HasForm = "GET", "/", true
-	}
-	c := acquireCtx(s, r, true)
-	defer releaseCtx(c)
-	for _, p := range ps {
-		if _, err := c.eval(p); err != nil {
-			if e, ok := err.(*Error); ok {
+// dryRun evaluates every predicate of a stub against Mountebank's test request, as
+// dryRunValidator.js does (every one, not stopping at the first that fails), and returns the
+// first error.
+func dryRun(preds []any, opts Options) *Error {
+	ev := &evaluator{binary: opts.Binary}
+	req := dryRunRequest(opts.TCP)
+	for _, p := range preds {
+		if res := ev.evaluate(p, req); res.Err != nil {
+			if e, ok := res.Err.(*Error); ok {
 				return e
 			}
-			return typeError(err.Error())
+			return typeError(res.Err.Error())
 		}
 	}
 	return nil

@@ -69,8 +69,9 @@ func FuzzFind(f *testing.F) {
 		defer request.Release(r)
 		got, gerr := set.Find(r)
 		want, werr := scanParsed(set, r)
-		if got != want || (gerr == nil) != (werr == nil) {
-			t.Fatalf("indexed Find = %d, %v; scan = %d, %v", got, gerr, want, werr)
+		ref, rerr := plainFind(set, r)
+		if got != want || (gerr == nil) != (werr == nil) || !sameAnswer(got, gerr, ref, rerr) {
+			t.Fatalf("indexed Find = %d, %v; scan = %d, %v; reference = %d, %v", got, gerr, want, werr, ref, rerr)
 		}
 	})
 }

@@ -68,18 +68,19 @@ func loadMBCases(t testing.TB) []mbCase {
 	return cases
 }
 
-// TestMountebankGroundTruth evaluates each predicate as Mountebank's
-// evaluate(predicate, request) did and compares result and error.
+// TestMountebankGroundTruth evaluates each predicate with the speed layer (a fast node, or the
+// reference for what it does not specialise) as Mountebank's evaluate(predicate, request) did,
+// and compares result and error.
 func TestMountebankGroundTruth(t *testing.T) {
 	for _, tc := range loadMBCases(t) {
 		t.Run(tc.Name, func(t *testing.T) {
-			cc := &compiler{binary: tc.Binary}
-			p := cc.pred(tc.Predicate)
+			cc := &compiler{ev: &evaluator{binary: tc.Binary}}
+			p := cc.pred(fromPlain(tc.Predicate))
 			if cc.err != nil {
 				t.Fatalf("compile %v: %v", tc.Predicate, cc.err)
 			}
-			s := &Set{stubs: [][]*pred{{p}}}
-			c := acquireCtx(s, tc.request(), false)
+			s := &Set{stubs: [][]*pred{{p}}, binary: tc.Binary}
+			c := acquireCtx(s, tc.request())
 			got, err := c.eval(p)
 			releaseCtx(c)
 			switch {

@@ -10,6 +10,7 @@ package match
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/antchfx/xmlquery"
@@ -67,9 +68,17 @@ type evaluator struct {
 	injector Injector
 	live     *request.Request // the request inject predicates see; nil when explaining JSON
 	explain  bool
-	// normalized memoizes normalize(request) per set of parameters: it is a pure function,
-	// and most stubs of an imposter share their parameters.
+	// normalized memoizes normalize(request) per set of parameters, and parsed tryJSON per
+	// text and parameters: they are pure functions, and most stubs of an imposter share their
+	// parameters.
 	normalized map[paramsKey]normalizedRequest
+	parsed     map[tryJSONKey]any
+}
+
+type tryJSONKey struct {
+	text                                    string
+	keyLower, valLower, hasExcept, exceptIC bool
+	except                                  string
 }
 
 type normalizedRequest struct {
@@ -154,7 +163,7 @@ func (ev *evaluator) evaluate(predicate, req any) *PredicateResult {
 	case "or", "and":
 		ev.combine(res, pred, req)
 	case "inject":
-		ev.inject(res, pred)
+		ev.inject(res, pred, req)
 	case "deepEquals":
 		ev.deepEquals(res, pred, req)
 	default:
@@ -219,7 +228,11 @@ func (ev *evaluator) combine(res *PredicateResult, pred *config.Object, req any)
 }
 
 // inject is predicates.js inject. Explaining never runs a script: it may change state.
-func (ev *evaluator) inject(res *PredicateResult, pred *config.Object) {
+func (ev *evaluator) inject(res *PredicateResult, pred *config.Object, req any) {
+	if prop(req, "isDryRun") == true {
+		res.Matched = true
+		return
+	}
 	if ev.explain || ev.live == nil {
 		res.NotRun = true
 		res.Failure = &Failure{Operator: "inject", Message: "inject predicates are not run to explain a request"}
@@ -615,6 +628,19 @@ func exceptJS(s string, p params) (string, error) {
 // tryJSON is predicates.js tryJSON: text parsed as JSON with keys and strings transformed (but
 // arrays not sorted), or the text itself.
 func (ev *evaluator) tryJSON(text string, p params) any {
+	key := tryJSONKey{text, p.keyLower, p.valLower, p.hasExcept, p.exceptIC, p.except}
+	if v, ok := ev.parsed[key]; ok {
+		return v
+	}
+	if ev.parsed == nil {
+		ev.parsed = map[tryJSONKey]any{}
+	}
+	v := ev.tryJSONUncached(text, p)
+	ev.parsed[key] = v
+	return v
+}
+
+func (ev *evaluator) tryJSONUncached(text string, p params) any {
 	v, err := config.ParseJSON([]byte(text))
 	if err != nil {
 		return text
@@ -832,7 +858,7 @@ func keysOf(v any) ([]string, error) {
 func indexKeys(n int) []string {
 	keys := make([]string, n)
 	for i := range keys {
-		keys[i] = itoa(i)
+		keys[i] = strconv.Itoa(i)
 	}
 	return keys
 }
@@ -907,6 +933,16 @@ func requestObject(r *request.Request) *config.Object {
 		o.Set("form", queryObject(r.Form))
 	}
 	return o
+}
+
+// dryRunRequest is the request Mountebank's dry-run validation evaluates predicates against:
+// the protocol's testRequest (baseHttpServer.js, tcpServer.js) with isDryRun set.
+func dryRunRequest(tcp bool) *config.Object {
+	if tcp {
+		return config.NewObject("data", "test", "isDryRun", true)
+	}
+	return config.NewObject("requestFrom", "", "method", "GET", "path", "/", "query", &config.Object{},
+		"headers", &config.Object{}, "form", &config.Object{}, "body", "", "isDryRun", true)
 }
 
 // queryObject is querystring.parse's object: a repeated key's values in an array.

@@ -1,0 +1,69 @@
+package match
+
+import (
+	"testing"
+
+	"github.com/mockd/mockd/internal/request"
+)
+
+// TestScenarioPredicatesAreFast: the predicates of bench/'s scenarios are fast nodes (every
+// leaf under not, or and and), so the speed layer answers them without the reference; shapes
+// it does not specialise are reference nodes.
+func TestScenarioPredicatesAreFast(t *testing.T) {
+	var fast func(p *pred) bool
+	fast = func(p *pred) bool {
+		if p.op == opNot || p.op == opOr || p.op == opAnd {
+			for _, s := range p.sub {
+				if !fast(s) {
+					return false
+				}
+			}
+			return true
+		}
+		return p.fast
+	}
+	for _, sc := range benchScenarios {
+		s, err := Compile(sc.stubs(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ps := range s.stubs {
+			if !fast(ps[0]) {
+				t.Errorf("%s: stub %d is not a fast node", sc.name, i)
+			}
+		}
+		r := sc.req()
+		if got, err := s.Find(r); got != sc.want || err != nil {
+			t.Errorf("%s: Find = %d, %v; want %d", sc.name, got, err, sc.want)
+		}
+		request.Release(r)
+	}
+
+	for _, src := range []string{
+		`{"equals":{"path":"/a"},"except":"x"}`,
+		`{"deepEquals":{"body":{"a":"1"}}}`,
+		`{"equals":{"body":{"a":[1]}}}`,
+		`{"equals":{"body":{"a":{"b":1}}}}`,
+		`{"contains":{"body":{"a":1}}}`,
+		`{"equals":{"query":{"q":["1","2"]}}}`,
+		`{"matches":{"body":"x"},"jsonpath":{"selector":"$.a"}}`,
+		`{"equals":{"body":"x","path":"/"},"jsonpath":{"selector":"$.a"}}`,
+		`{"equals":{"body":"x"},"xpath":{"selector":"//a:b"}}`,
+		`{"equals":{"Path":"/a"},"caseSensitive":true}`,
+		`{"equals":"x"}`,
+		`{"inject":"function () { return true; }"}`,
+	} {
+		s, err := Compile([][]any{{decodeOne(t, src)}}, Options{Injector: &fakeInjector{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast(s.stubs[0][0]) {
+			t.Errorf("%s is a fast node, want a reference node", src)
+		}
+	}
+}
+
+func decodeOne(t *testing.T, src string) any {
+	t.Helper()
+	return decode(t, "[["+src+"]]")[0][0]
+}

@@ -1,0 +1,158 @@
+package match
+
+// This file is what predicates.js's select functions call: jsonpath.js (jsonpath-plus) and
+// xpath.js (xpath over xmldom), followed by select and orderIndependent. Both layers select with
+// these functions: the reference for every predicate with a selector, the speed layer for the
+// selectors of its fast nodes.
+
+import (
+	"github.com/antchfx/xmlquery"
+	"github.com/antchfx/xpath"
+
+	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/xmldoc"
+)
+
+// jsonPathSelect is jsonpath.js select followed by predicates.js select and orderIndependent:
+// what the selector picks from v, the text tryJSON parsed (and forceStrings made strings of).
+func jsonPathSelect(sel *selector, v any) any {
+	if !sel.jpOK {
+		return jsvalue.Undef
+	}
+	if !isObject(v) {
+		// JSON.parse(possibleJSON)
+		p, ok := request.ParseJSON(jsString(v))
+		if !ok {
+			return jsvalue.Undef
+		}
+		v = p
+	}
+	if !jsvalue.Truthy(v) {
+		return jsvalue.Undef
+	}
+	res := safeJPGet(sel, v)
+	switch len(res) {
+	case 0:
+		return jsvalue.Undef
+	case 1:
+		// orderIndependent sorts the selection when it is itself an array.
+		if a, ok := res[0].([]any); ok {
+			return sortJS(a)
+		}
+		return res[0]
+	}
+	return sortJS(res)
+}
+
+func safeJPGet(sel *selector, v any) (res []any) {
+	defer func() {
+		if recover() != nil {
+			res = nil
+		}
+	}()
+	if sel.jpLength != nil {
+		// jsonpath-plus reads "length" as an own property of arrays and strings.
+		for _, x := range sel.jpLength.Get(v) {
+			switch t := x.(type) {
+			case []any:
+				res = append(res, float64(len(t)))
+			case string:
+				res = append(res, float64(jsvalue.Len16(t)))
+			case map[string]any:
+				if l, ok := t["length"]; ok {
+					res = append(res, l)
+				}
+			}
+		}
+		return res
+	}
+	if sel.jpKeys != nil {
+		// What jp.Expr.Get selects on parsed JSON (maps, arrays and scalars), without its
+		// 1 KiB evaluation stack: a name selects only in a map that has it.
+		for _, k := range sel.jpKeys {
+			m, isMap := v.(map[string]any)
+			if !isMap {
+				return nil
+			}
+			if v, isMap = m[k]; !isMap {
+				return nil
+			}
+		}
+		return []any{v}
+	}
+	return sel.jpExpr.Get(v)
+}
+
+// xpathSelect is xpath.js select followed by predicates.js select and orderIndependent, for a
+// selector that compiled and does not give a string: a number, a boolean, the value of the one
+// node selected, the sorted values of several, or undefined.
+func xpathSelect(x *xpath.Expr, doc *xmlquery.Node) any {
+	res := safeEval(x, doc)
+	switch t := res.(type) {
+	case float64, bool:
+		return t
+	case *xpath.NodeIterator:
+		var vals []any
+		for t.MoveNext() {
+			vals = append(vals, xpathNodeValue(t.Current()))
+		}
+		switch len(vals) {
+		case 0:
+			return jsvalue.Undef
+		case 1:
+			return vals[0]
+		}
+		return sortJS(vals)
+	}
+	return jsvalue.Undef
+}
+
+func parseXML(s string) *xmlquery.Node {
+	if doc := xmldoc.Parse(s); doc != nil {
+		return doc
+	}
+	return emptyDoc()
+}
+
+// xpathNodeValue is xpath.js nodeValue.
+func xpathNodeValue(nav xpath.NodeNavigator) any {
+	if nav.NodeType() == xpath.AttributeNode {
+		return nav.Value()
+	}
+	var node *xmlquery.Node
+	switch n := nav.(type) {
+	case *nsNav:
+		node = n.Current()
+	case *xmlquery.NodeNavigator:
+		node = n.Current()
+	default:
+		return nav.Value()
+	}
+	switch node.Type {
+	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode, xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
+		// a node with a value of its own
+	default:
+		node = node.FirstChild // an element's value is its first child's
+	}
+	if s, ok := nodeData(node); ok {
+		return s
+	}
+	return "undefined"
+}
+
+// nodeData is the value of a text, CDATA, comment or processing-instruction node.
+func nodeData(n *xmlquery.Node) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	switch n.Type {
+	case xmlquery.TextNode, xmlquery.CharDataNode, xmlquery.CommentNode:
+		return n.Data, true
+	case xmlquery.ProcessingInstruction, xmlquery.DeclarationNode:
+		if n.ProcInst != nil {
+			return n.ProcInst.Inst, true
+		}
+	}
+	return "", false
+}
