@@ -225,6 +225,14 @@ func newEngines() map[string]*engine {
 			prepare: prepareMockd,
 			args:    mockdArgs,
 		},
+		// another build of mockd (--baseline), measured in the same rounds as mockd: what a
+		// change did to the speed, with the machine's drift shared by both.
+		"mockd-baseline": {
+			name:    "mockd-baseline",
+			api:     "mb",
+			prepare: prepareBaseline,
+			args:    mockdArgs,
+		},
 		// mockd with metrics off: the metrics' cost is mockd's RPS over this one's.
 		"mockd-nometrics": {
 			name:    "mockd-nometrics",
@@ -329,6 +337,45 @@ func prepareMockd(h *harness, e *engine) error {
 	if rev := output("git", "-C", h.root, "describe", "--always", "--dirty"); rev != "" && !strings.Contains(rev, "fatal") {
 		e.version += " (" + rev + ")"
 	}
+	return nil
+}
+
+// prepareBaseline uses --baseline as an executable when it names one, and otherwise builds that
+// git revision of the repository (git archive into .peers/baseline-REV, then go build), once.
+func prepareBaseline(h *harness, e *engine) error {
+	b := h.opts.baseline
+	if b == "" {
+		return errors.New("no --baseline given (a git revision or a mockd executable)")
+	}
+	if st, err := os.Stat(b); err == nil && !st.IsDir() {
+		if e.bin, err = filepath.Abs(b); err != nil {
+			return err
+		}
+		e.version = firstLine(output(e.bin, "version")) + " (--baseline " + b + ")"
+		return nil
+	}
+	rev := output("git", "-C", h.root, "rev-parse", "--verify", "--quiet", b+"^{commit}")
+	if len(rev) != 40 {
+		return fmt.Errorf("--baseline %q is neither an executable nor a git revision of %s", b, h.root)
+	}
+	src := filepath.Join(h.peers, "baseline-"+rev[:12])
+	e.bin = filepath.Join(src, "mockd")
+	if _, err := os.Stat(e.bin); err != nil {
+		if err := os.RemoveAll(src); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(src, 0o755); err != nil {
+			return err
+		}
+		h.logf("building mockd %s (--baseline %s) in %s", rev[:12], b, src)
+		if err := runQuiet(h.ctx, h.root, nil, "", "sh", "-c", `git archive "$0" | tar -x -C "$1"`, rev, src); err != nil {
+			return err
+		}
+		if err := runQuiet(h.ctx, src, []string{"CGO_ENABLED=0"}, "", "go", "build", "-trimpath", "-o", e.bin, "./cmd/mockd"); err != nil {
+			return err
+		}
+	}
+	e.version = firstLine(output(e.bin, "version")) + " (" + rev[:12] + ")"
 	return nil
 }
 

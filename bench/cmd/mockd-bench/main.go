@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,6 +40,7 @@ type options struct {
 	engineCPU      string
 	loadCPU        string
 	mockdPath      string
+	baseline       string
 	mbPath         string
 	riftPath       string
 	riftVersion    string
@@ -123,7 +125,7 @@ func run(ctx context.Context, args []string) error {
 	var o options
 	fs := flag.NewFlagSet("mockd-bench", flag.ContinueOnError)
 	fs.BoolVar(&o.quick, "quick", false, "run the ~2-minute subset (1 run of 2 s per scenario)")
-	engines := fs.String("engines", strings.Join(engineOrder, ","), "comma-separated engines to run")
+	engines := fs.String("engines", strings.Join(defaultEngines(), ","), "comma-separated engines to run")
 	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names or name prefixes (default: all, or the quick subset)")
 	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 5s, 3s with --quick)")
 	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each measured run, on the same process (default 2s, 1s with --quick)")
@@ -135,6 +137,8 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&o.engineCPU, "engine-cpu", "1", "CPU list the engine is pinned to (taskset -c); empty disables pinning")
 	fs.StringVar(&o.loadCPU, "load-cpu", "0", "CPU list the load generator is pinned to")
 	fs.StringVar(&o.mockdPath, "mockd", "", "path to a mockd executable to use instead of building ./cmd/mockd")
+	fs.StringVar(&o.baseline, "baseline", "", "another mockd to compare with, a git revision of this repository or an executable: "+
+		"it runs as engine mockd-baseline (added to --engines), in the same rounds as mockd, and the report gives mockd's RPS over it")
 	fs.StringVar(&o.mbPath, "mb", "", "path to an mb 2.9.1 executable to use instead of installing one")
 	fs.StringVar(&o.riftPath, "rift", "", "path to a rift executable to use instead of building one")
 	fs.StringVar(&o.riftVersion, "rift-version", "", "rift-http-proxy version to cargo install (default: newest this Rust builds)")
@@ -145,6 +149,9 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	o.engines = splitList(*engines)
+	if o.baseline != "" && !slices.Contains(o.engines, "mockd-baseline") {
+		o.engines = append(o.engines, "mockd-baseline")
+	}
 	for _, p := range []*string{&o.mockdPath, &o.mbPath, &o.riftPath} {
 		if *p != "" && strings.ContainsRune(*p, os.PathSeparator) {
 			abs, err := filepath.Abs(*p)

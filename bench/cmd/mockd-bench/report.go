@@ -14,11 +14,23 @@ import (
 	"strings"
 )
 
-var engineOrder = []string{"mockd", "mockd-nometrics", "mockd-gopoller", "mockd-store", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
+var engineOrder = []string{"mockd", "mockd-baseline", "mockd-nometrics", "mockd-gopoller", "mockd-store", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
+
+// defaultEngines are the engines --engines names by default: all but mockd-baseline, which
+// --baseline adds.
+func defaultEngines() []string {
+	var out []string
+	for _, e := range engineOrder {
+		if e != "mockd-baseline" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // peers are the engines mockd's requests/s is compared with, each a ratio column.
 var peers = []struct{ eng, title string }{
-	{"rift", "Rift"}, {"mountebank", "Mountebank"}, {"wiremock", "WireMock"}, {"mockserver", "MockServer"}, {"ceiling", "ceiling"},
+	{"mockd-baseline", "baseline"}, {"rift", "Rift"}, {"mountebank", "Mountebank"}, {"wiremock", "WireMock"}, {"mockserver", "MockServer"}, {"ceiling", "ceiling"},
 }
 
 func (h *harness) lookup(scen, eng string) *result {
@@ -492,6 +504,18 @@ func (h *harness) targets(scens []*scenario) []string {
 			out = append(out, fmt.Sprintf("%s with --store vs without (mockd-store / mockd): %.2f×%s", s.Name, with/without,
 				noisy([2]string{s.Name, "mockd-store"}, [2]string{s.Name, "mockd"})))
 		}
+	}
+	// Baseline: this mockd against another build of it (--baseline), rounds alternating.
+	var base []float64
+	for _, s := range scens {
+		if r := h.ratio(s.Name, "mockd-baseline"); r > 0 {
+			base = append(base, r)
+		}
+	}
+	if len(base) > 0 {
+		sort.Float64s(base)
+		out = append(out, fmt.Sprintf("mockd / mockd-baseline (%s), median of %d scenarios: %.3f× (range %.3f× to %.3f×)",
+			h.opts.baseline, len(base), base[len(base)/2], base[0], base[len(base)-1]))
 	}
 	ratioOf := func(a, b, what string, min float64) {
 		x, ok1 := okRPS(a, "mockd")
