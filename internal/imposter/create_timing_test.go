@@ -66,3 +66,52 @@ func BenchmarkCreatePlainStubs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlainStubMemory reports the resident heap (HeapInuse after a full collection) that
+// each of 100,000 plain stubs keeps once the imposter is built: an equals predicate on the path
+// and an `is` response with a one-character body (issue 26's "< 1 KiB per plain stub").
+func BenchmarkPlainStubMemory(b *testing.B) {
+	const n = 100000
+	var doc strings.Builder
+	doc.WriteString(`{"protocol":"http","port":4545,"stubs":[`)
+	for i := range n {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		fmt.Fprintf(&doc, `{"predicates":[{"equals":{"path":"/p/%d"}}],"responses":[{"is":{"body":"x"}}]}`, i)
+	}
+	doc.WriteString(`]}`)
+	data := []byte(doc.String())
+	doc.Reset()
+	log := slog.New(slog.DiscardHandler)
+	inUse := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapInuse
+	}
+	var kept uint64
+	for b.Loop() {
+		before := inUse()
+		v, err := config.ParseJSON(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		def, errs := config.ParseImposter(v, config.ParseOptions{})
+		if len(errs) > 0 {
+			b.Fatal(errs)
+		}
+		v = nil
+		im, err := New(def, Options{Logger: log})
+		if err != nil {
+			b.Fatal(err)
+		}
+		def = nil
+		b.StopTimer()
+		kept = inUse() - before
+		runtime.KeepAlive(im)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(kept)/n, "inuse-B/stub")
+}

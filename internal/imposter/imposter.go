@@ -71,10 +71,14 @@ type Options struct {
 // stub is one stub with its run-time state. A stub keeps its state (response cycle, matches)
 // for as long as it stays in the imposter, however the stubs around it change.
 type stub struct {
-	id        uint64         // see newID
-	def       *config.Object // as configured (upcast), without matches
-	responses []response     // repeat-expanded
-	next      atomic.Uint64
+	id uint64 // see newID
+	// def is the stub as configured (upcast), without matches: it is only echoed back (GET,
+	// save, --debug), never read by key on the request path.
+	def *config.Object
+	// predicates is def's predicates ([]any, or nil), as match compiles them.
+	predicates config.Value
+	responses  []response // repeat-expanded
+	next       atomic.Uint64
 	// hits counts the requests the stub answered, always (GET /verify, expect).
 	hits atomic.Uint64
 	// written is the hits a shared store has (under the imposter's countMu).
@@ -205,8 +209,8 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, reco
 	st = t.stubs[idx]
 	st.hits.Add(1)
 	if debugLog {
-		preds, ok := st.def.Get("predicates")
-		if !ok || preds == nil {
+		preds := st.predicates
+		if preds == nil {
 			preds = &config.Object{}
 		}
 		im.logLine(slog.LevelDebug, "using predicate match: "+string(config.MarshalJSON(preds, 0)))
@@ -336,7 +340,7 @@ func releaseMemorySoon() {
 }
 
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
-	s := &stub{def: def, id: newID(), scen: im.stubScenarioOf(def)}
+	s := &stub{def: def, id: newID(), predicates: get(def, "predicates"), scen: im.stubScenarioOf(def)}
 	expect, errs := config.ParseExpect(get(def, "expect"), "expect")
 	if len(errs) > 0 {
 		return nil, errs[0]
@@ -392,7 +396,7 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 func (im *Imposter) compile(stubs []*stub) (*table, error) {
 	preds := make([][]any, len(stubs))
 	for i, s := range stubs {
-		switch p := get(s.def, "predicates").(type) {
+		switch p := s.predicates.(type) {
 		case []any:
 			preds[i] = config.Plain(p).([]any)
 		case nil:
@@ -410,7 +414,7 @@ func (im *Imposter) compile(stubs []*stub) (*table, error) {
 	}
 	ordered := make([]config.Value, len(stubs))
 	for i, s := range stubs {
-		ordered[i] = get(s.def, "predicates")
+		ordered[i] = s.predicates
 	}
 	t := &table{stubs: stubs, set: set, ref: match.NewReference(ordered, opts)}
 	for _, s := range stubs {

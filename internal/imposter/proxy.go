@@ -121,7 +121,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 	if always {
 		want := stableJSON(preds)
 		for i := index + 1; i < len(old); i++ {
-			have := get(old[i].def, "predicates")
+			have := old[i].predicates
 			if have == nil {
 				have = []any{}
 			}
@@ -137,7 +137,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			def := &config.Object{Members: append([]config.Member(nil), o.def.Members...)}
 			list, _ := get(o.def, "responses").([]any)
 			def.Set("responses", append(list, resp))
-			ns := &stub{def: def, responses: o.responses, expect: o.expect}
+			ns := &stub{def: def, predicates: o.predicates, responses: o.responses, expect: o.expect, scen: o.scen}
 			if err := im.addResponse(ns, resp); err != nil {
 				im.log.Error("cannot record proxy response", "err", err)
 				return
@@ -146,7 +146,9 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			ns.id = o.id
 			stubs := append([]*stub(nil), old...)
 			stubs[i] = ns
-			im.install(&table{stubs: stubs, set: im.tbl.Load().set})
+			t := *im.tbl.Load() // the same predicates: the compiled set and its reference stay
+			t.stubs = stubs
+			im.install(&t)
 			im.def.Stubs = append([]*config.Object(nil), im.def.Stubs...)
 			im.def.Stubs[i] = def
 			return

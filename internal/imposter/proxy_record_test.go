@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"log/slog"
 	"net"
 	"strconv"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
 )
 
 // TestProxyAlwaysAppends: proxyAlways appends each answer to the recorded stub, and a stub
@@ -51,5 +53,31 @@ func TestProxyAlwaysAppends(t *testing.T) {
 	}
 	if len(h.im.def.Stubs) != 2 || responses(&stub{def: h.im.def.Stubs[1]}) != 3 {
 		t.Errorf("the definition's stubs were not updated")
+	}
+}
+
+// TestProxyAlwaysAppendKeepsTable: a response appended to a recorded stub keeps the rest of the
+// table, so with --debug a request no stub matches is still explained (the table lost its
+// reference evaluator, and explaining panicked).
+func TestProxyAlwaysAppendKeepsTable(t *testing.T) {
+	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("answer") }}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
+	t.Cleanup(func() { _ = origin.Shutdown() })
+	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"startsWith":{"path":"/orders"}}],"responses":[{"proxy":{"to":"http://` +
+		ln.Addr().String() + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
+	log := slog.New(slog.DiscardHandler)
+	h, ctx := newBenchHandlerWith(t, imp, rawRequest("GET", "/orders/7", "", ""), Options{Logger: log, Debug: true})
+	serveOnce(t, h, ctx) // records a stub
+	serveOnce(t, h, ctx) // appends a response to it
+	if n := len(h.im.tbl.Load().stubs); n != 2 {
+		t.Fatalf("%d stubs, want 2", n)
+	}
+	st, _, _, why, rerr := h.im.resolve(&request.Request{Method: "GET", Path: "/none"})
+	if rerr != nil || st != nil || why == nil {
+		t.Fatalf("a request no stub matches: stub %v, explanation %v, error %v", st, why, rerr)
 	}
 }

@@ -49,12 +49,21 @@ type tcpData struct {
 
 // tcpProxy is a compiled tcp proxy response.
 type tcpProxy struct {
-	def        *config.Object // the proxy object as configured
 	to         string
 	addr       string // host:port; "" when to is not a tcp:// URL
 	toErr      *config.Error
 	mode       string
-	generators []*config.Object
+	generators []tcpGenerator
+	addWait    bool         // addWaitBehavior
+	addDecor   config.Value // addDecorateBehavior, nil when not truthy
+}
+
+// tcpGenerator is one compiled predicateGenerator of a tcp proxy.
+type tcpGenerator struct {
+	base    *config.Object // the generator's keys but matches, predicateOperator and ignore
+	op      config.Value   // predicateOperator
+	hasOp   bool
+	matches *config.Object
 }
 
 // compileTCPResponse validates and compiles one response of a tcp imposter: `is` with `data`,
@@ -162,7 +171,10 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	if !ok {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "Missing to", Source: p}
 	}
-	out := &tcpProxy{def: p, to: to, mode: "proxyOnce"}
+	out := &tcpProxy{to: to, mode: "proxyOnce", addWait: jsvalue.Truthy(get(p, "addWaitBehavior"))}
+	if d := get(p, "addDecorateBehavior"); jsvalue.Truthy(d) {
+		out.addDecor = d
+	}
 	if m, ok := get(p, "mode").(string); ok && (m == "proxyAlways" || m == "proxyTransparent") {
 		out.mode = m
 	}
@@ -177,9 +189,22 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	}
 	gens, _ := get(p, "predicateGenerators").([]any)
 	for _, g := range gens {
-		if o := config.AsObject(g); o != nil {
-			out.generators = append(out.generators, o)
+		o := config.AsObject(g)
+		if o == nil || o.Has("inject") && jsvalue.Truthy(get(o, "inject")) {
+			continue // injected generators are not supported yet and add nothing
 		}
+		matches := config.AsObject(get(o, "matches"))
+		if matches == nil {
+			continue
+		}
+		gen := tcpGenerator{base: &config.Object{}, matches: matches}
+		gen.op, gen.hasOp = o.Get("predicateOperator")
+		for _, m := range o.Members {
+			if m.Key != "matches" && m.Key != "predicateOperator" && m.Key != "ignore" {
+				gen.base.Set(m.Key, m.Value)
+			}
+		}
+		out.generators = append(out.generators, gen)
 	}
 	return out, nil
 }
@@ -493,11 +518,11 @@ func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, ans
 	preds := tcpPredicatesFor(req, p.generators)
 	newResp := config.NewObject("is", config.Clone(answer))
 	var extra []any
-	if t, _ := get(answer, "_proxyResponseTime").(float64); jsvalue.Truthy(get(p.def, "addWaitBehavior")) && t > 0 {
+	if t, _ := get(answer, "_proxyResponseTime").(float64); p.addWait && t > 0 {
 		extra = append(extra, config.NewObject("wait", t))
 	}
-	if d := get(p.def, "addDecorateBehavior"); jsvalue.Truthy(d) {
-		extra = append(extra, config.NewObject("decorate", d))
+	if p.addDecor != nil {
+		extra = append(extra, config.NewObject("decorate", p.addDecor))
 	}
 	if len(extra) > 0 {
 		newResp.Set("behaviors", extra)
@@ -508,26 +533,13 @@ func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, ans
 // tcpPredicatesFor builds the predicates of a recorded proxy response from predicateGenerators,
 // as Mountebank's predicatesFor does for a tcp request {requestFrom, ip, data}. Injected
 // generators are not supported yet and add nothing.
-func tcpPredicatesFor(req *request.Request, gens []*config.Object) []any {
+func tcpPredicatesFor(req *request.Request, gens []tcpGenerator) []any {
 	fields := config.NewObject("requestFrom", req.RequestFrom(), "ip", req.IP(), "data", req.Data)
 	preds := []any{}
 	for _, g := range gens {
-		if g.Has("inject") && jsvalue.Truthy(get(g, "inject")) {
-			continue
-		}
-		base := &config.Object{}
-		op, hasOp := g.Get("predicateOperator")
-		for _, m := range g.Members {
-			if m.Key != "matches" && m.Key != "predicateOperator" && m.Key != "ignore" {
-				base.Set(m.Key, config.Clone(m.Value))
-			}
-		}
-		matches := config.AsObject(get(g, "matches"))
-		if matches == nil {
-			continue
-		}
-		for _, m := range matches.Members {
-			pred := config.Clone(base).(*config.Object)
+		op, hasOp := g.op, g.hasOp
+		for _, m := range g.matches.Members {
+			pred := config.Clone(g.base).(*config.Object)
 			field, known := fields.Get(m.Key)
 			switch {
 			case m.Value == true && !hasOp:

@@ -142,11 +142,11 @@ func TestTCPPredicatesFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var gens []*config.Object
-		for _, g := range v.([]any) {
-			gens = append(gens, config.AsObject(g))
+		p, cerr := compileTCPProxy(config.NewObject("to", "tcp://127.0.0.1:1", "predicateGenerators", v))
+		if cerr != nil {
+			t.Fatal(cerr)
 		}
-		if got := string(config.MarshalJSON(tcpPredicatesFor(req, gens), 0)); got != tt.want {
+		if got := string(config.MarshalJSON(tcpPredicatesFor(req, p.generators), 0)); got != tt.want {
 			t.Errorf("predicateGenerators %s: got %s, want %s", tt.gens, got, tt.want)
 		}
 	}
