@@ -19,20 +19,30 @@ import (
 	"github.com/mockd/mockd/internal/xmldoc"
 )
 
-// selector is a compiled `using` block: regex, xpath or jsonpath.
-type selector struct {
-	method string
-	re     *regexp.Regexp
-	ecma   *regexp2.Regexp // a regex RE2 cannot run (lookaround, backreferences)
-	xp     *xpath.Expr
-	jp     jp.Expr
-	err    error // reported when used, as Mountebank reports it
+// selector is a compiled `using` block, one type per method: regexSelector, xpathSelector,
+// jsonpathSelector; failedSelector for a selector Mountebank fails on when a request uses it,
+// and noSelector for a method it does not know (nothing is selected).
+type selector interface {
+	// values returns what the selector selects from a request field, as Mountebank's
+	// getMatches: for a regex the whole match then its groups; for xpath and jsonpath every
+	// selected value.
+	values(from config.Value) ([]config.Value, error)
 }
 
-func compileSelector(using *config.Object) *selector {
+type (
+	regexSelector struct {
+		re   *regexp.Regexp
+		ecma *regexp2.Regexp // set instead of re for a regex RE2 cannot run (lookaround, backreferences)
+	}
+	xpathSelector    struct{ expr *xpath.Expr }
+	jsonpathSelector struct{ expr jp.Expr } // nil: the selector does not parse, nothing is selected
+	failedSelector   struct{ err error }
+	noSelector       struct{}
+)
+
+func compileSelector(using *config.Object) selector {
 	method, _ := get(using, "method").(string)
 	sel := jsvalue.String(get(using, "selector"))
-	s := &selector{method: method}
 	switch method {
 	case "regex":
 		opts := config.AsObject(get(using, "options"))
@@ -48,12 +58,13 @@ func compileSelector(using *config.Object) *selector {
 			expr = "(?" + flags + ")" + sel
 		}
 		re, err := regexp.Compile(expr)
-		if err != nil {
-			if s.ecma = compileECMAScript(sel, flags); s.ecma == nil {
-				s.err = &config.Error{Message: "Invalid regular expression: /" + sel + "/" + flags + ": " + regexReason(err)}
-			}
+		if err == nil {
+			return regexSelector{re: re}
 		}
-		s.re = re
+		if ecma := compileECMAScript(sel, flags); ecma != nil {
+			return regexSelector{ecma: ecma}
+		}
+		return failedSelector{&config.Error{Message: "Invalid regular expression: /" + sel + "/" + flags + ": " + regexReason(err)}}
 	case "xpath":
 		ns := map[string]string{}
 		if nsObj := config.AsObject(get(using, "ns")); nsObj != nil {
@@ -63,14 +74,15 @@ func compileSelector(using *config.Object) *selector {
 		}
 		xp, err := xpath.CompileWithNS(sel, ns)
 		if err != nil {
-			s.err = &config.Error{Code: config.CodeBadData, Message: "malformed xpath predicate selector", Source: sel}
+			return failedSelector{&config.Error{Code: config.CodeBadData, Message: "malformed xpath predicate selector", Source: sel}}
 		}
-		s.xp = xp
+		return xpathSelector{xp}
 	case "jsonpath":
 		// JSONPath-plus throws on a selector it cannot parse, and Mountebank then selects nothing.
-		s.jp, _ = jp.ParseString(sel)
+		expr, _ := jp.ParseString(sel)
+		return jsonpathSelector{expr}
 	}
-	return s
+	return noSelector{}
 }
 
 // MatchTimeout bounds one match of a copy regex the ECMAScript engine runs: past it the regex
@@ -122,37 +134,36 @@ func regexReason(err error) string {
 	return err.Error()
 }
 
-// values returns what the selector selects from a request field, as Mountebank's getMatches:
-// for a regex the whole match then its groups; for xpath and jsonpath every selected value.
-func (s *selector) values(from config.Value) ([]config.Value, error) {
-	if s.err != nil {
-		return nil, s.err
+func (s failedSelector) values(config.Value) ([]config.Value, error) { return nil, s.err }
+
+func (noSelector) values(config.Value) ([]config.Value, error) { return nil, nil }
+
+func (s xpathSelector) values(from config.Value) ([]config.Value, error) {
+	return xpathValues(s.expr, from), nil
+}
+
+func (s jsonpathSelector) values(from config.Value) ([]config.Value, error) {
+	return jsonpathValues(s.expr, from), nil
+}
+
+func (s regexSelector) values(from config.Value) ([]config.Value, error) {
+	text := jsvalue.String(from) // RegExp.exec coerces its argument to a string
+	if s.ecma != nil {
+		return ecmaValues(s.ecma, text), nil
 	}
-	switch s.method {
-	case "regex":
-		text := jsvalue.String(from) // RegExp.exec coerces its argument to a string
-		if s.ecma != nil {
-			return ecmaValues(s.ecma, text), nil
-		}
-		loc := s.re.FindStringSubmatchIndex(text)
-		if loc == nil {
-			return nil, nil
-		}
-		vals := make([]config.Value, len(loc)/2)
-		for i := range vals {
-			if loc[2*i] < 0 {
-				vals[i] = jsvalue.Undef
-			} else {
-				vals[i] = text[loc[2*i]:loc[2*i+1]]
-			}
-		}
-		return vals, nil
-	case "xpath":
-		return xpathValues(s.xp, from), nil
-	case "jsonpath":
-		return jsonpathValues(s.jp, from), nil
+	loc := s.re.FindStringSubmatchIndex(text)
+	if loc == nil {
+		return nil, nil
 	}
-	return nil, nil
+	vals := make([]config.Value, len(loc)/2)
+	for i := range vals {
+		if loc[2*i] < 0 {
+			vals[i] = jsvalue.Undef
+		} else {
+			vals[i] = text[loc[2*i]:loc[2*i+1]]
+		}
+	}
+	return vals, nil
 }
 
 // xpathValues follows Mountebank's xpath.select: a text node gives its text, an attribute its
@@ -278,32 +289,56 @@ func unwrap(v any) config.Value {
 	return v
 }
 
-// getFrom selects the request field a copy or lookup reads, as Mountebank's getFrom: a name
-// matched case-insensitively, or a one-key object naming a field and a key inside it; an array
-// gives its first element.
-func getFrom(obj config.Value, from config.Value) config.Value {
-	if jsvalue.IsUndefined(obj) || obj == nil {
-		return jsvalue.Undef // (null[key] throws in Mountebank; selecting nothing is the safe reading)
-	}
-	if fo := config.AsObject(from); fo != nil {
-		if fo.Len() == 0 {
-			return getFrom(member(obj, "undefined"), nil)
+// field is a compiled `from`: the request field a copy or lookup reads, as Mountebank's getFrom
+// selects it: a name matched case-insensitively, or a one-key object naming a field and a key
+// inside it (which may again be such an object).
+type field struct {
+	keys []string // the one-key objects' keys, outermost first: exact member names
+	name string   // the name at the end, lowercased
+}
+
+func compileField(from config.Value) field {
+	var f field
+	for {
+		fo := config.AsObject(from)
+		if fo == nil {
+			break
 		}
-		k := fo.Members[0].Key
-		return getFrom(member(obj, k), fo.Members[0].Value)
+		if fo.Len() == 0 {
+			f.keys = append(f.keys, "undefined") // obj[Object.keys({})[0]]
+			from = nil
+			continue
+		}
+		f.keys = append(f.keys, fo.Members[0].Key)
+		from = fo.Members[0].Value
 	}
-	name := strings.ToLower(jsvalue.String(from))
+	f.name = strings.ToLower(jsvalue.String(from))
+	return f
+}
+
+// get selects the field from obj, the request as behaviors see it; an array gives its first
+// element.
+func (f *field) get(obj config.Value) config.Value {
+	for _, k := range f.keys {
+		if jsvalue.IsUndefined(obj) || obj == nil {
+			return jsvalue.Undef // (null[key] throws in Mountebank; selecting nothing is the safe reading)
+		}
+		obj = member(obj, k)
+	}
+	if jsvalue.IsUndefined(obj) || obj == nil {
+		return jsvalue.Undef
+	}
 	var result config.Value = jsvalue.Undef
 	switch t := obj.(type) {
 	case *config.Object:
 		for _, m := range t.Members {
-			if strings.ToLower(m.Key) == name {
+			if strings.ToLower(m.Key) == f.name {
 				result = m.Value
 				break
 			}
 		}
 	case string:
-		if i, err := strconv.Atoi(name); err == nil && i >= 0 && i < len(t) && strconv.Itoa(i) == name {
+		if i, err := strconv.Atoi(f.name); err == nil && i >= 0 && i < len(t) && strconv.Itoa(i) == f.name {
 			result = t[i : i+1]
 		}
 	}
@@ -328,21 +363,21 @@ func member(obj config.Value, key string) config.Value {
 
 // copyStep is the copy behavior.
 type copyStep struct {
-	from config.Value
+	from field
 	into string
-	sel  *selector
+	sel  selector
 }
 
 func compileCopy(cfg *config.Object) step {
 	return &copyStep{
-		from: get(cfg, "from"),
+		from: compileField(get(cfg, "from")),
 		into: jsvalue.String(get(cfg, "into")),
 		sel:  compileSelector(config.AsObject(get(cfg, "using"))),
 	}
 }
 
 func (s *copyStep) apply(_ context.Context, a *applyState) error {
-	vals, err := s.sel.values(getFrom(a.request(), s.from))
+	vals, err := s.sel.values(s.from.get(a.request()))
 	if err != nil {
 		return err
 	}

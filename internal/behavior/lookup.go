@@ -20,8 +20,8 @@ import (
 // lookupStep is the lookup behavior: a key selected from the request picks a CSV row whose
 // columns replace ${into}["column"], ${into}['column'] and ${into}[column] in the response.
 type lookupStep struct {
-	from      config.Value
-	sel       *selector
+	from      field
+	sel       selector
 	index     int
 	into      string
 	keyColumn string
@@ -55,7 +55,7 @@ type csvTable struct {
 func compileLookup(cfg *config.Object, opts Options) (step, *config.Error) {
 	key := config.AsObject(get(cfg, "key"))
 	s := &lookupStep{
-		from: get(key, "from"),
+		from: compileField(get(key, "from")),
 		sel:  compileSelector(config.AsObject(get(key, "using"))),
 		into: jsvalue.String(get(cfg, "into")),
 	}
@@ -169,7 +169,7 @@ func (t *csvTable) row(keyColumn, key string) *config.Object {
 }
 
 func (s *lookupStep) apply(_ context.Context, a *applyState) error {
-	vals, err := s.sel.values(getFrom(a.request(), s.from))
+	vals, err := s.sel.values(s.from.get(a.request()))
 	if err != nil {
 		return err
 	}
