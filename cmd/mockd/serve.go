@@ -185,12 +185,15 @@ func reloader(cmd *cobra.Command, f *serverFlags, a *app.App, files []string) {
 			fmt.Fprintln(errw, "mockd: reload: config warning:", w)
 		}
 		var le *config.LoadError
+		var refused *app.RefusedError
 		switch {
 		case errors.As(err, &le):
 			for _, p := range le.Problems {
 				fmt.Fprintln(errw, "mockd: reload: config error:", p)
 			}
 			fmt.Fprintf(errw, "mockd: reload (%s) refused: the running imposters are unchanged\n", why)
+		case errors.As(err, &refused):
+			fmt.Fprintf(errw, "mockd: reload (%s) refused: the running imposters are unchanged (%v); send SIGHUP once the store is back\n", why, refused.Err)
 		case err != nil:
 			fmt.Fprintf(errw, "mockd: reload (%s): %d unchanged, %d with new stubs, %d restarted, %d added, %d removed; errors:\n%v\n",
 				why, res.Unchanged, res.Swapped, res.Restarted, res.Added, res.Removed, err)

@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -88,6 +90,38 @@ func (a *API) SaveAll(ctx context.Context) error {
 	}
 	_, err := a.opts.Store.Save(ctx, ch)
 	return err
+}
+
+// Change runs change, a change of the running imposters made outside the API (a config file
+// reloaded by serve --watch or SIGHUP), as the API runs its own: under the same change lock, so
+// that it and an admin write cannot interleave, applied to the imposters as a shared store holds
+// them, and stored before Change returns. With a shared store that cannot be reached, change does
+// not run (ran is false), as the API answers 503 to a write then. What change left is stored
+// even when it failed, as after a failed admin write.
+func (a *API) Change(ctx context.Context, change func() error) (ran bool, err error) {
+	a.changeMu.Lock()
+	defer a.changeMu.Unlock()
+	if a.shared != nil {
+		if err := a.syncLocked(ctx); err != nil {
+			return false, err
+		}
+	}
+	before := a.snapshot()
+	err = change()
+	ch := a.diff(before)
+	if ch.Empty() {
+		return true, err
+	}
+	var serr error
+	if a.shared != nil {
+		serr = a.saveShared(ctx, ch)
+	} else {
+		_, serr = a.opts.Store.Save(ctx, ch)
+	}
+	if serr != nil {
+		serr = fmt.Errorf("cannot store the change: %w", serr)
+	}
+	return true, errors.Join(err, serr)
 }
 
 // saveAfter stores what a change left, whether it succeeded or not (a failed PUT /imposters

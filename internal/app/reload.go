@@ -68,7 +68,10 @@ func (r ReloadResult) String() string {
 //
 // Imposters created through the admin API are left alone unless cfg defines an imposter on
 // their port, which then replaces them. When cfg does not compile, nothing changes and the
-// error lists every problem with its file and line. Reloads are serialised.
+// error lists every problem with its file and line. Reloads are serialised, and each runs as an
+// admin write does (see admin.API.Change): never interleaved with one, and, with a shared store
+// (--store), applied to the imposters it holds and stored in it before Reload returns; while it
+// cannot be reached, the reload is refused (a *RefusedError) and nothing changes.
 func (a *App) Reload(cfg *config.Config) (ReloadResult, error) {
 	a.reloadMu.Lock()
 	defer a.reloadMu.Unlock()
@@ -78,60 +81,75 @@ func (a *App) Reload(cfg *config.Config) (ReloadResult, error) {
 	if err != nil {
 		return res, err
 	}
-	next := loadedOf(list)
-	var errs []error
-	for _, b := range list {
-		k := key(b)
-		cur := next[k]
-		old, had := a.loaded[k]
-		switch {
-		case had && old.header == cur.header && old.stubs == cur.stubs:
-			next[k] = old // unchanged: keep the running imposter
-			res.Unchanged++
-			continue
-		case had && old.header == cur.header && a.reg.Get(old.im.Port()) == old.im:
-			if err := old.im.ReplaceStubs(b.def.Stubs); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", b.src.Locate(b.src.Path, "cannot swap stubs"), err))
+	change := func() error {
+		next := loadedOf(list)
+		var errs []error
+		for _, b := range list {
+			k := key(b)
+			cur := next[k]
+			old, had := a.loaded[k]
+			switch {
+			case had && old.header == cur.header && old.stubs == cur.stubs:
+				next[k] = old // unchanged: keep the running imposter
+				res.Unchanged++
+				continue
+			case had && old.header == cur.header && a.reg.Get(old.im.Port()) == old.im:
+				if err := old.im.ReplaceStubs(b.def.Stubs); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", b.src.Locate(b.src.Path, "cannot swap stubs"), err))
+					continue
+				}
+				old.stubs = cur.stubs
+				next[k] = old
+				res.Swapped++
 				continue
 			}
-			old.stubs = cur.stubs
-			next[k] = old
-			res.Swapped++
-			continue
+			if had {
+				if running := a.reg.Get(old.im.Port()); running == old.im {
+					a.reg.Delete(old.im.Port())
+				}
+				res.Restarted++
+			} else {
+				res.Added++
+			}
+			if port := b.def.Port; port != 0 && a.reg.Get(port) != nil {
+				a.reg.Delete(port) // an imposter created through the API on a port the config now defines
+			}
+			if err := a.reg.Add(b.im); err != nil {
+				delete(next, k)
+				errs = append(errs, fmt.Errorf("%s", b.src.Locate(b.src.Path, "cannot start imposter: "+errorText(err))))
+			}
 		}
-		if had {
+		for k, old := range a.loaded {
+			if _, kept := next[k]; kept {
+				continue
+			}
 			if running := a.reg.Get(old.im.Port()); running == old.im {
 				a.reg.Delete(old.im.Port())
+				res.Removed++
 			}
-			res.Restarted++
-		} else {
-			res.Added++
 		}
-		if port := b.def.Port; port != 0 && a.reg.Get(port) != nil {
-			a.reg.Delete(port) // an imposter created through the API on a port the config now defines
-		}
-		if err := a.reg.Add(b.im); err != nil {
-			delete(next, k)
-			errs = append(errs, fmt.Errorf("%s", b.src.Locate(b.src.Path, "cannot start imposter: "+errorText(err))))
-		}
+		a.loaded = next
+		return errors.Join(errs...)
 	}
-	for k, old := range a.loaded {
-		if _, kept := next[k]; kept {
-			continue
-		}
-		if running := a.reg.Get(old.im.Port()); running == old.im {
-			a.reg.Delete(old.im.Port())
-			res.Removed++
-		}
+	if a.api == nil {
+		return res, change()
 	}
-	a.loaded = next
-	if a.api != nil {
-		if err := a.api.SaveAll(context.Background()); err != nil {
-			errs = append(errs, err)
-		}
+	// As an admin write: under the admin API's change lock (the two cannot interleave), applied
+	// to the imposters as a shared store holds them, and stored before the reload is done.
+	ran, err := a.api.Change(context.Background(), change)
+	if !ran {
+		return res, &RefusedError{Err: err}
 	}
-	return res, errors.Join(errs...)
+	return res, err
 }
+
+// RefusedError is the error of a reload that changed nothing: the shared store (--store) could
+// not be reached, and the imposters change only through it, as admin writes are refused then.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 func errorText(err error) string {
 	var ce *config.Error
