@@ -18,14 +18,18 @@ func (a *API) scenarioHandler(method string, parts int) func(*fasthttp.RequestCt
 		return a.listScenarios
 	case parts == 1 && method == "DELETE":
 		return func(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest []string) *apiError {
-			im.ResetScenarios("")
+			if _, err := im.ResetScenarios(""); err != nil {
+				return scenarioNotStored(err)
+			}
 			return a.listScenarios(ctx, im, rest)
 		}
 	case parts == 2 && method == "PUT":
 		return a.setScenario
 	case parts == 2 && method == "DELETE":
 		return func(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest []string) *apiError {
-			if !im.ResetScenarios(rest[1]) {
+			if ok, err := im.ResetScenarios(rest[1]); err != nil {
+				return scenarioNotStored(err)
+			} else if !ok {
 				return noScenario(im, rest[1])
 			}
 			return sendScenario(ctx, im, rest[1])
@@ -60,7 +64,9 @@ func (a *API) setScenario(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest 
 	if !ok || state == "" {
 		return badRequest(&config.Error{Code: config.CodeBadData, Message: "'state' must be a non-empty string"})
 	}
-	if !im.SetScenarioState(rest[1], state) {
+	if ok, err := im.SetScenarioState(rest[1], state); err != nil {
+		return scenarioNotStored(err)
+	} else if !ok {
 		return noScenario(im, rest[1])
 	}
 	return sendScenario(ctx, im, rest[1])
@@ -79,4 +85,12 @@ func sendScenario(ctx *fasthttp.RequestCtx, im *imposter.Imposter, name string) 
 func noScenario(im *imposter.Imposter, name string) *apiError {
 	return &apiError{status: 404, errs: []*config.Error{{Code: config.CodeNoSuchResource,
 		Message: "no stub of imposter " + strconv.Itoa(im.Port()) + " names the scenario " + strconv.Quote(name)}}}
+}
+
+// scenarioNotStored is the answer to a scenario change the shared store did not take.
+func scenarioNotStored(err error) *apiError {
+	if unavailable(err) {
+		return storeUnavailable(err)
+	}
+	return &apiError{status: 500, errs: []*config.Error{{Code: "cannot persist", Message: err.Error()}}}
 }

@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -11,7 +12,10 @@ import (
 // StartedState is the state every scenario starts in, as in WireMock.
 const StartedState = "Started"
 
-// scenario is one named state machine of an imposter. Its state changes atomically.
+// scenario is one named state machine of an imposter. Its state changes atomically. With a
+// shared store (Options.Shared) the state the store holds is the scenario's, for every node,
+// and this one is the node's copy: it goes on from it while the store cannot be reached, as
+// response cycles go on from the node's own count.
 type scenario struct {
 	name  string
 	state atomic.Pointer[string]
@@ -46,6 +50,7 @@ func (sc *scenario) transition(required string, next *string) bool {
 // stubScenario is what a stub says about a scenario: the state it requires (when required is
 // set) and the state it moves it to (when next is set).
 type stubScenario struct {
+	im       *Imposter // its shared state, once it has one, holds the scenario's
 	sc       *scenario
 	required string
 	hasReq   bool
@@ -53,8 +58,53 @@ type stubScenario struct {
 }
 
 // take reports whether the stub may answer in the scenario's current state and, when it may,
-// moves the scenario to the stub's new state, atomically.
+// moves the scenario to the stub's new state, atomically (across the nodes, with a shared
+// store: one round trip to it).
 func (ss *stubScenario) take() bool {
+	if sh := ss.im.shared; sh != nil {
+		if ok, err := ss.takeShared(sh); err == nil {
+			return ok
+		}
+		// The store cannot be reached (the store has logged it): this node's state.
+	}
+	return ss.takeLocal()
+}
+
+// takeShared is take on the state the store holds, of which the scenario keeps a copy.
+func (ss *stubScenario) takeShared(sh SharedImposter) (bool, error) {
+	name := ss.sc.name
+	switch {
+	case ss.hasReq && ss.next != nil && *ss.next != ss.required:
+		moved, err := sh.MoveScenario(name, ss.required, *ss.next)
+		if moved {
+			ss.sc.state.Store(ss.next)
+		}
+		return moved, err
+	case ss.hasReq:
+		state, err := sh.ScenarioState(name)
+		if err != nil {
+			return false, err
+		}
+		ss.sc.mirror(state)
+		return state == ss.required, nil
+	case ss.next != nil:
+		if err := sh.SetScenario(context.Background(), name, *ss.next); err != nil {
+			return false, err
+		}
+		ss.sc.state.Store(ss.next)
+	}
+	return true, nil
+}
+
+// mirror makes state, read from a shared store, the scenario's copy.
+func (sc *scenario) mirror(state string) {
+	if sc.State() != state {
+		sc.state.Store(&state)
+	}
+}
+
+// takeLocal is take on this node's state.
+func (ss *stubScenario) takeLocal() bool {
 	switch {
 	case ss.hasReq && ss.next != nil:
 		if *ss.next == ss.required {
@@ -97,7 +147,7 @@ func (im *Imposter) stubScenarioOf(def *config.Object) *stubScenario {
 	if !ok {
 		return nil
 	}
-	ss := &stubScenario{sc: im.scen.get(name)}
+	ss := &stubScenario{im: im, sc: im.scen.get(name)}
 	if req, ok := get(def, "requiredScenarioState").(string); ok {
 		ss.required, ss.hasReq = req, true
 	}
@@ -118,8 +168,10 @@ type ScenarioInfo struct {
 }
 
 // Scenarios returns the scenarios the imposter's stubs name, by name, with their state and
-// the states the stubs mention.
+// the states the stubs mention. With a shared store, the states are the store's (this node's
+// while it cannot be reached).
 func (im *Imposter) Scenarios() []ScenarioInfo {
+	shared := im.sharedScenarioStates()
 	byName := map[string]*ScenarioInfo{}
 	for _, s := range im.tbl.Load().stubs {
 		name, ok := get(s.def, "scenarioName").(string)
@@ -128,7 +180,15 @@ func (im *Imposter) Scenarios() []ScenarioInfo {
 		}
 		info := byName[name]
 		if info == nil {
-			info = &ScenarioInfo{Name: name, State: im.scen.get(name).State(), PossibleStates: []string{StartedState}}
+			sc := im.scen.get(name)
+			if shared != nil {
+				state, ok := shared[name]
+				if !ok {
+					state = StartedState
+				}
+				sc.mirror(state)
+			}
+			info = &ScenarioInfo{Name: name, State: sc.State(), PossibleStates: []string{StartedState}}
 			byName[name] = info
 		}
 		for _, k := range []string{"requiredScenarioState", "newScenarioState"} {
@@ -154,27 +214,61 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// SetScenarioState sets a scenario's state; it reports false when no stub names the scenario.
-func (im *Imposter) SetScenarioState(name, state string) bool {
+// sharedScenarioStates returns the scenario states a shared store holds, by name; nil without
+// a shared store or when it cannot be read.
+func (im *Imposter) sharedScenarioStates() map[string]string {
+	if im.shared == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+	defer cancel()
+	states, err := im.shared.ScenarioStates(ctx)
+	if err != nil {
+		return nil
+	}
+	if states == nil {
+		states = map[string]string{}
+	}
+	return states
+}
+
+// SetScenarioState sets a scenario's state (for every node, with a shared store); it reports
+// false when no stub names the scenario. The error says the shared store did not take it.
+func (im *Imposter) SetScenarioState(name, state string) (bool, error) {
 	if !im.namesScenario(name) {
-		return false
+		return false, nil
+	}
+	if im.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		defer cancel()
+		if err := im.shared.SetScenario(ctx, name, state); err != nil {
+			return true, err
+		}
 	}
 	im.scen.get(name).state.Store(&state)
-	return true
+	return true, nil
 }
 
 // ResetScenarios puts every scenario (or the one named, when name is not empty) back in its
-// Started state; it reports false when name is not empty and no stub names it.
-func (im *Imposter) ResetScenarios(name string) bool {
+// Started state (for every node, with a shared store); it reports false when name is not empty
+// and no stub names it. The error says the shared store did not take it.
+func (im *Imposter) ResetScenarios(name string) (bool, error) {
 	if name != "" {
 		return im.SetScenarioState(name, StartedState)
+	}
+	if im.shared != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), sharedTimeout)
+		defer cancel()
+		if err := im.shared.ResetScenarios(ctx); err != nil {
+			return true, err
+		}
 	}
 	im.scen.mu.Lock()
 	defer im.scen.mu.Unlock()
 	for _, sc := range im.scen.byName {
 		sc.state.Store(&started)
 	}
-	return true
+	return true, nil
 }
 
 func (im *Imposter) namesScenario(name string) bool {

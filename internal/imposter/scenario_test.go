@@ -63,18 +63,21 @@ func TestScenarioStates(t *testing.T) {
 	if len(info) != 1 || info[0].Name != "cart" || len(info[0].PossibleStates) != 2 {
 		t.Errorf("Scenarios() = %+v", info)
 	}
-	if !im.SetScenarioState("cart", "Filled") || answer(t, im, "/cart") != "one item" {
+	if ok, _ := im.SetScenarioState("cart", "Filled"); !ok || answer(t, im, "/cart") != "one item" {
 		t.Error("SetScenarioState did not take")
 	}
-	if im.SetScenarioState("nope", "x") || im.ResetScenarios("nope") {
+	if ok1, _ := im.SetScenarioState("nope", "x"); ok1 {
+		t.Error("SetScenarioState took a scenario no stub names")
+	}
+	if ok2, _ := im.ResetScenarios("nope"); ok2 {
 		t.Error("a scenario no stub names was set")
 	}
-	im.ResetScenarios("")
+	_, _ = im.ResetScenarios("")
 	if answer(t, im, "/cart") != "empty" {
 		t.Error("ResetScenarios did not go back to Started")
 	}
 	// A scenario keeps its state when the stubs are replaced.
-	im.SetScenarioState("cart", "Filled")
+	_, _ = im.SetScenarioState("cart", "Filled")
 	if err := im.ReplaceStubs(im.Definition().Stubs); err != nil {
 		t.Fatal(err)
 	}

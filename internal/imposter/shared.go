@@ -41,6 +41,22 @@ type SharedImposter interface {
 	// Clear drops the journal and makes every node count from zero: each node's counts
 	// become its base. counts are this node's counts now.
 	Clear(ctx context.Context, counts map[string]uint64) error
+
+	// The imposter's scenario states, shared by the nodes: a scenario the store holds no
+	// state for is in StartedState. Only stubs that name a scenario state ask for them.
+
+	// MoveScenario moves the scenario name from the state from to the state to, atomically
+	// across the nodes (of concurrent moves from one state, exactly one succeeds), and reports
+	// whether it did.
+	MoveScenario(name, from, to string) (bool, error)
+	// ScenarioState returns the scenario's state.
+	ScenarioState(name string) (string, error)
+	// ScenarioStates returns the states the store holds, by scenario name.
+	ScenarioStates(ctx context.Context) (map[string]string, error)
+	// SetScenario puts the scenario in state.
+	SetScenario(ctx context.Context, name, state string) error
+	// ResetScenarios puts the scenarios named (every one when none is) back in StartedState.
+	ResetScenarios(ctx context.Context, names ...string) error
 }
 
 // The count fields of WriteCounts: requests, no-matches, and each stub's hits by stub ID.

@@ -219,7 +219,7 @@ func (r *Redis) lost(err error) bool {
 	r.downErr = err
 	r.downMu.Unlock()
 	if r.up.CompareAndSwap(true, false) {
-		r.log.Warn(fmt.Sprintf("lost the store %s: %v; serving the imposters this node has, with response cycles kept by this node alone, and refusing changes until it is back", r.display, err))
+		r.log.Warn(fmt.Sprintf("lost the store %s: %v; serving the imposters this node has, with response cycles, scenario states and script state kept by this node alone, and refusing changes until it is back", r.display, err))
 	}
 	return true
 }
@@ -273,7 +273,7 @@ local function dropState(record, newID)
   if not record then return end
   local id = cjson.decode(record).id
   if id == newID then return end
-  for _, k in ipairs({'cycles', 'counts', 'base', 'journal', 'script', 'lock'}) do
+  for _, k in ipairs({'cycles', 'counts', 'base', 'journal', 'scenarios', 'script', 'lock'}) do
     redis.call('DEL', prefix .. ':imp:' .. id .. ':' .. k)
   end
 end

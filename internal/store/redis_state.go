@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -14,7 +16,8 @@ import (
 // The state of an imposter incarnation lives under prefix:imp:ID: "cycles" (a hash: stub ID →
 // requests the stub answered, for its response cycle), "counts" (a hash: node run|field → that
 // run's count), "base" (the counts when the requests were last cleared), "journal" (a stream
-// of recorded requests, capped at the journal size) and, with --store-script-state, "script".
+// of recorded requests, capped at the journal size), "scenarios" (a hash: scenario → state)
+// and, with --store-script-state, "script" (the scripts' state, JSON) and "lock" (its lock).
 // saveScript deletes them with the imposter.
 
 // RedisImposter is one imposter's state in Redis, shared by the nodes that run it. Its methods
@@ -245,4 +248,166 @@ func (g *group[T]) do(arg T, run func(batch []T) (int64, error)) (uint64, error)
 	}
 	g.mu.Unlock()
 	return c.n, c.err
+}
+
+// ScenarioStarted is the state of a scenario the store holds no state for: every scenario
+// starts in it (imposter.StartedState, WireMock's "Started").
+const ScenarioStarted = "Started"
+
+// The scenario states of an imposter incarnation are the hash prefix:imp:ID:scenarios (name →
+// state); a name it lacks is in ScenarioStarted.
+
+// moveScenarioScript moves a scenario from one state to the next: KEYS[1] is the scenarios
+// hash, ARGV the name, the state required, the next state and the state of a name the hash
+// lacks. It returns 1 when it moved the scenario, 0 when the scenario was in another state.
+var moveScenarioScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], ARGV[1]) or ARGV[4]
+if cur ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+`)
+
+// MoveScenario moves the scenario name from the state from to the state to, atomically for
+// every node: of several nodes moving it from the same state at once, exactly one does. It
+// reports whether this call moved it.
+func (ri *RedisImposter) MoveScenario(name, from, to string) (bool, error) {
+	var moved int64
+	err := ri.r.do(context.Background(), "scenario", func(ctx context.Context) error {
+		var err error
+		moved, err = moveScenarioScript.Run(ctx, ri.r.rdb, []string{ri.key("scenarios")}, name, from, to, ScenarioStarted).Int64()
+		return err
+	})
+	return moved == 1, err
+}
+
+// ScenarioState returns the state of the scenario name.
+func (ri *RedisImposter) ScenarioState(name string) (string, error) {
+	state := ScenarioStarted
+	err := ri.r.do(context.Background(), "scenario", func(ctx context.Context) error {
+		s, err := ri.r.rdb.HGet(ctx, ri.key("scenarios"), name).Result()
+		switch {
+		case err == nil:
+			state = s
+		case errors.Is(err, redis.Nil):
+			err = nil
+		}
+		return err
+	})
+	return state, err
+}
+
+// ScenarioStates returns the states of the scenarios the store holds a state for, by name
+// (those it lacks are in ScenarioStarted).
+func (ri *RedisImposter) ScenarioStates(ctx context.Context) (map[string]string, error) {
+	var states map[string]string
+	err := ri.r.do(ctx, "scenario", func(ctx context.Context) error {
+		var err error
+		states, err = ri.r.rdb.HGetAll(ctx, ri.key("scenarios")).Result()
+		return err
+	})
+	return states, err
+}
+
+// SetScenario puts the scenario name in state, for every node.
+func (ri *RedisImposter) SetScenario(ctx context.Context, name, state string) error {
+	return ri.r.do(ctx, "scenario", func(ctx context.Context) error {
+		return ri.r.rdb.HSet(ctx, ri.key("scenarios"), name, state).Err()
+	})
+}
+
+// ResetScenarios puts the scenarios named back in ScenarioStarted, for every node; every
+// scenario when names is empty.
+func (ri *RedisImposter) ResetScenarios(ctx context.Context, names ...string) error {
+	return ri.r.do(ctx, "scenario", func(ctx context.Context) error {
+		if len(names) == 0 {
+			return ri.r.rdb.Del(ctx, ri.key("scenarios")).Err()
+		}
+		return ri.r.rdb.HDel(ctx, ri.key("scenarios"), names...).Err()
+	})
+}
+
+// The scripts' state of an imposter incarnation (--store-script-state) is the string
+// prefix:imp:ID:script, JSON as the script package writes it, guarded by the lock
+// prefix:imp:ID:lock: a random token, set with an expiry, that a node holds from reading the
+// state until it has written it back.
+
+// lockStateScript takes the lock: KEYS are the lock and the state, ARGV the token and how long
+// to hold the lock (ms). It returns {1, state} ({1} when no state is stored) when it took the
+// lock, {0} when another holds it.
+var lockStateScript = redis.NewScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
+local s = redis.call('GET', KEYS[2])
+if s then return {1, s} end
+return {1}
+`)
+
+// unlockStateScript releases the lock: KEYS are the lock and the state, ARGV the token,
+// whether to store the state ("1") and the state. It returns 0, changing nothing, when the lock
+// is not the token's (it expired, and another node may hold it now).
+var unlockStateScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '1' then redis.call('SET', KEYS[2], ARGV[3]) end
+redis.call('DEL', KEYS[1])
+return 1
+`)
+
+// LockState takes the lock of the imposter's script state for up to hold, waiting while
+// another node holds it, up to wait, and returns the state stored (nil when none) and the
+// token UnlockState releases the lock with. It fails at once while the store is lost, and
+// with ErrLockBusy when the wait ends first.
+func (ri *RedisImposter) LockState(wait, hold time.Duration) (state []byte, token string, err error) {
+	token = newToken()
+	end := time.Now().Add(wait)
+	pause := 500 * time.Microsecond
+	for {
+		var reply []any
+		err := ri.r.do(context.Background(), "script state", func(ctx context.Context) error {
+			var err error
+			reply, err = lockStateScript.Run(ctx, ri.r.rdb, []string{ri.key("lock"), ri.key("script")},
+				token, max(hold.Milliseconds(), 1)).Slice()
+			return err
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		if n, _ := reply[0].(int64); n == 1 {
+			if len(reply) > 1 {
+				s, _ := reply[1].(string)
+				state = []byte(s)
+			}
+			return state, token, nil
+		}
+		if time.Now().After(end) {
+			return nil, "", ErrLockBusy
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 20*time.Millisecond)
+	}
+}
+
+// UnlockState releases the lock LockState gave token, storing state first unless it is nil.
+// It reports false, storing nothing, when the lock is no longer token's: it was held longer
+// than LockState's hold, and another node may have changed the state since.
+func (ri *RedisImposter) UnlockState(token string, state []byte) (bool, error) {
+	write := "0"
+	if state != nil {
+		write = "1"
+	}
+	var ok int64
+	err := ri.r.do(context.Background(), "script state", func(ctx context.Context) error {
+		var err error
+		ok, err = unlockStateScript.Run(ctx, ri.r.rdb, []string{ri.key("lock"), ri.key("script")}, token, write, state).Int64()
+		return err
+	})
+	return ok == 1, err
+}
+
+// ErrLockBusy is LockState's error when another node held the lock for all of the wait.
+var ErrLockBusy = errors.New("the script state is locked by another node")
+
+// newToken returns a random token for a lock.
+func newToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
