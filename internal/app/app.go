@@ -113,6 +113,9 @@ type Options struct {
 	// NodeName names this node among those sharing the store; "" = the host (--host, else
 	// the machine's name) and the admin port.
 	NodeName string
+	// StoreScriptState keeps the state of the imposters' scripts (injection `state`) in the
+	// store, for every node, rather than in each node; it needs Store.
+	StoreScriptState bool
 }
 
 // StoreInitModes are the values of Options.StoreInit.
@@ -220,6 +223,10 @@ func New(opts Options) (*App, error) {
 	var engine *script.Engine
 	if opts.AllowInjection {
 		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log, MemoryLimit: opts.ScriptMemory})
+	}
+	if opts.StoreScriptState && opts.Store == "" {
+		a.closeLog()
+		return nil, errors.New("--store-script-state needs --store: without one, script state is kept by the node")
 	}
 	if opts.Store != "" {
 		if err := a.openStore(); err != nil {
@@ -482,13 +489,16 @@ func (a *App) openStore() error {
 	if a.opts.DataDir != "" {
 		return errors.New("--store and --datadir cannot be used together: the store keeps the imposters")
 	}
+	if a.opts.StoreScriptState && !a.opts.AllowInjection {
+		a.log.Warn("--store-script-state does nothing without --allowInjection: no script can run")
+	}
 	if a.opts.StoreInit == "" {
 		a.opts.StoreInit = "merge"
 	} else if !slices.Contains(StoreInitModes, a.opts.StoreInit) {
 		return fmt.Errorf("--store-init: %q is none of %s", a.opts.StoreInit, strings.Join(StoreInitModes, ", "))
 	}
 	var err error
-	ropts := store.RedisOptions{URL: a.opts.Store, Logger: a.log, JournalSize: a.opts.JournalSize}
+	ropts := store.RedisOptions{URL: a.opts.Store, Logger: a.log, JournalSize: a.opts.JournalSize, ScriptState: a.opts.StoreScriptState}
 	if a.metrics != nil {
 		ropts.Observe = a.metrics.ObserveStore
 	}
@@ -509,7 +519,10 @@ type sharedState struct{ *store.Redis }
 
 func (s sharedState) Imposter(id string) imposter.SharedImposter { return s.Redis.Imposter(id) }
 
-var _ imposter.SharedImposter = (*store.RedisImposter)(nil)
+var (
+	_ imposter.SharedImposter = (*store.RedisImposter)(nil)
+	_ script.SharedState      = (*store.RedisImposter)(nil)
+)
 
 // flushEvery is how often a node stores the counts of its imposters (hits, requests,
 // no-matches) when it shares them: other nodes see them that much later.

@@ -142,6 +142,7 @@ func TestNewErrors(t *testing.T) {
 		{"log level", Options{LogLevel: "loud"}, "loud"},
 		{"log format", Options{LogFormat: "xml"}, "xml"},
 		{"log file", Options{LogFile: filepath.Join(t.TempDir(), "missing", "mb.log")}, "cannot open log file"},
+		{"script state without a store", Options{StoreScriptState: true, AllowInjection: true}, "--store-script-state needs --store"},
 	}
 	for _, tc := range tests {
 		tc.opts.Quiet = true

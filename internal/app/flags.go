@@ -50,6 +50,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&o.Store, "store", "", "share the imposters and their stubs' state with the other nodes using this Redis (redis://host:6379/0); see README \"Running several nodes\"")
 	fs.StringVar(&o.StoreInit, "store-init", "merge", "what the config files do to the --store at start: merge (add the imposters on ports the store lacks), replace (make them all it holds) or skip")
 	fs.DurationVar(&o.StoreWait, "store-wait", 0, "wait this long for an unreachable --store at start (0 = exit at once)")
+	fs.BoolVar(&o.StoreScriptState, "store-script-state", false, "keep injection state (config.state) in the --store for every node, rather than in each node: slower, as every script call that may use the state locks, loads and writes it back")
 	fs.StringVar(&o.NodeName, "node-name", "", "this node's name among those sharing the --store (default host:admin-port)")
 	fs.StringVar(&o.VerdictFile, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
 	o.Netpoller = netconn.PollerFIFO

@@ -501,6 +501,7 @@ func (im *Imposter) Start() error {
 	im.metrics = im.opts.Metrics.ForImposter("[" + im.scope() + "] ")
 	if im.opts.Shared != nil {
 		im.shared = im.opts.Shared.Imposter(im.ID()) // the ID is final now (see Adopt)
+		im.shareScriptState()
 	}
 	newServer, ok := protocolServers[im.def.Protocol]
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // Shared keeps the state an imposter shares with the same imposter on the other nodes of a
@@ -17,6 +18,9 @@ type Shared interface {
 	Imposter(id string) SharedImposter
 	// Node names this node in the entries it records.
 	Node() string
+	// ScriptState reports whether the imposters' scripts keep their state in the store
+	// (--store-script-state): the SharedImposter then implements script.SharedState.
+	ScriptState() bool
 }
 
 // SharedImposter is one imposter's shared state. Its methods are safe for concurrent use, and
@@ -237,4 +241,15 @@ func (im *Imposter) sharedRevision() uint64 {
 		return 0
 	}
 	return im.renders.Add(1)
+}
+
+// shareScriptState makes the imposter's scripts keep their state in the shared store, when it
+// keeps it (--store-script-state); Start calls it once the imposter has its shared state.
+func (im *Imposter) shareScriptState() {
+	if im.js == nil || im.shared == nil || !im.opts.Shared.ScriptState() {
+		return
+	}
+	if st, ok := im.shared.(script.SharedState); ok {
+		im.js.ShareState(st)
+	}
 }

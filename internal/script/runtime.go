@@ -57,6 +57,9 @@ type runtime struct {
 	deadline time.Time
 	limit    time.Duration
 
+	// JSON.parse and JSON.stringify, for a state shared through a store (see shared.go).
+	jsonParse, jsonStringify goja.Callable
+
 	mem     *memWatch   // watches the memory of calls; nil = no limit
 	memMax  int64       // how much the heap may grow during a call
 	pooled  bool        // the runtime belongs to its Scope's pool (see stateless.go)

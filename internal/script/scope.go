@@ -42,6 +42,13 @@ type Scope struct {
 	idle     []*runtime
 	made     int          // pooled runtimes in use or idle
 	poolLog  *slog.Logger // log, read under poolMu
+
+	// With a shared state (see ShareState), under mu: the store, the token of the lock the
+	// running call holds ("" = none), the state as loaded, and whether the store failed last.
+	shared     SharedState
+	token      string
+	loaded     string
+	sharedDown bool
 }
 
 // nativeLast is a source and its native function (nil when it has none).
@@ -235,6 +242,9 @@ func (s *Scope) enter(source string, kind callKind) *runtime {
 	} else {
 		s.mu.Lock()
 		rt = s.runtime()
+		if s.shared != nil && hasState(kind) {
+			s.loadShared(rt) // before the call's time starts: it may wait for another node
+		}
 	}
 	rt.begin(s.e.timeout)
 	return rt
@@ -255,6 +265,9 @@ func (s *Scope) leave(rt *runtime) {
 		s.poolFree.Signal()
 		s.poolMu.Unlock()
 	} else {
+		if s.token != "" {
+			s.storeShared(rt, spoiled)
+		}
 		if spoiled {
 			s.rt = nil
 		}

@@ -51,6 +51,9 @@ type RedisOptions struct {
 	// JournalSize caps each imposter's shared journal (the oldest requests go first);
 	// 0 = 100,000, as the journal of one node.
 	JournalSize int
+	// ScriptState keeps the state of the imposters' scripts in the store, for every node
+	// (--store-script-state); see script.Scope.ShareState.
+	ScriptState bool
 	// Observe, when set, receives the duration and outcome of every store operation (op names
 	// it: "save", "sync", "cycle", …), for metrics.
 	Observe func(op string, seconds float64, err error)

@@ -36,6 +36,10 @@ func (r *Redis) Imposter(id string) *RedisImposter {
 	return &RedisImposter{r: r, id: id, cycles: map[string]*group[struct{}]{}}
 }
 
+// ScriptState reports whether the imposters' scripts keep their state in the store
+// (RedisOptions.ScriptState, --store-script-state).
+func (r *Redis) ScriptState() bool { return r.opts.ScriptState }
+
 // Node names this node in the requests it records.
 func (r *Redis) Node() string { return r.opts.Node }
 
@@ -403,7 +407,16 @@ func (ri *RedisImposter) UnlockState(token string, state []byte) (bool, error) {
 }
 
 // ErrLockBusy is LockState's error when another node held the lock for all of the wait.
-var ErrLockBusy = errors.New("the script state is locked by another node")
+var ErrLockBusy error = lockBusy{}
+
+type lockBusy struct{}
+
+func (lockBusy) Error() string {
+	return "another node held the script state's lock for all of the wait"
+}
+
+// LockBusy marks the error as ErrLockBusy for packages that do not import store.
+func (lockBusy) LockBusy() bool { return true }
 
 // newToken returns a random token for a lock.
 func newToken() string {
