@@ -131,8 +131,14 @@ func TestWatchReloads(t *testing.T) {
 		t.Errorf("B's journal was reset by the reload: numberOfRequests %v, want 4", n)
 	}
 
-	// A broken edit is reported with its file and line; nothing changes.
-	if err := os.WriteFile(fileA, []byte(fmt.Sprintf("imposters:\n  - port: %d\n    protocol: http\n    stubs:\n      - responses: [{is: {body: v3}}]\n        predicats: []\n", portA)), 0o644); err != nil {
+	// A broken edit is reported with its file and line; nothing changes. (Written to a temporary
+	// file and renamed, as writeA: written in place, the watcher may read the file between its
+	// truncation and its content, an empty file that defines no imposter, and unload A.)
+	broken := fmt.Sprintf("imposters:\n  - port: %d\n    protocol: http\n    stubs:\n      - responses: [{is: {body: v3}}]\n        predicats: []\n", portA)
+	if err := os.WriteFile(fileA+".tmp", []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(fileA+".tmp", fileA); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the broken edit to be reported", func() bool {
