@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -63,6 +65,12 @@ func TestHealthcheck(t *testing.T) {
 			c, err := ln.Accept()
 			if err != nil {
 				return
+			}
+			// Read the request before answering: an answer that arrives before the request is
+			// written is one Go's client may take for an unsolicited response and drop.
+			if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+				c.Close()
+				continue
 			}
 			body := fmt.Sprintf(`{"imposters": [{"protocol": "http", "port": %d}]}`, closed)
 			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
