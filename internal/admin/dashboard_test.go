@@ -17,6 +17,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/imposter/servers"
 )
 
 // serveAPI serves a over a loopback listener until the test ends and returns its base URL.
@@ -38,7 +39,7 @@ func newTestAPI(t testing.TB, opts Options) (*API, *imposter.Imposter) {
 	if opts.Logger == nil {
 		opts.Logger = quiet
 	}
-	reg := imposter.NewRegistry(imposter.Options{Host: "127.0.0.1", Logger: quiet})
+	reg := imposter.NewRegistry(imposter.Options{Host: "127.0.0.1", Logger: quiet, Protocols: servers.Protocols()})
 	t.Cleanup(func() { reg.DeleteAll() })
 	v, err := config.ParseJSON([]byte(`{"protocol":"http","name":"a","recordRequests":true}`))
 	if err != nil {

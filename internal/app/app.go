@@ -22,6 +22,8 @@ import (
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/imposter/httpserver"
+	"github.com/mockd/mockd/internal/imposter/servers"
 	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
@@ -235,14 +237,15 @@ func New(opts Options) (*App, error) {
 		}
 	}
 	a.reg = imposter.NewRegistry(imposter.Options{
-		Shared:  a.sharedState(),
-		Script:  engine,
-		Metrics: a.metrics,
-		Host:    opts.Host,
-		Debug:   opts.Debug,
-		Mock:    opts.Mock,
-		AllowIP: ipFilter(opts.LocalOnly, opts.IPWhitelist, loopbackIPs()),
-		Logger:  a.log,
+		Protocols: servers.Protocols(),
+		Shared:    a.sharedState(),
+		Script:    engine,
+		Metrics:   a.metrics,
+		Host:      opts.Host,
+		Debug:     opts.Debug,
+		Mock:      opts.Mock,
+		AllowIP:   ipFilter(opts.LocalOnly, opts.IPWhitelist, loopbackIPs()),
+		Logger:    a.log,
 
 		HeaderTimeout: opts.HeaderTimeout,
 		IdleTimeout:   opts.IdleTimeout,
@@ -426,7 +429,7 @@ func (a *App) Start() error {
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
 		MaxRequestBodySize:    adminMaxBody,
-		ErrorHandler:          imposter.ErrorHandler(adminMaxBody),
+		ErrorHandler:          httpserver.ErrorHandler(adminMaxBody),
 		ConnState:             netconn.IdleConnState, // with the IdleListener below
 		Logger:                quietLogger{},
 	}

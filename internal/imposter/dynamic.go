@@ -3,10 +3,7 @@ package imposter
 import (
 	"context"
 	"errors"
-	"net"
 	"time"
-
-	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
@@ -144,29 +141,4 @@ func asShell(err error, target **behavior.ShellError) bool {
 		*target = se
 	}
 	return ok
-}
-
-// garbage is what Mountebank writes for RANDOM_DATA_THEN_CLOSE.
-const garbage = `Htijy%@tWXJ/hQ#[Q:7G@dH4"gu[QaX&`
-
-// httpFault simulates a fault on the request's connection; it reports false for a fault name
-// Mountebank does not know, which then gets an ordinary (empty) response.
-func httpFault(ctx *fasthttp.RequestCtx, fault string) bool {
-	switch fault {
-	case "CONNECTION_RESET_BY_PEER":
-		ctx.HijackSetNoResponse(true)
-		// Mountebank destroys the socket: with the request read in full, the client sees the
-		// connection closed (FIN), not a reset (test/compat/scenarios/http-fault-connection-
-		// reset-by-peer.json).
-		ctx.Hijack(func(c net.Conn) { _ = c.Close() })
-		return true
-	case "RANDOM_DATA_THEN_CLOSE":
-		ctx.HijackSetNoResponse(true)
-		ctx.Hijack(func(c net.Conn) {
-			_, _ = c.Write([]byte(garbage))
-			_ = c.Close()
-		})
-		return true
-	}
-	return false
 }

@@ -4,7 +4,6 @@ package imposter
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,6 +65,9 @@ type Options struct {
 	// Shared, when set, keeps the stubs' response cycles, the counts and the journal with the
 	// other nodes of a store (--store); nil keeps them in the process.
 	Shared Shared
+	// Protocols are the protocols imposters can serve, by name (see package servers); an
+	// imposter of another protocol compiles but does not start.
+	Protocols map[string]Protocol
 }
 
 // stub is one stub with its run-time state. A stub keeps its state (response cycle, matches)
@@ -103,26 +105,6 @@ type table struct {
 	ref   *match.Reference // the same predicates, for explaining a no-match
 	// scenarios is set when a stub names a scenario state: matching then checks it.
 	scenarios bool
-}
-
-// protocolServer serves one protocol on an imposter's listener.
-type protocolServer interface {
-	// serve accepts connections on ln until shutdown; it returns nil after a shutdown.
-	serve(ln net.Listener) error
-	// closeIdle closes, at once, every connection that waits for its next request; busy ones
-	// close after their answer. serve has returned.
-	closeIdle()
-	// shutdown stops accepting, lets requests in flight finish until ctx ends, and closes every
-	// connection.
-	shutdown(ctx context.Context) error
-}
-
-// protocolServers builds the server for each protocol mockd serves.
-var protocolServers = map[string]func(*Imposter) protocolServer{
-	"http":  newHTTPServer,
-	"https": newHTTPSServer,
-	"tcp":   newTCPServer,
-	"smtp":  newSMTPServer,
 }
 
 // resolve counts and records req, finds the first matching stub and returns the response to
@@ -234,7 +216,7 @@ type Imposter struct {
 	encoding string
 
 	ln      net.Listener
-	server  protocolServer
+	server  Server
 	done    chan struct{}
 	closing atomic.Bool
 	// plainIPv4 reports IPv4 clients as a.b.c.d (node does when bound to an IPv4 address)
@@ -273,7 +255,7 @@ type Imposter struct {
 	logInfo, logDebug bool
 	metrics           *metrics.Imposter // nil when metrics are off
 	js                *script.Scope     // the imposter's script state; nil without a script engine
-	tls               *tls.Config       // https only: built by Start
+	tcpDefault        tcpData           // tcp only: the data of defaultResponse
 }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
@@ -289,6 +271,9 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	}
 	if def.Mode == "binary" {
 		im.encoding = "base64"
+	}
+	if def.Protocol == "tcp" {
+		im.tcpDefault = tcpDefaultOf(def.DefaultResponse, im.Binary())
 	}
 	im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), def.DefaultResponse)
 	im.journal.init(opts.JournalSize, opts.JournalBytes)
@@ -461,7 +446,12 @@ func (im *Imposter) Port() int { return im.port }
 // Start binds the imposter's port and starts serving. A port in use is a "resource conflict"
 // *config.Error, as in Mountebank.
 func (im *Imposter) Start() error {
-	if err := im.prepareTLS(); err != nil {
+	protocol, ok := im.opts.Protocols[im.def.Protocol]
+	if !ok {
+		return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("the %s protocol is not yet supported", im.def.Protocol)}
+	}
+	newServer, err := protocol(im.def)
+	if err != nil {
 		return err
 	}
 	host := im.def.Host
@@ -503,11 +493,6 @@ func (im *Imposter) Start() error {
 		im.shared = im.opts.Shared.Imposter(im.ID()) // the ID is final now (see Adopt)
 		im.shareScriptState()
 	}
-	newServer, ok := protocolServers[im.def.Protocol]
-	if !ok {
-		_ = im.ln.Close()
-		return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("the %s protocol is not yet supported", im.def.Protocol)}
-	}
 	im.server = newServer(im)
 	im.done = make(chan struct{})
 	go func() {
@@ -517,7 +502,7 @@ func (im *Imposter) Start() error {
 				im.log.Error("panic in imposter server", "panic", p, "stack", string(debug.Stack()))
 			}
 		}()
-		if err := im.server.serve(im.ln); err != nil {
+		if err := im.server.Serve(im.ln); err != nil {
 			im.log.Error("imposter stopped serving", "err", err)
 		}
 	}()
@@ -552,14 +537,14 @@ func (im *Imposter) closeListener() bool {
 	// Closing the listener ends the server's accept loop, whether or not it has begun.
 	_ = im.ln.Close()
 	<-im.done
-	im.server.closeIdle()
+	im.server.CloseIdle()
 	return true
 }
 
 // drain lets the requests in flight finish until ctx ends, then closes every connection; it
 // follows closeListener.
 func (im *Imposter) drain(ctx context.Context) {
-	_ = im.server.shutdown(ctx)
+	_ = im.server.Shutdown(ctx)
 	im.metrics.Remove()
 	im.log.Info("Ciao for now")
 }

@@ -2,6 +2,7 @@ package imposter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,14 +11,39 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/netconn"
+	"github.com/mockd/mockd/internal/request"
 )
+
+// netHTTP is a protocol served by net/http, answering with the resolved response's body: the
+// core starts and stops any Server, and knows no protocol server.
+func netHTTP(*config.Imposter) (func(*Imposter) Server, error) {
+	return func(im *Imposter) Server {
+		return &netHTTPServer{srv: &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			a := im.Resolve(&request.Request{Method: r.Method, Path: r.URL.Path})
+			_, _ = w.Write(a.Body())
+		})}}
+	}, nil
+}
+
+type netHTTPServer struct{ srv *http.Server }
+
+func (s *netHTTPServer) Serve(ln net.Listener) error {
+	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
+func (s *netHTTPServer) CloseIdle()                         { s.srv.SetKeepAlivesEnabled(false) }
+func (s *netHTTPServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
 // http and https imposters serve through the FIFO poller (on Linux) unless told to use Go's, tcp
 // imposters through the runtime poller; stopping any of them frees its port.
 func TestImposterListeners(t *testing.T) {
+	protocols := map[string]Protocol{"http": netHTTP, "https": netHTTP, "tcp": netHTTP}
 	for _, tc := range []struct {
 		protocol string
 		poller   netconn.Poller
@@ -38,7 +64,7 @@ func TestImposterListeners(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatal(errs[0])
 			}
-			im, err := New(d, Options{Host: "127.0.0.1", Poller: tc.poller, Logger: slog.New(slog.DiscardHandler)})
+			im, err := New(d, Options{Host: "127.0.0.1", Poller: tc.poller, Logger: slog.New(slog.DiscardHandler), Protocols: protocols})
 			if err != nil {
 				t.Fatal(err)
 			}

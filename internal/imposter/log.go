@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
@@ -46,33 +45,4 @@ func (im *Imposter) logFailure(req *request.Request, err error) {
 		}
 		im.logLine(slog.LevelError, req.RequestFrom()+" X=> "+string(config.MarshalJSON(details, 0)))
 	}
-}
-
-// len16 is a string's length in UTF-16 code units, as JavaScript counts it.
-func len16(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16Len(r)
-	}
-	return n
-}
-
-// prefix16 is s.substring(0, n) for a string of at least n UTF-16 code units (a surrogate
-// pair cut in two is kept whole).
-func prefix16(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		if units >= n {
-			return s[:i]
-		}
-		units += utf16Len(r)
-	}
-	return s
-}
-
-func utf16Len(r rune) int {
-	if r >= 0x10000 && r <= utf8.MaxRune {
-		return 2
-	}
-	return 1
 }

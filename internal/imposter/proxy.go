@@ -6,8 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/proxy"
@@ -34,16 +32,16 @@ func stubSource(err error, def *config.Object) error {
 
 // proxyHTTP answers req by forwarding it to the proxy's origin, as Mountebank's proxyAndRecord
 // does: the answer goes through the response's behaviors, is recorded (unless the mode is
-// proxyTransparent) and is then compiled like a configured response. ctx is only read here;
-// rctx cancels the behaviors.
-func (im *Imposter) proxyHTTP(ctx *fasthttp.RequestCtx, rctx context.Context, req *request.Request, st *stub, r *proxyResponse) (*wire, error) {
+// proxyTransparent) and is then compiled like a configured response. uri and body are the
+// request's as received; rctx cancels the behaviors.
+func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, body []byte, st *stub, r *proxyResponse) (*wire, error) {
 	p := r.http
 	start := time.Now()
 	answer, err := p.Forward(&proxy.Request{
 		Method:  req.Method,
-		URI:     ctx.Request.Header.RequestURI(),
+		URI:     uri,
 		Headers: req.HeaderList(),
-		Body:    ctx.Request.Body(),
+		Body:    body,
 	})
 	if err != nil {
 		im.log.Error("proxy failed", "to", p.To, "err", err)

@@ -16,7 +16,7 @@ import (
 type header struct {
 	name, value string
 	// set: the first line of this exact name, without CR or LF, so it may skip the checks of
-	// fasthttp's Add (see writeHTTP).
+	// fasthttp's Add (see httpserver's write).
 	set bool
 }
 

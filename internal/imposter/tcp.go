@@ -2,41 +2,13 @@ package imposter
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
-	"fmt"
-	"io"
-	"log/slog"
-	"net"
 	"net/url"
-	"time"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
-	"github.com/mockd/mockd/internal/metrics"
-	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
 )
-
-// tcpIdleTimeout is how long a tcp or smtp connection may stay silent before mockd closes it,
-// and how long a proxied origin may take to answer, unless Options.IdleTimeout says otherwise.
-// Mountebank has no limit; a variable so tests can shorten it.
-var tcpIdleTimeout = 2 * time.Minute
-
-// idleTimeout is how long a connection may wait for its next request.
-func (im *Imposter) idleTimeout() time.Duration {
-	if im.opts.IdleTimeout > 0 {
-		return im.opts.IdleTimeout
-	}
-	return tcpIdleTimeout
-}
-
-// tcpReadSize is the most one read takes from a socket: node's 64 KiB, so that a packet is one
-// request as in Mountebank.
-const tcpReadSize = 64 << 10
-
-// randomFaultData is what Mountebank writes before closing for RANDOM_DATA_THEN_CLOSE.
-const randomFaultData = `Htijy%@tWXJ/hQ#[Q:7G@dH4"gu[QaX&`
 
 // tcpData is the data of a tcp `is` response, compiled.
 type tcpData struct {
@@ -209,149 +181,30 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	return out, nil
 }
 
-// tcpServer serves a tcp imposter: one goroutine per connection, each packet a request unless
-// an end-of-request resolver says to wait for more.
-type tcpServer struct {
-	im          *Imposter
-	binary      bool
-	defaultData []byte
-	defaultBad  bool // defaultResponse has no usable data: Buffer.from(undefined) fails in Mountebank
-	// endOfRequest decides whether the bytes received so far make a whole request; nil means
-	// every packet is one (Mountebank's default).
-	endOfRequest func(data []byte) bool
-	maxRequest   int
+// TCPOrigin sends a tcp proxy's request to its origin at addr (host:port; to is the proxy's
+// `to`, for messages) and returns the origin's first answer as a response object {data,
+// _proxyResponseTime}, or nil when the origin closed without answering, or the error object
+// Mountebank writes instead.
+type TCPOrigin func(req *request.Request, addr, to string) (answer, failure *config.Object)
 
-	connServer
-}
-
-func newTCPServer(im *Imposter) protocolServer {
-	s := &tcpServer{im: im, binary: im.encoding == "base64"}
-	s.connServer = connServer{netconn.Server{Log: im.log, Handle: s.handle}}
-	s.maxRequest = im.maxBody()
-	if im.def.DefaultResponse == nil {
-		// Mountebank's default is {data: ''}: nothing is written.
-	} else if v, ok := im.def.DefaultResponse.Get("data"); ok {
-		var t tcpData
-		t.setData(v, s.binary)
-		s.defaultData = t.data
-		if _, isString := v.(string); !isString {
-			s.defaultBad = true
-		}
-	} else {
-		s.defaultBad = true
-	}
-	if eor := config.AsObject(get(im.def.Header, "endOfRequestResolver")); eor != nil && jsvalue.Truthy(get(eor, "inject")) {
-		source := jsvalue.String(get(eor, "inject"))
-		if im.js == nil {
-			im.log.Warn("endOfRequestResolver needs --allowInjection; every packet is a request")
-		} else {
-			s.endOfRequest = func(data []byte) bool {
-				done, err := im.js.EndOfRequest(source, data, s.binary)
-				if err != nil {
-					im.log.Error("injection X=> " + err.Error())
-					return false
-				}
-				return done
-			}
-		}
-	}
-	return s
-}
-
-func (s *tcpServer) handle(conn net.Conn) {
-	im := s.im
-	buf := make([]byte, tcpReadSize)
-	var pending []byte
-	for {
-		_ = conn.SetReadDeadline(time.Now().Add(s.im.idleTimeout()))
-		n, err := conn.Read(buf)
-		if n > 0 {
-			pending = append(pending, buf[:n]...)
-			if len(pending) > s.maxRequest {
-				im.log.Warn("tcp request too large; closing the connection", "client", conn.RemoteAddr().String(), "bytes", len(pending))
-				return
-			}
-			if s.endOfRequest == nil || s.endOfRequest(pending) {
-				payload := pending
-				pending = nil
-				if !s.respond(conn, payload) {
-					return
-				}
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// respond answers one request; it returns false when the connection must be dropped.
-func (s *tcpServer) respond(conn net.Conn, payload []byte) bool {
-	im := s.im
-	ip, from := request.NodeAddr(conn.RemoteAddr(), im.plainIPv4)
-	if im.opts.AllowIP != nil {
-		if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !im.opts.AllowIP(a.IP) {
-			if im.metrics != nil {
-				im.metrics.Blocked.Inc()
-			}
-			im.log.Warn("Blocking incoming connection from " + ip + ". Turn off --localOnly or add to --ipWhitelist to allow")
-			return false
-		}
-	}
-	req := request.Acquire()
-	defer request.Release(req)
-	req.TCP = true
-	req.SetClient(ip, from)
-	req.Data = s.encode(payload)
-
-	if im.enabled(slog.LevelInfo) {
-		// Mountebank shows the first 20 characters of the payload.
-		data := req.Data
-		if n := len16(data); n > 20 {
-			data = prefix16(data, 20) + "..."
-		}
-		im.logLine(slog.LevelInfo, from+" => "+data)
-	}
-	st, resp, recorded, _, cerr := im.resolve(req)
-	if cerr != nil {
-		im.logFailure(req, cerr)
-		s.writeError(conn, cerr.Render())
-		return true
-	}
-	// Response generation, as Mountebank times it: from the match to the built response
-	// (behaviors, injection, proxying), not writing it.
-	var t0 metrics.Instant
-	if im.metrics != nil {
-		t0 = metrics.Now()
-	}
-	out, keep := s.build(req, st, resp)
-	if im.metrics != nil {
-		im.metrics.RespDuration.Observe(t0.Since())
-	}
-	if len(out) > 0 {
-		_ = conn.SetWriteDeadline(time.Now().Add(s.im.idleTimeout()))
-		if _, err := conn.Write(out); err != nil {
-			return false
-		}
-	}
-	if st != nil && im.opts.Debug {
-		im.recordMatch(st, recorded, isObject(resp), resp)
-	}
-	return keep
-}
-
-// build makes the bytes that answer req (none for some faults and an origin that closed) and
-// says whether the connection stays open after they are written.
-func (s *tcpServer) build(req *request.Request, st *stub, resp response) (out []byte, keep bool) {
+// BuildTCP makes the bytes that answer req with a (none for some faults and an origin that
+// closed) and says whether the connection stays open after they are written. A proxy response
+// asks its origin through origin.
+func (im *Imposter) BuildTCP(req *request.Request, a Answer, origin TCPOrigin) (out []byte, keep bool) {
 	fail := func(err error) ([]byte, bool) {
-		s.im.log.Error("cannot build the response", "err", err)
+		im.log.Error("cannot build the response", "err", err)
 		return config.MarshalJSON(scriptErrorBody(err), 0), true
 	}
+	binary := im.Binary()
 	var t *tcpData // nil: the imposter's default data
 	fault := ""
-	switch r := resp.(type) {
+	switch r := a.resp.(type) {
 	case *proxyResponse:
-		obj, errObj := s.proxy(req, r.tcp)
+		p := r.tcp
+		if p.toErr != nil {
+			return errorsJSON(p.toErr.Render()), true
+		}
+		obj, errObj := origin(req, p.addr, p.to)
 		if errObj != nil {
 			return errorsJSON(errObj), true
 		}
@@ -359,28 +212,28 @@ func (s *tcpServer) build(req *request.Request, st *stub, resp response) (out []
 			return nil, true // the origin closed without answering: Mountebank never answers either
 		}
 		var err error
-		if obj, err = s.proxied(req, st, r, obj); err != nil {
+		if obj, err = im.proxiedTCP(req, a.stub, r, obj); err != nil {
 			return fail(err)
 		}
 		t = &tcpData{}
-		t.setData(get(obj, "data"), s.binary)
+		t.setData(get(obj, "data"), binary)
 	case *isResponse:
 		t = r.tcp
 		if r.behaviors != nil {
-			obj, err := s.im.buildObject(context.Background(), req, r)
+			obj, err := im.buildObject(context.Background(), req, r)
 			if err != nil {
 				return fail(err)
 			}
 			t = &tcpData{}
-			t.setData(get(obj, "data"), s.binary)
+			t.setData(get(obj, "data"), binary)
 		}
 	case *injectResponse:
-		obj, err := s.im.buildObject(context.Background(), req, r)
+		obj, err := im.buildObject(context.Background(), req, r)
 		if err != nil {
 			return fail(err)
 		}
 		t = &tcpData{}
-		t.setData(get(obj, "data"), s.binary)
+		t.setData(get(obj, "data"), binary)
 	case *faultResponse:
 		fault = r.name
 	}
@@ -389,7 +242,7 @@ func (s *tcpServer) build(req *request.Request, st *stub, resp response) (out []
 	}
 	data, hasData, bad := t.data, t.hasData, t.badData
 	if !hasData {
-		data, bad = s.defaultData, s.defaultBad
+		data, bad = im.tcpDefault.data, im.tcpDefault.badData
 	}
 	if bad {
 		return errorsJSON(config.NewObject("code", "ERR_INVALID_ARG_TYPE")), true
@@ -401,120 +254,59 @@ func (s *tcpServer) build(req *request.Request, st *stub, resp response) (out []
 		// connection closed (FIN), not a reset (test/compat/scenarios/tcp-fault-reset.json).
 		return nil, false
 	case "RANDOM_DATA_THEN_CLOSE":
-		return []byte(randomFaultData), false
+		return []byte(RandomFaultData), false
 	default:
-		s.im.log.Error("Unexpected fault type [" + fault + "], expected either CONNECTION_RESET_BY_PEER or RANDOM_DATA_THEN_CLOSE")
+		im.log.Error("Unexpected fault type [" + fault + "], expected either CONNECTION_RESET_BY_PEER or RANDOM_DATA_THEN_CLOSE")
 	}
 	return data, true
 }
 
-// errorsJSON is Mountebank's {"errors":[e]}, which its tcp server writes onto the socket when
-// resolving a response fails.
+// tcpDefaultOf compiles the data of a tcp imposter's defaultResponse.
+func tcpDefaultOf(dr *config.Object, binary bool) tcpData {
+	var t tcpData
+	if dr == nil {
+		return t // Mountebank's default is {data: ''}: nothing is written
+	}
+	v, ok := dr.Get("data")
+	if !ok {
+		t.badData = true // no usable data: Buffer.from(undefined) fails in Mountebank
+		return t
+	}
+	t.setData(v, binary)
+	if _, isString := v.(string); !isString {
+		t.badData = true
+	}
+	return t
+}
+
+// TCPErrorJSON is Mountebank's {"errors":[e]}, which its tcp server writes onto the socket
+// when resolving a response fails.
+func TCPErrorJSON(e *config.Object) []byte { return errorsJSON(e) }
+
 func errorsJSON(e *config.Object) []byte {
 	return config.MarshalJSON(config.NewObject("errors", []any{e}), 0)
 }
 
-// writeError writes Mountebank's {"errors":[error]} onto the socket.
-func (s *tcpServer) writeError(conn net.Conn, e *config.Object) {
-	_ = conn.SetWriteDeadline(time.Now().Add(s.im.idleTimeout()))
-	_, _ = conn.Write(errorsJSON(e))
-}
-
-// encode renders request bytes as Mountebank does: base64 in binary mode, otherwise UTF-8 with
-// invalid bytes replaced by U+FFFD.
-func (s *tcpServer) encode(b []byte) string {
-	if s.binary {
-		return base64.StdEncoding.EncodeToString(b)
-	}
-	return jsvalue.DecodeUTF8(b)
-}
-
-// proxied passes the origin's answer obj through the response's behaviors and records the result
-// as Mountebank's proxy modes say, as its proxyAndRecord does.
-func (s *tcpServer) proxied(req *request.Request, st *stub, r *proxyResponse, obj *config.Object) (*config.Object, error) {
+// proxiedTCP passes the origin's answer obj through the response's behaviors and records the
+// result as Mountebank's proxy modes say, as its proxyAndRecord does.
+func (im *Imposter) proxiedTCP(req *request.Request, st *stub, r *proxyResponse, obj *config.Object) (*config.Object, error) {
 	p := r.tcp
 	if r.behaviors != nil {
 		var err error
-		if obj, err = r.behaviors.Apply(context.Background(), req, obj, s.im.js); err != nil {
+		if obj, err = r.behaviors.Apply(context.Background(), req, obj, im.js); err != nil {
 			return nil, err
 		}
 	}
 	if p.mode != "proxyTransparent" && st != nil {
-		s.recordProxy(req, st, p, obj)
+		im.recordTCPProxy(req, st, p, obj)
 	}
 	return obj, nil
 }
 
-// proxy forwards req to the origin and returns its first answer (the bytes of the first read,
-// or as many as the end-of-request resolver wants) as a response object {data,
-// _proxyResponseTime}. A nil answer without error means the origin closed without sending
-// anything.
-func (s *tcpServer) proxy(req *request.Request, p *tcpProxy) (*config.Object, *config.Object) {
-	im := s.im
-	if p.toErr != nil {
-		return nil, p.toErr.Render()
-	}
-	start := time.Now()
-	payload := []byte(req.Data)
-	if s.binary {
-		payload = decodeBase64Loose(req.Data)
-	}
-	conn, err := net.DialTimeout("tcp", p.addr, im.idleTimeout())
-	if err != nil {
-		im.log.Error(fmt.Sprintf("Proxy %s transmission error X=> %v", p.addr, err))
-		var dnsErr *net.DNSError
-		if errors.As(err, &dnsErr) {
-			return nil, config.NewObject("code", "invalid proxy", "message", "Cannot resolve "+quoteJS(p.to))
-		}
-		return nil, config.NewObject("code", "invalid proxy", "message", "Unable to connect to "+quoteJS(p.to))
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(s.im.idleTimeout()))
-	if _, err := conn.Write(payload); err != nil {
-		return nil, nodeSocketError(err)
-	}
-	buf := make([]byte, tcpReadSize)
-	var got []byte
-	for {
-		n, err := conn.Read(buf)
-		if n > 0 {
-			got = append(got, buf[:n]...)
-			if s.endOfRequest == nil || s.endOfRequest(got) {
-				break
-			}
-		}
-		if err != nil {
-			if len(got) == 0 || isEOF(err) {
-				return nil, nil
-			}
-			return nil, nodeSocketError(err)
-		}
-	}
-	elapsed := time.Since(start)
-	return config.NewObject("data", s.encode(got), "_proxyResponseTime", float64(elapsed.Milliseconds())), nil
-}
-
-func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
-}
-
-// nodeSocketError renders a socket error the way JSON.stringify renders node's.
-func nodeSocketError(err error) *config.Object {
-	code := "ECONNRESET"
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		code = "ETIMEDOUT"
-	}
-	return config.NewObject("code", code, "message", err.Error())
-}
-
-func quoteJS(s string) string { return string(config.MarshalJSON(s, 0)) }
-
-// recordProxy saves the origin's answer as a new stub (proxyOnce: just before the proxy stub) or
-// a new response of the stub with the same generated predicates (proxyAlways), as Mountebank's
-// responseResolver does.
-func (s *tcpServer) recordProxy(req *request.Request, st *stub, p *tcpProxy, answer *config.Object) {
-	im := s.im
+// recordTCPProxy saves the origin's answer as a new stub (proxyOnce: just before the proxy
+// stub) or a new response of the stub with the same generated predicates (proxyAlways), as
+// Mountebank's responseResolver does.
+func (im *Imposter) recordTCPProxy(req *request.Request, st *stub, p *tcpProxy, answer *config.Object) {
 	preds := tcpPredicatesFor(req, p.generators)
 	newResp := config.NewObject("is", config.Clone(answer))
 	var extra []any

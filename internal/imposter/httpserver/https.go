@@ -1,4 +1,4 @@
-package imposter
+package httpserver
 
 import (
 	"crypto"
@@ -7,48 +7,37 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
-	_ "embed" // the default certificate
 	"encoding/pem"
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/jsvalue"
 )
 
-// mockd's own self-signed certificate, used by https imposters that name no key and cert
-// (Mountebank ships a different one; clients that pin Mountebank's certificate must pass theirs).
-var (
-	//go:embed cert/mockd-key.pem
-	defaultKey string
-	//go:embed cert/mockd-cert.pem
-	defaultCert string
-)
-
-// newHTTPSServer serves an https imposter: the http server with TLS on its connections, so
-// requests take exactly the http path.
-func newHTTPSServer(im *Imposter) protocolServer {
-	h := newHTTPServer(im).(*httpServer)
-	h.tls = im.tls
-	return h
+// HTTPS is the https protocol: the http server with TLS on its connections, so requests take
+// exactly the http path. A bad key, certificate or cipher list fails as node's TLS does.
+func HTTPS(def *config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
+	conf, err := TLSConfig(def.Header)
+	if err != nil {
+		return nil, err
+	}
+	return func(im *imposter.Imposter) imposter.Server { return newServer(im, conf) }, nil
 }
 
-// prepareTLS builds an https imposter's TLS configuration from its key, cert, mutualAuth,
-// rejectUnauthorized, ca and ciphers fields, failing as Mountebank (node's TLS) does on bad ones.
-// It does nothing for other protocols.
-func (im *Imposter) prepareTLS() error {
-	if im.def.Protocol != "https" {
-		return nil
-	}
-	h := im.def.Header
+// TLSConfig builds an https imposter's TLS configuration from the key, cert, mutualAuth,
+// rejectUnauthorized, ca and ciphers fields of its definition header h, failing as Mountebank
+// (node's TLS) does on bad ones.
+func TLSConfig(h *config.Object) (*tls.Config, error) {
 	conf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if c, ok := h.Get("ciphers"); ok && jsvalue.Truthy(c) {
 		if err := applyCiphers(conf, strings.ToUpper(jsvalue.String(c))); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	cert, err := keyPair(tlsText(h, "key", defaultKey), tlsText(h, "cert", defaultCert))
+	cert, err := keyPair(imposter.TLSText(h, "key"), imposter.TLSText(h, "cert"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	conf.Certificates = []tls.Certificate{cert}
 	// Node asks for a client certificate only when both are set, and then requires a valid one.
@@ -56,17 +45,12 @@ func (im *Imposter) prepareTLS() error {
 		conf.ClientAuth = tls.RequireAndVerifyClientCert
 		conf.ClientCAs = caPool(get(h, "ca"))
 	}
-	im.tls = conf
-	return nil
+	return conf, nil
 }
 
-// tlsText is the PEM text of field, or def when absent or falsy.
-func tlsText(h *config.Object, field, def string) string {
-	v := get(h, field)
-	if !jsvalue.Truthy(v) {
-		return def
-	}
-	return jsvalue.String(v)
+func get(o *config.Object, key string) config.Value {
+	v, _ := o.Get(key)
+	return v
 }
 
 // caPool collects the certificates of ca (a PEM string or a list of them); nil (the system
@@ -242,25 +226,4 @@ func applyCiphers(conf *tls.Config, list string) error {
 		conf.MinVersion = tls.VersionTLS13
 	}
 	return nil
-}
-
-// appendHTTPSMetadata adds what Mountebank prints for an https imposter after recordRequests:
-// key, cert, mutualAuth, rejectUnauthorized, ca and, when set, ciphers (upper-cased).
-func appendHTTPSMetadata(o, h *config.Object) {
-	o.Set("key", tlsText(h, "key", defaultKey))
-	o.Set("cert", tlsText(h, "cert", defaultCert))
-	o.Set("mutualAuth", jsvalue.Truthy(get(h, "mutualAuth")))
-	if v := get(h, "rejectUnauthorized"); jsvalue.Truthy(v) {
-		o.Set("rejectUnauthorized", v)
-	} else {
-		o.Set("rejectUnauthorized", false)
-	}
-	if v := get(h, "ca"); jsvalue.Truthy(v) {
-		o.Set("ca", v)
-	} else {
-		o.Set("ca", nil)
-	}
-	if v := get(h, "ciphers"); jsvalue.Truthy(v) {
-		o.Set("ciphers", strings.ToUpper(jsvalue.String(v)))
-	}
 }

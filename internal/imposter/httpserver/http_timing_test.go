@@ -1,4 +1,4 @@
-package imposter
+package httpserver
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
@@ -24,10 +25,10 @@ const simpleStub = `{"protocol":"http","port":4545,"stubs":[
 
 // newBenchHandler builds an http imposter from JSON without listening and a request context
 // holding raw, parsed as the server parses what it reads from a connection.
-func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) (*httpServer, *fasthttp.RequestCtx) {
+func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) (*server, *fasthttp.RequestCtx) {
 	tb.Helper()
 	log := slog.New(slog.DiscardHandler)
-	opts := Options{Logger: log, Script: script.New(script.Options{Logger: log})}
+	opts := imposter.Options{Logger: log, Script: script.New(script.Options{Logger: log})}
 	if withMetrics {
 		opts.Metrics = metrics.New()
 	}
@@ -35,7 +36,7 @@ func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) 
 }
 
 // newBenchHandlerWith is newBenchHandler with the imposter options given.
-func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts Options) (*httpServer, *fasthttp.RequestCtx) {
+func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts imposter.Options) (*server, *fasthttp.RequestCtx) {
 	tb.Helper()
 	v, err := config.ParseJSON([]byte(imposterJSON))
 	if err != nil {
@@ -45,11 +46,11 @@ func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts Options) 
 	if len(errs) > 0 {
 		tb.Fatal(errs)
 	}
-	im, err := New(def, opts)
+	im, err := imposter.New(def, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h := newHTTPServer(im).(*httpServer)
+	h := newServer(im, nil)
 	var req fasthttp.Request
 	req.Header.DisableNormalizing()
 	if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
@@ -63,7 +64,7 @@ func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts Options) 
 const simpleRequest = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n"
 
 // serveOnce runs the handler on ctx's request as the server would for a new request.
-func serveOnce(tb testing.TB, h *httpServer, ctx *fasthttp.RequestCtx) {
+func serveOnce(tb testing.TB, h *server, ctx *fasthttp.RequestCtx) {
 	ctx.Response.Reset()
 	h.handle(ctx)
 	if ctx.Response.StatusCode() != 200 {
@@ -103,8 +104,7 @@ func BenchmarkHTTPSimpleStubLogged(b *testing.B) {
 			core := logs.New(logs.Options{Level: slog.LevelInfo, Console: f, JSON: format == "json"})
 			defer core.Close()
 			log := slog.New(core.Handler("mb:2525")).With("imposter", "http:4545")
-			h, ctx := newBenchHandlerWith(b, simpleStub, simpleRequest, Options{Logger: log, Metrics: metrics.New()})
-			h.im.setLog(log) // as Start sets it
+			h, ctx := newBenchHandlerWith(b, simpleStub, simpleRequest, imposter.Options{Logger: log, Metrics: metrics.New()})
 			b.ReportAllocs()
 			for b.Loop() {
 				serveOnce(b, h, ctx)
@@ -129,7 +129,7 @@ func BenchmarkHTTPNoMatchExplained(b *testing.B) {
 		for _, debug := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%s/debug=%t", sc.name, debug), func(b *testing.B) {
 				log := slog.New(slog.DiscardHandler)
-				h, ctx := newBenchHandlerWith(b, sc.imposter, sc.request, Options{Logger: log, Debug: debug, Metrics: metrics.New()})
+				h, ctx := newBenchHandlerWith(b, sc.imposter, sc.request, imposter.Options{Logger: log, Debug: debug, Metrics: metrics.New()})
 				b.ReportAllocs()
 				for b.Loop() {
 					serveOnce(b, h, ctx)

@@ -1,32 +1,34 @@
-package imposter
+package smtpserver
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
 )
 
-func newTestSMTP(t testing.TB) *smtpServer {
+func newTestSMTP(t testing.TB) *server {
 	v, _ := config.ParseJSON([]byte(`{"protocol":"smtp","recordRequests":true}`))
 	def, errs := config.ParseImposter(v, config.ParseOptions{})
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}
-	im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler)})
+	im, err := imposter.New(def, imposter.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSMTPServer(im).(*smtpServer)
+	s := newServer(im)
 	s.hostname = "mx"
 	return s
 }
 
 // converse plays client lines against a session and returns the server's replies.
-func converse(s *smtpServer, input string) string {
+func converse(s *server, input string) string {
 	var out bytes.Buffer
 	ss := &smtpSession{srv: s, ip: "127.0.0.1", r: bufio.NewReader(strings.NewReader(input)), w: bufio.NewWriter(&out)}
 	ss.run()
@@ -57,11 +59,11 @@ func TestSMTPSession(t *testing.T) {
 	if got := converse(s, in); got != want {
 		t.Errorf("replies:\n%s\nwant:\n%s", got, want)
 	}
-	reqs := s.im.journal.list()
+	reqs := s.im.RecordedRequests()
 	if len(reqs) != 1 {
 		t.Fatalf("recorded %d messages, want 1", len(reqs))
 	}
-	r := reqs[0].req
+	r := reqs[0].Request
 	if got := get(r, "text"); got != ".dot" {
 		t.Errorf("text = %q, want dot-stuffing undone", got)
 	}
@@ -99,6 +101,6 @@ func FuzzSMTPSession(f *testing.F) {
 		ss := &smtpSession{srv: s, ip: "127.0.0.1", r: bufio.NewReader(bytes.NewReader(data)), w: bufio.NewWriter(&out)}
 		ss.run()
 		_ = smtpRequest("127.0.0.1", "", nil, data)
-		s.im.journal.clear()
+		_ = s.im.ClearRequests(context.Background())
 	})
 }

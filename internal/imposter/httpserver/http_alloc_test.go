@@ -1,6 +1,6 @@
 //go:build !race
 
-package imposter
+package httpserver
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package imposter
+package httpserver
 
 import "github.com/valyala/fasthttp"
 

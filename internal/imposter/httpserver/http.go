@@ -1,4 +1,7 @@
-package imposter
+// Package httpserver serves http and https imposters with fasthttp: it reads requests, asks
+// the imposter core what answers them (imposter.Resolve) and writes the answers, with node's
+// reason phrases, faults on the connection and, for https, TLS configured as node's is.
+package httpserver
 
 import (
 	"context"
@@ -14,22 +17,28 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
 )
 
-// httpServer serves an http imposter with fasthttp.
-type httpServer struct {
-	im  *Imposter
+// HTTP is the http protocol.
+func HTTP(*config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
+	return func(im *imposter.Imposter) imposter.Server { return newServer(im, nil) }, nil
+}
+
+// server serves an http or https imposter with fasthttp.
+type server struct {
+	im  *imposter.Imposter
 	srv *fasthttp.Server
 	tls *tls.Config // https
 	il  *netconn.IdleListener
 }
 
-func newHTTPServer(im *Imposter) protocolServer {
-	maxBody := im.maxBody()
-	h := &httpServer{im: im}
+func newServer(im *imposter.Imposter, conf *tls.Config) *server {
+	maxBody := im.MaxBody()
+	h := &server{im: im, tls: conf}
 	h.srv = &fasthttp.Server{
 		ErrorHandler:                  ErrorHandler(maxBody),
 		Handler:                       netconn.TrackRequests(h.handle),
@@ -39,42 +48,40 @@ func newHTTPServer(im *Imposter) protocolServer {
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
 		ReadBufferSize:                16 << 10,
-		ConnState:                     netconn.IdleConnState, // the timeouts, with the IdleListener of serve
-		Logger:                        fasthttpLogger{im.log},
+		ConnState:                     netconn.IdleConnState, // the timeouts, with the IdleListener of Serve
+		Logger:                        fasthttpLogger{im.Log()},
 	}
 	return h
 }
 
-func (h *httpServer) serve(ln net.Listener) error {
-	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: h.im.opts.IdleTimeout, HeaderTimeout: h.im.opts.HeaderTimeout, TLS: h.tls})
+func (h *server) Serve(ln net.Listener) error {
+	opts := h.im.Settings()
+	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: opts.IdleTimeout, HeaderTimeout: opts.HeaderTimeout, TLS: h.tls})
 	defer h.il.Close()
 	return h.srv.Serve(h.il)
 }
 
-// closeIdle and shutdown are called once serve has returned.
-func (h *httpServer) closeIdle() {
+// CloseIdle and Shutdown are called once Serve has returned.
+func (h *server) CloseIdle() {
 	if h.il != nil {
 		h.il.CloseIdle()
 	}
 }
 
-func (h *httpServer) shutdown(ctx context.Context) error { return h.il.Shutdown(ctx) }
+func (h *server) Shutdown(ctx context.Context) error { return h.il.Shutdown(ctx) }
 
 // handle serves one HTTP request. A panic becomes a 500 for this request only.
-func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
+func (h *server) handle(ctx *fasthttp.RequestCtx) {
 	im := h.im
 	defer func() {
 		if p := recover(); p != nil {
-			im.log.Error("panic while serving a request", "panic", p, "stack", string(debug.Stack()))
+			im.Log().Error("panic while serving a request", "panic", p, "stack", string(debug.Stack()))
 			ctx.Response.Reset()
 			writeError(ctx, &config.Error{Code: "internal error", Message: fmt.Sprint(p)})
 		}
 	}()
-	if im.opts.AllowIP != nil && !im.opts.AllowIP(ctx.RemoteIP()) {
-		if im.metrics != nil {
-			im.metrics.Blocked.Inc()
-		}
-		im.log.Warn("Blocking incoming connection from " + ctx.RemoteIP().String() + ". Turn off --localOnly or add to --ipWhitelist to allow")
+	if !im.Admit(ctx.RemoteIP()) {
+		im.Blocked(ctx.RemoteIP().String())
 		_ = ctx.Conn().Close()
 		return
 	}
@@ -87,29 +94,26 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 			request.Release(req)
 		}
 	}()
-	request.FromHTTPLimit(ctx, req, im.plainIPv4, im.maxBody())
-	if im.enabled(slog.LevelInfo) {
-		im.logLine(slog.LevelInfo, req.RequestFrom()+" => "+req.Method+" "+string(ctx.RequestURI()))
+	request.FromHTTPLimit(ctx, req, im.PlainIPv4(), im.MaxBody())
+	if im.LogEnabled(slog.LevelInfo) {
+		im.LogLine(slog.LevelInfo, req.RequestFrom()+" => "+req.Method+" "+string(ctx.RequestURI()))
 	}
 	if req.BodyTooLarge {
-		tooLarge(ctx, im.maxBody())
+		tooLarge(ctx, im.MaxBody())
 		return
 	}
 
-	st, resp, recorded, why, err := im.resolve(req)
-	if err != nil {
-		im.logFailure(req, err)
-		writeError(ctx, err)
+	a := im.Resolve(req)
+	if a.Err != nil {
+		im.LogFailure(req, a.Err)
+		writeError(ctx, a.Err)
 		return
 	}
-	// A static response from stubs without scripts, not recorded: nothing kept the request's
-	// strings, so their memory serves the next request.
-	out := static(resp)
-	recycle = out != nil && recorded == nil && !im.Records() && !im.scripted.Load()
+	recycle = im.Recyclable(a)
 	// Response generation, as Mountebank times it: from the match to the built response
 	// (behaviors, injection, proxying), not writing it.
-	m := im.metrics
-	if out != nil {
+	m := im.Metrics()
+	if !a.Dynamic() {
 		if m != nil {
 			m.RespDuration.Observe(0) // ready-made when the stub was compiled: nothing to time
 		}
@@ -118,95 +122,86 @@ func (h *httpServer) handle(ctx *fasthttp.RequestCtx) {
 		if m != nil {
 			t0 = metrics.Now()
 		}
-		if f, ok := resp.(*faultResponse); ok && httpFault(ctx, f.name) {
+		if f := a.Fault(); f != "" && fault(ctx, f) {
 			return
 		}
-		var perr error
 		rctx := requestContext(ctx)
-		if p, ok := resp.(*proxyResponse); ok {
-			out, perr = im.proxyHTTP(ctx, rctx, req, st, p)
-		} else {
-			out, perr = im.produce(rctx, req, resp)
-		}
-		if perr != nil {
+		built, err := im.Build(rctx, req, ctx.Request.Header.RequestURI(), ctx.Request.Body(), a)
+		if err != nil {
 			if rctx.Err() != nil {
 				// The client went away: nobody reads the answer.
-				im.log.Debug("the client closed the connection before the response was ready", "err", perr)
+				im.Log().Debug("the client closed the connection before the response was ready", "err", err)
 			} else {
-				im.logFailure(req, perr)
+				im.LogFailure(req, err)
 			}
-			writeError(ctx, perr)
+			writeError(ctx, err)
 			return
 		}
+		a = built
 		if m != nil {
 			m.RespDuration.Observe(t0.Since())
 		}
 	}
-	if out.statusErr != nil {
-		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: out.statusErr.Error()})
+	status, err := a.Status()
+	if err != nil {
+		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: err.Error()})
 		return
 	}
-	im.writeHTTP(ctx, req, out)
-	if why != nil && im.opts.Debug {
-		ctx.Response.Header.Set(NoMatchHeader, why.Text())
+	write(ctx, req, status, a, im.Definition().AllowCORS)
+	if a.Why != nil && im.Debug() {
+		ctx.Response.Header.Set(NoMatchHeader, a.Why.Text())
 	}
-	if im.enabled(slog.LevelDebug) {
-		im.logLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(httpResponseJSON(out), 0)))
+	if im.LogEnabled(slog.LevelDebug) {
+		im.LogLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(responseJSON(status, a), 0)))
 	}
-	if st != nil && im.opts.Debug {
-		im.recordMatch(st, recorded, out.is, resp)
-	}
+	im.RecordMatch(a)
 }
 
 // NoMatchHeader is the response header that, with --debug, says why a request got the default
 // response: the nearest stubs and the first predicate each failed.
 const NoMatchHeader = "X-Mockd-No-Match"
 
-// httpResponseJSON is a response as Mountebank's debug log shows it.
-func httpResponseJSON(resp *wire) *config.Object {
+// responseJSON is a response as Mountebank's debug log shows it.
+func responseJSON(status int, a imposter.Answer) *config.Object {
 	headers := &config.Object{}
-	for _, h := range resp.headers {
-		headers.Set(h.name, h.value)
+	for i := range a.NumHeaders() {
+		name, value, _ := a.Header(i)
+		headers.Set(name, value)
 	}
-	return config.NewObject("statusCode", float64(resp.status), "headers", headers, "body", string(resp.body), "_mode", "text")
+	return config.NewObject("statusCode", float64(status), "headers", headers, "body", string(a.Body()), "_mode", "text")
 }
 
-func (im *Imposter) writeHTTP(ctx *fasthttp.RequestCtx, req *request.Request, resp *wire) {
+// write puts a's response on ctx: status, headers (with CORS's when allowCORS answers a
+// preflight), body.
+func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposter.Answer, allowCORS bool) {
 	h := &ctx.Response.Header
-	setStatus(h, resp.status)
-	for _, hd := range resp.headers {
-		if hd.set {
+	setStatus(h, status)
+	for i := range a.NumHeaders() {
+		name, value, first := a.Header(i)
+		if first {
 			// Nothing to replace and nothing to clean: SetCanonical only copies.
-			h.SetCanonical(bytesOf(hd.name), bytesOf(hd.value))
+			h.SetCanonical(bytesOf(name), bytesOf(value))
 		} else {
-			h.Add(hd.name, hd.value)
+			h.Add(name, value)
 		}
 	}
-	if im.def.AllowCORS && req.Method == "OPTIONS" {
+	if allowCORS && req.Method == "OPTIONS" {
 		acrh, _ := req.Header("Access-Control-Request-Headers")
 		acrm, _ := req.Header("Access-Control-Request-Method")
 		origin, _ := req.Header("Origin")
 		if acrh != "" && acrm != "" && origin != "" {
-			setCORS(h, resp, "Access-Control-Allow-Headers", acrh)
-			setCORS(h, resp, "Access-Control-Allow-Methods", acrm)
-			setCORS(h, resp, "Access-Control-Allow-Origin", origin)
+			setCORS(h, a, "Access-Control-Allow-Headers", acrh)
+			setCORS(h, a, "Access-Control-Allow-Methods", acrm)
+			setCORS(h, a, "Access-Control-Allow-Origin", origin)
 		}
 	}
-	if resp.hasConnection {
+	if a.HasConnection() {
 		// fasthttp honours Connection: close only through its own flag.
 		if v := h.Peek("Connection"); string(v) == "close" {
 			ctx.SetConnectionClose()
 		}
 	}
-	ctx.Response.SetBodyRaw(resp.body)
-}
-
-// maxBody is the largest request body, also once decompressed.
-func (im *Imposter) maxBody() int {
-	if im.opts.MaxBodySize > 0 {
-		return im.opts.MaxBodySize
-	}
-	return request.DefaultMaxBody
+	ctx.Response.SetBodyRaw(a.Body())
 }
 
 // ErrorHandler answers a request fasthttp could not read as fasthttp does (400, 408 or 431),
@@ -252,11 +247,11 @@ func requestContext(ctx *fasthttp.RequestCtx) context.Context {
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // setCORS sets a CORS header, replacing a configured one of the same name in any case.
-func setCORS(h *fasthttp.ResponseHeader, resp *wire, name, value string) {
-	for _, hd := range resp.headers {
-		if strings.EqualFold(hd.name, name) {
-			h.Del(hd.name)
-			h.Set(hd.name, value)
+func setCORS(h *fasthttp.ResponseHeader, a imposter.Answer, name, value string) {
+	for i := range a.NumHeaders() {
+		if have, _, _ := a.Header(i); strings.EqualFold(have, name) {
+			h.Del(have)
+			h.Set(have, value)
 			return
 		}
 	}
@@ -268,7 +263,7 @@ func setCORS(h *fasthttp.ResponseHeader, resp *wire, name, value string) {
 func writeError(ctx *fasthttp.RequestCtx, e error) {
 	ctx.SetStatusCode(fasthttp.StatusInternalServerError)
 	ctx.Response.Header.Set("content-type", "application/json")
-	ctx.Response.SetBodyRaw(config.MarshalJSON(scriptErrorBody(e), 0))
+	ctx.Response.SetBodyRaw(config.MarshalJSON(imposter.ErrorBody(e), 0))
 }
 
 type fasthttpLogger struct{ l *slog.Logger }
@@ -277,4 +272,26 @@ func (f fasthttpLogger) Printf(format string, args ...any) {
 	if f.l != nil {
 		f.l.Debug(fmt.Sprintf(format, args...))
 	}
+}
+
+// fault simulates a fault on the request's connection; it reports false for a fault name
+// Mountebank does not know, which then gets an ordinary (empty) response.
+func fault(ctx *fasthttp.RequestCtx, name string) bool {
+	switch name {
+	case "CONNECTION_RESET_BY_PEER":
+		ctx.HijackSetNoResponse(true)
+		// Mountebank destroys the socket: with the request read in full, the client sees the
+		// connection closed (FIN), not a reset (test/compat/scenarios/http-fault-connection-
+		// reset-by-peer.json).
+		ctx.Hijack(func(c net.Conn) { _ = c.Close() })
+		return true
+	case "RANDOM_DATA_THEN_CLOSE":
+		ctx.HijackSetNoResponse(true)
+		ctx.Hijack(func(c net.Conn) {
+			_, _ = c.Write([]byte(imposter.RandomFaultData))
+			_ = c.Close()
+		})
+		return true
+	}
+	return false
 }

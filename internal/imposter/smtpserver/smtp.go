@@ -1,4 +1,7 @@
-package imposter
+// Package smtpserver accepts mail as Mountebank's smtp imposter (node's smtp-server) does and
+// records each message, parsed into Mountebank's shape (mailparser's: addresses, text, html,
+// attachments), with the imposter core.
+package smtpserver
 
 import (
 	"bufio"
@@ -19,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
@@ -27,36 +31,35 @@ import (
 // smtpMaxLine bounds one SMTP command line; longer lines end the session.
 const smtpMaxLine = 64 << 10
 
-// smtpServer accepts mail as Mountebank's smtp imposter (node's smtp-server) does and records
-// each message as a request.
-type smtpServer struct {
-	im       *Imposter
+// SMTP is the smtp protocol.
+func SMTP(*config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
+	return func(im *imposter.Imposter) imposter.Server { return newServer(im) }, nil
+}
+
+// server accepts mail and records each message as a request.
+type server struct {
+	im       *imposter.Imposter
 	hostname string
 	maxSize  int
 
-	connServer
+	netconn.Server
 }
 
-func newSMTPServer(im *Imposter) protocolServer {
+func newServer(im *imposter.Imposter) *server {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"
 	}
-	s := &smtpServer{im: im, hostname: host, maxSize: im.maxBody()}
-	s.connServer = connServer{netconn.Server{Log: im.log, Handle: s.handle}}
+	s := &server{im: im, hostname: host, maxSize: im.MaxBody()}
+	s.Server = netconn.Server{Log: im.Log(), Handle: s.handle}
 	return s
 }
 
-func (s *smtpServer) handle(conn net.Conn) {
+func (s *server) handle(conn net.Conn) {
 	ip, from := request.NodeAddr(conn.RemoteAddr(), true)
-	if s.im.opts.AllowIP != nil {
-		if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !s.im.opts.AllowIP(a.IP) {
-			if s.im.metrics != nil {
-				s.im.metrics.Blocked.Inc()
-			}
-			s.im.log.Warn("Blocking incoming connection from " + ip + ". Turn off --localOnly or add to --ipWhitelist to allow")
-			return
-		}
+	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !s.im.Admit(a.IP) {
+		s.im.Blocked(ip)
+		return
 	}
 	sess := &smtpSession{
 		srv:  s,
@@ -65,7 +68,7 @@ func (s *smtpServer) handle(conn net.Conn) {
 		r:    bufio.NewReaderSize(conn, 4096),
 		w:    bufio.NewWriter(conn),
 		deadline: func() {
-			_ = conn.SetDeadline(time.Now().Add(s.im.idleTimeout()))
+			_ = conn.SetDeadline(time.Now().Add(s.im.IdleTimeout()))
 		},
 	}
 	sess.run()
@@ -73,7 +76,7 @@ func (s *smtpServer) handle(conn net.Conn) {
 
 // smtpSession is one SMTP conversation. It is not safe for concurrent use.
 type smtpSession struct {
-	srv      *smtpServer
+	srv      *server
 	ip, from string // the client's address, and with its port
 	r        *bufio.Reader
 	w        *bufio.Writer
@@ -253,33 +256,30 @@ func smtpAddress(arg, prefix string) (string, bool) {
 }
 
 // receive counts and records one message, as Mountebank's smtp imposter does.
-func (s *smtpServer) receive(ip, from, envelopeFrom string, envelopeTo []string, msg []byte) {
+func (s *server) receive(ip, from, envelopeFrom string, envelopeTo []string, msg []byte) {
 	im := s.im
-	im.numRequests.Add(1)
-	if im.metrics != nil {
-		im.metrics.Requests.Inc()
-	}
-	record := im.def.RecordRequests || im.opts.Mock
-	info := im.enabled(slog.LevelInfo)
+	im.Count()
+	record := im.Records()
+	info := im.LogEnabled(slog.LevelInfo)
 	if !record && !info {
 		return
 	}
 	req := smtpRequest(ip, envelopeFrom, envelopeTo, msg)
 	if info {
-		im.logLine(slog.LevelInfo, from+" => Envelope from: "+string(config.MarshalJSON(get(req, "from"), 0))+
+		im.LogLine(slog.LevelInfo, from+" => Envelope from: "+string(config.MarshalJSON(get(req, "from"), 0))+
 			" to: "+string(config.MarshalJSON(get(req, "to"), 0)))
 	}
-	if im.enabled(slog.LevelDebug) {
-		im.logLine(slog.LevelDebug, from+" => "+string(config.MarshalJSON(req, 0)))
+	if im.LogEnabled(slog.LevelDebug) {
+		im.LogLine(slog.LevelDebug, from+" => "+string(config.MarshalJSON(req, 0)))
 	}
 	if record {
-		at := time.Now()
-		im.journal.addObject(req, at, NoStub, nil, nil)
-		im.changes.Add(1)
-		if im.shared != nil {
-			im.recordShared(req, at, NoStub)
-		}
+		im.RecordObject(req)
 	}
+}
+
+func get(o *config.Object, key string) config.Value {
+	v, _ := o.Get(key)
+	return v
 }
 
 // smtpRequest renders a message in Mountebank's recorded shape (smtpRequest.js over
@@ -499,7 +499,7 @@ func decodeTransfer(enc string, body []byte) []byte {
 				clean = append(clean, c)
 			}
 		}
-		return decodeBase64Loose(string(clean))
+		return config.DecodeBase64(string(clean))
 	case "quoted-printable":
 		if b, err := io.ReadAll(quotedprintable.NewReader(bytes.NewReader(body))); err == nil {
 			return b

@@ -1,0 +1,232 @@
+package imposter
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"time"
+	"unsafe"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/match"
+	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
+)
+
+// This file is what the protocol servers (httpserver, tcpserver, smtpserver) use of an
+// imposter: they read connections and write answers; what a request means (which stub, which
+// response, what is counted and recorded) is decided here, through Resolve.
+
+// Server serves one protocol on a started imposter's listener.
+type Server interface {
+	// Serve accepts connections on ln until shutdown; it returns nil after a shutdown.
+	Serve(ln net.Listener) error
+	// CloseIdle closes, at once, every connection that waits for its next request; busy ones
+	// close after their answer. Serve has returned.
+	CloseIdle()
+	// Shutdown stops accepting, lets requests in flight finish until ctx ends, and closes every
+	// connection.
+	Shutdown(ctx context.Context) error
+}
+
+// Protocol prepares the server of an imposter of one protocol. Start calls it before the port
+// is bound: it fails as Mountebank does for a definition the protocol cannot serve (https: a
+// bad key, certificate or cipher list), and otherwise returns what builds the server once the
+// port is bound (and the imposter's log names it).
+type Protocol func(def *config.Imposter) (func(*Imposter) Server, error)
+
+// Answer is what Resolve decided for a request: the stub that matched (none for the default
+// response), the response to send, or the error to answer with.
+type Answer struct {
+	stub *stub
+	resp response // as configured
+	out  *wire    // http: the answer as it goes on the wire; nil until built when not static
+	// Recorded is the request in Mountebank's recorded shape when --debug or the debug log
+	// needed it; nil otherwise.
+	Recorded *config.Object
+	// Why explains why no stub matched, when --debug or the debug log asks for it.
+	Why *match.Explanation
+	// Err, when set, is the answer: matching failed (an inject predicate threw).
+	Err *config.Error
+}
+
+// Resolve counts and records req, finds the first matching stub and returns its next response,
+// or the imposter's default response when no stub matches. It is the protocol-neutral part of
+// serving a request; an http answer that is Dynamic still has to be built (Build), and a tcp
+// answer always is (BuildTCP).
+func (im *Imposter) Resolve(req *request.Request) Answer {
+	st, resp, recorded, why, err := im.resolve(req)
+	a := Answer{stub: st, resp: resp, Recorded: recorded, Why: why, Err: err}
+	if err == nil {
+		a.out = static(resp)
+	}
+	return a
+}
+
+// Matched reports whether a stub answered (rather than the default response or an error).
+func (a Answer) Matched() bool { return a.stub != nil }
+
+// Dynamic reports whether the http answer is built per request (inject, proxy, fault,
+// behaviors, templates) rather than sent as compiled, and has not been built yet.
+func (a Answer) Dynamic() bool { return a.out == nil }
+
+// Fault is the name of the response's fault; "" when it is not a fault.
+func (a Answer) Fault() string {
+	if f, ok := a.resp.(*faultResponse); ok {
+		return f.name
+	}
+	return ""
+}
+
+// The http answer, once static or built (not Dynamic):
+
+// Status is the status code, or the error an invalid configured one fails with.
+func (a Answer) Status() (int, error) { return a.out.status, a.out.statusErr }
+
+// NumHeaders is the number of header lines.
+func (a Answer) NumHeaders() int { return len(a.out.headers) }
+
+// Header returns header line i. first says it is the first line of its exact name and holds no
+// CR or LF: it may be set without the checks of adding a line.
+func (a Answer) Header(i int) (name, value string, first bool) {
+	h := &a.out.headers[i]
+	return h.name, h.value, h.set
+}
+
+// HasConnection reports whether the configured headers name Connection.
+func (a Answer) HasConnection() bool { return a.out.hasConnection }
+
+// Body is the body; it must not be modified.
+func (a Answer) Body() []byte { return a.out.body }
+
+// Build builds a Dynamic http answer for req: the proxy's origin is asked (uri and body are the
+// request's as received), or the inject function, template and behaviors run, cancelled with
+// ctx. An answer already built is returned as it is.
+func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body []byte, a Answer) (Answer, error) {
+	if a.out != nil {
+		return a, nil
+	}
+	var out *wire
+	var err error
+	if p, ok := a.resp.(*proxyResponse); ok {
+		out, err = im.proxyHTTP(ctx, req, uri, body, a.stub, p)
+	} else {
+		out, err = im.produce(ctx, req, a.resp)
+	}
+	if err != nil {
+		return a, err
+	}
+	a.out = out
+	return a, nil
+}
+
+// Recyclable reports whether nothing kept req's strings once a is written: a static response
+// of stubs without scripts, not recorded. Their memory may then serve the next request.
+func (im *Imposter) Recyclable(a Answer) bool {
+	return static(a.resp) != nil && a.Recorded == nil && !im.Records() && !im.scripted.Load()
+}
+
+// RecordMatch keeps, with --debug, the match of the stub that answered for the imposter's JSON.
+func (im *Imposter) RecordMatch(a Answer) {
+	if a.stub == nil || !im.opts.Debug {
+		return
+	}
+	is := isObject(a.resp)
+	if a.out != nil {
+		is = a.out.is // what was sent
+	}
+	im.recordMatch(a.stub, a.Recorded, is, a.resp)
+}
+
+// Count counts a request of a protocol without stubs (smtp), which Resolve does for the others.
+func (im *Imposter) Count() {
+	im.numRequests.Add(1)
+	if im.metrics != nil {
+		im.metrics.Requests.Inc()
+	}
+}
+
+// RecordObject records a request already in Mountebank's recorded shape (smtp), answered by no
+// stub.
+func (im *Imposter) RecordObject(req *config.Object) {
+	at := time.Now()
+	im.journal.addObject(req, at, NoStub, nil, nil)
+	im.changes.Add(1)
+	if im.shared != nil {
+		im.recordShared(req, at, NoStub)
+	}
+}
+
+// Admit reports whether the client at ip may be answered (--localOnly, --ipWhitelist).
+func (im *Imposter) Admit(ip net.IP) bool { return im.opts.AllowIP == nil || im.opts.AllowIP(ip) }
+
+// Blocked counts and logs a client Admit refused; shown is its address as Mountebank shows it.
+func (im *Imposter) Blocked(shown string) {
+	if im.metrics != nil {
+		im.metrics.Blocked.Inc()
+	}
+	im.log.Warn("Blocking incoming connection from " + shown + ". Turn off --localOnly or add to --ipWhitelist to allow")
+}
+
+// Settings are the options the protocol servers read when they start serving.
+func (im *Imposter) Settings() Options { return im.opts }
+
+// Debug reports whether mockd runs with --debug.
+func (im *Imposter) Debug() bool { return im.opts.Debug }
+
+// MaxBody is the largest request body, also once decompressed.
+func (im *Imposter) MaxBody() int {
+	if im.opts.MaxBodySize > 0 {
+		return im.opts.MaxBodySize
+	}
+	return request.DefaultMaxBody
+}
+
+// DefaultIdleTimeout is how long a tcp or smtp connection may stay silent before mockd closes
+// it, and how long a proxied tcp origin may take to answer, unless Options.IdleTimeout says
+// otherwise. Mountebank has no limit; a variable so tests can shorten it.
+var DefaultIdleTimeout = 2 * time.Minute
+
+// IdleTimeout is how long a tcp or smtp connection may wait for its next request.
+func (im *Imposter) IdleTimeout() time.Duration {
+	if im.opts.IdleTimeout > 0 {
+		return im.opts.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}
+
+// PlainIPv4 reports whether clients are shown as a.b.c.d (node does when bound to an IPv4
+// address) rather than ::ffff:a.b.c.d.
+func (im *Imposter) PlainIPv4() bool { return im.plainIPv4 }
+
+// Binary reports whether the imposter's mode is binary (tcp data in base64).
+func (im *Imposter) Binary() bool { return im.encoding == "base64" }
+
+// Metrics returns the imposter's metrics; nil when metrics are off.
+func (im *Imposter) Metrics() *metrics.Imposter { return im.metrics }
+
+// Script returns the imposter's script state; nil without --allowInjection.
+func (im *Imposter) Script() *script.Scope { return im.js }
+
+// Log returns the imposter's log.
+func (im *Imposter) Log() *slog.Logger { return im.log }
+
+// LogEnabled reports whether the imposter's log takes lines at level: a request's log line is
+// built only when it does.
+func (im *Imposter) LogEnabled(level slog.Level) bool { return im.enabled(level) }
+
+// LogLine logs msg at level (check LogEnabled first), without looking up the caller.
+func (im *Imposter) LogLine(level slog.Level, msg string) { im.logLine(level, msg) }
+
+// LogFailure logs a request that failed with err (its answer is an error), as Mountebank does.
+func (im *Imposter) LogFailure(req *request.Request, err error) { im.logFailure(req, err) }
+
+// ErrorBody renders an error a request failed with as Mountebank answers it ({"errors":[…]}).
+func ErrorBody(err error) *config.Object { return scriptErrorBody(err) }
+
+// RandomFaultData is what Mountebank writes before closing for RANDOM_DATA_THEN_CLOSE.
+const RandomFaultData = `Htijy%@tWXJ/hQ#[Q:7G@dH4"gu[QaX&`
+
+// bytesOf views s as bytes, for reading only.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -1,0 +1,233 @@
+// Package tcpserver serves tcp imposters: one goroutine per connection, each packet a request
+// (unless an end-of-request resolver says to wait for more), answered with what the imposter
+// core builds (imposter.Resolve, BuildTCP); it also talks to a tcp proxy's origin.
+package tcpserver
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/netconn"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// readSize is the most one read takes from a socket: node's 64 KiB, so that a packet is one
+// request as in Mountebank.
+const readSize = 64 << 10
+
+// TCP is the tcp protocol.
+func TCP(*config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
+	return func(im *imposter.Imposter) imposter.Server { return newServer(im) }, nil
+}
+
+// server serves a tcp imposter.
+type server struct {
+	im     *imposter.Imposter
+	binary bool
+	// endOfRequest decides whether the bytes received so far make a whole request; nil means
+	// every packet is one (Mountebank's default).
+	endOfRequest func(data []byte) bool
+	maxRequest   int
+
+	netconn.Server
+}
+
+func newServer(im *imposter.Imposter) *server {
+	s := &server{im: im, binary: im.Binary(), maxRequest: im.MaxBody()}
+	s.Server = netconn.Server{Log: im.Log(), Handle: s.handle}
+	if eor := config.AsObject(get(im.Definition().Header, "endOfRequestResolver")); eor != nil && jsvalue.Truthy(get(eor, "inject")) {
+		source := jsvalue.String(get(eor, "inject"))
+		js := im.Script()
+		if js == nil {
+			im.Log().Warn("endOfRequestResolver needs --allowInjection; every packet is a request")
+		} else {
+			s.endOfRequest = func(data []byte) bool {
+				done, err := js.EndOfRequest(source, data, s.binary)
+				if err != nil {
+					im.Log().Error("injection X=> " + err.Error())
+					return false
+				}
+				return done
+			}
+		}
+	}
+	return s
+}
+
+func get(o *config.Object, key string) config.Value {
+	v, _ := o.Get(key)
+	return v
+}
+
+func (s *server) handle(conn net.Conn) {
+	im := s.im
+	buf := make([]byte, readSize)
+	var pending []byte
+	for {
+		_ = conn.SetReadDeadline(time.Now().Add(im.IdleTimeout()))
+		n, err := conn.Read(buf)
+		if n > 0 {
+			pending = append(pending, buf[:n]...)
+			if len(pending) > s.maxRequest {
+				im.Log().Warn("tcp request too large; closing the connection", "client", conn.RemoteAddr().String(), "bytes", len(pending))
+				return
+			}
+			if s.endOfRequest == nil || s.endOfRequest(pending) {
+				payload := pending
+				pending = nil
+				if !s.respond(conn, payload) {
+					return
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// respond answers one request; it returns false when the connection must be dropped.
+func (s *server) respond(conn net.Conn, payload []byte) bool {
+	im := s.im
+	ip, from := request.NodeAddr(conn.RemoteAddr(), im.PlainIPv4())
+	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !im.Admit(a.IP) {
+		im.Blocked(ip)
+		return false
+	}
+	req := request.Acquire()
+	defer request.Release(req)
+	req.TCP = true
+	req.SetClient(ip, from)
+	req.Data = s.encode(payload)
+
+	if im.LogEnabled(slog.LevelInfo) {
+		// Mountebank shows the first 20 characters of the payload.
+		data := req.Data
+		if n := jsvalue.Len16(data); n > 20 {
+			data = prefix16(data, 20) + "..."
+		}
+		im.LogLine(slog.LevelInfo, from+" => "+data)
+	}
+	a := im.Resolve(req)
+	if a.Err != nil {
+		im.LogFailure(req, a.Err)
+		_ = conn.SetWriteDeadline(time.Now().Add(im.IdleTimeout()))
+		_, _ = conn.Write(imposter.TCPErrorJSON(a.Err.Render()))
+		return true
+	}
+	// Response generation, as Mountebank times it: from the match to the built response
+	// (behaviors, injection, proxying), not writing it.
+	m := im.Metrics()
+	var t0 metrics.Instant
+	if m != nil {
+		t0 = metrics.Now()
+	}
+	out, keep := im.BuildTCP(req, a, s.proxy)
+	if m != nil {
+		m.RespDuration.Observe(t0.Since())
+	}
+	if len(out) > 0 {
+		_ = conn.SetWriteDeadline(time.Now().Add(im.IdleTimeout()))
+		if _, err := conn.Write(out); err != nil {
+			return false
+		}
+	}
+	im.RecordMatch(a)
+	return keep
+}
+
+// prefix16 is s.substring(0, n) for a string of at least n UTF-16 code units (a surrogate
+// pair cut in two is kept whole).
+func prefix16(s string, n int) string {
+	units := 0
+	for i, r := range s {
+		if units >= n {
+			return s[:i]
+		}
+		units++
+		if r >= 0x10000 {
+			units++
+		}
+	}
+	return s
+}
+
+// encode renders request bytes as Mountebank does: base64 in binary mode, otherwise UTF-8 with
+// invalid bytes replaced by U+FFFD.
+func (s *server) encode(b []byte) string {
+	if s.binary {
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	return jsvalue.DecodeUTF8(b)
+}
+
+// proxy forwards req to the origin at addr and returns its first answer (the bytes of the
+// first read, or as many as the end-of-request resolver wants) as a response object {data,
+// _proxyResponseTime}. A nil answer without error means the origin closed without sending
+// anything. It is the server's imposter.TCPOrigin.
+func (s *server) proxy(req *request.Request, addr, to string) (*config.Object, *config.Object) {
+	im := s.im
+	start := time.Now()
+	payload := []byte(req.Data)
+	if s.binary {
+		payload = config.DecodeBase64(req.Data)
+	}
+	conn, err := net.DialTimeout("tcp", addr, im.IdleTimeout())
+	if err != nil {
+		im.Log().Error(fmt.Sprintf("Proxy %s transmission error X=> %v", addr, err))
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) {
+			return nil, config.NewObject("code", "invalid proxy", "message", "Cannot resolve "+quoteJS(to))
+		}
+		return nil, config.NewObject("code", "invalid proxy", "message", "Unable to connect to "+quoteJS(to))
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(im.IdleTimeout()))
+	if _, err := conn.Write(payload); err != nil {
+		return nil, nodeSocketError(err)
+	}
+	buf := make([]byte, readSize)
+	var got []byte
+	for {
+		n, err := conn.Read(buf)
+		if n > 0 {
+			got = append(got, buf[:n]...)
+			if s.endOfRequest == nil || s.endOfRequest(got) {
+				break
+			}
+		}
+		if err != nil {
+			if len(got) == 0 || isEOF(err) {
+				return nil, nil
+			}
+			return nil, nodeSocketError(err)
+		}
+	}
+	elapsed := time.Since(start)
+	return config.NewObject("data", s.encode(got), "_proxyResponseTime", float64(elapsed.Milliseconds())), nil
+}
+
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
+}
+
+// nodeSocketError renders a socket error the way JSON.stringify renders node's.
+func nodeSocketError(err error) *config.Object {
+	code := "ECONNRESET"
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		code = "ETIMEDOUT"
+	}
+	return config.NewObject("code", code, "message", err.Error())
+}
+
+func quoteJS(s string) string { return string(config.MarshalJSON(s, 0)) }

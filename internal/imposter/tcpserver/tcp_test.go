@@ -1,0 +1,248 @@
+package tcpserver
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/metrics"
+)
+
+// protocols are those the tests start imposters of.
+var protocols = map[string]imposter.Protocol{"tcp": TCP}
+
+// startImposter creates and starts an imposter from JSON on a free loopback port.
+func startImposter(t *testing.T, def string) *imposter.Imposter {
+	t.Helper()
+	v, err := config.ParseJSON([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatalf("parse %s: %v", def, errs[0])
+	}
+	im, err := imposter.New(d, imposter.Options{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler), Protocols: protocols})
+	if err != nil {
+		t.Fatalf("new %s: %v", def, err)
+	}
+	if err := im.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		im.Stop(ctx)
+	})
+	return im
+}
+
+func dial(t *testing.T, im *imposter.Imposter) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(im.Port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func exchangeTCP(t *testing.T, c net.Conn, data string) (string, error) {
+	t.Helper()
+	if _, err := io.WriteString(c, data); err != nil {
+		return "", err
+	}
+	_ = c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	buf := make([]byte, 4096)
+	n, err := c.Read(buf)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		err = nil
+	}
+	return string(buf[:n]), err
+}
+
+func TestTCPResponses(t *testing.T) {
+	tests := []struct {
+		name, def, send, want string
+	}{
+		{"text is", `{"protocol":"tcp","stubs":[{"predicates":[{"contains":{"data":"hi"}}],"responses":[{"is":{"data":"hello"}}]}]}`, "oh hi", "hello"},
+		{"no match, no default: nothing", `{"protocol":"tcp","stubs":[{"predicates":[{"contains":{"data":"hi"}}],"responses":[{"is":{"data":"hello"}}]}]}`, "bye", ""},
+		{"default data", `{"protocol":"tcp","defaultResponse":{"data":"dflt"}}`, "x", "dflt"},
+		{"empty data falls back to default", `{"protocol":"tcp","defaultResponse":{"data":"dflt"},"stubs":[{"responses":[{"is":{"data":""}}]}]}`, "x", "dflt"},
+		{"binary", `{"protocol":"tcp","mode":"binary","stubs":[{"predicates":[{"equals":{"data":"AAE="}}],"responses":[{"is":{"data":"/+4="}}]}]}`, "\x00\x01", "\xff\xee"},
+		{"data not a string", `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":5}}]}]}`, "x", `{"errors":[{"code":"ERR_INVALID_ARG_TYPE"}]}`},
+		{"random data fault", `{"protocol":"tcp","stubs":[{"responses":[{"fault":"RANDOM_DATA_THEN_CLOSE"}]}]}`, "x", imposter.RandomFaultData},
+		{"proxy to a non-tcp URL", `{"protocol":"tcp","stubs":[{"responses":[{"proxy":{"to":"http://x"}}]}]}`, "x", `{"errors":[{"code":"invalid proxy","message":"Unable to proxy to any protocol other than tcp","source":"http://x"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			im := startImposter(t, tt.def)
+			got, err := exchangeTCP(t, dial(t, im), tt.send)
+			if err != nil && err != io.EOF {
+				t.Fatalf("send %q: %v", tt.send, err)
+			}
+			if got != tt.want {
+				t.Errorf("send %q: got %q, want %q", tt.send, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTCPProxyRecordsStub(t *testing.T) {
+	origin := startImposter(t, `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":"origin says"}}]}]}`)
+	im := startImposter(t, `{"protocol":"tcp","stubs":[{"responses":[{"proxy":{"to":{"host":"127.0.0.1","port":`+strconv.Itoa(origin.Port())+`},"predicateGenerators":[{"matches":{"data":true}}]}}]}]}`)
+	c := dial(t, im)
+	for i := 0; i < 2; i++ {
+		got, err := exchangeTCP(t, c, "q")
+		if err != nil || got != "origin says" {
+			t.Fatalf("request %d: got %q, %v", i, got, err)
+		}
+	}
+	if n := origin.NumberOfRequests(); n != 1 {
+		t.Errorf("origin saw %d requests, want 1 (the second is answered from the recorded stub)", n)
+	}
+	if n := im.StubCount(); n != 2 {
+		t.Fatalf("stubs = %d, want 2", n)
+	}
+	rec := string(config.MarshalJSON(im.StubDefinitions()[0], 0))
+	if want := `{"predicates":[{"deepEquals":{"data":"q"}}],"responses":[{"is":{"data":"origin says","_proxyResponseTime":`; !bytes.HasPrefix([]byte(rec), []byte(want)) {
+		t.Errorf("recorded stub %s, want prefix %s", rec, want)
+	}
+}
+
+func TestTCPIdleTimeout(t *testing.T) {
+	old := imposter.DefaultIdleTimeout
+	imposter.DefaultIdleTimeout = 100 * time.Millisecond
+	t.Cleanup(func() { imposter.DefaultIdleTimeout = old })
+	im := startImposter(t, `{"protocol":"tcp"}`)
+	c := dial(t, im)
+	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("idle connection: read gave %v, want EOF after the idle timeout", err)
+	}
+}
+
+// FuzzTCPSplitter feeds arbitrary byte streams, cut into packets, to a tcp imposter's
+// connection handler: it must never panic, and must answer or drop every connection.
+func FuzzTCPSplitter(f *testing.F) {
+	f.Add([]byte("hello"), uint8(3), false)
+	f.Add([]byte("\x00\x01\xff\xfe"), uint8(1), true)
+	f.Add([]byte("GET / HTTP/1.1\r\n\r\n"), uint8(0), false)
+	v, _ := config.ParseJSON([]byte(`{"protocol":"tcp","stubs":[{"predicates":[{"contains":{"data":"he"}}],"responses":[{"is":{"data":"x"}}]},{"responses":[{"fault":"RANDOM_DATA_THEN_CLOSE"}]}]}`))
+	vb, _ := config.ParseJSON([]byte(`{"protocol":"tcp","mode":"binary","recordRequests":true,"stubs":[{"predicates":[{"contains":{"data":"AAE="}}],"responses":[{"is":{"data":"AAE="}}]}]}`))
+	text, _ := config.ParseImposter(v, config.ParseOptions{})
+	bin, _ := config.ParseImposter(vb, config.ParseOptions{})
+	f.Fuzz(func(t *testing.T, data []byte, cut uint8, binary bool) {
+		def := text
+		if binary {
+			def = bin
+		}
+		im, err := imposter.New(def, imposter.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newServer(im)
+		server, client := net.Pipe()
+		done := make(chan struct{})
+		go func() {
+			s.ServeConn(server) // serves and closes the connection, as for an accepted one
+			close(done)
+		}()
+		go io.Copy(io.Discard, client) //nolint:errcheck // drains answers until the pipe closes
+		step := int(cut)%(len(data)+1) + 1
+		for len(data) > 0 {
+			n := min(step, len(data))
+			if _, err := client.Write(data[:n]); err != nil {
+				break
+			}
+			data = data[n:]
+		}
+		client.Close()
+		<-done
+	})
+}
+
+// countingObserver counts observations.
+type countingObserver struct{ n atomic.Int64 }
+
+func (o *countingObserver) Observe(float64) { o.n.Add(1) }
+
+// writeSpy is a connection that notes, at its first write, how many response-generation
+// times had been observed.
+type writeSpy struct {
+	net.Conn
+	obs         *countingObserver
+	seenAtWrite int64
+	wrote       bytes.Buffer
+	writes      int
+}
+
+func (w *writeSpy) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+}
+func (w *writeSpy) SetWriteDeadline(time.Time) error { return nil }
+func (w *writeSpy) Write(b []byte) (int, error) {
+	if w.writes == 0 {
+		w.seenAtWrite = w.obs.n.Load()
+	}
+	w.writes++
+	return w.wrote.Write(b)
+}
+
+// TestTCPResponseTimeExcludesWrite: as in Mountebank, the response-generation time of a tcp
+// answer ends when the response is built, before it is written to the socket.
+func TestTCPResponseTimeExcludesWrite(t *testing.T) {
+	tests := []struct {
+		name, def, want string
+		keep            bool
+	}{
+		{"is", `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":"pong"}}]}]}`, "pong", true},
+		{"default", `{"protocol":"tcp","defaultResponse":{"data":"dflt"}}`, "dflt", true},
+		{"random data fault", `{"protocol":"tcp","stubs":[{"responses":[{"fault":"RANDOM_DATA_THEN_CLOSE"}]}]}`, imposter.RandomFaultData, false},
+		{"bad data", `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":7}}]}]}`, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := config.ParseJSON([]byte(tc.def))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, errs := config.ParseImposter(v, config.ParseOptions{})
+			if len(errs) > 0 {
+				t.Fatal(errs[0])
+			}
+			im, err := imposter.New(d, imposter.Options{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler), Metrics: metrics.New(), Protocols: protocols})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := im.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { im.Stop(context.Background()) })
+			obs := &countingObserver{}
+			im.Metrics().RespDuration = obs
+			spy := &writeSpy{obs: obs}
+			keep := newServer(im).respond(spy, []byte("ping"))
+			if keep != tc.keep {
+				t.Errorf("keep = %v, want %v", keep, tc.keep)
+			}
+			if tc.want != "" && spy.wrote.String() != tc.want {
+				t.Errorf("wrote %q, want %q", spy.wrote.String(), tc.want)
+			}
+			if spy.writes == 0 {
+				t.Fatal("nothing written")
+			}
+			if spy.seenAtWrite != 1 || obs.n.Load() != 1 {
+				t.Fatalf("observations at the write: %d (after: %d), want 1 (timed before writing)", spy.seenAtWrite, obs.n.Load())
+			}
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package imposter
+
+import (
+	_ "embed" // the default certificate
+	"strings"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
+)
+
+// mockd's own self-signed certificate, used by https imposters that name no key and cert
+// (Mountebank ships a different one; clients that pin Mountebank's certificate must pass theirs).
+var (
+	//go:embed cert/mockd-key.pem
+	defaultKey string
+	//go:embed cert/mockd-cert.pem
+	defaultCert string
+)
+
+// TLSText is the PEM text an https imposter whose definition header is h uses for field ("key"
+// or "cert"): its own when set, else mockd's.
+func TLSText(h *config.Object, field string) string {
+	def := defaultCert
+	if field == "key" {
+		def = defaultKey
+	}
+	v := get(h, field)
+	if !jsvalue.Truthy(v) {
+		return def
+	}
+	return jsvalue.String(v)
+}
+
+// appendHTTPSMetadata adds what Mountebank prints for an https imposter after recordRequests:
+// key, cert, mutualAuth, rejectUnauthorized, ca and, when set, ciphers (upper-cased).
+func appendHTTPSMetadata(o, h *config.Object) {
+	o.Set("key", TLSText(h, "key"))
+	o.Set("cert", TLSText(h, "cert"))
+	o.Set("mutualAuth", jsvalue.Truthy(get(h, "mutualAuth")))
+	if v := get(h, "rejectUnauthorized"); jsvalue.Truthy(v) {
+		o.Set("rejectUnauthorized", v)
+	} else {
+		o.Set("rejectUnauthorized", false)
+	}
+	if v := get(h, "ca"); jsvalue.Truthy(v) {
+		o.Set("ca", v)
+	} else {
+		o.Set("ca", nil)
+	}
+	if v := get(h, "ciphers"); jsvalue.Truthy(v) {
+		o.Set("ciphers", strings.ToUpper(jsvalue.String(v)))
+	}
+}
