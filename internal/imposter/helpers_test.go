@@ -1,18 +1,15 @@
 package imposter
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"log/slog"
-	"net"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/script"
@@ -20,15 +17,9 @@ import (
 
 var timeZero = time.Unix(0, 0)
 
-// simpleStub is the bench/ "simple stub" imposter.
-const simpleStub = `{"protocol":"http","port":4545,"stubs":[
-	{"predicates":[{"equals":{"method":"GET","path":"/hello"}}],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"Hello, World!"}}]}]}`
-
-const simpleRequest = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n"
-
 // testServer serves http requests as httpserver does (which imports this package, so its tests
-// cannot use it), through the entry points it uses: Resolve, Build, Recyclable and
-// RecordMatch. The answer is written onto a fasthttp context; no socket is involved.
+// cannot use it), through the entry points it uses: Resolve, Build and RecordMatch. The answer
+// is written onto a fasthttp context; no socket is involved.
 type testServer struct{ im *Imposter }
 
 // newBenchHandler builds an http imposter from JSON without listening and a request context
@@ -40,25 +31,17 @@ func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) 
 	if withMetrics {
 		opts.Metrics = metrics.New()
 	}
-	v, err := config.ParseJSON([]byte(imposterJSON))
+	return newBenchHandlerWith(tb, imposterJSON, raw, opts)
+}
+
+// newBenchHandlerWith is newBenchHandler with the imposter options given.
+func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts Options) (*testServer, *fasthttp.RequestCtx) {
+	tb.Helper()
+	im, err := New(impostertest.Def(tb, imposterJSON), opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	def, errs := config.ParseImposter(v, config.ParseOptions{AllowInjection: true})
-	if len(errs) > 0 {
-		tb.Fatal(errs)
-	}
-	im, err := New(def, opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var req fasthttp.Request
-	req.Header.DisableNormalizing()
-	if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
-		tb.Fatal(err)
-	}
-	ctx := &fasthttp.RequestCtx{}
-	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
+	ctx := impostertest.RequestCtx(tb, raw)
 	return &testServer{im: im}, ctx
 }
 
@@ -66,14 +49,7 @@ func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) 
 func (h *testServer) handle(ctx *fasthttp.RequestCtx) {
 	im := h.im
 	req := request.Acquire()
-	recycle := false
-	defer func() {
-		if recycle {
-			request.Recycle(req)
-		} else {
-			request.Release(req)
-		}
-	}()
+	defer request.Release(req) // never recycled: a test may keep what it was answered
 	request.FromHTTPLimit(ctx, req, im.PlainIPv4(), im.MaxBody())
 	fail := func(err error) {
 		ctx.SetStatusCode(fasthttp.StatusInternalServerError)
@@ -84,7 +60,6 @@ func (h *testServer) handle(ctx *fasthttp.RequestCtx) {
 		fail(a.Err)
 		return
 	}
-	recycle = im.Recyclable(a)
 	a, err := im.Build(context.Background(), req, ctx.Request.Header.RequestURI(), ctx.Request.Body(), a)
 	if err != nil {
 		fail(err)
@@ -111,30 +86,4 @@ func serveOnce(tb testing.TB, h *testServer, ctx *fasthttp.RequestCtx) {
 	if ctx.Response.StatusCode() != 200 {
 		tb.Fatalf("status %d", ctx.Response.StatusCode())
 	}
-}
-
-// rawRequest is an http request as a client sends it.
-func rawRequest(method, path, contentType, body string) string {
-	s := method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\n"
-	if contentType != "" {
-		s += "Content-Type: " + contentType + "\r\n"
-	}
-	if body != "" || method == "POST" {
-		s += fmt.Sprintf("Content-Length: %d\r\n", len(body))
-	}
-	return s + "\r\n" + body
-}
-
-// stubsJSON renders an http imposter of n stubs; pred gives stub i's predicates (JSON).
-func stubsJSON(n int, pred func(i int) string) string {
-	var b strings.Builder
-	b.WriteString(`{"protocol":"http","port":4545,"stubs":[`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"predicates":[%s],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":"{\"index\":%d}"}}]}`, pred(i), i)
-	}
-	b.WriteString(`]}`)
-	return b.String()
 }

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 )
 
 // BenchmarkImposterJSON renders bench/'s admin-get imposter (500 stubs) as GET /imposters/:port
 // does.
 func BenchmarkImposterJSON(b *testing.B) {
-	src := stubsJSON(500, func(i int) string {
+	src := impostertest.StubsJSON(500, func(i int) string {
 		return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
 	})
 	v, err := config.ParseJSON([]byte(src))

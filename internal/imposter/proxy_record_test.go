@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -28,7 +29,7 @@ func TestProxyAlwaysAppends(t *testing.T) {
 	t.Cleanup(func() { _ = origin.Shutdown() })
 	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + ln.Addr().String() +
 		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
-	h, ctx := newBenchHandler(t, imp, rawRequest("GET", "/orders/7", "", ""), false)
+	h, ctx := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
 	responses := func(s *stub) int { return len(get(s.def, "responses").([]any)) }
 	var first *stub
 	for i := 1; i <= 3; i++ {
@@ -70,7 +71,7 @@ func TestProxyAlwaysAppendKeepsTable(t *testing.T) {
 	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"startsWith":{"path":"/orders"}}],"responses":[{"proxy":{"to":"http://` +
 		ln.Addr().String() + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
 	log := slog.New(slog.DiscardHandler)
-	h, ctx := newBenchHandlerWith(t, imp, rawRequest("GET", "/orders/7", "", ""), Options{Logger: log, Debug: true})
+	h, ctx := newBenchHandlerWith(t, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), Options{Logger: log, Debug: true})
 	serveOnce(t, h, ctx) // records a stub
 	serveOnce(t, h, ctx) // appends a response to it
 	if n := len(h.im.tbl.Load().stubs); n != 2 {

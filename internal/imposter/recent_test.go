@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 )
 
 func TestJournalLatest(t *testing.T) {
@@ -36,7 +37,7 @@ func TestJournalLatest(t *testing.T) {
 func TestNoMatchCountAndRecentRequests(t *testing.T) {
 	h, ctx := newBenchHandler(t, `{"protocol":"http","port":4545,"recordRequests":true,"stubs":[
 		{"predicates":[{"equals":{"path":"/nothing"}}],"responses":[{"is":{"body":"x"}}]},
-		{"predicates":[{"equals":{"path":"/hello"}}],"responses":[{"is":{"body":"hi"}}]}]}`, simpleRequest, false)
+		{"predicates":[{"equals":{"path":"/hello"}}],"responses":[{"is":{"body":"hi"}}]}]}`, impostertest.SimpleRequest, false)
 	im := h.im
 	serveOnce(t, h, ctx)
 	if n, nm := im.NumberOfRequests(), im.NoMatchCount(); n != 1 || nm != 0 {

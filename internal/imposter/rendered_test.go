@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 )
 
 // TestFormattedJSONFollowsEveryChange renders the imposter after each kind of change and
@@ -13,7 +14,7 @@ import (
 // leaves a stale body and fails here.
 func TestFormattedJSONFollowsEveryChange(t *testing.T) {
 	h, ctx := newBenchHandler(t, `{"protocol":"http","port":4545,"recordRequests":true,"stubs":[
-		{"predicates":[{"equals":{"path":"/hello"}}],"responses":[{"is":{"body":"hi"}}]}]}`, simpleRequest, false)
+		{"predicates":[{"equals":{"path":"/hello"}}],"responses":[{"is":{"body":"hi"}}]}]}`, impostertest.SimpleRequest, false)
 	im := h.im
 	im.opts.Debug = true
 	opts := PrintOptions{BaseURL: "http://localhost:2525"}

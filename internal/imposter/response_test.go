@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -111,7 +112,7 @@ func TestDecorateLeavesStubAlone(t *testing.T) {
 	h, ctx := newBenchHandler(t, `{"protocol":"http","port":4545,"stubs":[{"responses":[{
 		"is":{"statusCode":200,"headers":{"X-A":"1"},"body":"b"},
 		"_behaviors":{"wait":0,"decorate":"(config) => { config.response.body += '+d'; config.response.headers['X-A'] += '+h'; delete config.response.statusCode; }"}}]}]}`,
-		simpleRequest, false)
+		impostertest.SimpleRequest, false)
 	for i := 0; i < 3; i++ {
 		serveOnce(t, h, ctx)
 		if body, xa := string(ctx.Response.Body()), string(ctx.Response.Header.Peek("X-A")); body != "b+d" || xa != "1+h" {
@@ -235,7 +236,7 @@ func TestDecorateAnswers(t *testing.T) {
 		imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{
 			"is":{"statusCode":201,"headers":{"X-A":"1","Content-Type":"application/json"},"body":{"k":"v"}},
 			"_behaviors":{"decorate":` + strconv.Quote(tt.script) + `}}]}]}`
-		h, ctx := newBenchHandler(t, imp, simpleRequest, false)
+		h, ctx := newBenchHandler(t, imp, impostertest.SimpleRequest, false)
 		for i := 0; i < 2; i++ {
 			ctx.Response.Reset()
 			h.handle(ctx)
@@ -267,7 +268,7 @@ func TestProduceKeepsCompiledParts(t *testing.T) {
 	} {
 		imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{
 			"is":{"statusCode":201,"headers":{"X-A":"1"},"body":"b"},"_behaviors":{"decorate":` + strconv.Quote(tt.script) + `}}]}]}`
-		h, ctx := newBenchHandler(t, imp, simpleRequest, false)
+		h, ctx := newBenchHandler(t, imp, impostertest.SimpleRequest, false)
 		req := request.Acquire()
 		request.FromHTTPListen(ctx, req, h.im.plainIPv4)
 		_, resp, _, _, rerr := h.im.resolve(req)

@@ -1,10 +1,8 @@
 package httpserver
 
 import (
-	"bufio"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,16 +10,12 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
 )
-
-// simpleStub is the bench/ "simple stub" imposter.
-const simpleStub = `{"protocol":"http","port":4545,"stubs":[
-	{"predicates":[{"equals":{"method":"GET","path":"/hello"}}],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"Hello, World!"}}]}]}`
 
 // newBenchHandler builds an http imposter from JSON without listening and a request context
 // holding raw, parsed as the server parses what it reads from a connection.
@@ -38,30 +32,15 @@ func newBenchHandler(tb testing.TB, imposterJSON, raw string, withMetrics bool) 
 // newBenchHandlerWith is newBenchHandler with the imposter options given.
 func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts imposter.Options) (*server, *fasthttp.RequestCtx) {
 	tb.Helper()
-	v, err := config.ParseJSON([]byte(imposterJSON))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	def, errs := config.ParseImposter(v, config.ParseOptions{AllowInjection: true})
-	if len(errs) > 0 {
-		tb.Fatal(errs)
-	}
+	def := impostertest.Def(tb, imposterJSON)
 	im, err := imposter.New(def, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	h := newServer(im, nil)
-	var req fasthttp.Request
-	req.Header.DisableNormalizing()
-	if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
-		tb.Fatal(err)
-	}
-	ctx := &fasthttp.RequestCtx{}
-	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
+	ctx := impostertest.RequestCtx(tb, raw)
 	return h, ctx
 }
-
-const simpleRequest = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n"
 
 // serveOnce runs the handler on ctx's request as the server would for a new request.
 func serveOnce(tb testing.TB, h *server, ctx *fasthttp.RequestCtx) {
@@ -81,7 +60,7 @@ func BenchmarkHTTPSimpleStub(b *testing.B) {
 			name = "metrics=on"
 		}
 		b.Run(name, func(b *testing.B) {
-			h, ctx := newBenchHandler(b, simpleStub, simpleRequest, withMetrics)
+			h, ctx := newBenchHandler(b, impostertest.SimpleStub, impostertest.SimpleRequest, withMetrics)
 			b.ReportAllocs()
 			for b.Loop() {
 				serveOnce(b, h, ctx)
@@ -104,7 +83,7 @@ func BenchmarkHTTPSimpleStubLogged(b *testing.B) {
 			core := logs.New(logs.Options{Level: slog.LevelInfo, Console: f, JSON: format == "json"})
 			defer core.Close()
 			log := slog.New(core.Handler("mb:2525")).With("imposter", "http:4545")
-			h, ctx := newBenchHandlerWith(b, simpleStub, simpleRequest, imposter.Options{Logger: log, Metrics: metrics.New()})
+			h, ctx := newBenchHandlerWith(b, impostertest.SimpleStub, impostertest.SimpleRequest, imposter.Options{Logger: log, Metrics: metrics.New()})
 			b.ReportAllocs()
 			for b.Loop() {
 				serveOnce(b, h, ctx)
@@ -119,12 +98,12 @@ func BenchmarkHTTPNoMatchExplained(b *testing.B) {
 	for _, sc := range []struct {
 		name, imposter, request string
 	}{
-		{"api500-nomatch", stubsJSON(500, func(i int) string {
+		{"api500-nomatch", impostertest.StubsJSON(500, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
-		}), rawRequest("GET", "/api/v1/none", "", "")},
-		{"stubs10-nomatch", stubsJSON(10, func(i int) string {
+		}), impostertest.RawRequest("GET", "/api/v1/none", "", "")},
+		{"stubs10-nomatch", impostertest.StubsJSON(10, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":"GET","path":"/api/v1/resource%d/items"}}`, i)
-		}), rawRequest("GET", "/api/v1/none", "", "")},
+		}), impostertest.RawRequest("GET", "/api/v1/none", "", "")},
 	} {
 		for _, debug := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%s/debug=%t", sc.name, debug), func(b *testing.B) {
@@ -139,32 +118,6 @@ func BenchmarkHTTPNoMatchExplained(b *testing.B) {
 	}
 }
 
-// stubsJSON renders an http imposter of n stubs; pred and body give stub i's predicates
-// (JSON) and response body.
-func stubsJSON(n int, pred func(i int) string) string {
-	var b strings.Builder
-	b.WriteString(`{"protocol":"http","port":4545,"stubs":[`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"predicates":[%s],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":"{\"index\":%d}"}}]}`, pred(i), i)
-	}
-	b.WriteString(`]}`)
-	return b.String()
-}
-
-func rawRequest(method, path, contentType, body string) string {
-	s := method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\n"
-	if contentType != "" {
-		s += "Content-Type: " + contentType + "\r\n"
-	}
-	if body != "" || method == "POST" {
-		s += fmt.Sprintf("Content-Length: %d\r\n", len(body))
-	}
-	return s + "\r\n" + body
-}
-
 // BenchmarkHTTPScenarios serves some of bench/'s scenarios through the handler.
 func BenchmarkHTTPScenarios(b *testing.B) {
 	order := func(i int) string {
@@ -174,47 +127,47 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		name, imposter, request string
 	}{
 		// The journal's cost: the simple stub with recordRequests.
-		{"simple-recorded", strings.Replace(simpleStub, `"port":4545,`, `"port":4545,"recordRequests":true,`, 1), simpleRequest},
-		{"api500-last", stubsJSON(500, func(i int) string {
+		{"simple-recorded", strings.Replace(impostertest.SimpleStub, `"port":4545,`, `"port":4545,"recordRequests":true,`, 1), impostertest.SimpleRequest},
+		{"api500-last", impostertest.StubsJSON(500, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
-		}), rawRequest("DELETE", "/api/v1/resource499/items", "", "")},
-		{"api500-nomatch", stubsJSON(500, func(i int) string {
+		}), impostertest.RawRequest("DELETE", "/api/v1/resource499/items", "", "")},
+		{"api500-nomatch", impostertest.StubsJSON(500, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":%q,"path":"/api/v1/resource%d/items"}}`, []string{"GET", "POST", "PUT", "DELETE"}[i%4], i)
-		}), rawRequest("GET", "/api/v1/none", "", "")},
-		{"json-equals-first", stubsJSON(100, func(i int) string {
+		}), impostertest.RawRequest("GET", "/api/v1/none", "", "")},
+		{"json-equals-first", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":"POST","path":"/orders","body":%s}}`, order(i))
-		}), rawRequest("POST", "/orders", "application/json", order(0))},
-		{"json-equals-middle", stubsJSON(100, func(i int) string {
+		}), impostertest.RawRequest("POST", "/orders", "application/json", order(0))},
+		{"json-equals-middle", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"method":"POST","path":"/orders","body":%s}}`, order(i))
-		}), rawRequest("POST", "/orders", "application/json", order(49))},
-		{"json-contains", stubsJSON(100, func(i int) string {
+		}), impostertest.RawRequest("POST", "/orders", "application/json", order(49))},
+		{"json-contains", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"contains":{"body":{"sku":"SKU-%03d"}}}`, i)
-		}), rawRequest("POST", "/orders", "application/json", order(49))},
-		{"jsonpath-first", stubsJSON(100, func(i int) string {
+		}), impostertest.RawRequest("POST", "/orders", "application/json", order(49))},
+		{"jsonpath-first", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"jsonpath":{"selector":"$.customer.id"}}`, i)
-		}), rawRequest("POST", "/customers", "application/json",
+		}), impostertest.RawRequest("POST", "/customers", "application/json",
 			`{"customer":{"id":"cust-000","tier":"gold","tags":["a","b"]},"items":[{"sku":"x","qty":1},{"sku":"y","qty":2}]}`)},
-		{"jsonpath-last", stubsJSON(100, func(i int) string {
+		{"jsonpath-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"jsonpath":{"selector":"$.customer.id"}}`, i)
-		}), rawRequest("POST", "/customers", "application/json",
+		}), impostertest.RawRequest("POST", "/customers", "application/json",
 			`{"customer":{"id":"cust-099","tier":"gold","tags":["a","b"]},"items":[{"sku":"x","qty":1},{"sku":"y","qty":2}]}`)},
-		{"xpath-first", stubsJSON(100, func(i int) string {
+		{"xpath-first", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"body":"cust-%03d"},"xpath":{"selector":"//customer/id"}}`, i)
-		}), rawRequest("POST", "/customers", "application/xml",
+		}), impostertest.RawRequest("POST", "/customers", "application/xml",
 			`<order><customer><id>cust-000</id><tier>gold</tier></customer><items><item sku="x">1</item><item sku="y">2</item></items></order>`)},
-		{"regex-last", stubsJSON(100, func(i int) string {
+		{"regex-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"matches":{"path":"^/api/v2/items%d/[0-9]+/details$"}}`, i)
-		}), rawRequest("GET", "/api/v2/items99/100099/details", "", "")},
-		{"header-last", stubsJSON(100, func(i int) string {
+		}), impostertest.RawRequest("GET", "/api/v2/items99/100099/details", "", "")},
+		{"header-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"headers":{"X-Tenant":"tenant-%03d"}}}`, i)
 		}), "GET /profile HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Tenant: tenant-099\r\n\r\n"},
 		{"decorate", `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"GET","path":"/decorate/0"}}],
 			"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"decorate-0"},
 			"_behaviors":{"decorate":"(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }"}}]}]}`,
-			rawRequest("GET", "/decorate/0", "", "")},
-		{"query-last", stubsJSON(100, func(i int) string {
+			impostertest.RawRequest("GET", "/decorate/0", "", "")},
+		{"query-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"query":{"tenant":"t%03d"}}}`, i)
-		}), rawRequest("GET", "/search?q=shoes&tenant=t099&page=2", "", "")},
+		}), impostertest.RawRequest("GET", "/search?q=shoes&tenant=t099&page=2", "", "")},
 	} {
 		b.Run(sc.name, func(b *testing.B) {
 			h, ctx := newBenchHandler(b, sc.imposter, sc.request, true)

@@ -1,19 +1,17 @@
 package httpserver
 
 import (
-	"context"
 	"crypto/tls"
 	"log/slog"
 	"net"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/script"
 )
 
@@ -21,27 +19,13 @@ import (
 // allowed.
 func startBench(tb testing.TB, def string) *imposter.Imposter {
 	tb.Helper()
-	v, err := config.ParseJSON([]byte(def))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	d, errs := config.ParseImposter(v, config.ParseOptions{AllowInjection: true})
-	if len(errs) > 0 {
-		tb.Fatalf("parse %s: %v", def, errs[0])
-	}
+	d := impostertest.Def(tb, def)
 	log := slog.New(slog.DiscardHandler)
 	im, err := imposter.New(d, imposter.Options{Host: "127.0.0.1", Logger: log, Script: script.New(script.Options{Logger: log}), Protocols: map[string]imposter.Protocol{"http": HTTP, "https": HTTPS}})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := im.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		im.Stop(ctx)
-	})
+	impostertest.Start(tb, im)
 	return im
 }
 
@@ -50,7 +34,7 @@ func startBench(tb testing.TB, def string) *imposter.Imposter {
 func BenchmarkHTTPSKeepAlive(b *testing.B) {
 	for _, proto := range []string{"http", "https"} {
 		b.Run(proto, func(b *testing.B) {
-			im := startBench(b, strings.Replace(simpleStub, `"protocol":"http","port":4545`, `"protocol":"`+proto+`"`, 1))
+			im := startBench(b, strings.Replace(impostertest.SimpleStub, `"protocol":"http","port":4545`, `"protocol":"`+proto+`"`, 1))
 			c := &fasthttp.HostClient{Addr: "127.0.0.1:" + strconv.Itoa(im.Port()), IsTLS: proto == "https", MaxConns: 1,
 				TLSConfig: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13}} //nolint:gosec // the imposter's own certificate
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
@@ -89,7 +73,7 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + ln.Addr().String() + `","mode":"` + mode +
 				`","predicateGenerators":[{"matches":{"method":true,"path":true}}]}}]}]}`
-			h, ctx := newBenchHandler(b, imp, rawRequest("GET", "/orders/7", "", ""), false)
+			h, ctx := newBenchHandler(b, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
 			b.ReportAllocs()
 			for b.Loop() {
 				serveOnce(b, h, ctx)

@@ -2,48 +2,13 @@ package tcpserver
 
 import (
 	"bufio"
-	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"io"
-	"log/slog"
 	"net"
 	"strconv"
 	"testing"
-	"time"
-
-	"github.com/mockd/mockd/internal/config"
-	"github.com/mockd/mockd/internal/imposter"
-	"github.com/mockd/mockd/internal/script"
 )
-
-// startBench creates and starts an imposter from JSON on a free loopback port, with scripts
-// allowed.
-func startBench(tb testing.TB, def string) *imposter.Imposter {
-	tb.Helper()
-	v, err := config.ParseJSON([]byte(def))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	d, errs := config.ParseImposter(v, config.ParseOptions{AllowInjection: true})
-	if len(errs) > 0 {
-		tb.Fatalf("parse %s: %v", def, errs[0])
-	}
-	log := slog.New(slog.DiscardHandler)
-	im, err := imposter.New(d, imposter.Options{Host: "127.0.0.1", Logger: log, Script: script.New(script.Options{Logger: log}), Protocols: protocols})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := im.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		im.Stop(ctx)
-	})
-	return im
-}
 
 // BenchmarkTCPFraming exchanges requests with a tcp imposter on one connection: text, and
 // binary frames with a 4-byte length prefix that an endOfRequestResolver (JavaScript) waits for.
@@ -65,7 +30,7 @@ func BenchmarkTCPFraming(b *testing.B) {
 			lpReq, lpResp},
 	} {
 		b.Run(sc.name, func(b *testing.B) {
-			im := startBench(b, sc.imposter)
+			im := startImposter(b, sc.imposter)
 			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(im.Port()))
 			if err != nil {
 				b.Fatal(err)

@@ -13,35 +13,24 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // protocols are those the tests start imposters of.
 var protocols = map[string]imposter.Protocol{"tcp": TCP}
 
-// startImposter creates and starts an imposter from JSON on a free loopback port.
-func startImposter(t *testing.T, def string) *imposter.Imposter {
+// startImposter creates and starts an imposter from JSON on a free loopback port, with scripts
+// allowed.
+func startImposter(t testing.TB, def string) *imposter.Imposter {
 	t.Helper()
-	v, err := config.ParseJSON([]byte(def))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, errs := config.ParseImposter(v, config.ParseOptions{})
-	if len(errs) > 0 {
-		t.Fatalf("parse %s: %v", def, errs[0])
-	}
-	im, err := imposter.New(d, imposter.Options{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler), Protocols: protocols})
+	log := slog.New(slog.DiscardHandler)
+	im, err := imposter.New(impostertest.Def(t, def), imposter.Options{Host: "127.0.0.1", Logger: log, Script: script.New(script.Options{Logger: log}), Protocols: protocols})
 	if err != nil {
 		t.Fatalf("new %s: %v", def, err)
 	}
-	if err := im.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		im.Stop(ctx)
-	})
+	impostertest.Start(t, im)
 	return im
 }
 
