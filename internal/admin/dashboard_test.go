@@ -17,6 +17,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/imposter/servers"
 )
 
@@ -41,19 +42,18 @@ func newTestAPI(t testing.TB, opts Options) (*API, *imposter.Imposter) {
 	}
 	reg := imposter.NewRegistry(imposter.Options{Host: "127.0.0.1", Logger: quiet, Protocols: servers.Protocols()})
 	t.Cleanup(func() { reg.DeleteAll() })
-	v, err := config.ParseJSON([]byte(`{"protocol":"http","name":"a","recordRequests":true}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	def, errs := config.ParseImposter(v, config.ParseOptions{})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	im, err := reg.Create(def)
-	if err != nil {
-		t.Fatal(err)
-	}
+	im := createImposter(t, reg, `{"protocol":"http","name":"a","recordRequests":true}`)
 	return New(reg, opts), im
+}
+
+// createImposter creates and starts an imposter from JSON in reg.
+func createImposter(tb testing.TB, reg *imposter.Registry, imposterJSON string) *imposter.Imposter {
+	tb.Helper()
+	im, err := reg.Create(impostertest.Def(tb, imposterJSON))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return im
 }
 
 func httpGet(t *testing.T, url string, headers ...string) (int, http.Header, string) {
@@ -211,18 +211,7 @@ func TestDashboardImposterReadIsBounded(t *testing.T) {
 	for i := range pageStubs + 50 {
 		stubs = append(stubs, `{"predicates":[{"equals":{"path":"/`+strconv.Itoa(i)+`"}}],"responses":[{"is":{"statusCode":200}}]}`)
 	}
-	v, err := config.ParseJSON([]byte(`{"protocol":"http","recordRequests":true,"stubs":[` + strings.Join(stubs, ",") + `]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	def, errs := config.ParseImposter(v, config.ParseOptions{})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	im, err := a.reg.Create(def)
-	if err != nil {
-		t.Fatal(err)
-	}
+	im := createImposter(t, a.reg, `{"protocol":"http","recordRequests":true,"stubs":[`+strings.Join(stubs, ",")+`]}`)
 	base := serveAPI(t, a)
 	port := strconv.Itoa(im.Port())
 	for i := range recentRequests + 10 {
@@ -254,20 +243,9 @@ func TestDashboardImposterReadIsBounded(t *testing.T) {
 // stub's hits and status, and why a recorded request matched no stub, explained once.
 func TestDashboardVerdictAndExplanations(t *testing.T) {
 	a, _ := newTestAPI(t, Options{})
-	v, err := config.ParseJSON([]byte(`{"protocol":"http","recordRequests":true,"stubs":[
+	im := createImposter(t, a.reg, `{"protocol":"http","recordRequests":true,"stubs":[
 		{"predicates":[{"equals":{"path":"/a"}}],"expect":{"times":2},"responses":[{"is":{"statusCode":200}}]},
-		{"predicates":[{"equals":{"path":"/b"}}],"responses":[{"is":{"statusCode":200}}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	def, errs := config.ParseImposter(v, config.ParseOptions{})
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	im, err := a.reg.Create(def)
-	if err != nil {
-		t.Fatal(err)
-	}
+		{"predicates":[{"equals":{"path":"/b"}}],"responses":[{"is":{"statusCode":200}}]}]}`)
 	port := "http://127.0.0.1:" + strconv.Itoa(im.Port())
 	httpGet(t, port+"/a")
 	httpGet(t, port+"/c")

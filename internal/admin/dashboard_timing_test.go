@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
-
-	"github.com/mockd/mockd/internal/config"
 )
 
 // BenchmarkDashboardImposterRead measures what an open imposter page costs mockd: one
@@ -27,19 +25,7 @@ func BenchmarkDashboardImposterRead(b *testing.B) {
 		}
 		resp.Body.Close()
 	}
-	var req fasthttp.Request
-	req.SetRequestURI("/dashboard/api/imposters/" + port)
-	req.Header.Set("X-Mockd-Dashboard", "refresh")
-	var ctx fasthttp.RequestCtx
-	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
-	b.ReportAllocs()
-	for b.Loop() {
-		ctx.Response.Reset()
-		a.Handler(&ctx)
-		if ctx.Response.StatusCode() != 200 {
-			b.Fatalf("status %d", ctx.Response.StatusCode())
-		}
-	}
+	benchGET(b, a, "/dashboard/api/imposters/"+port, "X-Mockd-Dashboard", "refresh")
 }
 
 // BenchmarkDashboardListRead measures what an open overview costs mockd: one
@@ -51,19 +37,18 @@ func BenchmarkDashboardListRead(b *testing.B) {
 	for i := range 10000 {
 		stubs = append(stubs, `{"predicates":[{"equals":{"path":"/`+strconv.Itoa(i)+`"}}],"responses":[{"is":{"statusCode":200}}]}`)
 	}
-	v, err := config.ParseJSON([]byte(`{"protocol":"http","stubs":[` + strings.Join(stubs, ",") + `]}`))
-	if err != nil {
-		b.Fatal(err)
-	}
-	def, errs := config.ParseImposter(v, config.ParseOptions{})
-	if len(errs) > 0 {
-		b.Fatal(errs)
-	}
-	if _, err := a.reg.Create(def); err != nil {
-		b.Fatal(err)
-	}
+	createImposter(b, a.reg, `{"protocol":"http","stubs":[`+strings.Join(stubs, ",")+`]}`)
+	benchGET(b, a, "/dashboard/api/imposters")
+}
+
+// benchGET measures the admin API's answer to GET uri with the headers given (name, value, …),
+// served in process: it must be 200.
+func benchGET(b *testing.B, a *API, uri string, headers ...string) {
 	var req fasthttp.Request
-	req.SetRequestURI("/dashboard/api/imposters")
+	req.SetRequestURI(uri)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	var ctx fasthttp.RequestCtx
 	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
 	b.ReportAllocs()

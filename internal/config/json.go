@@ -155,11 +155,8 @@ func (p *jsonParser) literal(word string) bool {
 }
 
 func (p *jsonParser) object(depth int) (Value, error) {
-	p.pos++ // {
 	o := &Object{}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
+	if p.open('}') {
 		return o, nil
 	}
 	for {
@@ -182,28 +179,19 @@ func (p *jsonParser) object(depth int) (Value, error) {
 			return nil, err
 		}
 		o.Set(key, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of JSON input")
+		done, err := p.next('}', "object")
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if done {
 			return o, nil
-		default:
-			return nil, p.errorf("expected ',' or '}' in object")
 		}
 	}
 }
 
 func (p *jsonParser) array(depth int) (Value, error) {
-	p.pos++ // [
 	a := []any{}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
+	if p.open(']') {
 		return a, nil
 	}
 	for {
@@ -213,20 +201,44 @@ func (p *jsonParser) array(depth int) (Value, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of JSON input")
+		done, err := p.next(']', "array")
+		if err != nil {
+			return nil, err
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if done {
 			return a, nil
-		default:
-			return nil, p.errorf("expected ',' or ']' in array")
 		}
 	}
+}
+
+// open steps over the opening bracket of an object or array and reports whether close ends it
+// at once (stepping over that too).
+func (p *jsonParser) open(close byte) bool {
+	p.pos++
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == close {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+// next reads what follows a member of an object or an item of an array (what): a comma, more
+// to come, or close, the end.
+func (p *jsonParser) next(close byte, what string) (done bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.errorf("unexpected end of JSON input")
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case close:
+		p.pos++
+		return true, nil
+	}
+	return false, p.errorf("expected ',' or '%c' in %s", close, what)
 }
 
 func (p *jsonParser) number() (Value, error) {
@@ -600,6 +612,10 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// shortEscapes are the control characters JSON.stringify escapes with a letter (\n); it escapes
+// the others as \u00XX.
+var shortEscapes = [0x20]byte{'\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
 // AppendString appends s as a JSON string literal, escaping as JSON.stringify does.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
@@ -610,21 +626,11 @@ func AppendString(dst []byte, s string) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case shortEscapes[c] != 0:
+			dst = append(dst, '\\', shortEscapes[c])
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}

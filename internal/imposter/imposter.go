@@ -580,15 +580,24 @@ func (im *Imposter) StubCount() int { return len(im.tbl.Load().stubs) }
 func (im *Imposter) ReplaceStubs(defs []*config.Object) error {
 	im.mu.Lock()
 	defer im.mu.Unlock()
+	stubs, err := im.newStubs(defs)
+	if err != nil {
+		return err
+	}
+	return im.swap(stubs)
+}
+
+// newStubs compiles defs, failing on the first that does not compile.
+func (im *Imposter) newStubs(defs []*config.Object) ([]*stub, error) {
 	stubs := make([]*stub, 0, len(defs))
 	for _, d := range defs {
 		s, err := im.newStub(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		stubs = append(stubs, s)
 	}
-	return im.swap(stubs)
+	return stubs, nil
 }
 
 // InsertStub inserts def before index (index = StubCount() appends).
@@ -643,15 +652,11 @@ func (im *Imposter) DeleteStub(index int) error {
 
 // CheckStubs compiles defs without changing anything, returning the error an update would give.
 func (im *Imposter) CheckStubs(defs []*config.Object) error {
-	stubs := make([]*stub, 0, len(defs))
-	for _, d := range defs {
-		s, err := im.newStub(d)
-		if err != nil {
-			return err
-		}
-		stubs = append(stubs, s)
+	stubs, err := im.newStubs(defs)
+	if err != nil {
+		return err
 	}
-	_, err := im.compile(stubs)
+	_, err = im.compile(stubs)
 	return err
 }
 
