@@ -65,6 +65,7 @@ type API struct {
 	log       *slog.Logger
 	changeMu  sync.Mutex // one change at a time, each saved before the next
 	listed    atomic.Pointer[renderedList]
+	rendered  renderings
 	dash      *dashboard.Dashboard
 	explained explanations // the no-matches the dashboard showed
 
@@ -302,7 +303,7 @@ func jsonHead(ctx *fasthttp.RequestCtx, status int) {
 // send writes v as Express's res.send does with "json spaces" 2. A value that shows a large
 // journal is streamed (see sendStream).
 func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
-	if config.StreamBytes(v) > imposter.StreamAbove {
+	if config.StreamBytes(v) > streamAbove {
 		sendStream(ctx, status, v)
 		return
 	}
@@ -378,11 +379,11 @@ func queryFlag(ctx *fasthttp.RequestCtx, key string) (set, isTrue bool) {
 	return true, strings.EqualFold(string(v), "true")
 }
 
-func (a *API) printOptions(ctx *fasthttp.RequestCtx) imposter.PrintOptions {
+func (a *API) printOptions(ctx *fasthttp.RequestCtx) PrintOptions {
 	_, replayable := queryFlag(ctx, "replayable")
 	_, removeProxies := queryFlag(ctx, "removeProxies")
 	_, explain := queryFlag(ctx, "explain")
-	return imposter.PrintOptions{BaseURL: a.baseURL(ctx), Replayable: replayable, RemoveProxies: removeProxies, Explain: explain}
+	return PrintOptions{BaseURL: a.baseURL(ctx), Replayable: replayable, RemoveProxies: removeProxies, Explain: explain}
 }
 
 // toAPIError converts an error from config or imposter into Mountebank's answer.

@@ -24,7 +24,7 @@ func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
 	// As sendFormatted, from the last rendering when nothing it shows changed: clients and
 	// dashboards poll GET /imposters.
 	ctx.Response.Header.Add("Vary", "Accept")
-	if !opts.List && !opts.Replayable && journalBytes(a.reg.Listing().Imposters) > imposter.StreamAbove {
+	if !opts.List && !opts.Replayable && journalBytes(a.reg.Listing().Imposters) > streamAbove {
 		sendStream(ctx, 200, config.NewObject("imposters", a.render(a.reg.Listing().Imposters, opts)))
 		return nil
 	}
@@ -45,7 +45,7 @@ func journalBytes(list []*imposter.Imposter) int {
 // renderedList is the last GET /imposters body and what it was rendered from.
 type renderedList struct {
 	listing   *imposter.Listing
-	opts      imposter.PrintOptions
+	opts      PrintOptions
 	revisions []revision // of listing.Imposters, read before rendering
 	body      []byte     // never written again once stored
 }
@@ -56,9 +56,9 @@ type revision struct {
 }
 
 // formattedList returns the imposters list as the admin API sends it (indented by 2). As
-// Imposter.FormattedJSON, it renders again only when the set of imposters or a revision of one
+// formatted, it renders again only when the set of imposters or a revision of one
 // changed since the last call with the same options; the body must not be modified.
-func (a *API) formattedList(opts imposter.PrintOptions) []byte {
+func (a *API) formattedList(opts PrintOptions) []byte {
 	listing := a.reg.Listing()
 	if r := a.listed.Load(); r != nil && r.listing == listing && r.opts == opts && current(r.revisions, listing.Imposters) {
 		return r.body
@@ -82,10 +82,10 @@ func current(revs []revision, list []*imposter.Imposter) bool {
 	return true
 }
 
-func (a *API) render(list []*imposter.Imposter, opts imposter.PrintOptions) []any {
+func (a *API) render(list []*imposter.Imposter, opts PrintOptions) []any {
 	out := make([]any, 0, len(list))
 	for _, im := range list {
-		out = append(out, im.JSON(opts))
+		out = append(out, printImposter(im, opts))
 	}
 	return out
 }
@@ -105,7 +105,7 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 	}
 	base := a.baseURL(ctx)
 	ctx.Response.Header.Set("Location", base+"/imposters/"+strconv.Itoa(im.Port()))
-	send(ctx, 201, im.JSON(imposter.PrintOptions{BaseURL: base}))
+	send(ctx, 201, printImposter(im, PrintOptions{BaseURL: base}))
 	return nil
 }
 
@@ -141,7 +141,7 @@ func (a *API) replaceImposters(ctx *fasthttp.RequestCtx) *apiError {
 	if err != nil {
 		return toAPIError(err, nil)
 	}
-	send(ctx, 200, config.NewObject("imposters", a.render(ims, imposter.PrintOptions{BaseURL: a.baseURL(ctx), List: true})))
+	send(ctx, 200, config.NewObject("imposters", a.render(ims, PrintOptions{BaseURL: a.baseURL(ctx), List: true})))
 	return nil
 }
 
@@ -171,12 +171,12 @@ func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []s
 	// As sendFormatted, from the imposter's cached rendering, or streamed.
 	ctx.Response.Header.Add("Vary", "Accept")
 	opts := a.printOptions(ctx)
-	if !opts.Replayable && im.JournalBytes() > imposter.StreamAbove {
-		sendStream(ctx, 200, im.JSON(opts))
+	if !opts.Replayable && im.JournalBytes() > streamAbove {
+		sendStream(ctx, 200, printImposter(im, opts))
 		return nil
 	}
 	jsonHead(ctx, 200)
-	ctx.Response.SetBodyRaw(im.FormattedJSON(opts))
+	ctx.Response.SetBodyRaw(a.formatted(im, opts))
 	return nil
 }
 
@@ -186,7 +186,7 @@ func (a *API) deleteImposter(ctx *fasthttp.RequestCtx, id string) *apiError {
 		send(ctx, 200, &config.Object{})
 		return nil
 	}
-	rendered := im.JSON(a.printOptions(ctx))
+	rendered := printImposter(im, a.printOptions(ctx))
 	a.reg.Delete(im.Port())
 	send(ctx, 200, rendered)
 	return nil
@@ -196,7 +196,7 @@ func (a *API) deleteSavedProxyResponses(ctx *fasthttp.RequestCtx, im *imposter.I
 	if err := im.ReplaceStubs(withoutRecordedResponses(im.Definition().Stubs)); err != nil {
 		return toAPIError(err, nil)
 	}
-	sendFormatted(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	sendFormatted(ctx, 200, printImposter(im, PrintOptions{BaseURL: a.baseURL(ctx)}))
 	return nil
 }
 
@@ -228,7 +228,7 @@ func (a *API) deleteSavedRequests(ctx *fasthttp.RequestCtx, im *imposter.Imposte
 	if err := im.ClearRequests(ctx); err != nil {
 		return storeUnavailable(err)
 	}
-	sendFormatted(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	sendFormatted(ctx, 200, printImposter(im, PrintOptions{BaseURL: a.baseURL(ctx)}))
 	return nil
 }
 
@@ -275,7 +275,7 @@ func (a *API) replaceStubs(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []
 	if err := im.ReplaceStubs(stubs); err != nil {
 		return toAPIError(err, nil)
 	}
-	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	send(ctx, 200, printImposter(im, PrintOptions{BaseURL: a.baseURL(ctx)}))
 	return nil
 }
 
@@ -310,7 +310,7 @@ func (a *API) addStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []strin
 	if err := im.InsertStub(stubs[0], index); err != nil {
 		return toAPIError(err, nil)
 	}
-	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	send(ctx, 200, printImposter(im, PrintOptions{BaseURL: a.baseURL(ctx)}))
 	return nil
 }
 
@@ -341,7 +341,7 @@ func (a *API) replaceStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest 
 	if err := im.ReplaceStub(stubs[0], index); err != nil {
 		return toAPIError(err, nil)
 	}
-	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	send(ctx, 200, printImposter(im, PrintOptions{BaseURL: a.baseURL(ctx)}))
 	return nil
 }
 
@@ -353,7 +353,7 @@ func (a *API) deleteStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest [
 	if err := im.DeleteStub(index); err != nil {
 		return toAPIError(err, nil)
 	}
-	send(ctx, 200, im.JSON(imposter.PrintOptions{BaseURL: a.baseURL(ctx)}))
+	send(ctx, 200, printImposter(im, PrintOptions{BaseURL: a.baseURL(ctx)}))
 	return nil
 }
 

@@ -53,9 +53,17 @@ func (a *API) snapshot() map[int]stubsState {
 	return out
 }
 
-// StoredImposter returns what a store keeps of im.
+// StoredImposter returns what a store keeps of im, rendered (when the store asks) from its
+// stubs as they are now: the definition (replayable) and the stubs' IDs, in order.
 func StoredImposter(im *imposter.Imposter) store.Imposter {
-	return store.Imposter{Port: im.Port(), ID: im.ID(), Render: im.Stored()}
+	stubs := im.Stubs(false)
+	return store.Imposter{Port: im.Port(), ID: im.ID(), Render: func() (*config.Object, []string) {
+		ids := make([]string, stubs.Len())
+		for i := range ids {
+			ids[i] = stubs.ID(i)
+		}
+		return printStubs(im, stubs, PrintOptions{Replayable: true}), ids
+	}}
 }
 
 // diff returns the change from the imposters of before to the running ones.

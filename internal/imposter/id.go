@@ -30,19 +30,6 @@ func formatID(id uint64) string { return strconv.FormatUint(id, 16) }
 // ID names this incarnation of the imposter (see store.Imposter.ID).
 func (im *Imposter) ID() string { return formatID(im.id) }
 
-// Stored returns a function that renders what a store keeps of the imposter, from its stubs
-// as they are now: the definition (replayable) and the stubs' IDs, in order.
-func (im *Imposter) Stored() func() (def *config.Object, stubIDs []string) {
-	t := im.tbl.Load()
-	return func() (*config.Object, []string) {
-		ids := make([]string, len(t.stubs))
-		for i, s := range t.stubs {
-			ids[i] = formatID(s.id)
-		}
-		return im.jsonOf(t, PrintOptions{Replayable: true}), ids
-	}
-}
-
 // parseID reads an ID formatID wrote; ok is false for anything else.
 func parseID(s string) (uint64, bool) {
 	id, err := strconv.ParseUint(s, 16, 64)

@@ -239,9 +239,8 @@ type Imposter struct {
 	noMatches atomic.Int64
 	journal   journal
 	// changes counts, after the fact, every change JSON shows other than numRequests: stubs,
-	// recorded requests and matches. With numRequests it keys rendered.
-	changes  atomic.Uint64
-	rendered atomic.Pointer[renderedJSON]
+	// recorded requests and matches. With numRequests it is the Revision printers key on.
+	changes atomic.Uint64
 	// With a shared store (Options.Shared): this imposter's state there, the counts it has
 	// (under countMu; the stubs' are in each stub) and a count of renderings.
 	shared          SharedImposter

@@ -2,12 +2,10 @@ package imposter
 
 import (
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
-	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/request"
 )
@@ -206,9 +204,9 @@ func (im *Imposter) RecentRequests(n int) []RecordedRequest {
 	return out
 }
 
-// recorded returns every recorded request, oldest first, and their approximate size in bytes:
+// Recorded returns every recorded request, oldest first, and their approximate size in bytes:
 // with a shared store those of every node, else (or when the store is lost) this node's.
-func (im *Imposter) recorded() ([]RecordedRequest, int) {
+func (im *Imposter) Recorded() ([]RecordedRequest, int) {
 	size := 0
 	if im.shared != nil {
 		if list, ok := im.sharedRequests(0); ok {
@@ -233,7 +231,7 @@ func (im *Imposter) RecordedRequests() []RecordedRequest {
 	if !im.Records() {
 		return nil
 	}
-	list, _ := im.recorded()
+	list, _ := im.Recorded()
 	return list
 }
 
@@ -301,142 +299,12 @@ func isList(v config.Value) bool {
 	return ok
 }
 
-// PrintOptions select what JSON renders, as Mountebank's query parameters do.
-type PrintOptions struct {
-	// BaseURL prefixes _links hrefs, e.g. "http://localhost:2525".
-	BaseURL       string
-	List          bool // the short form of GET /imposters
-	Replayable    bool
-	RemoveProxies bool
-	// Explain adds what mockd knows beyond Mountebank's shapes (GET /imposters/:port?explain=true):
-	// each stub's hits and expect verdict, and each recorded request's stub or, when it matched
-	// none, its explanation.
-	Explain bool
-}
-
-// renderedJSON is the last FormattedJSON body and what it was rendered from.
-type renderedJSON struct {
-	requests int64
-	changes  uint64
-	opts     PrintOptions
-	body     []byte // never written again once stored
-}
-
-// FormattedJSON returns JSON(opts) as the admin API sends it (indented by 2), rendering it
-// again only when the request count or anything else it shows changed since the last call
-// with the same options: clients poll GET /imposters/:port. The counters are read before
-// rendering and every change bumps them after it is made, so a stored body is never older
-// than its key. The body must not be modified.
-func (im *Imposter) FormattedJSON(opts PrintOptions) []byte {
-	n, c := im.Revision()
-	if r := im.rendered.Load(); r != nil && r.requests == n && r.changes == c && r.opts == opts {
-		return r.body
-	}
-	body := config.AppendJSON(nil, im.JSON(opts), 2)
-	if len(body) <= maxCachedRendering {
-		im.rendered.Store(&renderedJSON{requests: n, changes: c, opts: opts, body: body})
-	} else {
-		im.rendered.Store(nil) // a large journal: kept once, not twice
-	}
-	return body
-}
-
-// maxCachedRendering bounds the rendering FormattedJSON keeps for the next call. (The admin API
-// streams answers larger than that instead; see StreamAbove.)
-const maxCachedRendering = 4 << 20
-
-// StreamAbove is the journal size (JournalBytes) past which the admin API streams an answer
-// that shows the recorded requests rather than rendering it whole first.
-const StreamAbove = 1 << 20
-
-// Revision returns counters that change whenever anything JSON shows changes: the request
-// count and a count of the other changes (stubs, recorded requests and matches).
+// Revision returns counters that change whenever anything the imposter's JSON shows changes:
+// the request count and a count of the other changes (stubs, recorded requests and matches).
+// Every change bumps them after it is made, so a rendering made after reading them is never
+// older than they say.
 func (im *Imposter) Revision() (requests int64, changes uint64) {
 	return im.numRequests.Load(), im.changes.Load() + im.sharedRevision()
-}
-
-// JSON renders the imposter as Mountebank's imposter printer does, fields in its order.
-func (im *Imposter) JSON(opts PrintOptions) *config.Object { return im.jsonOf(im.tbl.Load(), opts) }
-
-// jsonOf is JSON with the stubs of t.
-func (im *Imposter) jsonOf(t *table, opts PrintOptions) *config.Object {
-	o := &config.Object{}
-	var counted tally
-	if opts.Replayable {
-		counted = tally{im: im} // shows no counts: nothing to ask the store
-	} else {
-		counted = im.tally()
-	}
-	o.Set("protocol", im.def.Protocol)
-	o.Set("port", float64(im.port))
-	if im.def.Name != "" {
-		o.Set("name", im.def.Name)
-	}
-	if dr, ok := im.def.Header.Get("defaultResponse"); ok && jsvalue.Truthy(dr) {
-		o.Set("defaultResponse", dr)
-	}
-	if !opts.Replayable {
-		o.Set("numberOfRequests", float64(counted.requests()))
-	}
-	if !opts.List {
-		o.Set("recordRequests", im.def.RecordRequests)
-		if im.def.Protocol == "tcp" {
-			o.Set("mode", im.def.Mode) // the tcp server's metadata
-		}
-		if im.def.Protocol == "https" {
-			appendHTTPSMetadata(o, im.def.Header)
-		}
-	}
-	if v, ok := im.def.Header.Get("endOfRequestResolver"); ok && jsvalue.Truthy(v) {
-		o.Set("endOfRequestResolver", v)
-	}
-	self := opts.BaseURL + "/imposters/" + strconv.Itoa(im.port)
-	if opts.List {
-		o.Set("_links", links(self, true))
-		return o
-	}
-	if !opts.Replayable {
-		o.Set("requests", im.requestList(opts.Explain))
-	}
-	list := make([]any, 0, len(t.stubs))
-	for i, s := range t.stubs {
-		hits := counted.hits(s)
-		var so *config.Object
-		if opts.Replayable || opts.RemoveProxies {
-			so = config.Clone(s.def).(*config.Object) // edited below
-		} else {
-			// Only members are added: a copy of the member list is enough (the result is
-			// read, never changed, by its callers).
-			so = &config.Object{Members: make([]config.Member, len(s.def.Members), len(s.def.Members)+2)}
-			copy(so.Members, s.def.Members)
-		}
-		if !opts.Replayable {
-			s.mu.Lock()
-			if len(s.matches) > 0 {
-				so.Set("matches", config.Clone(s.matches))
-			}
-			s.mu.Unlock()
-		} else {
-			removeProxyTimes(so)
-		}
-		if opts.RemoveProxies {
-			if !dropProxies(so) {
-				continue
-			}
-		}
-		if opts.Explain && !opts.Replayable {
-			so.Set("hits", float64(hits))
-		}
-		if !opts.Replayable {
-			so.Set("_links", config.NewObject("self", config.NewObject("href", self+"/stubs/"+strconv.Itoa(i))))
-		}
-		list = append(list, so)
-	}
-	o.Set("stubs", list)
-	if !opts.Replayable {
-		o.Set("_links", links(self, true))
-	}
-	return o
 }
 
 // Records reports whether the imposter records its requests (recordRequests, or --mock).
@@ -445,63 +313,3 @@ func (im *Imposter) Records() bool { return im.def.RecordRequests || im.opts.Moc
 // JournalBytes returns the approximate bytes of the recorded requests: what the requests of
 // JSON take to render.
 func (im *Imposter) JournalBytes() int { return im.journal.size() }
-
-// requestList is the recorded requests as Mountebank shows them, each with its timestamp; with
-// explain, also the stub that answered each, or null and why none did. It is a config.Stream
-// over the requests recorded when it was made: each is rendered as it is written (see
-// config.WriteJSON), so a large journal is not held twice.
-func (im *Imposter) requestList(explain bool) config.Value {
-	if !im.Records() {
-		return []any{}
-	}
-	list, size := im.recorded()
-	return &config.Stream{Bytes: size, Each: func(yield func(config.Value) bool) {
-		for _, r := range list {
-			// The recorded request is never modified: a copy of its member list will do.
-			o := &config.Object{Members: make([]config.Member, len(r.Request.Members), len(r.Request.Members)+3)}
-			copy(o.Members, r.Request.Members)
-			o.Set("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"))
-			if explain {
-				if why := r.Explain(); why != nil {
-					o.Set("stub", nil)
-					o.Set("explanation", why.Summary())
-				} else if r.Stub >= 0 {
-					o.Set("stub", float64(r.Stub))
-				}
-			}
-			if !yield(o) {
-				return
-			}
-		}
-	}}
-}
-
-func links(self string, withStubs bool) *config.Object {
-	l := config.NewObject("self", config.NewObject("href", self))
-	if withStubs {
-		l.Set("stubs", config.NewObject("href", self+"/stubs"))
-	}
-	return l
-}
-
-func removeProxyTimes(stub *config.Object) {
-	list, _ := get(stub, "responses").([]any)
-	for _, r := range list {
-		if is := config.AsObject(get(config.AsObject(r), "is")); is != nil {
-			is.Delete("_proxyResponseTime")
-		}
-	}
-}
-
-// dropProxies removes proxy responses from stub and reports whether any response is left.
-func dropProxies(stub *config.Object) bool {
-	list, _ := get(stub, "responses").([]any)
-	kept := make([]any, 0, len(list))
-	for _, r := range list {
-		if !config.AsObject(r).Has("proxy") {
-			kept = append(kept, r)
-		}
-	}
-	stub.Set("responses", kept)
-	return len(kept) > 0
-}

@@ -2,7 +2,6 @@ package imposter
 
 import (
 	_ "embed" // the default certificate
-	"strings"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
@@ -29,25 +28,4 @@ func TLSText(h *config.Object, field string) string {
 		return def
 	}
 	return jsvalue.String(v)
-}
-
-// appendHTTPSMetadata adds what Mountebank prints for an https imposter after recordRequests:
-// key, cert, mutualAuth, rejectUnauthorized, ca and, when set, ciphers (upper-cased).
-func appendHTTPSMetadata(o, h *config.Object) {
-	o.Set("key", TLSText(h, "key"))
-	o.Set("cert", TLSText(h, "cert"))
-	o.Set("mutualAuth", jsvalue.Truthy(get(h, "mutualAuth")))
-	if v := get(h, "rejectUnauthorized"); jsvalue.Truthy(v) {
-		o.Set("rejectUnauthorized", v)
-	} else {
-		o.Set("rejectUnauthorized", false)
-	}
-	if v := get(h, "ca"); jsvalue.Truthy(v) {
-		o.Set("ca", v)
-	} else {
-		o.Set("ca", nil)
-	}
-	if v := get(h, "ciphers"); jsvalue.Truthy(v) {
-		o.Set("ciphers", strings.ToUpper(jsvalue.String(v)))
-	}
 }

@@ -1,0 +1,255 @@
+package admin
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/jsvalue"
+)
+
+// Printing: an imposter in Mountebank's JSON shapes (its imposter printer), from what the
+// imposter core exposes (its definition, Stubs, Recorded); the core prints nothing.
+
+// PrintOptions select what an imposter's JSON shows, as Mountebank's query parameters do.
+type PrintOptions struct {
+	// BaseURL prefixes _links hrefs, e.g. "http://localhost:2525".
+	BaseURL       string
+	List          bool // the short form of GET /imposters
+	Replayable    bool
+	RemoveProxies bool
+	// Explain adds what mockd knows beyond Mountebank's shapes (GET /imposters/:port?explain=true):
+	// each stub's hits and expect verdict, and each recorded request's stub or, when it matched
+	// none, its explanation.
+	Explain bool
+}
+
+// streamAbove is the journal size (Imposter.JournalBytes) past which an answer that shows the
+// recorded requests is streamed rather than rendered whole first.
+const streamAbove = 1 << 20
+
+// maxCachedRendering bounds the rendering of an imposter kept for the next GET (larger answers
+// are streamed instead; see streamAbove).
+const maxCachedRendering = 4 << 20
+
+// printImposter renders im as Mountebank's imposter printer does, fields in its order.
+func printImposter(im *imposter.Imposter, opts PrintOptions) *config.Object {
+	return printStubs(im, im.Stubs(!opts.Replayable), opts) // replayable shows no counts: nothing to ask a store
+}
+
+// printStubs is printImposter with the stubs of stubs.
+func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) *config.Object {
+	def := im.Definition()
+	o := &config.Object{}
+	o.Set("protocol", def.Protocol)
+	o.Set("port", float64(im.Port()))
+	if def.Name != "" {
+		o.Set("name", def.Name)
+	}
+	if dr, ok := def.Header.Get("defaultResponse"); ok && jsvalue.Truthy(dr) {
+		o.Set("defaultResponse", dr)
+	}
+	if !opts.Replayable {
+		o.Set("numberOfRequests", float64(stubs.Requests()))
+	}
+	if !opts.List {
+		o.Set("recordRequests", def.RecordRequests)
+		if def.Protocol == "tcp" {
+			o.Set("mode", def.Mode) // the tcp server's metadata
+		}
+		if def.Protocol == "https" {
+			httpsMetadata(o, def.Header)
+		}
+	}
+	if v, ok := def.Header.Get("endOfRequestResolver"); ok && jsvalue.Truthy(v) {
+		o.Set("endOfRequestResolver", v)
+	}
+	self := opts.BaseURL + "/imposters/" + strconv.Itoa(im.Port())
+	if opts.List {
+		o.Set("_links", links(self, true))
+		return o
+	}
+	if !opts.Replayable {
+		o.Set("requests", requestList(im, opts.Explain))
+	}
+	list := make([]any, 0, stubs.Len())
+	for i := range stubs.Len() {
+		d := stubs.Def(i)
+		var so *config.Object
+		if opts.Replayable || opts.RemoveProxies {
+			so = config.Clone(d).(*config.Object) // edited below
+		} else {
+			// Only members are added: a copy of the member list is enough (the result is
+			// read, never changed, by its callers).
+			so = &config.Object{Members: make([]config.Member, len(d.Members), len(d.Members)+2)}
+			copy(so.Members, d.Members)
+		}
+		if !opts.Replayable {
+			if m := stubs.Matches(i); m != nil {
+				so.Set("matches", m)
+			}
+		} else {
+			removeProxyTimes(so)
+		}
+		if opts.RemoveProxies {
+			if !dropProxies(so) {
+				continue
+			}
+		}
+		if opts.Explain && !opts.Replayable {
+			so.Set("hits", float64(stubs.Hits(i)))
+		}
+		if !opts.Replayable {
+			so.Set("_links", config.NewObject("self", config.NewObject("href", self+"/stubs/"+strconv.Itoa(i))))
+		}
+		list = append(list, so)
+	}
+	o.Set("stubs", list)
+	if !opts.Replayable {
+		o.Set("_links", links(self, true))
+	}
+	return o
+}
+
+// renderedJSON is an imposter's last formatted rendering and what it was rendered from.
+type renderedJSON struct {
+	requests int64
+	changes  uint64
+	opts     PrintOptions
+	body     []byte // never written again once stored
+}
+
+// renderings keeps each imposter's last formatted rendering: clients poll GET /imposters/:port.
+type renderings struct {
+	mu   sync.Mutex
+	last map[*imposter.Imposter]*renderedJSON
+}
+
+// formatted returns im's JSON as the admin API sends it (indented by 2), rendering it again
+// only when its Revision changed since the last call with the same options. The revision is
+// read before rendering and every change bumps it after it is made, so a kept body is never
+// older than its key. The body must not be modified.
+func (a *API) formatted(im *imposter.Imposter, opts PrintOptions) []byte {
+	n, c := im.Revision()
+	a.rendered.mu.Lock()
+	r := a.rendered.last[im]
+	a.rendered.mu.Unlock()
+	if r != nil && r.requests == n && r.changes == c && r.opts == opts {
+		return r.body
+	}
+	body := config.AppendJSON(nil, printImposter(im, opts), 2)
+	a.rendered.mu.Lock()
+	defer a.rendered.mu.Unlock()
+	if a.rendered.last == nil {
+		a.rendered.last = map[*imposter.Imposter]*renderedJSON{}
+	}
+	if len(body) <= maxCachedRendering {
+		if _, known := a.rendered.last[im]; !known {
+			a.rendered.forgetGone(a.reg.Listing().Imposters)
+		}
+		a.rendered.last[im] = &renderedJSON{requests: n, changes: c, opts: opts, body: body}
+	} else {
+		delete(a.rendered.last, im) // a large journal: kept once, not twice
+	}
+	return body
+}
+
+// forgetGone drops the renderings of imposters that are no longer running (mu held).
+func (r *renderings) forgetGone(running []*imposter.Imposter) {
+	if len(r.last) == 0 {
+		return
+	}
+	alive := make(map[*imposter.Imposter]bool, len(running))
+	for _, im := range running {
+		alive[im] = true
+	}
+	for im := range r.last {
+		if !alive[im] {
+			delete(r.last, im)
+		}
+	}
+}
+
+// requestList is the recorded requests as Mountebank shows them, each with its timestamp; with
+// explain, also the stub that answered each, or null and why none did. It is a config.Stream
+// over the requests recorded when it was made: each is rendered as it is written (see
+// config.WriteJSON), so a large journal is not held twice.
+func requestList(im *imposter.Imposter, explain bool) config.Value {
+	if !im.Records() {
+		return []any{}
+	}
+	list, size := im.Recorded()
+	return &config.Stream{Bytes: size, Each: func(yield func(config.Value) bool) {
+		for _, r := range list {
+			// The recorded request is never modified: a copy of its member list will do.
+			o := &config.Object{Members: make([]config.Member, len(r.Request.Members), len(r.Request.Members)+3)}
+			copy(o.Members, r.Request.Members)
+			o.Set("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"))
+			if explain {
+				if why := r.Explain(); why != nil {
+					o.Set("stub", nil)
+					o.Set("explanation", why.Summary())
+				} else if r.Stub >= 0 {
+					o.Set("stub", float64(r.Stub))
+				}
+			}
+			if !yield(o) {
+				return
+			}
+		}
+	}}
+}
+
+func links(self string, withStubs bool) *config.Object {
+	l := config.NewObject("self", config.NewObject("href", self))
+	if withStubs {
+		l.Set("stubs", config.NewObject("href", self+"/stubs"))
+	}
+	return l
+}
+
+func removeProxyTimes(stub *config.Object) {
+	list, _ := get(stub, "responses").([]any)
+	for _, r := range list {
+		if is := config.AsObject(get(config.AsObject(r), "is")); is != nil {
+			is.Delete("_proxyResponseTime")
+		}
+	}
+}
+
+// dropProxies removes proxy responses from stub and reports whether any response is left.
+func dropProxies(stub *config.Object) bool {
+	list, _ := get(stub, "responses").([]any)
+	kept := make([]any, 0, len(list))
+	for _, r := range list {
+		if !config.AsObject(r).Has("proxy") {
+			kept = append(kept, r)
+		}
+	}
+	stub.Set("responses", kept)
+	return len(kept) > 0
+}
+
+// httpsMetadata adds what Mountebank prints for an https imposter whose definition header is h
+// after recordRequests: key, cert, mutualAuth, rejectUnauthorized, ca and, when set, ciphers
+// (upper-cased).
+func httpsMetadata(o, h *config.Object) {
+	o.Set("key", imposter.TLSText(h, "key"))
+	o.Set("cert", imposter.TLSText(h, "cert"))
+	o.Set("mutualAuth", jsvalue.Truthy(get(h, "mutualAuth")))
+	if v := get(h, "rejectUnauthorized"); jsvalue.Truthy(v) {
+		o.Set("rejectUnauthorized", v)
+	} else {
+		o.Set("rejectUnauthorized", false)
+	}
+	if v := get(h, "ca"); jsvalue.Truthy(v) {
+		o.Set("ca", v)
+	} else {
+		o.Set("ca", nil)
+	}
+	if v := get(h, "ciphers"); jsvalue.Truthy(v) {
+		o.Set("ciphers", strings.ToUpper(jsvalue.String(v)))
+	}
+}

@@ -1,0 +1,47 @@
+package imposter
+
+import "github.com/mockd/mockd/internal/config"
+
+// Stubs is an imposter's stub table at one moment, with what was counted, as its JSON shows
+// them (the admin API prints an imposter from it, and stores it). It is a value, safe for
+// concurrent use; the stubs may change after it was taken, it does not.
+type Stubs struct {
+	t       *table
+	counted tally
+}
+
+// Stubs returns the stubs as they are now. With counts, the request count and each stub's hits
+// are read too: with a shared store, every node's, which asks the store once.
+func (im *Imposter) Stubs(counts bool) Stubs {
+	s := Stubs{t: im.tbl.Load(), counted: tally{im: im}}
+	if counts {
+		s.counted = im.tally()
+	}
+	return s
+}
+
+// Len is the number of stubs.
+func (s Stubs) Len() int { return len(s.t.stubs) }
+
+// Def is stub i as configured; it must not be modified.
+func (s Stubs) Def(i int) *config.Object { return s.t.stubs[i].def }
+
+// ID is stub i's ID (see store.Imposter).
+func (s Stubs) ID(i int) string { return formatID(s.t.stubs[i].id) }
+
+// Hits is how many requests stub i answered (counted when s was taken with counts).
+func (s Stubs) Hits(i int) uint64 { return s.counted.hits(s.t.stubs[i]) }
+
+// Matches is a copy of the matches --debug kept for stub i; nil when there are none.
+func (s Stubs) Matches(i int) []config.Value {
+	st := s.t.stubs[i]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.matches) == 0 {
+		return nil
+	}
+	return config.Clone(st.matches).([]any)
+}
+
+// Requests is the imposter's request count (counted when s was taken with counts).
+func (s Stubs) Requests() int64 { return s.counted.requests() }
