@@ -59,6 +59,8 @@ type pred struct {
 	// exp is the expected object as the reference's normalize makes it, with the fields of
 	// operators that raise no error put cheapest first; nil when it is not an object.
 	exp *eobj
+	// canon is, for deepEquals, the stringification of each field of exp.
+	canon []string
 	// exists is the predicate's exists parameter, truthy: any array satisfies a field then.
 	exists bool
 	sub    []*pred // not (one), or, and
@@ -76,6 +78,7 @@ type pipe struct {
 	simple   bool      // no binary, except or selector
 	textID   uint64    // memo keys of the body's text as the pipe makes it,
 	jsonID   uint64    // that text parsed,
+	canonID  uint64    // its stringification for deepEquals,
 	selID    uint64    // and what the selector selects from it
 	params   params    // as the reference has them
 }
@@ -210,6 +213,11 @@ func (cc *compiler) pred(v config.Value) *pred {
 		if !p.op.raises() {
 			cheapFirst(p.exp)
 		}
+		if p.op == opDeepEquals {
+			for _, k := range p.exp.keys {
+				p.canon = append(p.canon, string(appendCanon(nil, prop(expected, k))))
+			}
+		}
 		p.fast = p.fastShape()
 	}
 	return p
@@ -230,7 +238,8 @@ func kvField(k string) bool { return k == "query" || k == "headers" || k == "for
 // a pipe without except or base64, whose expected object names only request fields, with
 //   - a scalar for a string field (method, path, requestFrom, ip, data, body),
 //   - an object of scalars for query, headers and form,
-//   - an object of scalars for the body (not deepEquals, no selector),
+//   - an object of scalars for the body (no selector), or for deepEquals any object or array,
+//     which it compares by its stringification (pred.canon),
 //
 // where deepEquals compares strings only (forceStrings made them), contains, startsWith and
 // endsWith compare strings only, and a selector (jsonpath or xpath) is only applied to the
@@ -252,11 +261,15 @@ func (p *pred) fastShape() bool {
 			if _, isString := e.v.(string); !isString && (p.op.raises() || p.op == opDeepEquals) {
 				return false
 			}
-		case *eobj:
-			if pp.sel != nil || (!kvField(k) && k != "body") || (p.op == opDeepEquals && !kvField(k)) {
+		case *eobj, *earr:
+			if p.op == opDeepEquals && k == "body" && pp.sel == nil {
+				continue // compared whole, by its stringification
+			}
+			o, isObj := e.(*eobj)
+			if !isObj || pp.sel != nil || (!kvField(k) && k != "body") || (p.op == opDeepEquals && !kvField(k)) {
 				return false
 			}
-			for _, v := range e.vals {
+			for _, v := range o.vals {
 				l, isLeaf := v.(*eleaf)
 				if !isLeaf {
 					return false
@@ -309,6 +322,7 @@ func newPipe(p params, binary bool) *pipe {
 	pp.simple = !binary && !p.hasExcept && p.jsonpath == nil && p.xpath == nil
 	text := fmt.Sprintf("%t|%t|%t|%q", binary, p.valLower, p.exceptIC, p.except)
 	pp.textID, pp.jsonID = memoID("text|"+text), memoID(fmt.Sprintf("json|%s|%t", text, p.keyLower))
+	pp.canonID = memoID(fmt.Sprintf("canon|%s|%t", text, p.keyLower))
 	if p.jsonpath == nil && p.xpath == nil {
 		return pp
 	}

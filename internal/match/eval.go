@@ -153,8 +153,12 @@ func (c *evalCtx) fast(p *pred) verdict {
 		switch e := p.exp.vals[i].(type) {
 		case *eleaf:
 			v = c.leafField(k, e)
+		case *earr:
+			v = c.bodyCanonEquals(p.canon[i]) // deepEquals of the body (fastShape)
 		case *eobj:
 			switch {
+			case k == fieldNames[fBody] && p.op == opDeepEquals:
+				v = c.bodyCanonEquals(p.canon[i])
 			case k == fieldNames[fBody]:
 				v = c.bodyFields(e)
 			case p.op == opDeepEquals:
@@ -234,6 +238,33 @@ func (c *evalCtx) kvDeepEquals(k string, e *eobj) verdict {
 		}
 	}
 	return verdictOf(kv.distinctKeys() == len(e.keys))
+}
+
+// bodyCanonEquals is deepEquals of the body with an object or array: whether the body,
+// parsed by tryJSON, made strings and normalized, stringifies to canon (computed once per
+// request, with the reference's functions).
+func (c *evalCtx) bodyCanonEquals(canon string) verdict {
+	if _, present := c.lookup(fieldNames[fBody]); !present {
+		return no // stringify(undefined)
+	}
+	pp := c.cur.pp
+	s, ok := c.r.Memo(pp.canonID)
+	if !ok {
+		v, err := forceStringsJS(c.bodyJSON())
+		if err == nil {
+			v, err = (&evaluator{binary: c.set.binary}).normalize(v, pp.params, false)
+		}
+		if err != nil {
+			s = nil
+		} else {
+			s = string(appendCanon(nil, v))
+		}
+		c.r.SetMemo(pp.canonID, s)
+	}
+	if s == nil {
+		return unsure
+	}
+	return verdictOf(s.(string) == canon)
 }
 
 // bodyFields compares the keys of a JSON body with an object of scalars: read from the body's

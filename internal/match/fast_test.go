@@ -41,7 +41,7 @@ func TestScenarioPredicatesAreFast(t *testing.T) {
 
 	for _, src := range []string{
 		`{"equals":{"path":"/a"},"except":"x"}`,
-		`{"deepEquals":{"body":{"a":"1"}}}`,
+		`{"deepEquals":{"body":{"a":"1"}},"except":"x"}`,
 		`{"equals":{"body":{"a":[1]}}}`,
 		`{"equals":{"body":{"a":{"b":1}}}}`,
 		`{"contains":{"body":{"a":1}}}`,

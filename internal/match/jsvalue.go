@@ -2,6 +2,7 @@ package match
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/mockd/mockd/internal/config"
@@ -108,12 +109,20 @@ func sortObjectsLess(a, b any) bool {
 func sortJS(a []any) []any {
 	out := make([]any, len(a))
 	copy(out, a)
-	sort.SliceStable(out, func(i, j int) bool {
-		ui, uj := jsvalue.IsUndefined(out[i]), jsvalue.IsUndefined(out[j])
-		if ui || uj {
-			return !ui && uj
+	slices.SortStableFunc(out, func(x, y any) int {
+		ux, uy := jsvalue.IsUndefined(x), jsvalue.IsUndefined(y)
+		switch {
+		case ux || uy:
+			if !ux && uy {
+				return -1
+			}
+			return 0
+		case sortObjectsLess(x, y):
+			return -1
+		case sortObjectsLess(y, x):
+			return 1
 		}
-		return sortObjectsLess(out[i], out[j])
+		return 0
 	})
 	return out
 }
@@ -196,11 +205,34 @@ func appendCanon(dst []byte, v any) []byte {
 		if t == nil {
 			return append(dst, "null"...)
 		}
-		m := make(map[string]any, len(t.Members))
-		for _, mem := range t.Members {
-			m[mem.Key] = mem.Value
+		// As for a map: keys sorted, undefined members left out (an object's keys are unique).
+		var fixed [8]int
+		order := fixed[:0]
+		for i, mem := range t.Members {
+			if !jsvalue.IsUndefined(mem.Value) {
+				order = append(order, i)
+			}
 		}
-		return appendCanon(dst, m)
+		slices.SortFunc(order, func(i, j int) int {
+			a, b := t.Members[i].Key, t.Members[j].Key
+			switch {
+			case jsvalue.Less16(a, b):
+				return -1
+			case jsvalue.Less16(b, a):
+				return 1
+			}
+			return 0
+		})
+		dst = append(dst, '{')
+		for n, i := range order {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendQuoted(dst, t.Members[i].Key)
+			dst = append(dst, ':')
+			dst = appendCanon(dst, t.Members[i].Value)
+		}
+		return append(dst, '}')
 	}
 	return append(dst, "null"...)
 }

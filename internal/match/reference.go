@@ -791,9 +791,9 @@ func transformJS(v any, keyLower bool, str func(string) (any, error), sortArrays
 			return v, nil
 		}
 		out := &config.Object{Members: make([]config.Member, 0, len(t.Members))}
-		for _, k := range jsKeys(t) {
-			e, _ := t.Get(k)
-			x, err := transformJS(e, keyLower, str, sortArrays)
+		for _, m := range jsMembers(t) {
+			k := m.Key
+			x, err := transformJS(m.Value, keyLower, str, sortArrays)
 			if err != nil {
 				return nil, err
 			}
@@ -826,13 +826,12 @@ func forceStringsJS(v any) (any, error) {
 		return out, nil
 	case *config.Object:
 		out := &config.Object{Members: make([]config.Member, 0, len(t.Members))}
-		for _, k := range jsKeys(t) {
-			e, _ := t.Get(k)
-			x, err := forceStringsJS(e)
+		for _, m := range jsMembers(t) {
+			x, err := forceStringsJS(m.Value)
 			if err != nil {
 				return nil, err
 			}
-			out.Set(k, x)
+			out.Members = append(out.Members, config.Member{Key: m.Key, Value: x})
 		}
 		return out, nil
 	}
@@ -887,6 +886,23 @@ func jsKeys(o *config.Object) []string {
 		}
 	}
 	return keys
+}
+
+// jsMembers returns an object's members in JavaScript's property order (see jsKeys): its own
+// Members when no key is an array index.
+func jsMembers(o *config.Object) []config.Member {
+	for _, m := range o.Members {
+		if _, isIndex := jsvalue.ArrayIndex(m.Key); isIndex {
+			keys := jsKeys(o)
+			out := make([]config.Member, len(keys))
+			for i, k := range keys {
+				v, _ := o.Get(k)
+				out[i] = config.Member{Key: k, Value: v}
+			}
+			return out
+		}
+	}
+	return o.Members
 }
 
 // prop is v[k] for the values predicates read (own properties only).

@@ -65,6 +65,13 @@ var benchScenarios = []struct {
 		r.Method, r.Path, r.Body = "POST", "/logic/49", "ok"
 		return r
 	}, 49},
+	{"deepEquals-body", func() [][]any {
+		return stubsOf(50, func(i int) any {
+			return map[string]any{"deepEquals": map[string]any{"body": map[string]any{"id": float64(i), "name": "x", "tags": []any{"a", "b"}}}}
+		})
+	}, func() *request.Request {
+		return postJSON("/items", `{"tags":["b","a"],"name":"X","id":49}`)
+	}, 49},
 	{"deepEquals-query", func() [][]any {
 		return stubsOf(20, func(i int) any {
 			return map[string]any{"deepEquals": map[string]any{"query": map[string]any{"q": fmt.Sprint(i), "page": "1"}}}
