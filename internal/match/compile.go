@@ -36,7 +36,7 @@ const (
 	opOr
 	opAnd
 	opInject
-	opNone // names no operator: the reference raises its error
+	opNone // a predicate the reference alone evaluates: it names no operator, or or/and is not given an array
 )
 
 // opNames are predicates.js's operators, in the order it defines them (operators above).
@@ -161,7 +161,11 @@ func (cc *compiler) pred(v config.Value) *pred {
 		p.sub = []*pred{cc.pred(prop(o, "not"))}
 		return p
 	case opOr, opAnd:
-		list, _ := prop(o, opNames[p.op]).([]any)
+		list, isArray := prop(o, opNames[p.op]).([]any)
+		if !isArray {
+			p.op = opNone // predicate.or.some is not a function: the reference raises it
+			return p
+		}
 		for _, s := range list {
 			p.sub = append(p.sub, cc.pred(s))
 		}
@@ -235,18 +239,20 @@ func stringField(k string) bool {
 func kvField(k string) bool { return k == "query" || k == "headers" || k == "form" }
 
 // fastShape reports whether eval.go evaluates p itself: an operator comparing fields through
-// a pipe without except or base64, whose expected object names only request fields, with
+// a pipe without base64, whose expected object names only request fields, with
 //   - a scalar for a string field (method, path, requestFrom, ip, data, body),
 //   - an object of scalars for query, headers and form,
-//   - an object of scalars for the body (no selector), or for deepEquals any object or array,
+//   - an object of scalars and objects of them for the body (no selector), or for deepEquals
+//     any object or array,
 //     which it compares by its stringification (pred.canon),
 //
-// where deepEquals compares strings only (forceStrings made them), contains, startsWith and
+// where except allows scalars only, deepEquals compares strings only (forceStrings made them),
+// contains, startsWith and
 // endsWith compare strings only, and a selector (jsonpath or xpath) is only applied to the
 // body (the expected object then names the body only).
 func (p *pred) fastShape() bool {
 	pp := p.pp
-	if pp.binary || pp.except || pp.selOther {
+	if pp.binary || pp.selOther {
 		return false
 	}
 	if pp.sel != nil && (len(p.exp.keys) != 1 || p.exp.keys[0] != "body" || p.op == opDeepEquals) {
@@ -262,6 +268,9 @@ func (p *pred) fastShape() bool {
 				return false
 			}
 		case *eobj, *earr:
+			if pp.except {
+				return false // except is applied to request strings compared whole only
+			}
 			if p.op == opDeepEquals && k == "body" && pp.sel == nil {
 				continue // compared whole, by its stringification
 			}
@@ -269,14 +278,28 @@ func (p *pred) fastShape() bool {
 			if !isObj || pp.sel != nil || (!kvField(k) && k != "body") || (p.op == opDeepEquals && !kvField(k)) {
 				return false
 			}
-			for _, v := range o.vals {
-				l, isLeaf := v.(*eleaf)
-				if !isLeaf {
-					return false
-				}
-				if _, isString := l.v.(string); !isString && p.op.raises() {
-					return false
-				}
+			if !fastObject(o, p.op.raises(), k == "body") {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// fastObject reports whether fast nodes compare o, an object of scalars (strings for the
+// operators that raise), or for the body also of objects of them.
+func fastObject(o *eobj, raises, nested bool) bool {
+	for _, v := range o.vals {
+		switch t := v.(type) {
+		case *eleaf:
+			if _, isString := t.v.(string); !isString && raises {
+				return false
+			}
+		case *eobj:
+			if !nested || !fastObject(t, raises, nested) {
+				return false
 			}
 		default:
 			return false
@@ -315,8 +338,8 @@ func cheapFirst(o *eobj) {
 
 // newPipe is the transformation of request strings the reference's params describe, with the
 // selector compiled when fast nodes can apply it: a jsonpath or xpath selector that compiled,
-// binds every prefix it uses and selects nodes, a number or a boolean, where keys and values
-// are lowercased alike (tryJSON then transforms nothing the lowercased text has not).
+// binds every prefix it uses and selects nodes, a number or a boolean, through a pipe without
+// except or base64.
 func newPipe(p params, binary bool) *pipe {
 	pp := &pipe{keyLower: p.keyLower, valLower: p.valLower, except: p.hasExcept, binary: binary, params: p}
 	pp.simple = !binary && !p.hasExcept && p.jsonpath == nil && p.xpath == nil
@@ -327,7 +350,7 @@ func newPipe(p params, binary bool) *pipe {
 		return pp
 	}
 	pp.selOther = true
-	if binary || p.hasExcept || p.keyLower != p.valLower {
+	if binary || p.hasExcept {
 		return pp
 	}
 	if p.jsonpath != nil {
@@ -379,7 +402,7 @@ func newPipe(p params, binary bool) *pipe {
 		pp.sel.xpPool.Put(x)
 	}
 	pp.selOther = false
-	pp.selID = memoID(fmt.Sprintf("sel|%t|%t|%q", pp.valLower, pp.sel.xml, pp.sel.srcText) + fmt.Sprint(config.Plain(p.xpath)))
+	pp.selID = memoID(fmt.Sprintf("sel|%t|%t|%t|%q", pp.keyLower, pp.valLower, pp.sel.xml, pp.sel.srcText) + fmt.Sprint(config.Plain(p.xpath)))
 	return pp
 }
 

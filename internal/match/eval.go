@@ -43,7 +43,6 @@ type evalCtx struct {
 	set *Set
 	r   *request.Request
 	cur *pred // the fast node being evaluated
-	buf []byte
 
 	// scans counts the body scans scanFields made for this request: past maxBodyScans the
 	// body is parsed once (memoized) instead.
@@ -70,8 +69,7 @@ func acquireCtx(s *Set, r *request.Request) *evalCtx {
 }
 
 func releaseCtx(c *evalCtx) {
-	buf := c.buf[:0]
-	*c = evalCtx{buf: buf}
+	*c = evalCtx{}
 	ctxPool.Put(c)
 }
 
@@ -193,14 +191,37 @@ func (c *evalCtx) leafField(k string, e *eleaf) verdict {
 		}
 		return c.leafString(e, "") // testPredicate reads undefined as ""
 	}
-	raw := c.rawString(f)
-	if f == fBody && c.cur.pp.sel != nil {
-		if c.r.BodyMissing {
-			return c.leafString(e, "")
-		}
+	pp := c.cur.pp
+	switch {
+	case f == fBody && c.r.BodyMissing:
+		return c.leafString(e, "") // undefined
+	case f == fBody && pp.sel != nil:
 		return c.leafValue(e, c.selected())
+	case pp.except:
+		return c.leafString(e, c.exceptPiped(f))
 	}
-	return c.leafRaw(e, raw)
+	return c.leafRaw(e, c.rawString(f))
+}
+
+// exceptPiped is a request string as a pipe with except makes it: lowercased unless case
+// sensitive, then stripped of what except matches (the reference's exceptTransform; the
+// pattern compiled at Compile). The body's is memoized on the request.
+func (c *evalCtx) exceptPiped(f fieldID) string {
+	pp := c.cur.pp
+	if f == fBody {
+		if v, ok := c.r.Memo(pp.textID); ok {
+			return v.(string)
+		}
+	}
+	s := c.rawString(f)
+	if pp.valLower {
+		s = jsvalue.ToLower(s)
+	}
+	s, _ = exceptJS(s, pp.params)
+	if f == fBody {
+		c.r.SetMemo(pp.textID, s)
+	}
+	return s
 }
 
 // kvFields compares query, headers or form with an object of scalars.
@@ -274,22 +295,39 @@ func (c *evalCtx) bodyFields(e *eobj) verdict {
 		return no // predicateSatisfied(expected, undefined or "")
 	}
 	if so := c.scanFields(e.keys); so != nil {
-		for i := range e.keys {
-			l := e.vals[i].(*eleaf)
+		for i, k := range e.keys {
 			var v verdict
-			switch so.kind[i] {
-			case scannedRaw:
-				if c.cur.pp.valLower && c.cur.op.raises() {
-					v = c.leafString(l, so.lower(i)) // lowercased once for every stub
-				} else {
-					v = c.leafRaw(l, so.strs[i])
+			switch l := e.vals[i].(type) {
+			case *eleaf:
+				switch so.kind[i] {
+				case scannedRaw:
+					if c.cur.pp.valLower && c.cur.op.raises() {
+						v = c.leafString(l, so.lower(i)) // lowercased once for every stub
+					} else {
+						v = c.leafRaw(l, so.strs[i])
+					}
+				case scannedNum:
+					v = c.leafValue(l, so.nums[i])
+				case scannedComplex:
+					v = unsure
+				default:
+					v = c.leafValue(l, so.vals[i])
 				}
-			case scannedNum:
-				v = c.leafValue(l, so.nums[i])
-			case scannedComplex:
-				v = unsure
-			default:
-				v = c.leafValue(l, so.vals[i])
+			case *eobj:
+				var a any
+				switch so.kind[i] {
+				case scannedRaw:
+					a = so.strs[i]
+				case scannedNum:
+					a = so.nums[i]
+				case scannedComplex:
+					a, v = c.scannedObject(so, i, k)
+				default:
+					a = so.vals[i]
+				}
+				if v == yes || so.kind[i] != scannedComplex {
+					v = c.objectValue(l, a)
+				}
 			}
 			if v != yes {
 				return v
@@ -300,7 +338,7 @@ func (c *evalCtx) bodyFields(e *eobj) verdict {
 	for i, k := range e.keys {
 		a, v := c.bodyValue(k)
 		if v == yes {
-			v = c.leafValue(e.vals[i].(*eleaf), a)
+			v = c.valueTest(e.vals[i], a)
 		}
 		if v != yes {
 			return v
@@ -309,13 +347,63 @@ func (c *evalCtx) bodyFields(e *eobj) verdict {
 	return yes
 }
 
+// scannedObject is the object or array a scan found for key i: its text parsed alone, when that
+// is what tryJSON parses of it (the scan met no escape, and the pipe lowercases keys and values
+// alike, so lowercasing the text lowercases both), else read from the parsed body.
+func (c *evalCtx) scannedObject(so *scannedObj, i int, k string) (any, verdict) {
+	pp := c.cur.pp
+	if so.parsed[i] {
+		return so.vals[i], yes // parsed for an earlier stub
+	}
+	if text := c.r.Body[so.spans[i][0]:so.spans[i][1]]; pp.keyLower == pp.valLower && utf8.ValidString(text) {
+		if pp.valLower {
+			text = jsvalue.ToLower(text)
+		}
+		if v, ok := request.ParseJSON(text); ok {
+			so.vals[i], so.parsed[i] = v, true
+			return v, yes
+		}
+	}
+	return c.bodyValue(k)
+}
+
+// valueTest compares an expected scalar or object with a value of the parsed body.
+func (c *evalCtx) valueTest(e, a any) verdict {
+	switch e := e.(type) {
+	case *eleaf:
+		return c.leafValue(e, a)
+	case *eobj:
+		return c.objectValue(e, a)
+	}
+	return unsure
+}
+
+// objectValue is predicateSatisfied of an expected object and a value of the parsed body: an
+// object must have every field; a falsy value has none; a string (which tryJSON parses
+// again), an array (whose elements are searched) and other scalars are unsure.
+func (c *evalCtx) objectValue(e *eobj, a any) verdict {
+	if !jsvalue.Truthy(a) {
+		return no
+	}
+	switch a.(type) {
+	case *config.Object, map[string]any:
+		for i, k := range e.keys {
+			if v := c.valueTest(e.vals[i], member(a, k)); v != yes {
+				return v
+			}
+		}
+		return yes
+	}
+	return unsure
+}
+
 // bodyValue is the value of key k of the body as tryJSON makes it, when the body is a JSON
 // object or not JSON at all (a string, whose keys other than its indexes and length read as
 // undefined); unsure for an array or a scalar.
 func (c *evalCtx) bodyValue(k string) (any, verdict) {
-	switch t := c.bodyJSON().(type) {
-	case *config.Object:
-		return prop(t, k), yes
+	switch t := c.bodyParsed().(type) {
+	case *config.Object, map[string]any:
+		return member(t, k), yes
 	case string:
 		if _, isIndex := jsvalue.ArrayIndex(k); isIndex || k == "length" {
 			return nil, unsure
@@ -323,6 +411,43 @@ func (c *evalCtx) bodyValue(k string) (any, verdict) {
 		return jsvalue.Undef, yes
 	}
 	return nil, unsure
+}
+
+// member is o[k] for an object of the parsed body, or undefined.
+func member(o any, k string) any {
+	if m, isMap := o.(map[string]any); isMap {
+		if v, found := m[k]; found {
+			return v
+		}
+		return jsvalue.Undef
+	}
+	return prop(o, k)
+}
+
+// bodyParsed is the body as tryJSON makes it: the request's own parse of its text when tryJSON
+// would transform nothing of it (the pipe lowercases nothing, or the text has no capital, no
+// escape and no byte past ASCII, so every key and string is its own lowercase), else the
+// reference's tryJSON (bodyJSON).
+func (c *evalCtx) bodyParsed() any {
+	pp := c.cur.pp
+	if (!pp.keyLower && !pp.valLower) || lowerASCII(c.r.Body) {
+		c.parsed = true
+		if v, ok := c.r.JSON(); ok {
+			return v
+		}
+		return c.r.Body // not JSON: tryJSON gives the text itself
+	}
+	return c.bodyJSON()
+}
+
+// lowerASCII reports whether s is ASCII without capital letters or escapes.
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c == '\\' || ('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // bodyJSON is the reference's tryJSON of the body as the current pipe makes its text: parsed,
@@ -631,9 +756,10 @@ type scannedObj struct {
 	kind [8]uint8
 	strs [8]string
 	nums [8]float64
-	// lows[i] is strs[i] lowercased, when lowered[i].
-	lows    [8]string
-	lowered [8]bool
+	// lows[i] is strs[i] lowercased, when lowered[i]; an object or array is in vals[i] once
+	// parsed[i].
+	lows            [8]string
+	lowered, parsed [8]bool
 	// The pipe's keyLower the values were read with: the next predicate asking for the same
 	// keys alike gets them without a scan. With tried set and ok false, keys and keyLower name
 	// the last scan, which was unsure.
@@ -696,7 +822,7 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	}
 	so.vals = so.buf[:len(keys)]
 	for i, sp := range spans {
-		so.kind[i], so.lowered[i] = scannedBoxed, false
+		so.kind[i], so.lowered[i], so.parsed[i] = scannedBoxed, false, false
 		if sp[0] < 0 {
 			so.vals[i] = jsvalue.Undef
 			continue
@@ -789,6 +915,9 @@ func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
 	case c0 == 'n':
 		return nil, true
 	case c0 == '{' || c0 == '[':
+		if pp.keyLower && !pp.valLower {
+			return nil, false // tryJSON lowercases the keys of the text it did not lowercase
+		}
 		p, ok := request.ParseJSON(text)
 		if a, isArr := p.([]any); isArr {
 			p = sortJS(a) // orderIndependent sorts a selected array

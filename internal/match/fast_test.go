@@ -1,6 +1,7 @@
 package match
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/request"
@@ -23,6 +24,9 @@ func TestScenarioPredicatesAreFast(t *testing.T) {
 		return p.fast
 	}
 	for _, sc := range benchScenarios {
+		if strings.HasPrefix(sc.name, "reference-") {
+			continue
+		}
 		s, err := Compile(sc.stubs(), Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -40,13 +44,14 @@ func TestScenarioPredicatesAreFast(t *testing.T) {
 	}
 
 	for _, src := range []string{
-		`{"equals":{"path":"/a"},"except":"x"}`,
+		`{"equals":{"query":{"a":"1"}},"except":"x"}`,
 		`{"deepEquals":{"body":{"a":"1"}},"except":"x"}`,
 		`{"equals":{"body":{"a":[1]}}}`,
-		`{"equals":{"body":{"a":{"b":1}}}}`,
+		`{"equals":{"body":{"a":{"b":[1]}}}}`,
+		`{"equals":{"query":{"a":{"b":1}}}}`,
 		`{"contains":{"body":{"a":1}}}`,
 		`{"equals":{"query":{"q":["1","2"]}}}`,
-		`{"matches":{"body":"x"},"jsonpath":{"selector":"$.a"}}`,
+		`{"deepEquals":{"body":"x"},"jsonpath":{"selector":"$.a"}}`,
 		`{"equals":{"body":"x","path":"/"},"jsonpath":{"selector":"$.a"}}`,
 		`{"equals":{"body":"x"},"xpath":{"selector":"//a:b"}}`,
 		`{"equals":{"Path":"/a"},"caseSensitive":true}`,

@@ -313,3 +313,33 @@ func compatRequest(step any) *request.Request {
 	r.SetClient("127.0.0.1", "127.0.0.1:50000")
 	return r
 }
+
+// TestLayersAgreeBeyondTheDryRun: predicates the dry run does not reach (an or stops at its
+// first true alternative) are still evaluated alike, malformed ones raising the reference's
+// errors.
+func TestLayersAgreeBeyondTheDryRun(t *testing.T) {
+	for _, src := range []string{
+		`[{"or":[{"equals":{"method":"GET"}},{"or":5}]}]`,
+		`[{"or":[{"equals":{"method":"GET"}},{"and":null}]}]`,
+		`[{"or":[{"equals":{"method":"GET"}},{"not":7}]}]`,
+		`[{"or":[{"equals":{"method":"GET"}},{"not":null}]}]`,
+		`[{"or":[{"equals":{"method":"GET"}},"equals"]}]`,
+		`[{"or":[{"equals":{"method":"GET"}},{"contains":{"body":{"n":"x"}}}]}]`,
+		`[{"or":[{"equals":{"method":"GET"}},{"endsWith":{"body":{"a":null}}}]}]`,
+	} {
+		v, err := config.ParseJSON([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := CompileValues([]config.Value{v}, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		ref := NewReference([]config.Value{v}, Options{})
+		r := *fuzzRequest
+		agreeAll(t, set, ref, &r, src)
+		if _, err := ref.Find(&r); err == nil {
+			t.Errorf("%s: the reference raises no error", src)
+		}
+	}
+}

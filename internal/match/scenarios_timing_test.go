@@ -72,6 +72,30 @@ var benchScenarios = []struct {
 	}, func() *request.Request {
 		return postJSON("/items", `{"tags":["b","a"],"name":"X","id":49}`)
 	}, 49},
+	{"nested-body", func() [][]any {
+		return stubsOf(50, func(i int) any {
+			return map[string]any{"equals": map[string]any{"body": map[string]any{"customer": map[string]any{"id": fmt.Sprintf("c-%d", i)}}}}
+		})
+	}, func() *request.Request {
+		return postJSON("/orders", `{"customer":{"id":"c-49","tier":"gold"},"qty":1}`)
+	}, 49},
+	{"except", func() [][]any {
+		return stubsOf(50, func(i int) any {
+			return map[string]any{"equals": map[string]any{"path": fmt.Sprintf("/items/%d", i)}, "except": "\\?.*$"}
+		})
+	}, func() *request.Request {
+		r := request.Acquire()
+		r.Method, r.Path = "GET", "/items/49"
+		return r
+	}, 49},
+	// A reference node: a shape the speed layer leaves to the reference.
+	{"reference-array", func() [][]any {
+		return stubsOf(50, func(i int) any {
+			return map[string]any{"equals": map[string]any{"body": map[string]any{"ids": []any{float64(i)}}}}
+		})
+	}, func() *request.Request {
+		return postJSON("/orders", `{"ids":[49,50],"qty":1}`)
+	}, 49},
 	{"deepEquals-query", func() [][]any {
 		return stubsOf(20, func(i int) any {
 			return map[string]any{"deepEquals": map[string]any{"query": map[string]any{"q": fmt.Sprint(i), "page": "1"}}}
