@@ -365,7 +365,7 @@ func (ri *RedisImposter) LockState(wait, hold time.Duration) (state []byte, toke
 	pause := 500 * time.Microsecond
 	for {
 		var reply []any
-		err := ri.r.do(context.Background(), "script state", func(ctx context.Context) error {
+		err := ri.r.do(context.Background(), "script", func(ctx context.Context) error {
 			var err error
 			reply, err = lockStateScript.Run(ctx, ri.r.rdb, []string{ri.key("lock"), ri.key("script")},
 				token, max(hold.Milliseconds(), 1)).Slice()
@@ -398,7 +398,7 @@ func (ri *RedisImposter) UnlockState(token string, state []byte) (bool, error) {
 		write = "1"
 	}
 	var ok int64
-	err := ri.r.do(context.Background(), "script state", func(ctx context.Context) error {
+	err := ri.r.do(context.Background(), "script", func(ctx context.Context) error {
 		var err error
 		ok, err = unlockStateScript.Run(ctx, ri.r.rdb, []string{ri.key("lock"), ri.key("script")}, token, write, state).Int64()
 		return err
