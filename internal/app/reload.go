@@ -172,13 +172,15 @@ type WatchOptions struct {
 // Watch looks at the files that patterns name every interval and calls Changed when one was
 // changed, added or removed, until ctx ends. It polls (size and modification time) rather than
 // subscribing to file system events: editors that save by renaming, directories and globs that
-// gain files, and network file systems all show up the same way, for one stat per file.
+// gain files, and network file systems all show up the same way, for one stat per file. A change
+// counts once the files look the same on two polls in a row (see settle): an editor that writes
+// a file in place truncates it first, and a reload of the empty file would stop its imposters.
 func Watch(ctx context.Context, opts WatchOptions) {
 	interval := opts.Interval
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
 	}
-	last := fingerprint(opts.Patterns)
+	w := settle{last: fingerprint(opts.Patterns)}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -187,11 +189,30 @@ func Watch(ctx context.Context, opts WatchOptions) {
 			return
 		case <-t.C:
 		}
-		if now := fingerprint(opts.Patterns); now != last {
-			last = now
+		if w.poll(fingerprint(opts.Patterns)) {
 			opts.Changed()
 		}
 	}
+}
+
+// settle tells, from the fingerprints of successive polls, when the files changed: when a poll
+// sees what the one before it saw, and that differs from what was last reported. Files still
+// being written (their size or time changing from poll to poll) wait until they stay put.
+type settle struct {
+	last string // the fingerprint last reported (or seen at start)
+	prev string // the fingerprint of the previous poll
+	seen bool   // prev is set
+}
+
+// poll takes the fingerprint of one poll and reports whether the files changed.
+func (s *settle) poll(now string) bool {
+	stable := s.seen && now == s.prev
+	s.prev, s.seen = now, true
+	if !stable || now == s.last {
+		return false
+	}
+	s.last = now
+	return true
 }
 
 // fingerprint is the name, size and modification time of every file the patterns name (an
