@@ -55,9 +55,9 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 	if err != nil {
 		return nil, err
 	}
-	base := im.defaultResp.http // what an empty `is` compiles to: inject and faults start there
+	base := &im.defaultResp.http // what an empty `is` compiles to: inject and faults start there
 	if is, ok := r.(*isResponse); ok {
-		base = is.http
+		base = &is.http
 	}
 	return compileIs(obj, im.def.DefaultResponse, base), nil
 }

@@ -95,6 +95,9 @@ func (s *stub) carry(o *stub) {
 	s.next.Store(o.next.Load())
 	s.hits.Store(o.hits.Load())
 	o.mu.Lock()
-	s.matches = append([]config.Value(nil), o.matches...)
+	if o.matches != nil {
+		list := append([]config.Value(nil), *o.matches...)
+		s.matches = &list
+	}
 	o.mu.Unlock()
 }

@@ -87,8 +87,10 @@ type stub struct {
 	written uint64
 	expect  *config.Expect // nil: none
 
-	mu      sync.Mutex
-	matches []config.Value
+	mu sync.Mutex
+	// matches are the stub's --debug matches (under mu); nil until the first, as a pointer to
+	// keep the stub small: most stubs never have one.
+	matches *[]config.Value
 
 	scen *stubScenario // nil when the stub names no scenario state
 }
@@ -728,6 +730,9 @@ func (s *stub) recordMatch(req *config.Object, is *config.Object, resp response)
 		"processingTime", 0.0,
 	)
 	s.mu.Lock()
-	s.matches = append(s.matches, m)
+	if s.matches == nil {
+		s.matches = new([]config.Value)
+	}
+	*s.matches = append(*s.matches, m)
 	s.mu.Unlock()
 }

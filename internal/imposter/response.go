@@ -60,8 +60,9 @@ func (b *respBase) base() *respBase { return b }
 type isResponse struct {
 	respBase
 	is *config.Object // the `is` object, never changed: behaviors and templates start from it
-	// http(s): the answer compiled once from is, defaultResponse filling what it leaves out.
-	http *wire
+	// http(s): the answer compiled once from is, defaultResponse filling what it leaves out
+	// (in the same allocation as the response); unset (http.is nil) for a tcp response.
+	http wire
 	// tcp: the data compiled once from is; nil means the imposter's default data.
 	tcp  *tcpData
 	tmpl *templated // http(s): the body and header templates of a `template: true` response
@@ -89,8 +90,8 @@ type faultResponse struct {
 // static returns the answer compiled for r when it is sent as it is, with no work per request
 // (an http `is` response without behaviors or templates); nil otherwise.
 func static(r response) *wire {
-	if is, ok := r.(*isResponse); ok && is.behaviors == nil && is.tmpl == nil {
-		return is.http
+	if is, ok := r.(*isResponse); ok && is.behaviors == nil && is.tmpl == nil && is.http.is != nil {
+		return &is.http
 	}
 	return nil
 }
@@ -187,7 +188,9 @@ func newIsResponse(r *config.Object, def *config.Object) *isResponse {
 	if is == nil {
 		is = &config.Object{}
 	}
-	return &isResponse{respBase: respBase{config: r}, is: is, http: compileIs(is, def, nil)}
+	out := &isResponse{respBase: respBase{config: r}, is: is}
+	out.http.compile(is, def, nil)
+	return out
 }
 
 // compileIs compiles an `is` object into its wire form, which keeps is and never changes it;
@@ -199,8 +202,14 @@ func compileIs(is *config.Object, def *config.Object, base *wire) *wire {
 	if base != nil && base.is == is {
 		return base
 	}
-	out := &wire{is: is}
+	out := &wire{}
+	out.compile(is, def, base)
+	return out
+}
 
+// compile sets out to the wire form of is, as compileIs describes.
+func (out *wire) compile(is *config.Object, def *config.Object, base *wire) {
+	out.is = is
 	status := get(is, "statusCode")
 	if !jsvalue.Truthy(status) {
 		status = get(def, "statusCode")
@@ -220,7 +229,7 @@ func compileIs(is *config.Object, def *config.Object, base *wire) *wire {
 	body, mode := get(is, "body"), get(is, "_mode")
 	if base != nil && sameValue(body, get(base.is, "body")) && sameValue(mode, get(base.is, "_mode")) {
 		out.body = base.body
-		return out
+		return
 	}
 	if !jsvalue.Truthy(body) {
 		body = get(def, "body")
@@ -234,7 +243,7 @@ func compileIs(is *config.Object, def *config.Object, base *wire) *wire {
 		js := config.MarshalJSON(b, 4)
 		if mode != "binary" {
 			out.body = js
-			return out
+			return
 		}
 		text = string(js)
 	case nil:
@@ -249,7 +258,6 @@ func compileIs(is *config.Object, def *config.Object, base *wire) *wire {
 	} else if text != "" {
 		out.body = bytesOf(text) // read only: written to the wire, never changed
 	}
-	return out
 }
 
 // compileHeaders sets the header lines of ho (nil for none).

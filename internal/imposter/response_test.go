@@ -3,6 +3,7 @@ package imposter
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
@@ -45,7 +46,7 @@ func TestCompileResponse(t *testing.T) {
 		if tt.def != "" {
 			def = mustJSON(t, tt.def)
 		}
-		r := newIsResponse(mustJSON(t, tt.resp), def).http
+		r := &newIsResponse(mustJSON(t, tt.resp), def).http
 		if r.statusErr != nil || r.status != tt.status || string(r.body) != tt.body || len(r.headers) != len(tt.headers) {
 			t.Errorf("%s: got status %d (%v) body %q headers %v, want %d %q %v", tt.name, r.status, r.statusErr, r.body, r.headers, tt.status, tt.body, tt.headers)
 			continue
@@ -279,7 +280,7 @@ func TestProduceKeepsCompiledParts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compiled := resp.(*isResponse).http
+		compiled := &resp.(*isResponse).http
 		if (out == compiled) != tt.whole {
 			t.Errorf("%s: result is the compiled response: %v, want %v", tt.script, out == compiled, tt.whole)
 		}
@@ -310,4 +311,25 @@ func TestJournalKeepsRequest(t *testing.T) {
 		t.Errorf("journal lists\n%s\nwant\n%s", got, want)
 	}
 	request.Release(r)
+}
+
+// TestDebugMatchShowsTheResponseSent: with --debug, a match records the `is` object that
+// answered, for http and for tcp (whose `is` responses have no compiled http answer).
+func TestDebugMatchShowsTheResponseSent(t *testing.T) {
+	for _, tt := range []struct{ imposter, want string }{
+		{`{"protocol":"http","stubs":[{"responses":[{"is":{"body":"ok"}}]}]}`, `"response":{"body":"ok"}`},
+		{`{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":"ok"}}]}]}`, `"response":{"data":"ok"}`},
+	} {
+		im := newCore(t, tt.imposter, Options{Debug: true})
+		req := &request.Request{Method: "GET", Path: "/", TCP: strings.Contains(tt.imposter, "tcp"), Data: "x"}
+		req.SetClient("127.0.0.1", "127.0.0.1:5000")
+		a := im.Resolve(req)
+		if a.Err != nil {
+			t.Fatal(a.Err)
+		}
+		im.RecordMatch(a)
+		if got := string(config.MarshalJSON(im.Stubs(false).Matches(0), 0)); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: matches %s, want one with %s", tt.imposter, got, tt.want)
+		}
+	}
 }

@@ -37,10 +37,10 @@ func (s Stubs) Matches(i int) []config.Value {
 	st := s.t.stubs[i]
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if len(st.matches) == 0 {
+	if st.matches == nil || len(*st.matches) == 0 {
 		return nil
 	}
-	return config.Clone(st.matches).([]any)
+	return config.Clone(*st.matches).([]any)
 }
 
 // Requests is the imposter's request count (counted when s was taken with counts).
