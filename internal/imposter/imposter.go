@@ -379,28 +379,21 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 }
 
 // compile builds a table for stubs, turning predicate errors into Mountebank's errors.
+// The predicates are compiled as configured, keys in their order: a predicate naming several
+// operators uses the first, as Mountebank's Object.keys(predicate).find does (decoding them into
+// maps, as before, lost that order), and the compiled predicates share the stubs' values.
 func (im *Imposter) compile(stubs []*stub) (*table, error) {
-	preds := make([][]any, len(stubs))
+	ordered := make([]config.Value, len(stubs))
 	for i, s := range stubs {
-		switch p := s.predicates.(type) {
-		case []any:
-			preds[i] = config.Plain(p).([]any)
-		case nil:
-		default:
-			preds[i] = nil
-		}
+		ordered[i] = s.predicates
 	}
 	opts := match.Options{Binary: im.encoding == "base64", TCP: im.def.Protocol == "tcp"}
 	if im.js != nil {
 		opts.Injector = im.js
 	}
-	set, err := match.Compile(preds, opts)
+	set, err := match.CompileValues(ordered, opts)
 	if err != nil {
 		return nil, predicateErrors(err, stubs)
-	}
-	ordered := make([]config.Value, len(stubs))
-	for i, s := range stubs {
-		ordered[i] = s.predicates
 	}
 	t := &table{stubs: stubs, set: set, ref: match.NewReference(ordered, opts)}
 	for _, s := range stubs {

@@ -231,16 +231,14 @@ func TestLayersAgreeOnCompatScenarios(t *testing.T) {
 						continue
 					}
 					var ordered []config.Value
-					var plain [][]any
 					stubList, _ := prop(def, "stubs").([]any)
 					for _, s := range stubList {
 						preds, _ := prop(s, "predicates").([]any)
 						ordered = append(ordered, preds)
-						p, _ := config.Plain(preds).([]any)
-						plain = append(plain, p)
 					}
 					opts := Options{Binary: prop(def, "mode") == "binary", TCP: proto == "tcp"}
-					set, err := Compile(plain, opts)
+					// As the imposter compiles them: as configured, keys in their order.
+					set, err := CompileValues(ordered, opts)
 					if err != nil {
 						continue
 					}
