@@ -59,7 +59,7 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 	if is, ok := r.(*isResponse); ok {
 		base = &is.http
 	}
-	return compileIs(obj, im.def.DefaultResponse, base), nil
+	return compileIs(obj, im.defaults, base), nil
 }
 
 // buildObject returns the response object of r for req: the inject function's result or a copy

@@ -251,6 +251,7 @@ type Imposter struct {
 	writtenNoMatch  uint64
 	renders         atomic.Uint64
 	defaultResp     *isResponse // an empty `is`, defaultResponse filling it in
+	defaults        *defaults   // http(s): the defaultResponse's fields
 	log             *slog.Logger
 	// logInfo and logDebug say whether log takes info and debug lines (its level is fixed).
 	logInfo, logDebug bool
@@ -276,7 +277,8 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	if def.Protocol == "tcp" {
 		im.tcpDefault = tcpDefaultOf(def.DefaultResponse, im.Binary())
 	}
-	im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), def.DefaultResponse)
+	im.defaults = defaultsOf(def.DefaultResponse)
+	im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), im.defaults)
 	im.journal.init(opts.JournalSize, opts.JournalBytes)
 	stubs := make([]*stub, 0, len(def.Stubs))
 	for i, d := range def.Stubs {

@@ -74,7 +74,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		}
 		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, rec)
 	}
-	return compileIs(answer, im.def.DefaultResponse, nil), nil
+	return compileIs(answer, im.defaults, nil), nil
 }
 
 // generatorInjector returns what runs injected predicateGenerators; nil without scripting.

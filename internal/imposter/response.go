@@ -161,7 +161,7 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 		}
 		out = &proxyResponse{http: p}
 	default:
-		out = newIsResponse(r, im.def.DefaultResponse)
+		out = newIsResponse(r, im.defaults)
 	}
 	b := out.base()
 	b.config = r
@@ -180,10 +180,21 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 	return out, nil
 }
 
+// defaults are the fields of an http(s) imposter's defaultResponse that fill in what a response
+// leaves out, as Mountebank's postProcess does; read once from the configured object.
+type defaults struct {
+	statusCode, headers, body, mode config.Value
+}
+
+// defaultsOf reads the defaultResponse def (nil for none).
+func defaultsOf(def *config.Object) *defaults {
+	return &defaults{statusCode: get(def, "statusCode"), headers: get(def, "headers"), body: get(def, "body"), mode: get(def, "_mode")}
+}
+
 // newIsResponse compiles the `is` response r (or the default response, for r without `is`) of an
 // http(s) imposter, falling back to the imposter's defaultResponse field by field as
 // Mountebank's postProcess does.
-func newIsResponse(r *config.Object, def *config.Object) *isResponse {
+func newIsResponse(r *config.Object, def *defaults) *isResponse {
 	is := config.AsObject(get(r, "is"))
 	if is == nil {
 		is = &config.Object{}
@@ -194,11 +205,11 @@ func newIsResponse(r *config.Object, def *config.Object) *isResponse {
 }
 
 // compileIs compiles an `is` object into its wire form, which keeps is and never changes it;
-// def (the imposter's defaultResponse) may be nil. base, when not nil, is an answer compiled
+// def holds the imposter's defaultResponse fields. base, when not nil, is an answer compiled
 // from base.is with the same def: the parts of is that are base.is's (the same objects, as a
 // decorate leaves what it does not change) are taken from it rather than compiled again, and is
 // itself gives base. The body is a view of a string body's bytes, never written.
-func compileIs(is *config.Object, def *config.Object, base *wire) *wire {
+func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 	if base != nil && base.is == is {
 		return base
 	}
@@ -208,11 +219,11 @@ func compileIs(is *config.Object, def *config.Object, base *wire) *wire {
 }
 
 // compile sets out to the wire form of is, as compileIs describes.
-func (out *wire) compile(is *config.Object, def *config.Object, base *wire) {
+func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	out.is = is
 	status := get(is, "statusCode")
 	if !jsvalue.Truthy(status) {
-		status = get(def, "statusCode")
+		status = def.statusCode
 	}
 	out.status, out.statusErr = statusCode(status)
 
@@ -221,7 +232,7 @@ func (out *wire) compile(is *config.Object, def *config.Object, base *wire) {
 		out.headers, out.hasConnection, out.hasContentLength = base.headers, base.hasConnection, base.hasContentLength
 	} else {
 		if !jsvalue.Truthy(hv) {
-			hv = get(def, "headers")
+			hv = def.headers
 		}
 		out.compileHeaders(config.AsObject(hv))
 	}
@@ -232,10 +243,10 @@ func (out *wire) compile(is *config.Object, def *config.Object, base *wire) {
 		return
 	}
 	if !jsvalue.Truthy(body) {
-		body = get(def, "body")
+		body = def.body
 	}
 	if !jsvalue.Truthy(mode) {
-		mode = get(def, "_mode")
+		mode = def.mode
 	}
 	var text string
 	switch b := body.(type) {

@@ -46,7 +46,7 @@ func TestCompileResponse(t *testing.T) {
 		if tt.def != "" {
 			def = mustJSON(t, tt.def)
 		}
-		r := &newIsResponse(mustJSON(t, tt.resp), def).http
+		r := &newIsResponse(mustJSON(t, tt.resp), defaultsOf(def)).http
 		if r.statusErr != nil || r.status != tt.status || string(r.body) != tt.body || len(r.headers) != len(tt.headers) {
 			t.Errorf("%s: got status %d (%v) body %q headers %v, want %d %q %v", tt.name, r.status, r.statusErr, r.body, r.headers, tt.status, tt.body, tt.headers)
 			continue
@@ -172,10 +172,10 @@ func TestCompileIsReusesBase(t *testing.T) {
 			def = mustJSON(t, tt.def)
 		}
 		baseIs := mustJSON(t, stub)
-		base := compileIs(baseIs, def, nil)
+		base := compileIs(baseIs, defaultsOf(def), nil)
 		is := tt.is(baseIs)
-		got := compileIs(is, def, base)
-		want := compileIs(is, def, nil)
+		got := compileIs(is, defaultsOf(def), base)
+		want := compileIs(is, defaultsOf(def), nil)
 		if (got == base) != tt.whole {
 			t.Errorf("%s: result is base: %v, want %v", tt.name, got == base, tt.whole)
 		}
@@ -198,8 +198,8 @@ func TestCompileIsReusesBase(t *testing.T) {
 	}
 	// The default response applies alike when neither has the field.
 	def := mustJSON(t, `{"headers":{"X-D":"d"},"body":"dflt"}`)
-	base := compileIs(mustJSON(t, `{"statusCode":200}`), def, nil)
-	got := compileIs(mustJSON(t, `{"statusCode":202,"body":""}`), def, base)
+	base := compileIs(mustJSON(t, `{"statusCode":200}`), defaultsOf(def), nil)
+	got := compileIs(mustJSON(t, `{"statusCode":202,"body":""}`), defaultsOf(def), base)
 	if got.status != 202 || string(got.body) != "dflt" || len(got.headers) != 1 || &got.headers[0] != &base.headers[0] {
 		t.Errorf("defaults: got %d %q %v", got.status, got.body, got.headers)
 	}
