@@ -446,7 +446,7 @@ func (im *Imposter) Start() error {
 	if !ok {
 		return &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("the %s protocol is not yet supported", im.def.Protocol)}
 	}
-	newServer, err := protocol(im.def)
+	prepared, err := protocol(im.def)
 	if err != nil {
 		return err
 	}
@@ -466,7 +466,7 @@ func (im *Imposter) Start() error {
 		}
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	if p := im.def.Protocol; p == "http" || p == "https" {
+	if prepared.FIFO {
 		// With the FIFO poller, busy connections are served in the order their requests
 		// arrived (see netconn).
 		fl, err := netconn.Listen(ln.(*net.TCPListener), im.opts.Poller)
@@ -489,7 +489,7 @@ func (im *Imposter) Start() error {
 		im.shared = im.opts.Shared.Imposter(im.ID()) // the ID is final now (see Adopt)
 		im.shareScriptState()
 	}
-	im.server = newServer(im)
+	im.server = prepared.New(im)
 	im.done = make(chan struct{})
 	go func() {
 		defer close(im.done)

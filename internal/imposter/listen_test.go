@@ -19,14 +19,17 @@ import (
 )
 
 // netHTTP is a protocol served by net/http, answering with the resolved response's body: the
-// core starts and stops any Server, and knows no protocol server.
-func netHTTP(*config.Imposter) (func(*Imposter) Server, error) {
-	return func(im *Imposter) Server {
-		return &netHTTPServer{srv: &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			a := im.Resolve(&request.Request{Method: r.Method, Path: r.URL.Path})
-			_, _ = w.Write(a.Body())
-		})}}
-	}, nil
+// core starts and stops any Server, and knows no protocol server. fifo asks for the FIFO
+// poller's listener, as http and https do.
+func netHTTP(fifo bool) Protocol {
+	return func(*config.Imposter) (Prepared, error) {
+		return Prepared{FIFO: fifo, New: func(im *Imposter) Server {
+			return &netHTTPServer{srv: &http.Server{ReadHeaderTimeout: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				a := im.Resolve(&request.Request{Method: r.Method, Path: r.URL.Path})
+				_, _ = w.Write(a.Body())
+			})}}
+		}}, nil
+	}
 }
 
 type netHTTPServer struct{ srv *http.Server }
@@ -40,10 +43,11 @@ func (s *netHTTPServer) Serve(ln net.Listener) error {
 func (s *netHTTPServer) CloseIdle()                         { s.srv.SetKeepAlivesEnabled(false) }
 func (s *netHTTPServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
-// http and https imposters serve through the FIFO poller (on Linux) unless told to use Go's, tcp
-// imposters through the runtime poller; stopping any of them frees its port.
+// A protocol that asks for it (http and https do, see servers' test) serves through the FIFO
+// poller (on Linux) unless told to use Go's, others (tcp) through the runtime poller; stopping
+// any of them frees its port.
 func TestImposterListeners(t *testing.T) {
-	protocols := map[string]Protocol{"http": netHTTP, "https": netHTTP, "tcp": netHTTP}
+	protocols := map[string]Protocol{"http": netHTTP(true), "https": netHTTP(true), "tcp": netHTTP(false)}
 	for _, tc := range []struct {
 		protocol string
 		poller   netconn.Poller

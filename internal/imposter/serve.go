@@ -32,9 +32,17 @@ type Server interface {
 
 // Protocol prepares the server of an imposter of one protocol. Start calls it before the port
 // is bound: it fails as Mountebank does for a definition the protocol cannot serve (https: a
-// bad key, certificate or cipher list), and otherwise returns what builds the server once the
-// port is bound (and the imposter's log names it).
-type Protocol func(def *config.Imposter) (func(*Imposter) Server, error)
+// bad key, certificate or cipher list), and otherwise says how to serve it.
+type Protocol func(def *config.Imposter) (Prepared, error)
+
+// Prepared is how a protocol serves one imposter.
+type Prepared struct {
+	// New builds the server once the port is bound (and the imposter's log names it).
+	New func(*Imposter) Server
+	// FIFO asks for the listener of netconn's poller (Options.Poller): connections with data
+	// are served in the order their requests arrived (http and https).
+	FIFO bool
+}
 
 // Answer is what Resolve decided for a request: the stub that matched (none for the default
 // response), the response to send, or the error to answer with.

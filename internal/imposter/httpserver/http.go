@@ -23,9 +23,10 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
-// HTTP is the http protocol.
-func HTTP(*config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
-	return func(im *imposter.Imposter) imposter.Server { return newServer(im, nil) }, nil
+// HTTP is the http protocol. Its connections wait for data through the FIFO poller (unless
+// --netpoller says otherwise), so that busy ones are served in the order their requests arrived.
+func HTTP(*config.Imposter) (imposter.Prepared, error) {
+	return imposter.Prepared{New: func(im *imposter.Imposter) imposter.Server { return newServer(im, nil) }, FIFO: true}, nil
 }
 
 // server serves an http or https imposter with fasthttp.

@@ -17,12 +17,12 @@ import (
 
 // HTTPS is the https protocol: the http server with TLS on its connections, so requests take
 // exactly the http path. A bad key, certificate or cipher list fails as node's TLS does.
-func HTTPS(def *config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
+func HTTPS(def *config.Imposter) (imposter.Prepared, error) {
 	conf, err := TLSConfig(def.Header)
 	if err != nil {
-		return nil, err
+		return imposter.Prepared{}, err
 	}
-	return func(im *imposter.Imposter) imposter.Server { return newServer(im, conf) }, nil
+	return imposter.Prepared{New: func(im *imposter.Imposter) imposter.Server { return newServer(im, conf) }, FIFO: true}, nil
 }
 
 // TLSConfig builds an https imposter's TLS configuration from the key, cert, mutualAuth,

@@ -47,3 +47,18 @@ func TestStopRightAfterStart(t *testing.T) {
 		})
 	}
 }
+
+// TestFIFO: http and https ask for the FIFO poller's listener (busy connections served in the
+// order their requests arrived); tcp and smtp serve each connection in a goroutine of its own.
+func TestFIFO(t *testing.T) {
+	def := &config.Imposter{Header: &config.Object{}}
+	for name, protocol := range Protocols() {
+		prepared, err := protocol(def)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := name == "http" || name == "https"; prepared.FIFO != want || prepared.New == nil {
+			t.Errorf("%s: FIFO %v, want %v", name, prepared.FIFO, want)
+		}
+	}
+}

@@ -32,8 +32,8 @@ import (
 const smtpMaxLine = 64 << 10
 
 // SMTP is the smtp protocol.
-func SMTP(*config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
-	return func(im *imposter.Imposter) imposter.Server { return newServer(im) }, nil
+func SMTP(*config.Imposter) (imposter.Prepared, error) {
+	return imposter.Prepared{New: func(im *imposter.Imposter) imposter.Server { return newServer(im) }}, nil
 }
 
 // server accepts mail and records each message as a request.

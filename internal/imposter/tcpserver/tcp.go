@@ -25,8 +25,8 @@ import (
 const readSize = 64 << 10
 
 // TCP is the tcp protocol.
-func TCP(*config.Imposter) (func(*imposter.Imposter) imposter.Server, error) {
-	return func(im *imposter.Imposter) imposter.Server { return newServer(im) }, nil
+func TCP(*config.Imposter) (imposter.Prepared, error) {
+	return imposter.Prepared{New: func(im *imposter.Imposter) imposter.Server { return newServer(im) }}, nil
 }
 
 // server serves a tcp imposter.
