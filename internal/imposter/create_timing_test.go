@@ -25,13 +25,41 @@ func plainStubsJSON(n int) []byte {
 	return []byte(b.String())
 }
 
-// heapInUse is the live heap after a full collection.
-func heapInUse() uint64 {
+// heapStats is the runtime's memory statistics after a full collection.
+func heapStats() runtime.MemStats {
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
+	return ms
+}
+
+// heapKept builds an imposter from doc as POST /imposters does (b.N times) and returns what it
+// keeps of the heap once built, as read by measure from the statistics after a collection.
+func heapKept(b *testing.B, doc []byte, measure func(runtime.MemStats) uint64) uint64 {
+	log := slog.New(slog.DiscardHandler)
+	b.ReportAllocs()
+	var kept uint64
+	for b.Loop() {
+		before := measure(heapStats())
+		v, err := config.ParseJSON(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		def, errs := config.ParseImposter(v, config.ParseOptions{})
+		if len(errs) > 0 {
+			b.Fatal(errs)
+		}
+		im, err := New(def, Options{Logger: log})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		kept = measure(heapStats()) - before
+		runtime.KeepAlive(im)
+		b.StartTimer()
+	}
+	return kept
 }
 
 // BenchmarkCreatePlainStubs parses and compiles an imposter of plain stubs as POST /imposters
@@ -39,29 +67,7 @@ func heapInUse() uint64 {
 func BenchmarkCreatePlainStubs(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			doc := plainStubsJSON(n)
-			log := slog.New(slog.DiscardHandler)
-			b.ReportAllocs()
-			var kept uint64
-			for b.Loop() {
-				before := heapInUse()
-				v, err := config.ParseJSON(doc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				def, errs := config.ParseImposter(v, config.ParseOptions{})
-				if len(errs) > 0 {
-					b.Fatal(errs)
-				}
-				im, err := New(def, Options{Logger: log})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				kept = heapInUse() - before
-				runtime.KeepAlive(im)
-				b.StartTimer()
-			}
+			kept := heapKept(b, plainStubsJSON(n), func(ms runtime.MemStats) uint64 { return ms.HeapAlloc })
 			b.ReportMetric(float64(kept)/float64(n), "heap-B/stub")
 		})
 	}
@@ -81,37 +87,6 @@ func BenchmarkPlainStubMemory(b *testing.B) {
 		fmt.Fprintf(&doc, `{"predicates":[{"equals":{"path":"/p/%d"}}],"responses":[{"is":{"body":"x"}}]}`, i)
 	}
 	doc.WriteString(`]}`)
-	data := []byte(doc.String())
-	doc.Reset()
-	log := slog.New(slog.DiscardHandler)
-	inUse := func() uint64 {
-		runtime.GC()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return ms.HeapInuse
-	}
-	var kept uint64
-	for b.Loop() {
-		before := inUse()
-		v, err := config.ParseJSON(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		def, errs := config.ParseImposter(v, config.ParseOptions{})
-		if len(errs) > 0 {
-			b.Fatal(errs)
-		}
-		v = nil
-		im, err := New(def, Options{Logger: log})
-		if err != nil {
-			b.Fatal(err)
-		}
-		def = nil
-		b.StopTimer()
-		kept = inUse() - before
-		runtime.KeepAlive(im)
-		b.StartTimer()
-	}
+	kept := heapKept(b, []byte(doc.String()), func(ms runtime.MemStats) uint64 { return ms.HeapInuse })
 	b.ReportMetric(float64(kept)/n, "inuse-B/stub")
 }
