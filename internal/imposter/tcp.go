@@ -198,6 +198,7 @@ func (im *Imposter) BuildTCP(req *request.Request, a Answer, origin TCPOrigin) (
 	binary := im.Binary()
 	var t *tcpData // nil: the imposter's default data
 	fault := ""
+	var built response // an inject, or an `is` with behaviors: its object is built for req
 	switch r := a.resp.(type) {
 	case *proxyResponse:
 		p := r.tcp
@@ -220,22 +221,20 @@ func (im *Imposter) BuildTCP(req *request.Request, a Answer, origin TCPOrigin) (
 	case *isResponse:
 		t = r.tcp
 		if r.behaviors != nil {
-			obj, err := im.buildObject(context.Background(), req, r)
-			if err != nil {
-				return fail(err)
-			}
-			t = &tcpData{}
-			t.setData(get(obj, "data"), binary)
+			built = r
 		}
 	case *injectResponse:
-		obj, err := im.buildObject(context.Background(), req, r)
+		built = r
+	case *faultResponse:
+		fault = r.name
+	}
+	if built != nil {
+		obj, err := im.buildObject(context.Background(), req, built)
 		if err != nil {
 			return fail(err)
 		}
 		t = &tcpData{}
 		t.setData(get(obj, "data"), binary)
-	case *faultResponse:
-		fault = r.name
 	}
 	if t == nil {
 		t = &tcpData{}
