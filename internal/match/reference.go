@@ -429,7 +429,7 @@ func (ev *evaluator) field(expected, actual any, k, path string, p params, fn op
 		}
 		ok, err := ev.some(e, aa, path, p, fn)
 		return failure(ok, err, a)
-	case jsvalue.IsUndefined(a) && isArray(actual): // expectedLeftOffArraySyntaxButActualIsArrayOfObjects
+	case !eIsArray && jsvalue.IsUndefined(a) && isArray(actual): // expectedLeftOffArraySyntaxButActualIsArrayOfObjects
 		ok, err := ev.some(expected, actual.([]any), path, p, fn)
 		return failure(ok, err, actual)
 	case isObject(e):

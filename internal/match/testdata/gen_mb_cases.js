@@ -366,6 +366,18 @@ c('xpath decl doc', { equals: { body: 'x' }, xpath: { selector: '/a' } }, { body
 c('xpath exists false empty text', { exists: { body: true }, xpath: { selector: '//empty' } }, { body: xml });
 c('xpath entity', { equals: { body: 'a&b' }, xpath: { selector: '/a' } }, { body: '<a>a&amp;b</a>' });
 
+// ---- an expected array under a key the actual array's elements have: predicateSatisfied's
+// left-off-array-syntax branch is for expected values that are not arrays
+c('array body empty array value', { equals: { body: { a: [] } } }, { body: json([{ a: 1 }]) });
+c('array body empty array value mixed', { equals: { body: { a: [] } } }, { body: json([1, '2', { a: 1 }]) });
+c('array body empty array value contains', { contains: { body: { a: [] } } }, { body: json([{ a: 1 }]) });
+c('array body empty array value nested', { equals: { body: { a: [] } } }, { body: json([[{ a: 1 }]]) });
+c('array body array value', { equals: { body: { a: [1] } } }, { body: json([{ a: 1 }]) });
+c('array body array value of array', { equals: { body: { a: [1] } } }, { body: json([{ a: [1] }]) });
+c('object body empty array value', { equals: { body: { a: [] } } }, { body: json({ a: 1 }) });
+c('array body empty object value', { equals: { body: { a: {} } } }, { body: json([{ a: 1 }]) });
+c('array body scalar value', { equals: { body: { a: 1 } } }, { body: json([{ a: 1 }]) });
+
 const out = cases.map(tc => {
     const encoding = tc.binary ? 'base64' : 'utf8';
     const request = mbRequest(tc.request);
