@@ -242,7 +242,7 @@ func kvField(k string) bool { return k == "query" || k == "headers" || k == "for
 // a pipe without base64, whose expected object names only request fields, with
 //   - a scalar for a string field (method, path, requestFrom, ip, data, body),
 //   - an object of scalars for query, headers and form,
-//   - an object of scalars and objects of them for the body (no selector), or for deepEquals
+//   - an object of scalars, objects and arrays of them for the body (no selector), or for deepEquals
 //     any object or array,
 //     which it compares by its stringification (pred.canon),
 //
@@ -289,7 +289,7 @@ func (p *pred) fastShape() bool {
 }
 
 // fastObject reports whether fast nodes compare o, an object of scalars (strings for the
-// operators that raise), or for the body also of objects of them.
+// operators that raise), or for the body also of objects and arrays of them.
 func fastObject(o *eobj, raises, nested bool) bool {
 	for _, v := range o.vals {
 		switch t := v.(type) {
@@ -300,6 +300,15 @@ func fastObject(o *eobj, raises, nested bool) bool {
 		case *eobj:
 			if !nested || !fastObject(t, raises, nested) {
 				return false
+			}
+		case *earr:
+			if !nested {
+				return false
+			}
+			for _, x := range t.elems {
+				if _, isArr := x.(*earr); isArr || !fastObject(&eobj{vals: []any{x}}, raises, nested) {
+					return false // an array in an array is left to the reference
+				}
 			}
 		default:
 			return false

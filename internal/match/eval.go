@@ -297,37 +297,32 @@ func (c *evalCtx) bodyFields(e *eobj) verdict {
 	if so := c.scanFields(e.keys); so != nil {
 		for i, k := range e.keys {
 			var v verdict
-			switch l := e.vals[i].(type) {
-			case *eleaf:
-				switch so.kind[i] {
-				case scannedRaw:
-					if c.cur.pp.valLower && c.cur.op.raises() {
-						v = c.leafString(l, so.lower(i)) // lowercased once for every stub
-					} else {
-						v = c.leafRaw(l, so.strs[i])
-					}
-				case scannedNum:
-					v = c.leafValue(l, so.nums[i])
-				case scannedComplex:
-					v = unsure
-				default:
-					v = c.leafValue(l, so.vals[i])
-				}
-			case *eobj:
+			l, isLeaf := e.vals[i].(*eleaf)
+			switch kind := so.kind[i]; {
+			case kind == scannedComplex:
 				var a any
-				switch so.kind[i] {
+				if a, v = c.scannedObject(so, i, k); v == yes {
+					v = c.valueTest(e.vals[i], a)
+				}
+			case isLeaf && kind == scannedRaw:
+				if c.cur.pp.valLower && c.cur.op.raises() {
+					v = c.leafString(l, so.lower(i)) // lowercased once for every stub
+				} else {
+					v = c.leafRaw(l, so.strs[i])
+				}
+			case isLeaf && kind == scannedNum:
+				v = c.leafValue(l, so.nums[i])
+			case isLeaf:
+				v = c.leafValue(l, so.vals[i])
+			default: // an object or an array expected of a scalar
+				a := so.vals[i]
+				switch kind {
 				case scannedRaw:
 					a = so.strs[i]
 				case scannedNum:
 					a = so.nums[i]
-				case scannedComplex:
-					a, v = c.scannedObject(so, i, k)
-				default:
-					a = so.vals[i]
 				}
-				if v == yes || so.kind[i] != scannedComplex {
-					v = c.objectValue(l, a)
-				}
+				v = c.valueTest(e.vals[i], a)
 			}
 			if v != yes {
 				return v
@@ -367,15 +362,79 @@ func (c *evalCtx) scannedObject(so *scannedObj, i int, k string) (any, verdict) 
 	return c.bodyValue(k)
 }
 
-// valueTest compares an expected scalar or object with a value of the parsed body.
+// valueTest is one field of predicateSatisfied: an expected scalar, object or array against a
+// value of the parsed body. An actual array is searched: every expected element must satisfy
+// some element of it (an expected array), or the expected value some element (otherwise).
 func (c *evalCtx) valueTest(e, a any) verdict {
+	arr, isArr := a.([]any)
 	switch e := e.(type) {
+	case *earr:
+		if !isArr {
+			return unsure // the array's indexes are read from the value
+		}
+		sure := true
+		for _, ee := range e.elems {
+			switch c.someTest(ee, arr) {
+			case no:
+				return no
+			case unsure:
+				if c.cur.op.raises() {
+					return unsure
+				}
+				sure = false
+			}
+		}
+		if !sure {
+			return unsure
+		}
+		return yes
 	case *eleaf:
+		if isArr {
+			if c.cur.exists && jsvalue.Truthy(e.v) {
+				return yes
+			}
+			return c.someTest(e, arr)
+		}
 		return c.leafValue(e, a)
 	case *eobj:
+		if isArr {
+			if c.cur.exists {
+				return yes // an object is truthy
+			}
+			return c.someTest(e, arr)
+		}
 		return c.objectValue(e, a)
 	}
 	return unsure
+}
+
+// someTest is whether some element of arr satisfies testPredicate with e.
+func (c *evalCtx) someTest(e any, arr []any) verdict {
+	sure := true
+	for _, x := range arr {
+		var v verdict
+		switch e := e.(type) {
+		case *eleaf:
+			v = c.leafValue(e, x)
+		case *eobj:
+			v = c.objectValue(e, x)
+		default:
+			v = unsure // an array in an array
+		}
+		switch v {
+		case yes:
+			return yes
+		case unsure:
+			if c.cur.op.raises() {
+				return unsure // the reference may throw on this element before it meets a match
+			}
+			sure = false
+		}
+	}
+	if !sure {
+		return unsure
+	}
+	return no
 }
 
 // objectValue is predicateSatisfied of an expected object and a value of the parsed body: an
