@@ -3,7 +3,6 @@ package imposter
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/mockd/mockd/internal/behavior"
@@ -333,31 +332,25 @@ func get(o *config.Object, key string) config.Value {
 	return v
 }
 
-// statusCode converts a configured statusCode as node's writeHead does.
+// statusCode converts a configured statusCode as node's writeHead does: statusCode |= 0
+// (ToNumber, then ToInt32: [200], "0x70" and 2^32+200 are valid), then 100..999.
 func statusCode(v config.Value) (int, error) {
 	if v == nil || !jsvalue.Truthy(v) {
 		return 200, nil
 	}
-	var f float64
-	switch t := v.(type) {
-	case float64:
-		f = t
-	case string:
-		n, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-		if err != nil {
-			return 0, fmt.Errorf("Invalid status code: %s", t)
-		}
-		f = n
-	case bool:
-		f = 1
-	default:
-		return 0, fmt.Errorf("Invalid status code: %s", jsvalue.String(v))
-	}
-	code := int(math.Trunc(f))
+	code := toInt32(jsvalue.Number(v))
 	if code < 100 || code > 999 {
 		return 0, fmt.Errorf("Invalid status code: %s", jsvalue.String(v))
 	}
-	return code, nil
+	return int(code), nil
+}
+
+// toInt32 is JavaScript's ToInt32 (f | 0).
+func toInt32(f float64) int32 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return int32(uint32(int64(math.Mod(math.Trunc(f), 1<<32))))
 }
 
 // decodeBase64Loose decodes base64 as node's Buffer.from(text, 'base64') does.

@@ -333,3 +333,32 @@ func TestDebugMatchShowsTheResponseSent(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusCodeAsWriteHead holds statusCode to what Mountebank 2.9.1 answered for each value
+// (node's writeHead: statusCode |= 0, then 100..999); the 0 codes are its 500 errors.
+func TestStatusCodeAsWriteHead(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want int
+	}{
+		{`200`, 200}, {`"201"`, 201}, {`" 203 "`, 203}, {`"2.04e2"`, 204}, {`[200]`, 200}, {`["201"]`, 201},
+		{`[[202]]`, 202}, {`"0x70"`, 112}, {`4294967496`, 200}, {`-4294967096`, 200}, {`999.9`, 999},
+		{`null`, 200}, {`0`, 200}, {`""`, 200},
+		{`[1,2]`, 0}, {`"1e3"`, 0}, {`99.9`, 0}, {`"abc"`, 0}, {`[]`, 0}, {`{}`, 0}, {`true`, 0}, {`99999`, 0},
+	} {
+		v, err := config.ParseJSON([]byte(tc.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := statusCode(v)
+		if tc.want == 0 {
+			if err == nil || !strings.HasPrefix(err.Error(), "Invalid status code: ") {
+				t.Errorf("statusCode(%s) = %d, %v; want an invalid status code error", tc.json, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("statusCode(%s) = %d, %v; want %d", tc.json, got, err, tc.want)
+		}
+	}
+}
