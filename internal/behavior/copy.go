@@ -37,7 +37,10 @@ type (
 	xpathSelector    struct{ expr *xpath.Expr }
 	jsonpathSelector struct{ expr jp.Expr } // nil: the selector does not parse, nothing is selected
 	failedSelector   struct{ err error }
-	noSelector       struct{}
+	// failedXPath is a malformed xpath selector: it fails only on a document, as Mountebank's
+	// xmldom gives none for an empty or non-string source and xpath.select then selects nothing.
+	failedXPath struct{ err error }
+	noSelector  struct{}
 )
 
 func compileSelector(using *config.Object) selector {
@@ -74,7 +77,7 @@ func compileSelector(using *config.Object) selector {
 		}
 		xp, err := xpath.CompileWithNS(sel, ns)
 		if err != nil {
-			return failedSelector{&config.Error{Code: config.CodeBadData, Message: "malformed xpath predicate selector", Source: sel}}
+			return failedXPath{&config.Error{Code: config.CodeBadData, Message: "malformed xpath predicate selector", Source: sel}}
 		}
 		return xpathSelector{xp}
 	case "jsonpath":
@@ -135,6 +138,13 @@ func regexReason(err error) string {
 }
 
 func (s failedSelector) values(config.Value) ([]config.Value, error) { return nil, s.err }
+
+func (s failedXPath) values(from config.Value) ([]config.Value, error) {
+	if text, ok := from.(string); !ok || text == "" {
+		return nil, nil
+	}
+	return nil, s.err
+}
 
 func (noSelector) values(config.Value) ([]config.Value, error) { return nil, nil }
 
