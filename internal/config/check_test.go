@@ -1,6 +1,9 @@
 package config
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,4 +69,81 @@ func containsPrefix(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestShadowedAsEveryPair checks the shadowed-stub warnings against the plain rule, tried on
+// every pair: stub j is reported with the first earlier stub i (comparable, not conditional)
+// whose predicates are all among j's. Random stub lists draw from a few predicates, so stubs
+// share some, all or none of them, and some have none, an inject or a scenario state.
+func TestShadowedAsEveryPair(t *testing.T) {
+	pool := []string{`{"equals":{"method":"GET"}}`, `{"equals":{"path":"/a"}}`, `{"equals":{"path":"/b"}}`,
+		`{"exists":{"query":{"q":true}}}`, `{"contains":{"body":"x"}}`, `{"equals":{"path":"/a","method":"GET"}}`}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 300 {
+		n := 1 + rng.IntN(12)
+		var stubs []string
+		var preds [][]int // indexes into pool; nil: no predicates
+		var kind []int    // 0 plain, 1 inject, 2 conditional
+		for range n {
+			var ps []int
+			var parts []string
+			for range rng.IntN(4) {
+				i := rng.IntN(len(pool))
+				ps = append(ps, i)
+				parts = append(parts, pool[i])
+			}
+			k := 0
+			switch rng.IntN(10) {
+			case 0:
+				k = 1
+				parts = append(parts, `{"inject":"function () { return true; }"}`)
+			case 1:
+				k = 2
+			}
+			stub := `{"predicates":[` + strings.Join(parts, ",") + `],"responses":[{"is":{}}]}`
+			if k == 2 {
+				stub = `{"scenarioName":"s","requiredScenarioState":"A","predicates":[` + strings.Join(parts, ",") + `],"responses":[{"is":{}}]}`
+			}
+			stubs, preds, kind = append(stubs, stub), append(preds, ps), append(kind, k)
+		}
+		var want []string
+		for j := range n {
+			if kind[j] == 1 {
+				continue
+			}
+			for i := range j {
+				if kind[i] != 0 || !allIn(preds[i], preds[j]) {
+					continue
+				}
+				why := "has no predicates"
+				if len(preds[i]) > 0 {
+					why = "has a subset of its predicates"
+				}
+				want = append(want, fmt.Sprintf("stubs[%d]: stub %d can never match: stub %d %s and comes first", j, j, i, why))
+				break
+			}
+		}
+		v, err := ParseJSON([]byte(`{"protocol":"http","stubs":[` + strings.Join(stubs, ",") + `]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range CheckImposter(v, "", Compilers{}) {
+			if strings.Contains(p.Message, "can never match") {
+				got = append(got, p.Path+": "+p.Message)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("round %d, stubs %s:\ngot  %q\nwant %q", round, strings.Join(stubs, ","), got, want)
+		}
+	}
+}
+
+func allIn(a, b []int) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
