@@ -252,8 +252,11 @@ func kvField(k string) bool { return k == "query" || k == "headers" || k == "for
 // body (the expected object then names the body only).
 func (p *pred) fastShape() bool {
 	pp := p.pp
-	if pp.binary || pp.selOther {
+	if pp.selOther {
 		return false
+	}
+	if pp.binary {
+		return p.fastBinary()
 	}
 	if pp.sel != nil && (len(p.exp.keys) != 1 || p.exp.keys[0] != "body" || p.op == opDeepEquals) {
 		return false
@@ -282,6 +285,28 @@ func (p *pred) fastShape() bool {
 				return false
 			}
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+// fastBinary reports whether eval.go evaluates p of a binary-mode imposter (a tcp imposter with
+// mode binary, whose request data is base64): equals, contains, startsWith or endsWith with
+// strings for string fields, which it compares after the pipe base64-decodes the request's
+// (exceptPiped), as the reference's normalize does.
+func (p *pred) fastBinary() bool {
+	switch p.op {
+	case opEquals, opContains, opStartsWith, opEndsWith:
+	default:
+		return false
+	}
+	for i, k := range p.exp.keys {
+		e, isLeaf := p.exp.vals[i].(*eleaf)
+		if !isLeaf || !stringField(k) {
+			return false
+		}
+		if _, isString := e.v.(string); !isString {
 			return false
 		}
 	}

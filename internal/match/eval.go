@@ -197,15 +197,16 @@ func (c *evalCtx) leafField(k string, e *eleaf) verdict {
 		return c.leafString(e, "") // undefined
 	case f == fBody && pp.sel != nil:
 		return c.leafValue(e, c.selected())
-	case pp.except:
+	case pp.except || pp.binary:
 		return c.leafString(e, c.exceptPiped(f))
 	}
 	return c.leafRaw(e, c.rawString(f))
 }
 
-// exceptPiped is a request string as a pipe with except makes it: lowercased unless case
-// sensitive, then stripped of what except matches (the reference's exceptTransform; the
-// pattern compiled at Compile). The body's is memoized on the request.
+// exceptPiped is a request string as a pipe with except or in binary mode makes it:
+// base64-decoded in binary mode, lowercased unless case sensitive, then stripped of what except
+// matches (the reference's normalize and exceptTransform; the pattern compiled at Compile). The
+// body's is memoized on the request.
 func (c *evalCtx) exceptPiped(f fieldID) string {
 	pp := c.cur.pp
 	if f == fBody {
@@ -214,6 +215,9 @@ func (c *evalCtx) exceptPiped(f fieldID) string {
 		}
 	}
 	s := c.rawString(f)
+	if pp.binary {
+		s = decodeBase64(s)
+	}
 	if pp.valLower {
 		s = jsvalue.ToLower(s)
 	}

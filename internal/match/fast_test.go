@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -71,4 +72,40 @@ func TestScenarioPredicatesAreFast(t *testing.T) {
 func decodeOne(t *testing.T, src string) any {
 	t.Helper()
 	return decode(t, "[["+src+"]]")[0][0]
+}
+
+// TestBinaryModeFastNodes: in binary mode (a tcp imposter with mode binary) equals, contains,
+// startsWith and endsWith on data are fast nodes that base64-decode the request's data in their
+// pipe, and answer as the reference does, case-insensitively by default, with except, and for
+// data that is not valid base64.
+func TestBinaryModeFastNodes(t *testing.T) {
+	opts := Options{Binary: true, TCP: true}
+	datas := []string{"AAAAC0dFVCB1c2VyIDQy", "aGVsbG8gV29ybGQ=", "SEVMTE8=", "", "not base64!", "aGVsbG8"}
+	for _, src := range []string{
+		`{"equals":{"data":"AAAAC0dFVCB1c2VyIDQy"}}`,
+		`{"equals":{"data":"aGVsbG8gd29ybGQ="}}`,
+		`{"equals":{"data":"aGVsbG8gd29ybGQ="},"caseSensitive":true}`,
+		`{"contains":{"data":"bGxv"}}`,
+		`{"startsWith":{"data":"aGVs"}}`,
+		`{"endsWith":{"data":"V29ybGQ="}}`,
+		`{"equals":{"data":"aGVsbG8gV29ybGQ="},"except":"o"}`,
+		`{"equals":{"data":""}}`,
+	} {
+		v, err := config.ParseJSON([]byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		preds := []any{v}
+		set, err := Compile([][]any{config.Plain(preds).([]any)}, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if !set.stubs[0][0].fast {
+			t.Errorf("%s: not a fast node", src)
+		}
+		ref := NewReference([]config.Value{preds}, opts)
+		for _, data := range datas {
+			agreeAll(t, set, ref, &request.Request{TCP: true, Data: data}, src+" on "+data)
+		}
+	}
 }
