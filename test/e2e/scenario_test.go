@@ -2,11 +2,10 @@ package e2e
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
+
+	"github.com/mockd/mockd/test/internal/mockdproc"
 )
 
 // TestScenarios drives a stateful scenario through the real binary: concurrent requests at a
@@ -41,32 +40,13 @@ func TestScenarios(t *testing.T) {
 	}
 	for round := 0; round < 3; round++ {
 		const n = 40
-		var sold, soldOut atomic.Int32
-		var wg sync.WaitGroup
-		gate := make(chan struct{})
-		for i := 0; i < n; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-gate
-				resp, err := http.Get(base + "/buy")
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				resp.Body.Close()
-				switch resp.StatusCode {
-				case 200:
-					sold.Add(1)
-				case 409:
-					soldOut.Add(1)
-				}
-			}()
+		byStatus, errs := mockdproc.Burst(n, func(i int) string { return base + "/buy" })
+		for _, err := range errs {
+			t.Error(err)
 		}
-		close(gate)
-		wg.Wait()
-		if sold.Load() != 1 || soldOut.Load() != n-1 {
-			t.Fatalf("round %d: %d sold, %d sold out of %d concurrent requests; want exactly 1 sold", round, sold.Load(), soldOut.Load(), n)
+		sold, soldOut := byStatus[200], byStatus[409]
+		if sold != 1 || soldOut != n-1 {
+			t.Fatalf("round %d: %d sold, %d sold out of %d concurrent requests; want exactly 1 sold", round, sold, soldOut, n)
 		}
 		if _, _, body := do(t, "GET", base+"/status", ""); body != "gone" {
 			t.Errorf("round %d: after the sale /status = %q", round, body)

@@ -172,3 +172,33 @@ func Do(method, url, body string, headers ...string) (int, http.Header, []byte, 
 	b, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, b, err
 }
+
+// Burst sends n GET requests at once, to url(i) for the i-th, all released together after
+// their goroutines started, and counts the answers by status; it returns the errors of the
+// requests that got no answer.
+func Burst(n int, url func(i int) string) (byStatus map[int]int, errs []error) {
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		gate = make(chan struct{})
+	)
+	byStatus = map[int]int{}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			status, _, _, err := Do("GET", url(i), "")
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			byStatus[status]++
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	return byStatus, errs
+}
