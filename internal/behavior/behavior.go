@@ -165,8 +165,14 @@ func (s *waitStep) apply(ctx context.Context, a *applyState) error {
 			return err
 		}
 	}
-	// setTimeout waits 1 ms for anything that is not a number from 1 to 2^31-1.
-	if !(ms >= 1) || ms > math.MaxInt32 {
+	// A wait of 0 (or less, or a function's NaN) sends at once: WireMock and MockServer do not
+	// wait for a delay of 0, and a user who writes 0 asks for none. Mountebank's setTimeout
+	// waits at least 1 ms for it; nothing but the time tells the two apart.
+	if !(ms > 0) {
+		return nil
+	}
+	// As setTimeout: less than 1 ms waits 1 ms, and past 2^31-1 it overflows to 1 ms.
+	if ms < 1 || ms > math.MaxInt32 {
 		ms = 1
 	}
 	t := time.NewTimer(time.Duration(ms * float64(time.Millisecond)))

@@ -233,3 +233,38 @@ func TestCopyRegexECMAScript(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitZeroSendsAtOnce: a wait that asks for no time (0, a negative number, a function
+// returning 0 or NaN) does not wait at all, so even a cancelled request gets its answer; any other
+// wait is a timer the cancellation ends.
+func TestWaitZeroSendsAtOnce(t *testing.T) {
+	scope := script.New(script.Options{Timeout: time.Minute}).NewScope(nil)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		wait  any
+		waits bool
+	}{
+		{0.0, false},
+		{"0", false},
+		{-5.0, false},
+		{"function () { return 0; }", false},
+		{"function () { return -1; }", false},
+		{"function () { return 'x'; }", false},
+		{1000.0, true},
+		{"1000", true},
+		{"function () { return 1000; }", true},
+	} {
+		comp, err := Compile([]any{config.NewObject("wait", tc.wait)}, Options{})
+		if err != nil {
+			t.Fatalf("Compile(wait %v): %v", tc.wait, err)
+		}
+		_, err = comp.Apply(cancelled, &request.Request{}, config.NewObject("body", "x"), scope)
+		if tc.waits && !errors.Is(err, context.Canceled) {
+			t.Errorf("wait %v on a cancelled request: err %v, want context.Canceled (it should wait)", tc.wait, err)
+		}
+		if !tc.waits && err != nil {
+			t.Errorf("wait %v on a cancelled request: err %v, want none (it should not wait)", tc.wait, err)
+		}
+	}
+}
