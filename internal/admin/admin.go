@@ -136,6 +136,12 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	if a.log.Enabled(context.Background(), level) { // the line is not built for nothing
 		a.log.Log(context.Background(), level, method+" "+string(ctx.RequestURI()))
 	}
+	// Mountebank parses every request's body as JSON before it routes it, so a malformed body is
+	// a 400 whatever the route, method or imposter (a missing imposter included).
+	if aerr := parseBody(ctx); aerr != nil {
+		a.sendErrors(ctx, aerr)
+		return
+	}
 	if method == fasthttp.MethodOptions {
 		a.preflight(ctx)
 		return
@@ -341,18 +347,37 @@ func (a *API) baseURL(ctx *fasthttp.RequestCtx) string {
 	return "http://" + host
 }
 
-// readBody parses the request body as Mountebank's json middleware does: empty is "", anything
-// else must be JSON.
-func readBody(ctx *fasthttp.RequestCtx) (config.Value, *apiError) {
+// bodyKey is the user value under which Handler keeps the parsed body.
+const bodyKey = "mockd.body"
+
+// parseBody parses the request body as Mountebank's json middleware does, once, for readBody:
+// empty is "", anything else must be JSON.
+func parseBody(ctx *fasthttp.RequestCtx) *apiError {
 	body := ctx.Request.Body()
 	if len(body) == 0 {
-		return "", nil
+		return nil
 	}
 	v, err := config.ParseJSON(body)
 	if err != nil {
-		return nil, badRequest(&config.Error{Code: config.CodeInvalidJSON, Message: "Unable to parse body as JSON", Source: echoed(body)})
+		return badRequest(&config.Error{Code: config.CodeInvalidJSON, Message: "Unable to parse body as JSON", Source: echoed(body)})
 	}
-	return v, nil
+	ctx.SetUserValue(bodyKey, v)
+	return nil
+}
+
+// readBody is the body parseBody parsed: "" when it was empty.
+func readBody(ctx *fasthttp.RequestCtx) (config.Value, *apiError) {
+	if v := ctx.UserValue(bodyKey); v != nil {
+		return v, nil
+	}
+	if len(ctx.Request.Body()) == 0 {
+		return "", nil
+	}
+	// Not through Handler (a test calling a handler directly): parse it here.
+	if aerr := parseBody(ctx); aerr != nil {
+		return nil, aerr
+	}
+	return ctx.UserValue(bodyKey), nil
 }
 
 // maxEchoed bounds the source an error echoes back.
