@@ -246,3 +246,37 @@ func TestRefusedClient(t *testing.T) {
 		t.Errorf("loopback client: got %d %v, want 200", got.status, err)
 	}
 }
+
+// TestLargeBodiesLetGo: the admin API lets go of a large request's body and of a large answer
+// once it is done with them, where fasthttp would keep both buffers, at their size, for the
+// connection's next request (a 100,000-stub POST kept ~75 MB resident that way).
+func TestLargeBodiesLetGo(t *testing.T) {
+	a, _ := newTestAPI(t, Options{Port: 2525, Version: "2.9.1"})
+	var doc strings.Builder
+	doc.WriteString(`{"protocol":"http","stubs":[`)
+	for i := 0; doc.Len() <= 2*largeBody; i++ {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		doc.WriteString(`{"predicates":[{"equals":{"path":"/p/` + strconv.Itoa(i) + `"}}],"responses":[{"is":{"body":"x"}}]}`)
+	}
+	doc.WriteString(`]}`)
+	var ctx fasthttp.RequestCtx
+	ctx.Init2(nil, nil, false) // a server's ctx, which keeps its body buffers between requests
+	ctx.Request.Header.SetMethod("POST")
+	ctx.Request.SetRequestURI("http://localhost:2525/imposters")
+	ctx.Request.SetBodyString(doc.String())
+	a.Handler(&ctx)
+	if ctx.Response.StatusCode() != 201 || len(ctx.Response.Body()) <= largeBody {
+		t.Fatalf("status %d, %d bytes of answer: %.300s", ctx.Response.StatusCode(), len(ctx.Response.Body()), ctx.Response.Body())
+	}
+	if n := cap(ctx.Request.Body()); n > largeBody {
+		t.Errorf("the request keeps a %d-byte body buffer", n)
+	}
+	ctx.Request.Reset() // as the server does once the answer is written
+	ctx.Response.Reset()
+	if n := cap(ctx.Response.SwapBody(nil)); n > largeBody {
+		t.Errorf("the response keeps a %d-byte body buffer", n)
+	}
+	a.reg.DeleteAll()
+}
