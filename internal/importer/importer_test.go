@@ -102,6 +102,92 @@ func TestOpenAPIRejectsOtherDocuments(t *testing.T) {
 	}
 }
 
+// TestOpenAPIReferences follows $refs within the document and into a file beside it (a
+// parameter, a response, a schema that refers on within that file), and notes, with file and
+// line, one that names nothing and a circular one; the document's other stubs are imported.
+func TestOpenAPIReferences(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "sub/common.yaml", `components:
+  parameters:
+    Limit: {name: limit, in: query, required: true, schema: {type: integer}}
+  responses:
+    NotFound:
+      description: nf
+      headers: {X-Why: {schema: {$ref: '#/components/schemas/Why'}}}
+      content: {application/json: {schema: {$ref: '#/components/schemas/Err'}}}
+  schemas:
+    Err: {type: object, properties: {code: {type: integer, minimum: 404}, why: {$ref: '#/components/schemas/Why'}}}
+    Why: {type: string, enum: [gone]}
+`)
+	file := writeFile(t, dir, "api.yaml", `openapi: 3.0.3
+info: {title: refs, version: "1"}
+paths:
+  /a:
+    get:
+      parameters: [{$ref: 'sub/common.yaml#/components/parameters/Limit'}]
+      responses:
+        '200': {$ref: '#/components/responses/Ok'}
+        '404': {$ref: 'sub/common.yaml#/components/responses/NotFound'}
+  /b:
+    get:
+      responses:
+        '200': {description: b, content: {application/json: {schema: {$ref: '#/components/schemas/Missing'}}}}
+  /c:
+    get:
+      responses:
+        '200': {description: c, content: {application/json: {schema: {$ref: '#/components/schemas/Loop'}}}}
+components:
+  responses:
+    Ok: {description: ok, content: {application/json: {example: {ok: true}}}}
+  schemas:
+    Loop: {$ref: '#/components/schemas/Pool'}
+    Pool: {$ref: '#/components/schemas/Loop'}
+`)
+	res, err := OpenAPI(file, OpenAPIOptions{Port: 1, Validate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(stubsOf(t, res), "\n")
+	for _, want := range []string{
+		`{"exists":{"query":{"limit":false}}}],"responses":[{"is":{"statusCode":400,`,
+		`"responses":[{"is":{"statusCode":404,"headers":{"Content-Type":"application/json","X-Why":"gone"},"body":{"code":404,"why":"gone"}}}]}`,
+		`"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":{"ok":true}}}]}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stubs lack %s:\n%s", want, got)
+		}
+	}
+	if res.Stubs != 6 {
+		t.Errorf("%d stubs, want 6 (validation, 404, 200 of /a; /b; /c):\n%s", res.Stubs, got)
+	}
+	notes := notesOf(res)
+	for _, want := range []string{
+		file + `:13: $ref "#/components/schemas/Missing": no such place in api.yaml`,
+		file + `:17: $ref "#/components/schemas/Loop": circular reference`,
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}
+
+func TestOpenAPIVersions(t *testing.T) {
+	dir := t.TempDir()
+	for body, want := range map[string]string{
+		"swagger: '2.0'\ninfo: {title: t, version: '1'}\npaths: {}\n": "OpenAPI 2.0 is not supported (3.0 and 3.1 are)",
+		"openapi: 3.2.0\npaths: {}\n":                                 "OpenAPI 3.2.0 is not supported (3.0 and 3.1 are)",
+		"just: text\n":                                                "not an OpenAPI document",
+		"- a\n":                                                       "not an OpenAPI document",
+		"":                                                            "not an OpenAPI document",
+		"{\"openapi\": \"3.0.0\", \"paths\": {\"/a\\/b\": {}}}": "",
+	} {
+		_, err := OpenAPI(writeFile(t, dir, "api.yaml", body), OpenAPIOptions{})
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%q: error %v, want %q", body, err, want)
+		}
+	}
+}
+
 func TestWireMockMappings(t *testing.T) {
 	cases := []struct {
 		name, mapping string
@@ -184,7 +270,7 @@ func checkImported(t *testing.T, res *Result, err error) {
 	}
 }
 
-// FuzzOpenAPI feeds arbitrary documents to the OpenAPI import (libopenapi reads them; the
+// FuzzOpenAPI feeds arbitrary documents to the OpenAPI import (oas.go reads them; the
 // import walks the model, builds values from schemas and predicates from parameters): it must
 // never panic, and what it writes must be YAML mockd reads back.
 func FuzzOpenAPI(f *testing.F) {

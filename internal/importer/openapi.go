@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -9,12 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pb33f/go-yaml"
-	"github.com/pb33f/libopenapi/datamodel"
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-	lowv3 "github.com/pb33f/libopenapi/datamodel/low/v3"
-	"github.com/pb33f/libopenapi/orderedmap"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
@@ -44,54 +38,33 @@ func OpenAPI(file string, opts OpenAPIOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := datamodel.NewDocumentConfiguration()
-	cfg.BasePath = filepath.Dir(file)
-	cfg.SpecFilePath = filepath.Base(file)
-	cfg.AllowFileReferences = true
-	info, err := datamodel.ExtractSpecInfoWithDocumentCheck(data, false)
+	doc, err := openOAS(file, data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not an OpenAPI document: %w", file, err)
+		return nil, err
 	}
-	if info.SpecFormat != datamodel.OAS3 && info.SpecFormat != datamodel.OAS31 {
-		v := info.Version
-		if v == "" {
-			v = "with no version"
-		}
-		return nil, fmt.Errorf("%s: OpenAPI %s is not supported (3.0 and 3.1 are)", file, v)
-	}
-	low, err := lowv3.CreateDocumentFromConfig(info, cfg)
-	if low == nil {
-		return nil, fmt.Errorf("%s: cannot read the OpenAPI document: %w", file, err)
-	}
-	model := v3.NewDocument(low)
 	res := &Result{}
 	o := &openapiImport{source: newSource(file, data, res), opts: opts}
-	if err != nil {
-		// libopenapi builds what it can (e.g. with an unresolvable $ref): say what it skipped.
-		for _, e := range flattenErrors(err) {
-			o.note("", "%v", e)
-		}
-	}
-	m := model
-	if opts.ServerPath && len(m.Servers) > 0 {
-		if u, err := url.Parse(m.Servers[0].URL); err == nil {
+	if servers := doc.get("servers").items(); opts.ServerPath && len(servers) > 0 {
+		if u, err := url.Parse(servers[0].str("url")); err == nil {
 			o.opts.BasePath = strings.TrimSuffix(o.opts.BasePath, "/") + strings.TrimSuffix(u.Path, "/")
 		} else {
 			o.note("servers[0].url", "not a URL: its path is not used")
 		}
 	}
-	name := ""
-	if m.Info != nil {
-		name = m.Info.Title
-	}
+	name := doc.get("info").str("title")
 	var ops []*operation
-	if m.Paths != nil && m.Paths.PathItems != nil {
-		for path, item := range m.Paths.PathItems.FromOldest() {
-			for method, op := range item.GetOperations().FromOldest() {
-				ops = append(ops, &operation{path: path, method: strings.ToUpper(method), op: op,
-					params: mergeParams(item.Parameters, op.Parameters),
-					where:  config.JoinPath(config.JoinPath("paths", path), strings.ToLower(method))})
+	for _, p := range doc.get("paths").pairs() {
+		if strings.HasPrefix(p.key, "x-") {
+			continue
+		}
+		item := p.val
+		for _, m := range item.pairs() {
+			if !httpMethods[m.key] {
+				continue
 			}
+			ops = append(ops, &operation{path: p.key, method: strings.ToUpper(m.key), op: m.val,
+				params: mergeParams(item.get("parameters").items(), m.val.get("parameters").items()),
+				where:  config.JoinPath(config.JoinPath("paths", p.key), m.key)})
 		}
 	}
 	// A literal path goes before a templated one it could shadow (/pets/mine before /pets/{id}),
@@ -101,18 +74,24 @@ func OpenAPI(file string, opts OpenAPIOptions) (*Result, error) {
 	for _, op := range ops {
 		stubs = append(stubs, o.operationStubs(op)...)
 	}
+	// References that could not be followed are noted where they stand.
+	main := filepath.Clean(file)
+	for _, n := range doc.r.refNotes() {
+		f := n.file
+		if f == main {
+			f = file
+		}
+		res.Notes = append(res.Notes, Note{File: f, Line: n.line, Message: n.msg})
+	}
 	res.Config = imposterConfig(opts.Port, name, stubs)
 	res.Stubs = len(stubs)
 	res.sortNotes()
 	return res, nil
 }
 
-func flattenErrors(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
+// httpMethods are the keys of a path item that are operations.
+var httpMethods = map[string]bool{"get": true, "put": true, "post": true, "delete": true,
+	"options": true, "head": true, "patch": true, "trace": true}
 
 type openapiImport struct {
 	*source
@@ -121,17 +100,17 @@ type openapiImport struct {
 
 type operation struct {
 	path, method, where string
-	op                  *v3.Operation
-	params              []*v3.Parameter
+	op                  oasNode
+	params              []oasNode
 }
 
 // mergeParams is the operation's parameters with the path item's that it does not override.
-func mergeParams(item, op []*v3.Parameter) []*v3.Parameter {
-	out := append([]*v3.Parameter(nil), op...)
+func mergeParams(item, op []oasNode) []oasNode {
+	out := append([]oasNode(nil), op...)
 	for _, p := range item {
 		overridden := false
 		for _, q := range op {
-			if q.Name == p.Name && q.In == p.In {
+			if q.str("name") == p.str("name") && q.str("in") == p.str("in") {
 				overridden = true
 			}
 		}
@@ -183,23 +162,29 @@ func (o *openapiImport) operationStubs(op *operation) []any {
 	if o.opts.Validate {
 		stubs = append(stubs, o.validationStubs(op)...)
 	}
-	if op.op.Responses == nil {
+	responses := op.op.get("responses")
+	if !responses.ok() {
 		o.note(op.where, "operation has no responses: it answers 200 with an empty body")
 		return append(stubs, config.NewObject("predicates", o.routePredicates(op),
 			"responses", []any{config.NewObject("is", config.NewObject("statusCode", 200.0))}))
 	}
 	type coded struct {
 		code string
-		resp *v3.Response
+		resp oasNode
 	}
 	var list []coded
-	if op.op.Responses.Codes != nil {
-		for code, r := range op.op.Responses.Codes.FromOldest() {
-			list = append(list, coded{code, r})
+	var def *coded
+	for _, p := range responses.pairs() {
+		switch {
+		case strings.HasPrefix(p.key, "x-"):
+		case p.key == "default":
+			def = &coded{p.key, p.val}
+		default:
+			list = append(list, coded{p.key, p.val})
 		}
 	}
-	if op.op.Responses.Default != nil {
-		list = append(list, coded{"default", op.op.Responses.Default})
+	if def != nil {
+		list = append(list, *def)
 	}
 	if len(list) == 0 {
 		o.note(config.JoinPath(op.where, "responses"), "operation has no responses: it answers 200 with an empty body")
@@ -244,44 +229,42 @@ func statusOf(code string, primary bool) float64 {
 
 // responseStubs builds the stubs of one response: one for its preferred media type and one per
 // other media type that has an example, selected by the request's Accept header.
-func (o *openapiImport) responseStubs(op *operation, code string, r *v3.Response, status float64, preds []any) []any {
+func (o *openapiImport) responseStubs(op *operation, code string, r oasNode, status float64, preds []any) []any {
 	where := config.JoinPath(config.JoinPath(op.where, "responses"), code)
 	headers := o.responseHeaders(r, where)
-	if r.Content == nil || r.Content.Len() == 0 {
+	content := r.get("content").pairs()
+	if len(content) == 0 {
 		is := config.NewObject("statusCode", status)
 		if headers.Len() > 0 {
 			is.Set("headers", headers)
 		}
 		return []any{stub(preds, is)}
 	}
-	types := make([]string, 0, r.Content.Len())
-	for mt := range r.Content.KeysFromOldest() {
-		types = append(types, mt)
-	}
 	first := 0
-	for i, mt := range types {
-		if isJSONType(mt) {
+	for i, c := range content {
+		if isJSONType(c.key) {
 			first = i
 			break
 		}
 	}
 	var stubs []any
-	for i, mt := range types {
+	for i, c := range content {
 		if i == first {
 			continue
 		}
-		body, ok := o.mediaBody(r.Content.GetOrZero(mt), mt, config.JoinPath(config.JoinPath(where, "content"), mt), false)
+		mt := c.key
+		body, ok := o.mediaBody(c.val, mt, config.JoinPath(config.JoinPath(where, "content"), mt), false)
 		if !ok {
 			o.note(config.JoinPath(config.JoinPath(where, "content"), mt),
-				"no example for %s and none can be built from the schema: requests get %s", mt, types[first])
+				"no example for %s and none can be built from the schema: requests get %s", mt, content[first].key)
 			continue
 		}
 		accept := append(append([]any(nil), preds...), config.NewObject("contains",
 			config.NewObject("headers", config.NewObject("Accept", mt))))
 		stubs = append(stubs, stub(accept, isObject(status, headers, mt, body)))
 	}
-	mt := types[first]
-	body, _ := o.mediaBody(r.Content.GetOrZero(mt), mt, config.JoinPath(config.JoinPath(where, "content"), mt), true)
+	mt := content[first].key
+	body, _ := o.mediaBody(content[first].val, mt, config.JoinPath(config.JoinPath(where, "content"), mt), true)
 	return append(stubs, stub(preds, isObject(status, headers, mt, body)))
 }
 
@@ -310,20 +293,18 @@ func isJSONType(mt string) bool {
 
 // responseHeaders gives each documented response header its example or a value built from its
 // schema.
-func (o *openapiImport) responseHeaders(r *v3.Response, where string) *config.Object {
+func (o *openapiImport) responseHeaders(r oasNode, where string) *config.Object {
 	out := &config.Object{}
-	if r.Headers == nil {
-		return out
-	}
-	for name, h := range r.Headers.FromOldest() {
+	for _, p := range r.get("headers").pairs() {
+		name, h := p.key, p.val
 		var v config.Value
 		switch {
-		case h.Example != nil:
-			v = nodeValue(h.Example)
-		case h.Examples != nil && h.Examples.Len() > 0:
-			v = exampleValue(h.Examples)
-		case h.Schema != nil:
-			v = o.generate(h.Schema, 0)
+		case h.has("example"):
+			v = nodeValue(h.raw("example"))
+		case h.get("examples").size() > 0:
+			v = exampleValue(h.get("examples"))
+		case h.has("schema"):
+			v = o.generate(h.get("schema"), 0)
 		}
 		if v == nil {
 			o.note(config.JoinPath(config.JoinPath(where, "headers"), name), "header has no example or schema: not sent")
@@ -337,17 +318,17 @@ func (o *openapiImport) responseHeaders(r *v3.Response, where string) *config.Ob
 // mediaBody returns the body for one media type: its example, its first named example, or a
 // value built from its schema (JSON types only unless generate). JSON bodies are JSON values
 // (objects and arrays stay structured); other types are text.
-func (o *openapiImport) mediaBody(m *v3.MediaType, mt, where string, generate bool) (config.Value, bool) {
-	if m == nil {
+func (o *openapiImport) mediaBody(m oasNode, mt, where string, generate bool) (config.Value, bool) {
+	if !m.ok() {
 		return nil, false
 	}
 	var v config.Value
 	found := true
 	switch {
-	case m.Example != nil:
-		v = nodeValue(m.Example)
-	case m.Examples != nil && m.Examples.Len() > 0:
-		v = exampleValue(m.Examples)
+	case m.has("example"):
+		v = nodeValue(m.raw("example"))
+	case m.get("examples").size() > 0:
+		v = exampleValue(m.get("examples"))
 		if v == nil {
 			o.note(config.JoinPath(where, "examples"), "only external examples (externalValue): not fetched")
 			found = false
@@ -355,12 +336,12 @@ func (o *openapiImport) mediaBody(m *v3.MediaType, mt, where string, generate bo
 	default:
 		found = false
 	}
-	if !found && m.Schema != nil {
-		s := m.Schema.Schema()
-		if s != nil && (s.Example != nil || len(s.Examples) > 0) {
+	if !found && m.has("schema") {
+		s := m.get("schema")
+		if s.ok() && (s.has("example") || len(s.rawItems("examples")) > 0) {
 			v, found = schemaExample(s), true
 		} else if isJSONType(mt) {
-			v, found = o.generate(m.Schema, 0), true
+			v, found = o.generate(s, 0), true
 		} else if generate {
 			o.note(where, "no example for %s and mockd builds examples only for JSON: body left empty", mt)
 			return nil, false
@@ -383,21 +364,23 @@ func (o *openapiImport) mediaBody(m *v3.MediaType, mt, where string, generate bo
 	return string(config.MarshalJSON(v, 0)), true
 }
 
-func exampleValue(ex *orderedmap.Map[string, *base.Example]) config.Value {
-	for _, e := range ex.FromOldest() {
-		if e != nil && e.Value != nil {
-			return nodeValue(e.Value)
+// exampleValue is the value of the first of the examples (Example objects) that has one.
+func exampleValue(ex oasNode) config.Value {
+	for _, e := range ex.pairs() {
+		if e.val.has("value") {
+			return nodeValue(e.val.raw("value"))
 		}
 	}
 	return nil
 }
 
-func schemaExample(s *base.Schema) config.Value {
-	if s.Example != nil {
-		return nodeValue(s.Example)
+// schemaExample is the schema's example, or the first of its examples (3.1).
+func schemaExample(s oasNode) config.Value {
+	if s.has("example") {
+		return nodeValue(s.raw("example"))
 	}
-	if len(s.Examples) > 0 {
-		return nodeValue(s.Examples[0])
+	if ex := s.rawItems("examples"); len(ex) > 0 {
+		return nodeValue(ex[0])
 	}
 	return nil
 }
@@ -408,27 +391,24 @@ const maxDepth = 8
 // generate builds a value from a schema, deterministically: examples, defaults, constants and
 // enums first, then one value of the schema's type (every property of an object, one item of an
 // array).
-func (o *openapiImport) generate(p *base.SchemaProxy, depth int) config.Value {
-	if p == nil || depth > maxDepth {
-		return nil
-	}
-	s := p.Schema()
-	if s == nil {
+func (o *openapiImport) generate(s oasNode, depth int) config.Value {
+	if !s.ok() || depth > maxDepth {
 		return nil
 	}
 	if v := schemaExample(s); v != nil {
 		return v
 	}
+	allOf, oneOf, anyOf := s.get("allOf").items(), s.get("oneOf").items(), s.get("anyOf").items()
 	switch {
-	case s.Default != nil:
-		return nodeValue(s.Default)
-	case s.Const != nil:
-		return nodeValue(s.Const)
-	case len(s.Enum) > 0:
-		return nodeValue(s.Enum[0])
-	case len(s.AllOf) > 0:
+	case s.has("default"):
+		return nodeValue(s.raw("default"))
+	case s.has("const"):
+		return nodeValue(s.raw("const"))
+	case len(s.rawItems("enum")) > 0:
+		return nodeValue(s.rawItems("enum")[0])
+	case len(allOf) > 0:
 		merged := &config.Object{}
-		for _, part := range s.AllOf {
+		for _, part := range allOf {
 			if obj, ok := o.generate(part, depth+1).(*config.Object); ok {
 				for _, m := range obj.Members {
 					merged.Set(m.Key, m.Value)
@@ -437,10 +417,10 @@ func (o *openapiImport) generate(p *base.SchemaProxy, depth int) config.Value {
 		}
 		o.addProperties(merged, s, depth)
 		return merged
-	case len(s.OneOf) > 0:
-		return o.generate(s.OneOf[0], depth+1)
-	case len(s.AnyOf) > 0:
-		return o.generate(s.AnyOf[0], depth+1)
+	case len(oneOf) > 0:
+		return o.generate(oneOf[0], depth+1)
+	case len(anyOf) > 0:
+		return o.generate(anyOf[0], depth+1)
 	}
 	switch schemaType(s) {
 	case "object":
@@ -448,8 +428,9 @@ func (o *openapiImport) generate(p *base.SchemaProxy, depth int) config.Value {
 		o.addProperties(obj, s, depth)
 		return obj
 	case "array":
-		if s.Items != nil && s.Items.IsA() {
-			if item := o.generate(s.Items.A, depth+1); item != nil {
+		// items is a schema (an object), or in 3.1 a boolean.
+		if items := s.get("items"); items.ok() && items.n.Kind == yaml.MappingNode {
+			if item := o.generate(items, depth+1); item != nil {
 				return []any{item}
 			}
 		}
@@ -467,41 +448,38 @@ func (o *openapiImport) generate(p *base.SchemaProxy, depth int) config.Value {
 	}
 }
 
-func (o *openapiImport) addProperties(obj *config.Object, s *base.Schema, depth int) {
-	if s.Properties == nil {
-		return
-	}
-	for name, prop := range s.Properties.FromOldest() {
-		if ps := prop.Schema(); ps != nil && ps.WriteOnly != nil && *ps.WriteOnly {
+func (o *openapiImport) addProperties(obj *config.Object, s oasNode, depth int) {
+	for _, p := range s.get("properties").pairs() {
+		if wo := p.val.boolean("writeOnly"); wo != nil && *wo {
 			continue
 		}
-		obj.Set(name, o.generate(prop, depth+1))
+		obj.Set(p.key, o.generate(p.val, depth+1))
 	}
 }
 
 // schemaType is the schema's first non-null type, or the type its keywords imply.
-func schemaType(s *base.Schema) string {
-	for _, t := range s.Type {
+func schemaType(s oasNode) string {
+	for _, t := range s.stringList("type") {
 		if t != "null" {
 			return t
 		}
 	}
 	switch {
-	case s.Properties != nil && s.Properties.Len() > 0:
+	case s.get("properties").size() > 0:
 		return "object"
-	case s.Items != nil:
+	case s.has("items"):
 		return "array"
 	}
 	return "string"
 }
 
-func numberFor(s *base.Schema, integer bool) float64 {
+func numberFor(s oasNode, integer bool) float64 {
 	n := 0.0
-	if s.Minimum != nil && *s.Minimum > n {
-		n = *s.Minimum
+	if lo := s.number("minimum"); lo != nil && *lo > n {
+		n = *lo
 	}
-	if s.Maximum != nil && *s.Maximum < n {
-		n = *s.Maximum
+	if hi := s.number("maximum"); hi != nil && *hi < n {
+		n = *hi
 	}
 	if integer {
 		return float64(int64(n))
@@ -509,8 +487,8 @@ func numberFor(s *base.Schema, integer bool) float64 {
 	return n
 }
 
-func stringFor(s *base.Schema) string {
-	switch s.Format {
+func stringFor(s oasNode) string {
+	switch s.str("format") {
 	case "date-time":
 		return "2026-01-01T00:00:00Z"
 	case "date":
@@ -533,42 +511,48 @@ func stringFor(s *base.Schema) string {
 		return "c3RyaW5n"
 	}
 	str := "string"
-	if s.MinLength != nil && int(*s.MinLength) > len(str) {
-		str += strings.Repeat("x", int(*s.MinLength)-len(str))
+	// A minLength beyond 1 MiB is taken for 1 MiB (a body, not a memory exhaustion).
+	if lo := s.number("minLength"); lo != nil && int(min(*lo, 1<<20)) > len(str) {
+		str += strings.Repeat("x", int(min(*lo, 1<<20))-len(str))
 	}
-	if s.MaxLength != nil && int(*s.MaxLength) < len(str) {
-		str = str[:*s.MaxLength]
+	if hi := s.number("maxLength"); hi != nil && *hi >= 0 && int(*hi) < len(str) {
+		str = str[:int(*hi)]
 	}
 	return str
 }
 
-// nodeValue converts a YAML node of the document into a config value, keeping key order.
+// nodeValue converts a YAML node of the document into a config value, keeping key order. Aliases
+// are expanded, up to maxNodeValues nodes in all (a few lines of anchors can stand for billions).
 func nodeValue(n *yaml.Node) config.Value {
-	return nodeValueDepth(n, 0)
+	budget := maxNodeValues
+	return nodeValueDepth(n, 0, &budget)
 }
 
-func nodeValueDepth(n *yaml.Node, depth int) config.Value {
-	if n == nil || depth > 1000 {
+const maxNodeValues = 1 << 20
+
+func nodeValueDepth(n *yaml.Node, depth int, budget *int) config.Value {
+	if n == nil || depth > 1000 || *budget <= 0 {
 		return nil
 	}
+	*budget--
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) > 0 {
-			return nodeValueDepth(n.Content[0], depth+1)
+			return nodeValueDepth(n.Content[0], depth+1, budget)
 		}
 		return nil
 	case yaml.AliasNode:
-		return nodeValueDepth(n.Alias, depth+1)
+		return nodeValueDepth(n.Alias, depth+1, budget)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			out = append(out, nodeValueDepth(c, depth+1))
+			out = append(out, nodeValueDepth(c, depth+1, budget))
 		}
 		return out
 	case yaml.MappingNode:
 		obj := &config.Object{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			obj.Set(n.Content[i].Value, nodeValueDepth(n.Content[i+1], depth+1))
+			obj.Set(n.Content[i].Value, nodeValueDepth(n.Content[i+1], depth+1, budget))
 		}
 		return obj
 	}

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
@@ -24,11 +24,9 @@ func (o *openapiImport) validationStubs(op *operation) []any {
 	for i, p := range op.params {
 		where := config.JoinPath(op.where, "parameters")
 		where = where + "[" + itoa(i) + "]"
-		var s *base.Schema
-		if p.Schema != nil {
-			s = p.Schema.Schema()
-		}
-		switch p.In {
+		s := p.get("schema")
+		in, name := p.str("in"), p.str("name")
+		switch in {
 		case "path":
 			pattern, desc, anchored := valuePattern(s)
 			if pattern == "" {
@@ -36,21 +34,21 @@ func (o *openapiImport) validationStubs(op *operation) []any {
 				continue
 			}
 			if !anchored {
-				o.note(where, "pattern of path parameter %q not validated", p.Name)
+				o.note(where, "pattern of path parameter %q not validated", name)
 				continue
 			}
 			preds := []any{config.NewObject("equals", config.NewObject("method", op.method)),
-				config.NewObject("not", o.pathPredicate(op.path, map[string]string{p.Name: "(?:" + pattern + ")"}))}
-			stubs = append(stubs, stub(append(preds, o.pathPredicate(op.path, nil)), validationError("path", p.Name, desc)))
+				config.NewObject("not", o.pathPredicate(op.path, map[string]string{name: "(?:" + pattern + ")"}))}
+			stubs = append(stubs, stub(append(preds, o.pathPredicate(op.path, nil)), validationError("path", name, desc)))
 			o.noteUnchecked(where, s, desc)
 		case "query", "header":
 			field := "query"
-			if p.In == "header" {
+			if in == "header" {
 				field = "headers"
 			}
-			if p.Required != nil && *p.Required {
-				bad([]any{config.NewObject("exists", config.NewObject(field, config.NewObject(p.Name, false)))},
-					p.In, p.Name, "is required")
+			if req := p.boolean("required"); req != nil && *req {
+				bad([]any{config.NewObject("exists", config.NewObject(field, config.NewObject(name, false)))},
+					in, name, "is required")
 			}
 			pattern, desc, anchored := valuePattern(s)
 			if pattern != "" {
@@ -58,48 +56,47 @@ func (o *openapiImport) validationStubs(op *operation) []any {
 					pattern = "^(?:" + pattern + ")$"
 				}
 				bad([]any{
-					config.NewObject("exists", config.NewObject(field, config.NewObject(p.Name, true))),
-					config.NewObject("not", config.NewObject("matches", config.NewObject(field, config.NewObject(p.Name, pattern)), "caseSensitive", true)),
-				}, p.In, p.Name, desc)
+					config.NewObject("exists", config.NewObject(field, config.NewObject(name, true))),
+					config.NewObject("not", config.NewObject("matches", config.NewObject(field, config.NewObject(name, pattern)), "caseSensitive", true)),
+				}, in, name, desc)
 			}
 			o.noteUnchecked(where, s, desc)
 		default:
-			o.note(where, "%s parameter %q not validated", p.In, p.Name)
+			o.note(where, "%s parameter %q not validated", in, name)
 		}
 	}
-	rb := op.op.RequestBody
-	if rb == nil {
+	rb := op.op.get("requestBody")
+	if !rb.ok() {
 		return stubs
 	}
 	where := config.JoinPath(op.where, "requestBody")
-	if rb.Required != nil && *rb.Required {
+	if req := rb.boolean("required"); req != nil && *req {
 		bad([]any{config.NewObject("equals", config.NewObject("body", ""))}, "body", "", "request body is required")
 	}
-	if rb.Content == nil {
-		return stubs
-	}
 	checked := false
-	for mt, m := range rb.Content.FromOldest() {
+	for _, c := range rb.get("content").pairs() {
+		mt, m := c.key, c.val
 		mwhere := config.JoinPath(config.JoinPath(where, "content"), mt)
 		if !isJSONType(mt) || checked {
 			o.note(mwhere, "%s request bodies not validated (mockd checks one JSON media type)", mt)
 			continue
 		}
 		checked = true
-		if m.Schema == nil || m.Schema.Schema() == nil {
+		s := m.get("schema")
+		if !s.ok() {
 			continue
 		}
-		s := m.Schema.Schema()
 		notEmpty := config.NewObject("not", config.NewObject("equals", config.NewObject("body", "")))
-		for _, name := range s.Required {
+		for _, req := range s.rawItems("required") {
+			if req.Kind != yaml.ScalarNode {
+				continue
+			}
+			name := req.Value
 			bad([]any{notEmpty, config.NewObject("exists", config.NewObject("body", false),
 				"jsonpath", config.NewObject("selector", "$['"+name+"']"))}, "body", name, "is required")
 		}
-		if s.Properties == nil {
-			continue
-		}
-		for name, prop := range s.Properties.FromOldest() {
-			ps := prop.Schema()
+		for _, prop := range s.get("properties").pairs() {
+			name, ps := prop.key, prop.val
 			pwhere := config.JoinPath(config.JoinPath(mwhere, "schema.properties"), name)
 			pattern, desc, anchored := valuePattern(ps)
 			if pattern != "" {
@@ -134,14 +131,14 @@ func validationError(in, name, msg string) *config.Object {
 // valuePattern returns a regular expression a valid value's text matches, the rule in words,
 // and whether the pattern must match the whole value (a schema's own pattern need not). It
 // returns "" for a schema mockd cannot check this way.
-func valuePattern(s *base.Schema) (pattern, desc string, anchored bool) {
-	if s == nil {
+func valuePattern(s oasNode) (pattern, desc string, anchored bool) {
+	if !s.ok() {
 		return "", "", false
 	}
-	if len(s.Enum) > 0 {
-		alts := make([]string, 0, len(s.Enum))
-		words := make([]string, 0, len(s.Enum))
-		for _, n := range s.Enum {
+	if enum := s.rawItems("enum"); len(enum) > 0 {
+		alts := make([]string, 0, len(enum))
+		words := make([]string, 0, len(enum))
+		for _, n := range enum {
 			v := jsvalue.String(nodeValue(n))
 			alts = append(alts, regexp.QuoteMeta(v))
 			words = append(words, v)
@@ -156,16 +153,16 @@ func valuePattern(s *base.Schema) (pattern, desc string, anchored bool) {
 	case "boolean":
 		return `true|false`, "must be true or false", true
 	case "string":
-		if s.Pattern != "" {
-			return s.Pattern, "must match " + s.Pattern, false
+		if p := s.str("pattern"); p != "" {
+			return p, "must match " + p, false
 		}
 	}
 	return "", "", false
 }
 
 // noteUnchecked notes the constraints of s that validation stubs do not check.
-func (o *openapiImport) noteUnchecked(where string, s *base.Schema, checked string) {
-	if s == nil {
+func (o *openapiImport) noteUnchecked(where string, s oasNode, checked string) {
+	if !s.ok() {
 		return
 	}
 	var kw []string
@@ -174,19 +171,19 @@ func (o *openapiImport) noteUnchecked(where string, s *base.Schema, checked stri
 			kw = append(kw, name)
 		}
 	}
-	add(s.Minimum != nil, "minimum")
-	add(s.Maximum != nil, "maximum")
-	add(s.ExclusiveMinimum != nil, "exclusiveMinimum")
-	add(s.ExclusiveMaximum != nil, "exclusiveMaximum")
-	add(s.MultipleOf != nil, "multipleOf")
-	add(s.MinLength != nil, "minLength")
-	add(s.MaxLength != nil, "maxLength")
-	add(s.Format != "" && schemaType(s) == "string", "format")
-	add(s.Pattern != "" && checked == "", "pattern")
+	add(s.number("minimum") != nil, "minimum")
+	add(s.number("maximum") != nil, "maximum")
+	add(s.has("exclusiveMinimum"), "exclusiveMinimum")
+	add(s.has("exclusiveMaximum"), "exclusiveMaximum")
+	add(s.number("multipleOf") != nil, "multipleOf")
+	add(s.number("minLength") != nil, "minLength")
+	add(s.number("maxLength") != nil, "maxLength")
+	add(s.str("format") != "" && schemaType(s) == "string", "format")
+	add(s.str("pattern") != "" && checked == "", "pattern")
 	t := schemaType(s)
-	add(t == "object" && s.Properties != nil && s.Properties.Len() > 0, "properties")
+	add(t == "object" && s.get("properties").size() > 0, "properties")
 	add(t == "array", "items")
-	add(len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) > 0, "allOf/oneOf/anyOf")
+	add(s.get("allOf").size()+s.get("oneOf").size()+s.get("anyOf").size() > 0, "allOf/oneOf/anyOf")
 	if len(kw) > 0 {
 		o.note(where, "not validated: %s", strings.Join(kw, ", "))
 	}
