@@ -18,6 +18,14 @@ func (a *API) parseOptions() config.ParseOptions {
 	return config.ParseOptions{AllowInjection: a.opts.AllowInjection}
 }
 
+// bodyOptions are parseOptions for a value parsed from the request's body, which nothing else
+// holds: its stubs are kept, not copied.
+func (a *API) bodyOptions() config.ParseOptions {
+	opts := a.parseOptions()
+	opts.Owned = true
+	return opts
+}
+
 func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
 	opts := a.printOptions(ctx)
 	opts.List = !(opts.Replayable || opts.RemoveProxies)
@@ -95,7 +103,7 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 	if aerr != nil {
 		return aerr
 	}
-	def, errs := config.ParseImposter(body, a.parseOptions())
+	def, errs := config.ParseImposter(body, a.bodyOptions())
 	if len(errs) > 0 {
 		return badRequest(errs...)
 	}
@@ -122,7 +130,7 @@ func (a *API) replaceImposters(ctx *fasthttp.RequestCtx) *apiError {
 	built := make([]*imposter.Imposter, 0, len(list))
 	var all []*config.Error
 	for _, v := range list {
-		def, errs := config.ParseImposter(v, a.parseOptions())
+		def, errs := config.ParseImposter(v, a.bodyOptions())
 		all = append(all, errs...)
 		if def == nil {
 			continue
@@ -234,7 +242,7 @@ func (a *API) deleteSavedRequests(ctx *fasthttp.RequestCtx, im *imposter.Imposte
 
 // checkStubs validates new stubs as Mountebank's dry run does, without changing anything.
 func (a *API) checkStubs(im *imposter.Imposter, values []any) ([]*config.Object, *apiError) {
-	opts := a.parseOptions()
+	opts := a.bodyOptions()
 	stubs := make([]*config.Object, 0, len(values))
 	var all []*config.Error
 	for _, v := range values {

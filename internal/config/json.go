@@ -47,6 +47,12 @@ type jsonParser struct {
 	// types): an imposter of 100,000 stubs otherwise keeps 100,000 copies of each.
 	strs  map[string]string
 	boxed map[string]Value
+	// nums shares the boxes of the numbers a document repeats (status codes, ports).
+	nums map[float64]Value
+	// members and items are the objects' and arrays' elements while they are read: each gets
+	// a slice of its exact size once complete, not what appending left (nor its garbage).
+	members []Member
+	items   []any
 }
 
 // Strings of up to internLen bytes are shared, the first maxInterned distinct ones of a document.
@@ -159,6 +165,8 @@ func (p *jsonParser) object(depth int) (Value, error) {
 	if p.open('}') {
 		return o, nil
 	}
+	mark := len(p.members)
+	defer func() { p.members = p.members[:mark] }()
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -178,37 +186,73 @@ func (p *jsonParser) object(depth int) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.Set(key, v)
+		p.set(mark, key, v)
 		done, err := p.next('}', "object")
 		if err != nil {
 			return nil, err
 		}
 		if done {
+			o.Members = append([]Member(nil), p.members[mark:]...)
+			clear(p.members[mark:])
 			return o, nil
 		}
 	}
 }
 
-func (p *jsonParser) array(depth int) (Value, error) {
-	a := []any{}
-	if p.open(']') {
-		return a, nil
+// set is Object.Set on the members of the object being read, from mark on: a later duplicate
+// key replaces the value but keeps the first position, as JSON.parse does.
+func (p *jsonParser) set(mark int, key string, v Value) {
+	for i := mark; i < len(p.members); i++ {
+		if p.members[i].Key == key {
+			p.members[i].Value = v
+			return
+		}
 	}
+	p.members = append(p.members, Member{Key: key, Value: v})
+}
+
+func (p *jsonParser) array(depth int) (Value, error) {
+	if p.open(']') {
+		return []any{}, nil
+	}
+	mark := len(p.items)
+	defer func() { p.items = p.items[:mark] }()
 	for {
 		p.skipSpace()
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		p.items = append(p.items, v)
 		done, err := p.next(']', "array")
 		if err != nil {
 			return nil, err
 		}
 		if done {
+			a := append([]any(nil), p.items[mark:]...)
+			clear(p.items[mark:])
 			return a, nil
 		}
 	}
+}
+
+// boxNumber returns f as a Value, boxed once for each number of a document, up to
+// maxInterned of them (but -0, which a map cannot tell from 0).
+func (p *jsonParser) boxNumber(f float64) Value {
+	if f == 0 && math.Signbit(f) {
+		return f
+	}
+	if v, ok := p.nums[f]; ok {
+		return v
+	}
+	var v Value = f
+	if p.nums == nil {
+		p.nums = make(map[float64]Value)
+	}
+	if len(p.nums) < maxInterned {
+		p.nums[f] = v
+	}
+	return v
 }
 
 // open steps over the opening bracket of an object or array and reports whether close ends it
@@ -282,7 +326,7 @@ func (p *jsonParser) number() (Value, error) {
 		}
 		return nil, p.errorf("invalid number")
 	}
-	return f, nil
+	return p.boxNumber(f), nil
 }
 
 func (p *jsonParser) str() (string, error) {

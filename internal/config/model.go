@@ -99,6 +99,11 @@ type ParseOptions struct {
 	AllowInjection bool
 	// Path prefixes every error path, e.g. "imposters[2]".
 	Path string
+	// Owned says the caller gives the value away (a request body it has just parsed): the
+	// stubs keep its objects, upcast in place, rather than copies. Copying 100,000 stubs
+	// doubled what building them allocated, and left the heap fragmented (the copies kept
+	// alive among the freed originals).
+	Owned bool
 }
 
 // ParseImposter validates one imposter creation request as Mountebank's imposters controller does
@@ -109,7 +114,8 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 		return nil, []*Error{{Code: CodeBadData, Message: "'protocol' is a required field", Path: opts.Path}}
 	}
 	// Every field is copied before anything changes it, but the stubs: ParseStub copies them one
-	// by one (tcp copies them first, below), so a large imposter is not copied twice.
+	// by one (tcp copies them first, below), so a large imposter is not copied twice; or, when
+	// the caller owns v, keeps them.
 	src := obj
 	obj = &Object{Members: make([]Member, len(src.Members))}
 	for i, m := range src.Members {
@@ -162,7 +168,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	}
 
 	if imp.Protocol == "tcp" {
-		if stubs, ok := obj.Get("stubs"); ok {
+		if stubs, ok := obj.Get("stubs"); ok && !opts.Owned {
 			obj.Set("stubs", Clone(stubs))
 		}
 		upcastTCPProxy(obj)
@@ -205,7 +211,10 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 	if !ok || obj == nil {
 		return nil, []*Error{{Code: CodeBadData, Message: "'responses' must be a non-empty array", Source: v, Path: path}}
 	}
-	stub := Clone(obj).(*Object)
+	stub := obj
+	if !opts.Owned {
+		stub = Clone(obj).(*Object)
+	}
 	var errs []*Error
 	if ev, ok := stub.Get("expect"); ok {
 		_, eerrs := ParseExpect(ev, JoinPath(path, "expect"))
