@@ -49,21 +49,21 @@ func (op opKind) raises() bool { return op == opContains || op == opStartsWith |
 
 // pred is one compiled predicate.
 type pred struct {
-	op opKind
 	// src is the predicate as configured: what the reference evaluates for a reference node.
 	src config.Value
-	// fast is set when eval.go evaluates the predicate itself (see fastShape); it may still
-	// defer one request to the reference.
-	fast bool
-	pp   *pipe
+	pp  *pipe
 	// exp is the expected object as the reference's normalize makes it, with the fields of
 	// operators that raise no error put cheapest first; nil when it is not an object.
 	exp *eobj
 	// canon is, for deepEquals, the stringification of each field of exp.
 	canon []string
+	sub   []*pred // not (one), or, and
+	op    opKind
+	// fast is set when eval.go evaluates the predicate itself (see fastShape); it may still
+	// defer one request to the reference.
+	fast bool
 	// exists is the predicate's exists parameter, truthy: any array satisfies a field then.
 	exists bool
-	sub    []*pred // not (one), or, and
 }
 
 // pipe is how a predicate transforms request strings (normalize in predicates.js): base64
@@ -133,7 +133,33 @@ type compiler struct {
 	err *Error     // the first compile-time error of the current stub
 	// scripted is set once any predicate is an inject.
 	scripted bool
+	// pipes and leaves share what the predicates of a set compile to alike, both immutable
+	// once made: the pipe of the same parameters without a selector, and the leaf of the same
+	// expected string (not a regular expression). An imposter of 100,000 stubs on method and
+	// path otherwise kept 100,000 copies of one pipe and of the method's leaf.
+	pipes  map[params]*pipe
+	leaves map[string]*eleaf
 }
+
+// pipe returns the pipe of p, shared by the predicates of the same parameters when they name
+// no selector (a selector's parameters are values, not comparable; its pipe is one's own).
+func (cc *compiler) pipe(p params) *pipe {
+	if p.jsonpath != nil || p.xpath != nil {
+		return newPipe(p, cc.ev.binary)
+	}
+	if pp, ok := cc.pipes[p]; ok {
+		return pp
+	}
+	pp := newPipe(p, cc.ev.binary)
+	if cc.pipes == nil {
+		cc.pipes = map[params]*pipe{}
+	}
+	cc.pipes[p] = pp
+	return pp
+}
+
+// maxSharedLeaves bounds the leaves a compiler shares: the values many stubs repeat come first.
+const maxSharedLeaves = 1024
 
 func (cc *compiler) fail(e *Error) {
 	if cc.err == nil {
@@ -210,9 +236,9 @@ func (cc *compiler) pred(v config.Value) *pred {
 			return r
 		}
 	}
-	p.pp = newPipe(params, cc.ev.binary)
+	p.pp = cc.pipe(params)
 	p.exists = params.exists
-	if exp, isObj := toE(expected, re).(*eobj); isObj {
+	if exp, isObj := cc.toE(expected, re).(*eobj); isObj {
 		p.exp = exp
 		if !p.op.raises() {
 			cheapFirst(p.exp)
@@ -357,6 +383,9 @@ func cheapFirst(o *eobj) {
 		}
 		return 3
 	}
+	if slices.IsSortedFunc(o.keys, func(a, b string) int { return rank(a) - rank(b) }) {
+		return // most are: nothing to allocate
+	}
 	idx := make([]int, len(o.keys))
 	for i := range idx {
 		idx[i] = i
@@ -482,14 +511,15 @@ func safeEval(x *xpath.Expr, doc *xmlquery.Node) (v any) {
 	return x.Evaluate(newNav(doc))
 }
 
-// toE converts a normalized expected value into the tree fast nodes compare with. re, when
-// set, compiles each scalar as a regular expression (matches).
-func toE(v any, re func(string) *jsRegexp) any {
+// toE converts a normalized expected value into the tree fast nodes compare with, sharing the
+// string leaves of cc's predicates (see compiler.leaves). re, when set, compiles each scalar as a
+// regular expression (matches).
+func (cc *compiler) toE(v any, re func(string) *jsRegexp) any {
 	switch t := v.(type) {
 	case []any:
 		a := &earr{elems: make([]any, len(t))}
 		for i, e := range t {
-			a.elems[i] = toE(e, re)
+			a.elems[i] = cc.toE(e, re)
 		}
 		return a
 	case *config.Object:
@@ -500,10 +530,30 @@ func toE(v any, re func(string) *jsRegexp) any {
 		o.vals = make([]any, len(o.keys))
 		for i, k := range o.keys {
 			e, _ := t.Get(k)
-			o.vals[i] = toE(e, re)
+			o.vals[i] = cc.toE(e, re)
 		}
 		return o
+	case string:
+		if re != nil {
+			break
+		}
+		if l, ok := cc.leaves[t]; ok {
+			return l
+		}
+		l := newLeaf(v, nil)
+		if cc.leaves == nil {
+			cc.leaves = map[string]*eleaf{}
+		}
+		if len(cc.leaves) < maxSharedLeaves {
+			cc.leaves[t] = l
+		}
+		return l
 	}
+	return newLeaf(v, re)
+}
+
+// newLeaf is the leaf of scalar v.
+func newLeaf(v any, re func(string) *jsRegexp) *eleaf {
 	l := &eleaf{v: v, s: jsString(v)}
 	if v == nil {
 		l.s = "null"
@@ -518,6 +568,11 @@ func toE(v any, re func(string) *jsRegexp) any {
 // numberFor returns the number whose JavaScript String is s, if any.
 func numberFor(s string) (float64, bool) {
 	if s == "" || len(s) > 32 {
+		return 0, false
+	}
+	// What String gives for a number starts with a digit, "-", "Infinity" or "NaN": anything
+	// else is not one, known without ParseFloat's error (which allocates).
+	if c := s[0]; (c < '0' || c > '9') && c != '-' && c != 'I' && c != 'N' {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
