@@ -3,6 +3,7 @@ package admin
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha512"
 	"crypto/subtle"
@@ -320,17 +321,32 @@ func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
 	buf := ctx.Response.SwapBody(nil)
 	out := config.AppendJSON(buf[:0], v, 2)
 	if cap(out) > largeBody {
-		ctx.Response.SetBodyRaw(out)
+		// With its length, so it goes as any answer does (Content-Length); once written, the
+		// memory of the change it answers goes back to the system (see ReleaseMemorySoon).
+		ctx.Response.SetBodyStream(&largeAnswer{Reader: bytes.NewReader(out), change: !ctx.IsGet()}, len(out))
 		return
 	}
 	ctx.Response.SwapBody(out)
 }
 
+// largeAnswer is the body of a large answer, which fasthttp closes once it is written.
+type largeAnswer struct {
+	*bytes.Reader
+	change bool // it answers a change (not a GET, which a client may poll)
+}
+
+func (l *largeAnswer) Close() error {
+	if l.change {
+		imposter.ReleaseMemorySoon()
+	}
+	return nil
+}
+
 // largeBody is the size from which the admin API lets go of a request's or an answer's body
-// once done with it. fasthttp keeps each connection's body buffers at the largest size they
-// reached, for as long as the client keeps the connection (then in a pool): creating 100,000
-// stubs with one POST kept its ~15 MB request and ~60 MB answer resident, as much again as the
-// stubs themselves.
+// once done with it (a large answer is sent from a stream of its own). fasthttp keeps each
+// connection's body buffers at the largest size they reached, for as long as the client keeps
+// the connection (then in a pool): creating 100,000 stubs with one POST kept its ~15 MB request
+// and ~60 MB answer resident, as much again as the stubs themselves.
 const largeBody = 1 << 20
 
 // dropLargeRequest lets go of a large request body, once the request is handled (see largeBody).

@@ -267,8 +267,8 @@ func TestLargeBodiesLetGo(t *testing.T) {
 	ctx.Request.SetRequestURI("http://localhost:2525/imposters")
 	ctx.Request.SetBodyString(doc.String())
 	a.Handler(&ctx)
-	if ctx.Response.StatusCode() != 201 || len(ctx.Response.Body()) <= largeBody {
-		t.Fatalf("status %d, %d bytes of answer: %.300s", ctx.Response.StatusCode(), len(ctx.Response.Body()), ctx.Response.Body())
+	if ctx.Response.StatusCode() != 201 || ctx.Response.Header.ContentLength() <= largeBody {
+		t.Fatalf("status %d, %d bytes of answer", ctx.Response.StatusCode(), ctx.Response.Header.ContentLength())
 	}
 	if n := cap(ctx.Request.Body()); n > largeBody {
 		t.Errorf("the request keeps a %d-byte body buffer", n)
