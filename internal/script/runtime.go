@@ -224,7 +224,7 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 		return strings.Join(parts, "&")
 	})
 
-	prelude, err := vm.RunProgram(e.prelude)
+	prelude, err := vm.RunProgram(e.preludeProgram())
 	if err != nil {
 		panic("BUG: script prelude: " + err.Error())
 	}
