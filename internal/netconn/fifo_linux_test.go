@@ -82,6 +82,53 @@ func TestContextEndsWhenThePeerCloses(t *testing.T) {
 	}
 }
 
+// NotifyDone tells a registered receiver, with the context that ended, when the peer closes;
+// one that StopNotifyDone removed is not told; after the end NotifyDone registers nothing.
+func TestContextNotifiesWhenThePeerCloses(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, c := pair(t, l, l.Addr().String())
+	ctx := s.(*FIFOConn).Context()
+	n, ok := ctx.(interface {
+		NotifyDone(r DoneReceiver) bool
+		StopNotifyDone(r DoneReceiver) bool
+	})
+	if !ok {
+		t.Fatal("a connection's context has no NotifyDone (the script package's doneNotifier relies on it)")
+	}
+	told := make(chan error, 2)
+	kept, stopped := &receiver{ctx: ctx, told: told}, &receiver{ctx: ctx, told: told, stopped: true}
+	if !n.NotifyDone(kept) || !n.NotifyDone(stopped) {
+		t.Fatal("NotifyDone = false before the peer closed")
+	}
+	if !n.StopNotifyDone(stopped) || n.StopNotifyDone(stopped) {
+		t.Fatal("StopNotifyDone: want true once, then false")
+	}
+	_ = c.Close()
+	if err := result(t, told, "ContextDone"); err != nil {
+		t.Fatal(err)
+	}
+	if n.NotifyDone(kept) {
+		t.Error("NotifyDone = true after the peer closed")
+	}
+}
+
+type receiver struct {
+	ctx     context.Context
+	told    chan error
+	stopped bool
+}
+
+func (r *receiver) ContextDone(ctx context.Context) {
+	switch {
+	case r.stopped:
+		r.told <- errors.New("a receiver StopNotifyDone removed was told")
+	case ctx != r.ctx:
+		r.told <- errors.New("ContextDone got another context")
+	default:
+		r.told <- nil
+	}
+}
+
 // Closing the connection here ends its context too.
 func TestContextEndsOnClose(t *testing.T) {
 	l := listen(t, "127.0.0.1:0")

@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	goruntime "runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -63,6 +64,49 @@ func TestMemoryLimit(t *testing.T) {
 		got, err := s.Response(context.Background(), `function (config) { return { body: 'after' }; }`, testRequest())
 		if err != nil || jsonOf(got) != `{"body":"after"}` {
 			t.Fatalf("the call after %s: %s %v", src, jsonOf(got), err)
+		}
+	}
+}
+
+// A stateless call that finds every pooled runtime busy makes another only when the busy ones
+// are as many as calls can run at once (GOMAXPROCS) and it has waited poolWait; before that it
+// waits for one to come back. (Each call that found all busy used to make one: 16 runtimes
+// where two were used, and every garbage collection marked them all.)
+func TestPoolGrowsOnlyAfterAWait(t *testing.T) {
+	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
+	defer func(w time.Duration) { poolWait = w }(poolWait)
+	slow := `function (config) { setTimeout(function () { config.callback({ body: 'slow' }); }, 300); }`
+	quick := `function (config) { return { body: 'quick' }; }`
+	for _, tc := range []struct {
+		wait time.Duration
+		made int
+	}{{time.Hour, 1}, {0, 2}} {
+		poolWait = tc.wait
+		e := newEngine(t, time.Minute)
+		s := e.NewScope(nil)
+		slowDone := make(chan error, 1)
+		go func() {
+			_, err := s.Response(context.Background(), slow, testRequest())
+			slowDone <- err
+		}()
+		for busy := false; !busy; { // until the slow call holds the only runtime
+			time.Sleep(time.Millisecond)
+			s.poolMu.Lock()
+			busy = s.made == 1 && !s.creating && len(s.idle) == 0
+			s.poolMu.Unlock()
+		}
+		got, err := s.Response(context.Background(), quick, testRequest())
+		if err != nil || jsonOf(got) != `{"body":"quick"}` {
+			t.Fatalf("poolWait %s: %s %v", tc.wait, jsonOf(got), err)
+		}
+		if err := <-slowDone; err != nil {
+			t.Fatal(err)
+		}
+		s.poolMu.Lock()
+		made := s.made
+		s.poolMu.Unlock()
+		if made != tc.made {
+			t.Errorf("poolWait %s: %d runtimes made, want %d", tc.wait, made, tc.made)
 		}
 	}
 }

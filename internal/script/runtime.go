@@ -60,10 +60,14 @@ type runtime struct {
 	// JSON.parse and JSON.stringify, for a state shared through a store (see shared.go).
 	jsonParse, jsonStringify goja.Callable
 
-	mem     *memWatch   // watches the memory of calls; nil = no limit
-	memMax  int64       // how much the heap may grow during a call
-	pooled  bool        // the runtime belongs to its Scope's pool (see stateless.go)
-	spoiled atomic.Bool // a call ran out of memory: the runtime is dropped after it
+	mem    *memWatch // watches the memory of calls; nil = no limit
+	memMax int64     // how much the heap may grow during a call
+	pooled bool      // the runtime belongs to its Scope's pool (see stateless.go)
+
+	// What cancelOn arranged for the running call, for cancelOff.
+	notifier   doneNotifier
+	cancelStop func() bool
+	spoiled    atomic.Bool // a call ran out of memory: the runtime is dropped after it
 }
 
 type recentFn struct {
@@ -303,6 +307,9 @@ type watch struct {
 	deadline time.Time // the running call's
 	limit    time.Duration
 	call     uint64 // counts the calls, so that a late cancellation spares the next one
+	// canceledBy is the context the running call is canceled by, where it tells the runtime
+	// itself (see cancelOn).
+	canceledBy context.Context
 }
 
 func (rt *runtime) watchFired() {
@@ -366,17 +373,65 @@ func (errCanceled) Error() string {
 	return "the request was canceled: its client closed the connection"
 }
 
-// cancelOn interrupts the call in progress (begun by begin) when ctx ends; the returned func
-// stops that, and must be called before end.
-func (rt *runtime) cancelOn(ctx context.Context) (stop func() bool) {
-	if ctx == nil || ctx.Done() == nil {
-		return func() bool { return false }
+// doneNotifier is a context that tells a receiver when it ends, without an allocation or a
+// goroutine per call (netconn's connection context; see netconn.NotifyDone).
+type doneNotifier interface {
+	NotifyDone(r interface{ ContextDone(context.Context) }) bool
+	StopNotifyDone(r interface{ ContextDone(context.Context) }) bool
+}
+
+// cancelOn interrupts the call in progress (begun by begin) when ctx ends, until cancelOff,
+// which must be called before end.
+func (rt *runtime) cancelOn(ctx context.Context) {
+	if ctx == nil {
+		return
 	}
 	w := &rt.watch
+	if n, ok := ctx.(doneNotifier); ok {
+		w.mu.Lock()
+		w.canceledBy = ctx
+		w.mu.Unlock()
+		rt.notifier = n
+		if !n.NotifyDone(rt) {
+			rt.notifier = nil
+			rt.ContextDone(ctx) // ended already
+		}
+		return
+	}
+	if ctx.Done() == nil {
+		return
+	}
 	w.mu.Lock()
 	call := w.call
 	w.mu.Unlock()
-	return context.AfterFunc(ctx, func() { rt.interruptCall(call, errCanceled{}) })
+	rt.cancelStop = context.AfterFunc(ctx, func() { rt.interruptCall(call, errCanceled{}) })
+}
+
+// cancelOff undoes cancelOn.
+func (rt *runtime) cancelOff() {
+	if rt.notifier != nil {
+		rt.notifier.StopNotifyDone(rt)
+		rt.notifier = nil
+	}
+	if rt.cancelStop != nil {
+		rt.cancelStop()
+		rt.cancelStop = nil
+	}
+	w := &rt.watch
+	w.mu.Lock()
+	w.canceledBy = nil
+	w.mu.Unlock()
+}
+
+// ContextDone interrupts the running call when ctx is the context it is canceled by (see
+// cancelOn): a late notice spares the next call, which has its own or none.
+func (rt *runtime) ContextDone(ctx context.Context) {
+	w := &rt.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.running && w.canceledBy == ctx {
+		rt.vm.Interrupt(errCanceled{})
+	}
 }
 
 // end disarms the time limit, clears a pending interrupt and drops the timers the call left.

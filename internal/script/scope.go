@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dop251/goja"
 
@@ -38,10 +41,12 @@ type Scope struct {
 
 	// The pool of runtimes for calls that cannot reach the state (see enter).
 	poolMu   sync.Mutex
-	poolFree *sync.Cond // signalled when a pooled runtime is returned
 	idle     []*runtime
-	made     int          // pooled runtimes in use or idle
-	poolLog  *slog.Logger // log, read under poolMu
+	waiting  []chan struct{} // calls waiting for a runtime, woken first come first served
+	made     int             // pooled runtimes in use or idle (or being made)
+	creating bool            // a pooled runtime is being made
+	madeAt   time.Time       // when the last one was made
+	poolLog  *slog.Logger    // log, read under poolMu
 
 	// With a shared state (see ShareState), under mu: the store, the token of the lock the
 	// running call holds ("" = none), the state as loaded, and whether the store failed last.
@@ -73,9 +78,7 @@ func (e *Engine) NewScope(log *slog.Logger) *Scope {
 	if log == nil {
 		log = e.logger
 	}
-	s := &Scope{e: e, log: log, poolLog: log}
-	s.poolFree = sync.NewCond(&s.poolMu)
-	return s
+	return &Scope{e: e, log: log, poolLog: log}
 }
 
 // SetLogger makes log receive the scripts' console and logger output from now on: an imposter
@@ -118,7 +121,8 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
 	rt := s.enter(source, kindResponse)
 	defer s.leave(rt)
-	defer rt.cancelOn(ctx)()
+	rt.cancelOn(ctx)
+	defer rt.cancelOff()
 	fail := func(err error) (*config.Object, error) {
 		return nil, injectionError(MsgResponse, responseSource(source), err)
 	}
@@ -177,7 +181,8 @@ func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request,
 func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
 	rt := s.enter(source, kindDecorate)
 	defer s.leave(rt)
-	defer rt.cancelOn(ctx)()
+	rt.cancelOn(ctx)
+	defer rt.cancelOff()
 	fail := func(err error) (*config.Object, error) {
 		return nil, injectionError(MsgDecorate, decorateSource(source), err)
 	}
@@ -258,11 +263,17 @@ func (s *Scope) leave(rt *runtime) {
 	if rt.pooled {
 		s.poolMu.Lock()
 		if spoiled {
-			s.made--
+			s.made-- // a waiter makes another when its wait is up
 		} else {
 			s.idle = append(s.idle, rt)
 		}
-		s.poolFree.Signal()
+		if len(s.waiting) > 0 {
+			// Woken, it takes an idle runtime unless a running call took it first (as
+			// sync.Mutex lets one barge in: a runtime handed to a waiter that must first be
+			// scheduled would stay unused meanwhile).
+			close(s.waiting[0])
+			s.waiting = s.waiting[1:]
+		}
 		s.poolMu.Unlock()
 	} else {
 		if s.token != "" {
@@ -299,25 +310,80 @@ type lastProgram struct {
 // maxPool bounds the runtimes a Scope runs stateless calls on at once; more wait.
 const maxPool = 16
 
-// pooled takes an idle runtime of the pool, or makes one, waiting while maxPool are busy.
+// poolWait is how long a stateless call waits for a busy pooled runtime before it makes another
+// (when fewer than maxPool are made). A runtime takes milliseconds to make and holds about
+// 250 KB of small objects that every garbage collection marks, while most calls take
+// microseconds: when each call that found every runtime busy made one, as it once did, bench/'s
+// inject scenario (50 connections, 2 cores) had 16 runtimes where 2 were ever used at once, and
+// lost a tenth of its speed to marking them. A call that runs longer (a loop, a wait for I/O or a
+// timer) still has the others run beside it, a few milliseconds later.
+var poolWait = 10 * time.Millisecond // a variable for tests
+
+// pooled takes an idle runtime of the pool. When none is idle, it makes one if fewer are made
+// than calls can run at once (GOMAXPROCS), and otherwise waits for one to come back, making
+// another (one at a time, at most maxPool) when it has waited poolWait.
 func (s *Scope) pooled() *runtime {
+	var deadline time.Time
 	s.poolMu.Lock()
-	defer s.poolMu.Unlock()
 	for {
 		if n := len(s.idle); n > 0 {
-			rt := s.idle[n-1]
+			rt := s.idle[n-1] // the one used last: its memory is the likeliest to be in cache
 			s.idle = s.idle[:n-1]
 			rt.log = s.poolLog
+			s.poolMu.Unlock()
 			return rt
 		}
-		if s.made < maxPool {
-			s.made++
-			rt := s.e.newRuntime(s.poolLog)
-			rt.pooled = true
-			return rt
+		if !s.creating && s.made < maxPool && (s.made < goruntime.GOMAXPROCS(0) || !deadline.IsZero() && !time.Now().Before(deadline)) {
+			return s.makePooled()
 		}
-		s.poolFree.Wait()
+		// The wait counts from when the last runtime was made: calls that queued up while
+		// it was made see first whether it serves them.
+		if deadline.IsZero() {
+			deadline = time.Now().Add(poolWait)
+		}
+		if from := s.madeAt.Add(poolWait); from.After(deadline) {
+			deadline = from
+		}
+		ch := make(chan struct{})
+		s.waiting = append(s.waiting, ch)
+		var t *time.Timer
+		var timeout <-chan time.Time
+		if !s.creating { // else makePooled wakes it
+			t = time.NewTimer(time.Until(deadline))
+			timeout = t.C
+		}
+		s.poolMu.Unlock()
+		select {
+		case <-ch:
+		case <-timeout:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		s.poolMu.Lock()
+		if i := slices.Index(s.waiting, ch); i >= 0 {
+			s.waiting = slices.Delete(s.waiting, i, i+1)
+		}
 	}
+}
+
+// makePooled makes a runtime for the pool; it is called with poolMu held, and unlocks it.
+func (s *Scope) makePooled() *runtime {
+	s.made++
+	s.creating = true
+	log := s.poolLog
+	s.poolMu.Unlock()
+	rt := s.e.newRuntime(log)
+	rt.pooled = true
+	s.poolMu.Lock()
+	s.creating = false
+	s.madeAt = time.Now()
+	for _, ch := range s.waiting { // their waits count from now
+		close(ch)
+	}
+	s.waiting = s.waiting[:0]
+	s.poolMu.Unlock()
+	return rt
 }
 
 func (s *Scope) runtime() *runtime {

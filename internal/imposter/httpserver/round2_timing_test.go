@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"net"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,6 +79,50 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 			for b.Loop() {
 				serveOnce(b, h, ctx)
 			}
+		})
+	}
+}
+
+// injectImposter is bench/'s inject scenario: one stub whose response is a JavaScript function.
+const injectImposter = `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"GET","path":"/inject"}}],` +
+	`"responses":[{"inject":"function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }"}]}]}`
+
+// BenchmarkInjectKeepAlive serves bench/'s inject scenario through a listening imposter (the
+// FIFO poller, the connection's context, the script call and its limits): over one keep-alive
+// connection, and over 50 at once as the bench's load generator sends it, where calls run
+// beside each other on the imposter's pool of runtimes.
+func BenchmarkInjectKeepAlive(b *testing.B) {
+	for _, conns := range []int{1, 50} {
+		b.Run("conns="+strconv.Itoa(conns), func(b *testing.B) {
+			im := startBench(b, injectImposter)
+			c := &fasthttp.HostClient{Addr: "127.0.0.1:" + strconv.Itoa(im.Port()), MaxConns: conns}
+			do := func(req *fasthttp.Request, resp *fasthttp.Response) {
+				if err := c.Do(req, resp); err != nil || resp.StatusCode() != 200 || string(resp.Body()) != `{"injected":"/inject"}` {
+					b.Fatalf("%v %d %q", err, resp.StatusCode(), resp.Body())
+				}
+			}
+			newReq := func() (*fasthttp.Request, *fasthttp.Response) {
+				req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+				req.SetRequestURI("http://" + c.Addr + "/inject")
+				return req, resp
+			}
+			req, resp := newReq()
+			do(req, resp) // connects and makes the imposter's runtime
+			b.ReportAllocs()
+			b.ResetTimer()
+			if conns == 1 {
+				for b.Loop() {
+					do(req, resp)
+				}
+				return
+			}
+			b.SetParallelism((conns + goruntime.GOMAXPROCS(0) - 1) / goruntime.GOMAXPROCS(0))
+			b.RunParallel(func(pb *testing.PB) {
+				req, resp := newReq()
+				for pb.Next() {
+					do(req, resp)
+				}
+			})
 		})
 	}
 }
