@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -25,11 +26,16 @@ func (e *SyntaxError) Error() string {
 // ParseJSON decodes data as JavaScript's JSON.parse does (a later duplicate key replaces the value
 // but keeps the first position), keeping object key order.
 func ParseJSON(data []byte) (Value, error) {
-	p := jsonParser{data: data}
+	sc := scratches.Get().(*scratch)
+	p := jsonParser{data: data, members: sc.members[:0], items: sc.items[:0]}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, err // the stacks may hold values: not reused
+	}
+	if cap(p.members) <= maxScratch && cap(p.items) <= maxScratch {
+		sc.members, sc.items = p.members[:0], p.items[:0] // each object and array cleared its part
+		scratches.Put(sc)
 	}
 	p.skipSpace()
 	if p.pos < len(p.data) {
@@ -40,6 +46,18 @@ func ParseJSON(data []byte) (Value, error) {
 
 const maxJSONDepth = 10000
 
+// scratch is the stacks a parser collects members and items on, reused from parse to parse
+// (a request's JSON body is parsed by the reference matcher: no allocation for them then).
+type scratch struct {
+	members []Member
+	items   []any
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxScratch bounds the stacks kept for the next parse.
+const maxScratch = 4096
+
 type jsonParser struct {
 	data []byte
 	pos  int
@@ -47,8 +65,10 @@ type jsonParser struct {
 	// types): an imposter of 100,000 stubs otherwise keeps 100,000 copies of each.
 	strs  map[string]string
 	boxed map[string]Value
-	// nums shares the boxes of the numbers a document repeats (status codes, ports).
-	nums map[float64]Value
+	// nums shares the boxes of the numbers a document repeats (status codes, ports), once it
+	// has more than a few (numbers) numbers.
+	nums    map[float64]Value
+	numbers int
 	// members and items are the objects' and arrays' elements while they are read: each gets
 	// a slice of its exact size once complete, not what appending left (nor its garbage).
 	members []Member
@@ -239,7 +259,7 @@ func (p *jsonParser) array(depth int) (Value, error) {
 // boxNumber returns f as a Value, boxed once for each number of a document, up to
 // maxInterned of them (but -0, which a map cannot tell from 0).
 func (p *jsonParser) boxNumber(f float64) Value {
-	if f == 0 && math.Signbit(f) {
+	if p.numbers++; p.numbers <= 8 || (f == 0 && math.Signbit(f)) {
 		return f
 	}
 	if v, ok := p.nums[f]; ok {
