@@ -54,16 +54,30 @@ type pred struct {
 	pp  *pipe
 	// exp is the expected object as the reference's normalize makes it, with the fields of
 	// operators that raise no error put cheapest first; nil when it is not an object.
-	exp *eobj
-	// canon is, for deepEquals, the stringification of each field of exp.
-	canon []string
-	sub   []*pred // not (one), or, and
-	op    opKind
+	exp  *eobj
+	more *predMore // what few predicates have; nil for the others
+	op   opKind
 	// fast is set when eval.go evaluates the predicate itself (see fastShape); it may still
 	// defer one request to the reference.
 	fast bool
 	// exists is the predicate's exists parameter, truthy: any array satisfies a field then.
 	exists bool
+}
+
+// predMore is what only some predicates have, kept apart so that a plain predicate is small
+// (48 B rather than 96: 100,000 stubs have as many).
+type predMore struct {
+	// canon is, for deepEquals, the stringification of each field of exp.
+	canon []string
+	sub   []*pred // not (one), or, and
+}
+
+// subs returns the predicates not, or and and combine.
+func (p *pred) subs() []*pred {
+	if p.more == nil {
+		return nil
+	}
+	return p.more.sub
 }
 
 // pipe is how a predicate transforms request strings (normalize in predicates.js): base64
@@ -139,6 +153,46 @@ type compiler struct {
 	// path otherwise kept 100,000 copies of one pipe and of the method's leaf.
 	pipes  map[params]*pipe
 	leaves map[string]*eleaf
+	// keyLists shares the key lists of expected objects (never changed once made: cheapFirst
+	// orders a copy), by the keys joined with NULs.
+	keyLists map[string][]string
+	keyBuf   []byte
+}
+
+// keys returns jsKeys(o), the same slice for the same keys in the same order.
+func (cc *compiler) keys(o *config.Object) []string {
+	b := cc.keyBuf[:0]
+	for _, m := range o.Members {
+		if _, isIndex := jsvalue.ArrayIndex(m.Key); isIndex {
+			return jsKeys(o) // which puts them first
+		}
+		b = append(append(b, m.Key...), 0)
+	}
+	cc.keyBuf = b
+	if ks, ok := cc.keyLists[string(b)]; ok && sameKeys(ks, o) {
+		return ks
+	}
+	keys := jsKeys(o)
+	if cc.keyLists == nil {
+		cc.keyLists = map[string][]string{}
+	}
+	if len(cc.keyLists) < maxSharedLeaves {
+		cc.keyLists[string(b)] = keys
+	}
+	return keys
+}
+
+// sameKeys reports whether keys are o's keys in order (a key with a NUL could join alike).
+func sameKeys(keys []string, o *config.Object) bool {
+	if len(keys) != len(o.Members) {
+		return false
+	}
+	for i, m := range o.Members {
+		if keys[i] != m.Key {
+			return false
+		}
+	}
+	return true
 }
 
 // pipe returns the pipe of p, shared by the predicates of the same parameters when they name
@@ -184,7 +238,7 @@ func (cc *compiler) pred(v config.Value) *pred {
 	case opNone:
 		return p
 	case opNot:
-		p.sub = []*pred{cc.pred(prop(o, "not"))}
+		p.more = &predMore{sub: []*pred{cc.pred(prop(o, "not"))}}
 		return p
 	case opOr, opAnd:
 		list, isArray := prop(o, opNames[p.op]).([]any)
@@ -192,9 +246,11 @@ func (cc *compiler) pred(v config.Value) *pred {
 			p.op = opNone // predicate.or.some is not a function: the reference raises it
 			return p
 		}
+		more := &predMore{}
 		for _, s := range list {
-			p.sub = append(p.sub, cc.pred(s))
+			more.sub = append(more.sub, cc.pred(s))
 		}
+		p.more = more
 		return p
 	case opInject:
 		cc.scripted = true
@@ -244,9 +300,11 @@ func (cc *compiler) pred(v config.Value) *pred {
 			cheapFirst(p.exp)
 		}
 		if p.op == opDeepEquals {
+			more := &predMore{}
 			for _, k := range p.exp.keys {
-				p.canon = append(p.canon, string(appendCanon(nil, prop(expected, k))))
+				more.canon = append(more.canon, string(appendCanon(nil, prop(expected, k))))
 			}
+			p.more = more
 		}
 		p.fast = p.fastShape()
 	}
@@ -270,7 +328,7 @@ func kvField(k string) bool { return k == "query" || k == "headers" || k == "for
 //   - an object of scalars for query, headers and form,
 //   - an object of scalars, objects and arrays of them for the body (no selector), or for deepEquals
 //     any object or array,
-//     which it compares by its stringification (pred.canon),
+//     which it compares by its stringification (predMore.canon),
 //
 // where except allows scalars only, deepEquals compares strings only (forceStrings made them),
 // contains, startsWith and
@@ -526,7 +584,7 @@ func (cc *compiler) toE(v any, re func(string) *jsRegexp) any {
 		if t == nil {
 			break
 		}
-		o := &eobj{keys: jsKeys(t)}
+		o := &eobj{keys: cc.keys(t)}
 		o.vals = make([]any, len(o.keys))
 		for i, k := range o.keys {
 			e, _ := t.Get(k)

@@ -92,10 +92,10 @@ func (c *evalCtx) eval(p *pred) (bool, error) {
 	}
 	switch p.op {
 	case opNot:
-		ok, err := c.eval(p.sub[0])
+		ok, err := c.eval(p.more.sub[0])
 		return !ok && err == nil, err
 	case opOr:
-		for _, s := range p.sub {
+		for _, s := range p.subs() {
 			ok, err := c.eval(s)
 			if err != nil || ok {
 				return ok, err
@@ -103,7 +103,7 @@ func (c *evalCtx) eval(p *pred) (bool, error) {
 		}
 		return false, nil
 	case opAnd:
-		for _, s := range p.sub {
+		for _, s := range p.subs() {
 			ok, err := c.eval(s)
 			if err != nil || !ok {
 				return false, err
@@ -152,11 +152,11 @@ func (c *evalCtx) fast(p *pred) verdict {
 		case *eleaf:
 			v = c.leafField(k, e)
 		case *earr:
-			v = c.bodyCanonEquals(p.canon[i]) // deepEquals of the body (fastShape)
+			v = c.bodyCanonEquals(p.more.canon[i]) // deepEquals of the body (fastShape)
 		case *eobj:
 			switch {
 			case k == fieldNames[fBody] && p.op == opDeepEquals:
-				v = c.bodyCanonEquals(p.canon[i])
+				v = c.bodyCanonEquals(p.more.canon[i])
 			case k == fieldNames[fBody]:
 				v = c.bodyFields(e)
 			case p.op == opDeepEquals:

@@ -15,7 +15,7 @@ func TestScenarioPredicatesAreFast(t *testing.T) {
 	var fast func(p *pred) bool
 	fast = func(p *pred) bool {
 		if p.op == opNot || p.op == opOr || p.op == opAnd {
-			for _, s := range p.sub {
+			for _, s := range p.subs() {
 				if !fast(s) {
 					return false
 				}
