@@ -87,7 +87,7 @@ func (im *Imposter) stubVerdicts(n int, predicates bool) []verdict.Stub {
 	for i, s := range stubs[:n] {
 		vs := verdict.Stub{Index: i, Hits: counted.hits(s)}
 		if predicates {
-			preds := s.predicates
+			preds := s.predicates()
 			if preds == nil {
 				preds = []any{}
 			}

@@ -76,11 +76,9 @@ type stub struct {
 	id uint64 // see newID
 	// def is the stub as configured (upcast), without matches: it is only echoed back (GET,
 	// save, --debug), never read by key on the request path.
-	def *config.Object
-	// predicates is def's predicates ([]any, or nil), as match compiles them.
-	predicates config.Value
-	responses  []response // repeat-expanded
-	next       atomic.Uint64
+	def       *config.Object
+	responses []response // repeat-expanded
+	next      atomic.Uint64
 	// hits counts the requests the stub answered, always (GET /verify, expect).
 	hits atomic.Uint64
 	// written is the hits a shared store has (under the imposter's countMu).
@@ -94,6 +92,9 @@ type stub struct {
 
 	scen *stubScenario // nil when the stub names no scenario state
 }
+
+// predicates returns def's predicates ([]any, or nil), as match compiles them.
+func (s *stub) predicates() config.Value { return get(s.def, "predicates") }
 
 func (s *stub) nextResponse() response {
 	i := s.next.Add(1) - 1
@@ -193,7 +194,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, reco
 	st = t.stubs[idx]
 	st.hits.Add(1)
 	if debugLog {
-		preds := st.predicates
+		preds := st.predicates()
 		if preds == nil {
 			preds = &config.Object{}
 		}
@@ -258,6 +259,7 @@ type Imposter struct {
 	metrics           *metrics.Imposter // nil when metrics are off
 	js                *script.Scope     // the imposter's script state; nil without a script engine
 	tcpDefault        tcpData           // tcp only: the data of defaultResponse
+	headerLists       headerLists       // the header lines its responses share
 }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
@@ -352,7 +354,7 @@ func ReleaseMemorySoon() {
 }
 
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
-	s := &stub{def: def, id: newID(), predicates: get(def, "predicates"), scen: im.stubScenarioOf(def)}
+	s := &stub{def: def, id: newID(), scen: im.stubScenarioOf(def)}
 	expect, errs := config.ParseExpect(get(def, "expect"), "expect")
 	if len(errs) > 0 {
 		return nil, errs[0]
@@ -411,7 +413,7 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 func (im *Imposter) compile(stubs []*stub) (*table, error) {
 	ordered := make([]config.Value, len(stubs))
 	for i, s := range stubs {
-		ordered[i] = s.predicates
+		ordered[i] = s.predicates()
 	}
 	opts := match.Options{Binary: im.encoding == "base64", TCP: im.def.Protocol == "tcp"}
 	if im.js != nil {

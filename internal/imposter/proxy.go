@@ -119,7 +119,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 	if always {
 		want := stableJSON(preds)
 		for i := index + 1; i < len(old); i++ {
-			have := old[i].predicates
+			have := old[i].predicates()
 			if have == nil {
 				have = []any{}
 			}
@@ -135,7 +135,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			def := &config.Object{Members: append([]config.Member(nil), o.def.Members...)}
 			list, _ := get(o.def, "responses").([]any)
 			def.Set("responses", append(list, resp))
-			ns := &stub{def: def, predicates: o.predicates, responses: o.responses, expect: o.expect, scen: o.scen}
+			ns := &stub{def: def, responses: o.responses, expect: o.expect, scen: o.scen}
 			if err := im.addResponse(ns, resp); err != nil {
 				im.log.Error("cannot record proxy response", "err", err)
 				return

@@ -3,7 +3,9 @@ package imposter
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
@@ -17,6 +19,41 @@ type header struct {
 	// set: the first line of this exact name, without CR or LF, so it may skip the checks of
 	// fasthttp's Add (see httpserver's write).
 	set bool
+}
+
+// headerLists shares the header lines of an imposter's responses that send the same headers
+// (most stubs of a large imposter send one Content-Type): compiled lines are never changed.
+type headerLists struct {
+	mu    sync.Mutex
+	lists map[string][]header // by the lines joined with NULs
+	buf   []byte
+}
+
+// maxHeaderLists bounds the header lists an imposter shares.
+const maxHeaderLists = 256
+
+// share returns the shared lines equal to hs, or hs.
+func (c *headerLists) share(hs []header) []header {
+	if len(hs) == 0 {
+		return hs
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.buf[:0]
+	for _, h := range hs {
+		b = append(append(append(append(b, h.name...), 0), h.value...), 0)
+	}
+	c.buf = b
+	if l, ok := c.lists[string(b)]; ok && slices.Equal(l, hs) {
+		return l
+	}
+	if c.lists == nil {
+		c.lists = map[string][]header{}
+	}
+	if len(c.lists) < maxHeaderLists {
+		c.lists[string(b)] = hs
+	}
+	return hs
 }
 
 // markSettable sets header.set on the lines it applies to.
@@ -160,7 +197,9 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 		}
 		out = &proxyResponse{http: p}
 	default:
-		out = newIsResponse(r, im.defaults)
+		is := newIsResponse(r, im.defaults)
+		is.http.headers = im.headerLists.share(is.http.headers)
+		out = is
 	}
 	b := out.base()
 	b.config = r
