@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,17 +158,12 @@ func FuzzTCPSplitter(f *testing.F) {
 	})
 }
 
-// countingObserver counts observations.
-type countingObserver struct{ n atomic.Int64 }
-
-func (o *countingObserver) Observe(float64) { o.n.Add(1) }
-
 // writeSpy is a connection that notes, at its first write, how many response-generation
 // times had been observed.
 type writeSpy struct {
 	net.Conn
-	obs         *countingObserver
-	seenAtWrite int64
+	obs         *metrics.Histogram
+	seenAtWrite uint64
 	wrote       bytes.Buffer
 	writes      int
 }
@@ -180,7 +174,7 @@ func (w *writeSpy) RemoteAddr() net.Addr {
 func (w *writeSpy) SetWriteDeadline(time.Time) error { return nil }
 func (w *writeSpy) Write(b []byte) (int, error) {
 	if w.writes == 0 {
-		w.seenAtWrite = w.obs.n.Load()
+		w.seenAtWrite = w.obs.Count()
 	}
 	w.writes++
 	return w.wrote.Write(b)
@@ -216,8 +210,7 @@ func TestTCPResponseTimeExcludesWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { im.Stop(context.Background()) })
-			obs := &countingObserver{}
-			im.Metrics().RespDuration = obs
+			obs := im.Metrics().RespDuration
 			spy := &writeSpy{obs: obs}
 			keep := newServer(im).respond(spy, []byte("ping"))
 			if keep != tc.keep {
@@ -229,8 +222,8 @@ func TestTCPResponseTimeExcludesWrite(t *testing.T) {
 			if spy.writes == 0 {
 				t.Fatal("nothing written")
 			}
-			if spy.seenAtWrite != 1 || obs.n.Load() != 1 {
-				t.Fatalf("observations at the write: %d (after: %d), want 1 (timed before writing)", spy.seenAtWrite, obs.n.Load())
+			if spy.seenAtWrite != 1 || obs.Count() != 1 {
+				t.Fatalf("observations at the write: %d (after: %d), want 1 (timed before writing)", spy.seenAtWrite, obs.Count())
 			}
 		})
 	}
