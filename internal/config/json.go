@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/jsvalue"
 )
@@ -371,13 +372,29 @@ func (p *jsonParser) str() (string, error) {
 		}
 		p.pos++
 	}
-	buf := append([]byte(nil), p.data[start:p.pos]...)
+	// Sized for the rest up to the closing quote as it decodes at most (an escape decodes to
+	// one byte, a \u escape to at most three): one allocation, which the string then is.
+	end, shrink := p.pos, 0
+	for end < len(p.data) && p.data[end] != '"' {
+		if p.data[end] == '\\' {
+			if end+1 < len(p.data) && p.data[end+1] == 'u' {
+				shrink += 3
+			} else {
+				shrink++
+			}
+			end += 2
+			continue
+		}
+		end++
+	}
+	buf := make([]byte, p.pos-start, max(min(end, len(p.data))-start-shrink, p.pos-start))
+	copy(buf, p.data[start:p.pos])
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			return jsvalue.DecodeUTF8(string(buf)), nil
+			return jsvalue.DecodeUTF8(unsafe.String(unsafe.SliceData(buf), len(buf))), nil // buf is not written again
 		case c < 0x20:
 			return "", p.errorf("control character in string")
 		case c != '\\':
