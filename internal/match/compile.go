@@ -155,8 +155,9 @@ type compiler struct {
 	leaves map[string]*eleaf
 	// keyLists shares the key lists of expected objects (never changed once made: cheapFirst
 	// orders a copy), by the keys joined with NULs.
-	keyLists map[string][]string
-	keyBuf   []byte
+	keyLists   map[string][]string
+	keyBuf     []byte
+	keyScratch []string
 }
 
 // keys returns jsKeys(o), the same slice for the same keys in the same order.
@@ -173,6 +174,26 @@ func (cc *compiler) keys(o *config.Object) []string {
 		return ks
 	}
 	keys := jsKeys(o)
+	if cc.keyLists == nil {
+		cc.keyLists = map[string][]string{}
+	}
+	if len(cc.keyLists) < maxSharedLeaves {
+		cc.keyLists[string(b)] = keys
+	}
+	return keys
+}
+
+// shareKeys returns the shared list equal to keys, or keys.
+func (cc *compiler) shareKeys(keys []string) []string {
+	b := cc.keyBuf[:0]
+	for _, k := range keys {
+		b = append(append(b, k...), 0)
+	}
+	cc.keyBuf = b
+	if ks, ok := cc.keyLists[string(b)]; ok && slices.Equal(ks, keys) {
+		return ks
+	}
+	keys = slices.Clip(slices.Clone(keys)) // keys may be a scratch list
 	if cc.keyLists == nil {
 		cc.keyLists = map[string][]string{}
 	}
@@ -212,6 +233,66 @@ func (cc *compiler) pipe(p params) *pipe {
 	return pp
 }
 
+// plainExpected is cc.toE(normalize(v, p)) for an expected object of strings under keys that
+// are no array indexes, through a pipe that at most lowercases them (no except, not binary),
+// made without the normalized object (100,000 of them were garbage); nil for any other v.
+func (cc *compiler) plainExpected(v any, p params) *eobj {
+	o := asObject(v)
+	if o == nil || p.hasExcept || cc.ev.binary {
+		return nil
+	}
+	for _, m := range o.Members {
+		if _, isString := m.Value.(string); !isString {
+			return nil
+		}
+		if _, isIndex := jsvalue.ArrayIndex(m.Key); isIndex {
+			return nil
+		}
+	}
+	keys := cc.keyScratch[:0]
+	vals := make([]any, 0, len(o.Members))
+	for _, m := range o.Members {
+		k, s := m.Key, m.Value.(string)
+		if p.keyLower {
+			k = jsvalue.ToLower(k)
+		}
+		var l *eleaf
+		if low := s; p.valLower {
+			if low = jsvalue.ToLower(s); low != s {
+				l = cc.leaf(low, nil)
+			}
+		}
+		if l == nil {
+			l = cc.leaf(s, m.Value) // the configured value, boxed already
+		}
+		if i := slices.Index(keys, k); i >= 0 {
+			vals[i] = l // a key lowercased onto an earlier one replaces its value in place
+			continue
+		}
+		keys, vals = append(keys, k), append(vals, l)
+	}
+	cc.keyScratch = keys
+	return &eobj{keys: cc.shareKeys(keys), vals: vals}
+}
+
+// leaf is toE of string s, shared by value; boxed is s as a value when the caller has it.
+func (cc *compiler) leaf(s string, boxed any) *eleaf {
+	if l, ok := cc.leaves[s]; ok {
+		return l
+	}
+	if boxed == nil {
+		boxed = s
+	}
+	l := newLeaf(boxed, nil)
+	if cc.leaves == nil {
+		cc.leaves = map[string]*eleaf{}
+	}
+	if len(cc.leaves) < maxSharedLeaves {
+		cc.leaves[s] = l
+	}
+	return l
+}
+
 // maxSharedLeaves bounds the leaves a compiler shares: the values many stubs repeat come first.
 const maxSharedLeaves = 1024
 
@@ -228,8 +309,8 @@ func (cc *compiler) pred(v config.Value) *pred {
 	if o == nil {
 		return p
 	}
-	for _, k := range jsKeys(o) {
-		if i := slices.Index(opNames[:], k); i >= 0 {
+	for _, m := range o.Members { // jsKeys's order but for array indexes, which name no operator
+		if i := slices.Index(opNames[:], m.Key); i >= 0 {
 			p.op = opKind(i)
 			break
 		}
@@ -260,6 +341,16 @@ func (cc *compiler) pred(v config.Value) *pred {
 	if params.hasExcept {
 		if _, err := compileJSRegex(params.except, params.exceptIC); err != nil {
 			cc.fail(regexError(params.except, err))
+			return p
+		}
+	}
+	if p.op == opEquals {
+		if exp := cc.plainExpected(prop(o, "equals"), params); exp != nil {
+			p.pp = cc.pipe(params)
+			p.exists = params.exists
+			p.exp = exp
+			cheapFirst(p.exp)
+			p.fast = p.fastShape()
 			return p
 		}
 	}
@@ -592,20 +683,9 @@ func (cc *compiler) toE(v any, re func(string) *jsRegexp) any {
 		}
 		return o
 	case string:
-		if re != nil {
-			break
+		if re == nil {
+			return cc.leaf(t, v)
 		}
-		if l, ok := cc.leaves[t]; ok {
-			return l
-		}
-		l := newLeaf(v, nil)
-		if cc.leaves == nil {
-			cc.leaves = map[string]*eleaf{}
-		}
-		if len(cc.leaves) < maxSharedLeaves {
-			cc.leaves[t] = l
-		}
-		return l
 	}
 	return newLeaf(v, re)
 }

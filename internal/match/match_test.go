@@ -757,3 +757,55 @@ func TestKVRawOneAgreesWithReference(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainExpectedIsNormalized: the expected object an equals predicate of strings compiles
+// to without normalizing it (plainExpected) is what the reference's normalize and toE make of
+// it: keys and values lowercased or not, a key lowercased onto an earlier one replacing its
+// value in place, non-ASCII included.
+func TestPlainExpectedIsNormalized(t *testing.T) {
+	exps := []string{
+		`{"method":"GET","path":"/Scale/1"}`,
+		`{"Path":"/a","path":"/B","METHOD":"post"}`,
+		`{"path":"/ÄÖ/ß","Method":"Get"}`,
+		`{"data":"X","requestFrom":"1.2.3.4:5"}`,
+		`{}`,
+	}
+	opts := []string{`{}`, `{"caseSensitive":true}`, `{"keyCaseSensitive":false,"caseSensitive":true}`, `{"caseSensitive":true,"keyCaseSensitive":true}`}
+	show := func(e any) string {
+		o, ok := e.(*eobj)
+		if !ok {
+			return fmt.Sprintf("%T", e)
+		}
+		var b strings.Builder
+		for i, k := range o.keys {
+			l := o.vals[i].(*eleaf)
+			fmt.Fprintf(&b, "%q=%q/%v/%v;", k, l.s, l.v, l.isNum)
+		}
+		return b.String()
+	}
+	for _, e := range exps {
+		for _, o := range opts {
+			pv, err := config.ParseJSON([]byte(o))
+			if err != nil {
+				t.Fatal(err)
+			}
+			predObj := pv.(*config.Object)
+			ev, _ := config.ParseJSON([]byte(e))
+			predObj.Set("equals", ev)
+			params := paramsOf(predObj, "equals")
+			cc := &compiler{ev: &evaluator{}}
+			got := cc.plainExpected(ev, params)
+			if got == nil {
+				t.Fatalf("%s %s: not plain", e, o)
+			}
+			norm, err := cc.ev.normalize(ev, params, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := (&compiler{ev: &evaluator{}}).toE(norm, nil)
+			if show(got) != show(want) {
+				t.Errorf("%s %s: plainExpected %s, normalize %s", e, o, show(got), show(want))
+			}
+		}
+	}
+}

@@ -599,6 +599,7 @@ func (ev *evaluator) normalize(v any, p params, withSelectors bool) (any, error)
 		}
 	}
 	return transformJS(v, p.keyLower, func(s string) (any, error) {
+		in := s
 		if ev.binary {
 			s = decodeBase64(s)
 		}
@@ -607,11 +608,18 @@ func (ev *evaluator) normalize(v any, p params, withSelectors bool) (any, error)
 		}
 		s, err := exceptJS(s, p)
 		if err != nil || sel == nil {
+			if err == nil && s == in {
+				return unchanged{}, nil
+			}
 			return s, err
 		}
 		return sel(s)
 	}, true)
 }
+
+// unchanged is what transformJS's str returns for a string it leaves as it is: the value is
+// then kept, not boxed again (an expected path kept a second copy of its box per stub).
+type unchanged struct{}
 
 // exceptJS is exceptTransform: text.replace(new RegExp(except, flags), "").
 func exceptJS(s string, p params) (string, error) {
@@ -772,7 +780,11 @@ func lowerJS(v any, name string) (any, error) {
 func transformJS(v any, keyLower bool, str func(string) (any, error), sortArrays bool) (any, error) {
 	switch t := v.(type) {
 	case string:
-		return str(t)
+		x, err := str(t)
+		if _, same := x.(unchanged); same {
+			return v, err
+		}
+		return x, err
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
