@@ -17,15 +17,59 @@ import (
 // stub is always a candidate. Candidates are merged in stub order, so the
 // first match is exactly Mountebank's.
 type index struct {
-	pathCS, pathCI     map[string][]int32
-	methodCS, methodCI map[string][]int32
-	groups             []*fieldGroup
-	regexes            []*regexGroup
-	always             []int32
-	all                bool // nothing indexed: scan every stub
+	pathCS, pathCI     litMap
+	methodCS, methodCI litMap
+	// ids and multi are the stub lists of the literal maps: a literal one stub requires lists
+	// ids[i:i+1], one more require multi[k] (see litMap).
+	ids     []int32
+	multi   [][]int32
+	groups  []*fieldGroup
+	regexes []*regexGroup
+	always  []int32
+	all     bool // nothing indexed: scan every stub
 	// settled[i] is set when the path bucket stub i is filed under says all its predicates
 	// ask of the path, and what is left is at most a method to compare (see settledBy).
-	settled []settledStub
+	settled []settled
+	methods []string // the methods settled stubs compare, each once
+}
+
+// settled is a settledStub as the index keeps it: 8 B a stub (not 24), its method in
+// index.methods.
+type settled struct {
+	method        uint32
+	ok, hasMethod bool
+	ci            bool
+}
+
+// litMap files stubs by a literal: i >= 0 is the one stub i, -k-1 the stubs multi[k] (most
+// literals of a large imposter are one stub's: 100,000 paths took a list each).
+type litMap map[string]int32
+
+// add files stub i (the highest so far) under key.
+func (x *index) add(m litMap, key string, i int32) {
+	v, ok := m[key]
+	switch {
+	case !ok:
+		m[key] = i
+	case v >= 0:
+		x.multi = append(x.multi, []int32{v, i})
+		m[key] = -int32(len(x.multi))
+	default:
+		x.multi[-v-1] = append(x.multi[-v-1], i)
+	}
+}
+
+// list returns the stubs filed under key in m.
+func (x *index) list(m litMap, key string) []int32 {
+	v, ok := m[key]
+	switch {
+	case !ok:
+		return nil
+	case v >= 0:
+		return x.ids[v : v+1 : v+1]
+	default:
+		return x.multi[-v-1]
+	}
 }
 
 // settledStub is a stub with one predicate, equals or deepEquals with a non-empty literal
@@ -81,18 +125,19 @@ func settledBy(ps []*pred) settledStub {
 
 // decide reports whether settled stub st matches a request with this method, given that the
 // stub is a candidate.
-func (st *settledStub) decide(method string, buf []byte) bool {
+func (x *index) decide(st *settled, method string, buf []byte) bool {
 	if !st.hasMethod {
 		return true
 	}
+	want := x.methods[st.method]
 	if !st.ci {
-		return method == st.method
+		return method == want
 	}
 	b, str := lowerKey(method, buf)
 	if b != nil {
-		return string(b) == st.method
+		return string(b) == want
 	}
-	return str == st.method
+	return str == want
 }
 
 // fieldGroup indexes stubs whose first predicate is equals with a literal value on one key of
@@ -300,7 +345,7 @@ func indexable(ps []*pred) (literal, bool) {
 }
 
 // literalMap returns the map of x that indexes l.
-func (x *index) literalMap(l literal) map[string][]int32 {
+func (x *index) literalMap(l literal) litMap {
 	switch {
 	case l.field == fPath && l.ci:
 		return x.pathCI
@@ -328,8 +373,7 @@ func groupKey(pp *pipe, f fieldLit) string {
 // to look up.
 func buildIndex(stubs [][]*pred) index {
 	x := index{
-		pathCS: map[string][]int32{}, pathCI: map[string][]int32{},
-		methodCS: map[string][]int32{}, methodCI: map[string][]int32{},
+		pathCS: litMap{}, pathCI: litMap{}, methodCS: litMap{}, methodCI: litMap{},
 	}
 	type options struct {
 		lit    literal
@@ -356,6 +400,7 @@ func buildIndex(stubs [][]*pred) index {
 		}
 	}
 	n := 0
+	methodIDs := map[string]uint32{} // index of x.methods
 	groups := map[string]*fieldGroup{}
 	regexes := map[bool]*regexGroup{} // by fold
 	for i, ps := range stubs {
@@ -404,13 +449,27 @@ func buildIndex(stubs [][]*pred) index {
 			g.byVal[f.value] = append(g.byVal[f.value], int32(i))
 			g.all = append(g.all, int32(i))
 		case o.litOK:
-			m := x.literalMap(o.lit)
-			m[o.lit.value] = append(m[o.lit.value], int32(i))
+			if x.ids == nil {
+				x.ids = make([]int32, len(stubs))
+				for j := range x.ids {
+					x.ids[j] = int32(j)
+				}
+			}
+			x.add(x.literalMap(o.lit), o.lit.value, int32(i))
 			if st := settledBy(ps); st.ok && o.lit.field == fPath {
 				if x.settled == nil {
-					x.settled = make([]settledStub, len(stubs))
+					x.settled = make([]settled, len(stubs))
 				}
-				x.settled[i] = st
+				x.settled[i] = settled{ok: true, hasMethod: st.hasMethod, ci: st.ci}
+				if st.hasMethod {
+					k, known := methodIDs[st.method]
+					if !known {
+						k = uint32(len(x.methods))
+						methodIDs[st.method] = k
+						x.methods = append(x.methods, st.method)
+					}
+					x.settled[i].method = k
+				}
 			}
 		default:
 			x.always = append(x.always, int32(i))
@@ -445,15 +504,15 @@ func lowerKey(s string, buf []byte) ([]byte, string) {
 	return b, ""
 }
 
-func lookupLower(m map[string][]int32, s string, buf []byte) []int32 {
+func (x *index) lookupLower(m litMap, s string, buf []byte) []int32 {
 	if len(m) == 0 {
 		return nil
 	}
 	b, str := lowerKey(s, buf)
 	if b != nil {
-		return m[string(b)]
+		return x.list(m, unsafe.String(unsafe.SliceData(b), len(b))) // only looked up
 	}
-	return m[str]
+	return x.list(m, str)
 }
 
 func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
@@ -468,10 +527,10 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 	}
 	var fixed [12][]int32
 	lists := append(fixed[:0],
-		x.pathCS[path],
-		lookupLower(x.pathCI, path, buf[:]),
-		x.methodCS[method],
-		lookupLower(x.methodCI, method, buf[:]),
+		x.list(x.pathCS, path),
+		x.lookupLower(x.pathCI, path, buf[:]),
+		x.list(x.methodCS, method),
+		x.lookupLower(x.methodCI, method, buf[:]),
 		x.always)
 	for _, g := range x.groups {
 		lists = g.candidates(c, lists, buf[:])
@@ -510,7 +569,7 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 		if x.settled != nil && x.settled[i].ok {
 			// Only its path bucket lists a settled stub, and only the request's bucket is
 			// looked up: the path is equal.
-			if x.settled[i].decide(method, buf[:]) {
+			if x.decide(&x.settled[i], method, buf[:]) {
 				return int(i), nil
 			}
 			continue
