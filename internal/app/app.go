@@ -285,6 +285,9 @@ func New(opts Options) (*App, error) {
 			a.log.Warn("config: " + w)
 		}
 	}
+	// Built: the documents loaded are not kept (the imposters keep what they echo; 100,000
+	// stubs from a file were held twice).
+	a.opts.Config = nil
 	return a, nil
 }
 
@@ -336,7 +339,8 @@ func buildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 				checkFailed = true
 			}
 		}
-		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Path: src.Path})
+		// The documents are the loader's, read once: the stubs keep their values (not copies).
+		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Path: src.Path, Owned: true})
 		for _, e := range errs {
 			problems = append(problems, src.Locate(e.Path, ForConsole(e.Message)))
 		}
