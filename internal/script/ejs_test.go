@@ -60,6 +60,24 @@ func TestRenderEJSErrors(t *testing.T) {
 	}
 }
 
+// TestRenderEJSWithoutTags checks the shortcut for a file without a tag: it renders to its own
+// text, as the runtime renders it, and invalid UTF-8 still takes the runtime's way.
+func TestRenderEJSWithoutTags(t *testing.T) {
+	dir := t.TempDir()
+	for i, body := range []string{"", `{"imposters": [{"port": 4545, "protocol": "http"}]}`, "a %> b < % c\r\n",
+		"\u2028 \u00e9 \U0001F600 \\ \" ' ` ${x}", "\xff\xfe not UTF-8"} {
+		p := filepath.Join(dir, "t"+string(rune('0'+i))+".json")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := RenderEJS(p)
+		want, werr := renderTemplate(p)
+		if err != nil || werr != nil || got != want {
+			t.Errorf("%q: RenderEJS %q (%v), the runtime renders %q (%v)", body, got, err, want, werr)
+		}
+	}
+}
+
 func FuzzRenderEJS(f *testing.F) {
 	for _, s := range []string{`{"a": "<%= 1 + 1 %>"}`, "<% for (var i=0;i<3;i++) { -%>x<% } %>", "<%% <%# c %> <%- 'raw' _%>  ", "<%", "%>", "<%= %>"} {
 		f.Add(s)
@@ -73,6 +91,12 @@ func FuzzRenderEJS(f *testing.F) {
 		if err := os.WriteFile(p, []byte(tmpl), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _ = RenderEJS(p) // must not panic
+		got, err := RenderEJS(p) // must not panic
+		if !strings.Contains(tmpl, "<%") {
+			// Without a tag, the shortcut and the runtime agree.
+			if want, werr := renderTemplate(p); got != want || (err == nil) != (werr == nil) {
+				t.Fatalf("%q: RenderEJS %q (%v), the runtime renders %q (%v)", tmpl, got, err, want, werr)
+			}
+		}
 	})
 }
