@@ -12,33 +12,39 @@ import (
 // the binary's whole function table and every itab (touching the type descriptor of each
 // concrete type): a module costs resident memory at every `mockd serve` even when the command
 // that needs it never runs. libopenapi, linked for `mockd import openapi` alone, cost 2.5 MiB of
-// it (and 9 MB of binary), more than the margin below Rift's, and the Prometheus client library
-// (with protobuf) 2.2 MiB (issue 26). So a new module is not wrong, but measure it before adding
-// it here: the start-up VmRSS and RssFile of `mockd start` with and without it (README,
-// "Start-up memory", says how).
+// it (and 9 MB of binary), more than the margin below Rift's (issue 26). So a new module is not
+// wrong, but measure it before adding it here: the start-up VmRSS and RssFile of `mockd start`
+// with and without it (README, "Start-up memory", says how).
 var linkedModules = map[string]string{
-	"github.com/antchfx/xmlquery":       "xpath predicates and behaviors",
-	"github.com/antchfx/xpath":          "xpath predicates and behaviors",
-	"github.com/cespare/xxhash/v2":      "go-redis",
-	"github.com/dlclark/regexp2/v2":     "JavaScript-compatible regular expressions",
-	"github.com/dop251/goja":            "inject, decorate, shell transforms",
-	"github.com/go-sourcemap/sourcemap": "goja",
-	"github.com/goccy/go-json":          "JSON bodies",
-	"github.com/golang/groupcache":      "goja",
-	"github.com/google/pprof":           "goja (its profiler; the package init compiles 20 regexes: 150 KB of heap)",
-	"github.com/klauspost/compress":     "fasthttp (gzip, zstd)",
-	"github.com/molecule-man/go-brrr":   "fasthttp (brotli)",
-	"github.com/ohler55/ojg":            "jsonpath predicates and behaviors",
-	"github.com/redis/go-redis/v9":      "--store (1.4 MiB at start, measured: a candidate for a smaller client)",
-	"github.com/spf13/cobra":            "the command line",
-	"github.com/spf13/pflag":            "the command line",
-	"github.com/valyala/bytebufferpool": "fasthttp",
-	"github.com/valyala/fasthttp":       "the http(s) imposters and the admin API",
-	"go.uber.org/atomic":                "go-redis",
-	"go.yaml.in/yaml/v3":                "YAML configs, the OpenAPI import",
-	"golang.org/x/net":                  "fasthttp, idna",
-	"golang.org/x/sys":                  "fasthttp, rlimits",
-	"golang.org/x/text":                 "charsets of bodies",
+	"github.com/antchfx/xmlquery":         "xpath predicates and behaviors",
+	"github.com/antchfx/xpath":            "xpath predicates and behaviors",
+	"github.com/beorn7/perks":             "prometheus",
+	"github.com/cespare/xxhash/v2":        "prometheus",
+	"github.com/dlclark/regexp2/v2":       "JavaScript-compatible regular expressions",
+	"github.com/dop251/goja":              "inject, decorate, shell transforms",
+	"github.com/go-sourcemap/sourcemap":   "goja",
+	"github.com/goccy/go-json":            "JSON bodies",
+	"github.com/golang/groupcache":        "goja",
+	"github.com/google/pprof":             "goja (its profiler; the package init compiles 20 regexes: 150 KB of heap)",
+	"github.com/klauspost/compress":       "fasthttp (gzip, zstd)",
+	"github.com/molecule-man/go-brrr":     "fasthttp (brotli)",
+	"github.com/munnerz/goautoneg":        "prometheus",
+	"github.com/ohler55/ojg":              "jsonpath predicates and behaviors",
+	"github.com/prometheus/client_golang": "GET /metrics",
+	"github.com/prometheus/client_model":  "GET /metrics",
+	"github.com/prometheus/common":        "GET /metrics",
+	"github.com/prometheus/procfs":        "GET /metrics (process metrics)",
+	"github.com/redis/go-redis/v9":        "--store (1.4 MiB at start, measured: a candidate for a smaller client)",
+	"github.com/spf13/cobra":              "the command line",
+	"github.com/spf13/pflag":              "the command line",
+	"github.com/valyala/bytebufferpool":   "fasthttp",
+	"github.com/valyala/fasthttp":         "the http(s) imposters and the admin API",
+	"go.uber.org/atomic":                  "go-redis",
+	"go.yaml.in/yaml/v3":                  "YAML configs, the OpenAPI import",
+	"golang.org/x/net":                    "fasthttp, idna",
+	"golang.org/x/sys":                    "fasthttp, rlimits",
+	"golang.org/x/text":                   "charsets of bodies",
+	"google.golang.org/protobuf":          "prometheus",
 }
 
 // TestLinkedModules fails when a module not in linkedModules is linked into mockd (see there
