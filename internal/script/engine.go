@@ -88,6 +88,16 @@ func (p *program) stateless(source string, kind callKind) bool {
 	return p.free.stateless(kind)
 }
 
+// needsNode reports whether a call of kind to p's function may use what installNode adds.
+func (p *program) needsNode(source string, kind callKind) bool {
+	p.freeOnce.Do(func() {
+		if p.err == nil {
+			p.free = analyse(source)
+		}
+	})
+	return p.free.needsNode(kind)
+}
+
 // nativeFn returns the native form of p's source, a decorate function, or nil when it has
 // none. It compiles it on first use.
 func (p *program) nativeFn(source string) *nativeFn {

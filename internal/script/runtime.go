@@ -63,6 +63,8 @@ type runtime struct {
 	mem    *memWatch // watches the memory of calls; nil = no limit
 	memMax int64     // how much the heap may grow during a call
 	pooled bool      // the runtime belongs to its Scope's pool (see stateless.go)
+	// nodeArgs is set until installNode has run (see needNode).
+	nodeArgs *nodeArgs
 
 	// What cancelOn arranged for the running call, for cancelOff.
 	notifier   doneNotifier
@@ -237,8 +239,26 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	if err != nil {
 		panic("BUG: script prelude: " + err.Error())
 	}
-	rt.installNode(g, native, modules)
+	rt.nodeArgs = &nodeArgs{g, native, modules}
 	return rt
+}
+
+// nodeArgs is what installNode needs, kept until a call needs it (see needNode).
+type nodeArgs struct {
+	g, native *goja.Object
+	modules   goja.Value
+}
+
+// needNode installs node's additions (installNode) in rt before a call that may use them. They
+// are about 180 KB of small objects (Buffer's methods, events, timers, util.inspect) in each
+// runtime, which every garbage collection marks: most scripts use none of them (bench/'s inject
+// scenario spent 6% of its instructions marking them), so a runtime gets them only when the first
+// function that may is called on it (see program.needsNode).
+func (rt *runtime) needNode() {
+	if a := rt.nodeArgs; a != nil {
+		rt.nodeArgs = nil
+		rt.installNode(a.g, a.native, a.modules)
+	}
 }
 
 func mustFunc(v goja.Value) goja.Callable {

@@ -242,7 +242,8 @@ func (rt *runtime) call(fn goja.Callable, a0, a1, a2 goja.Value, more ...goja.Va
 // the pool, beside other such calls. leave must be called when the call ends.
 func (s *Scope) enter(source string, kind callKind) *runtime {
 	var rt *runtime
-	if s.program(source).stateless(source, kind) {
+	p := s.program(source)
+	if p.stateless(source, kind) {
 		rt = s.pooled()
 	} else {
 		s.mu.Lock()
@@ -250,6 +251,9 @@ func (s *Scope) enter(source string, kind callKind) *runtime {
 		if s.shared != nil && hasState(kind) {
 			s.loadShared(rt) // before the call's time starts: it may wait for another node
 		}
+	}
+	if rt.nodeArgs != nil && p.needsNode(source, kind) {
+		rt.needNode()
 	}
 	rt.begin(s.e.timeout)
 	return rt

@@ -2,6 +2,7 @@ package script
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
@@ -36,11 +37,34 @@ var stateArg = [...]int{
 	kindGenerator:    -1,
 }
 
+// loggerArg is the argument of each kind that is the logger, whose methods format with
+// util.inspect (installNode); -1: none is, 0: every call needs node (requestData may be a Buffer).
+var loggerArg = [...]int{
+	kindPredicate:    1,
+	kindResponse:     2,
+	kindDecorate:     2,
+	kindWait:         -1,
+	kindEndOfRequest: 0,
+	kindGenerator:    -1,
+}
+
 // freeInfo is what the analysis of a function's source found.
 type freeInfo struct {
 	analysed bool
 	params   int  // declared parameters
 	touches  bool // the body may reach state, whatever the parameters
+	node     bool // the function may use what installNode adds, whatever the parameters
+}
+
+// needsNode reports whether a call of this kind to the function may use what installNode adds
+// (see runtime.needNode): it names one of nodeNames, reaches the global object or a property by
+// a computed name, or declares the parameter the logger is passed as.
+func (f freeInfo) needsNode(kind callKind) bool {
+	if !f.analysed || f.node {
+		return true
+	}
+	n := loggerArg[kind]
+	return n >= 0 && f.params > n
 }
 
 // stateless reports whether a call of this kind to the function cannot reach the imposter's
@@ -81,7 +105,7 @@ func analyse(source string) freeInfo {
 	default:
 		return freeInfo{}
 	}
-	info := freeInfo{analysed: true}
+	info := freeInfo{analysed: true, node: mentionsNode(stmt.Expression)}
 	if params == nil {
 		return info
 	}
@@ -195,4 +219,89 @@ func visit(n any, cfg string, found *bool, walk func(reflect.Value)) bool {
 		return true
 	}
 	return false
+}
+
+// nodeNames are names through which a function may use what installNode adds: the globals and
+// properties it adds or changes (TestNodeNames checks them against a runtime before and after,
+// with isNodeName's read and write prefixes for Buffer's methods) and the ways to the global
+// object or to anything else. (Read from a runtime here, they would keep node's compiled
+// prelude alive in every process, which is what needNode saves.)
+var nodeNames = func() map[string]bool {
+	names := map[string]bool{}
+	for _, n := range []string{
+		// what installNode adds or changes
+		"alloc", "allocUnsafe", "allocUnsafeSlow", "compare", "concat", "copy", "debug", "dir",
+		"equals", "error", "fill", "from", "includes", "indexOf", "info", "inspect", "lastIndexOf",
+		"log", "poolSize", "setImmediate", "setInterval", "setTimeout", "toLocaleString", "trace", "warn",
+		// and the names that lead there
+		"require", "Buffer", "logger", "console", "process", "util", "format",
+		"clearTimeout", "clearInterval", "clearImmediate",
+		"Object", "getPrototypeOf", "getOwnPropertyNames", "getOwnPropertyDescriptor", "getOwnPropertyDescriptors",
+	} {
+		names[n] = true
+	}
+	for n := range stateNames {
+		switch n {
+		case "state", "imposterState", "injectState":
+		default:
+			names[n] = true // the ways to the global object or anything else
+		}
+	}
+	return names
+}()
+
+// isNodeName reports whether a function that names n may use what installNode adds.
+func isNodeName(n string) bool {
+	return nodeNames[n] || strings.HasPrefix(n, "read") || strings.HasPrefix(n, "write")
+}
+
+// mentionsNode walks a function's AST and reports whether it may use what installNode adds:
+// it names one of nodeNames (as an identifier, a property or a string), uses this, with or a
+// member by a computed name other than a number.
+func mentionsNode(node any) bool {
+	found := false
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		if found || !v.IsValid() {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			if v.CanAddr() {
+				switch t := v.Addr().Interface().(type) {
+				case *ast.Identifier:
+					found = isNodeName(string(t.Name))
+					return
+				case *ast.StringLiteral:
+					found = isNodeName(string(t.Value))
+					return
+				case *ast.ThisExpression, *ast.SuperExpression, *ast.WithStatement:
+					found = true
+					return
+				case *ast.BracketExpression:
+					switch t.Member.(type) {
+					case *ast.StringLiteral, *ast.NumberLiteral:
+					default:
+						found = true
+						return
+					}
+				}
+			}
+			for i := 0; i < v.NumField(); i++ {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(node))
+	return found
 }

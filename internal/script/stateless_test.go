@@ -1,6 +1,12 @@
 package script
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/dop251/goja"
+)
 
 func TestStateless(t *testing.T) {
 	for _, tc := range []struct {
@@ -60,5 +66,137 @@ func FuzzStateless(f *testing.F) {
 		if !info.analysed && info.stateless(kindWait) {
 			t.Fatalf("%q: stateless without being read", src)
 		}
+		if !info.analysed && !info.needsNode(kindWait) {
+			t.Fatalf("%q: needs no node without being read", src)
+		}
 	})
+}
+
+// A function gets node's additions (installNode) in its runtime unless it cannot use them.
+func TestNeedsNode(t *testing.T) {
+	for _, tc := range []struct {
+		kind callKind
+		src  string
+		want bool
+	}{
+		// bench/'s inject scenario
+		{kindResponse, `function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`, false},
+		{kindResponse, `function (config) { return { body: config.request.headers['X-Id'] + config.request.query.q[0] }; }`, false},
+		{kindResponse, `function (config, state) { state.n = (state.n || 0) + 1; return { body: String(state.n) }; }`, false},
+		{kindResponse, `function (config, state, logger) { return {}; }`, true},
+		{kindResponse, `function (config) { config.logger.info('x'); }`, true},
+		{kindResponse, `function (config) { var l = config['logger']; }`, true},
+		{kindResponse, `function (config) { return { body: Buffer.from('x').toString('base64') }; }`, true},
+		{kindResponse, `function (config) { var b = require('buffer'); }`, true},
+		{kindResponse, `function (config) { setTimeout(function () { config.callback({}); }, 1); }`, true},
+		{kindResponse, `function (config) { console.log({ a: 1 }); }`, true},
+		{kindResponse, `function (config) { return { body: process.env.HOME }; }`, true},
+		{kindResponse, `function (config) { return config.request[config.request.path]; }`, true},
+		{kindResponse, `function (config) { return this; }`, true},
+		{kindResponse, `function (config) { return globalThis.x; }`, true},
+		{kindResponse, `function (config) { return x.readUInt8(0); }`, true},
+		{kindResponse, `function (...args) { return {}; }`, true},
+		{kindResponse, `not a function`, true},
+		{kindPredicate, `function (config) { return config.request.path === '/x'; }`, false},
+		{kindPredicate, `function (config, logger) { return true; }`, true},
+		{kindDecorate, `function (config, response) { response.body = 'x'; }`, false},
+		{kindDecorate, `function (config, response, logger) { response.body = 'x'; }`, true},
+		{kindWait, `function () { return 100; }`, false},
+		{kindEndOfRequest, `function (requestData) { return requestData.length > 4; }`, true},
+	} {
+		if got := analyse(tc.src).needsNode(tc.kind); got != tc.want {
+			t.Errorf("kind %d %s: needsNode %v, want %v", tc.kind, tc.src, got, tc.want)
+		}
+	}
+}
+
+// A runtime that ran only functions that need no node gets it for the first one that does, and
+// keeps the state the others left.
+func TestNodeInstalledWhenNeeded(t *testing.T) {
+	e := newEngine(t, 10*time.Second)
+	s := e.NewScope(nil)
+	count := `function (config, state) { state.n = (state.n || 0) + 1; return { body: String(state.n) }; }`
+	if got, err := s.Response(context.Background(), count, testRequest()); err != nil || jsonOf(got) != `{"body":"1"}` {
+		t.Fatalf("%s %v", jsonOf(got), err)
+	}
+	if s.rt == nil || s.rt.nodeArgs == nil {
+		t.Fatal("a function that needs no node had it installed")
+	}
+	withNode := `function (config, state) { state.n += 1; return { body: Buffer.from(String(state.n)).readUInt8(0) + ' ' + require('util').inspect({ a: [1] }) }; }`
+	if got, err := s.Response(context.Background(), withNode, testRequest()); err != nil || jsonOf(got) != `{"body":"50 { a: [ 1 ] }"}` {
+		t.Fatalf("%s %v", jsonOf(got), err)
+	}
+	if s.rt.nodeArgs != nil {
+		t.Error("node is not marked installed")
+	}
+}
+
+// nodeNames (with isNodeName) holds every name of a property installNode adds or changes on
+// the global object or on an object it held before.
+func TestNodeNames(t *testing.T) {
+	for n := range addedByNode() {
+		if !isNodeName(n) {
+			t.Errorf("installNode adds or changes %q: add it to nodeNames", n)
+		}
+	}
+}
+
+// addedByNode returns the names of the properties installNode adds or changes on the global
+// object and on the objects the global object held before (constructors, their prototypes,
+// console, process). What it adds elsewhere (the module table) only require reaches.
+func addedByNode() map[string]bool {
+	e := New(Options{})
+	rt := e.newRuntime(e.logger)
+	g := rt.nodeArgs.g
+	objects := map[string]*goja.Object{"": g}
+	for _, k := range g.GetOwnPropertyNames() {
+		if o, ok := g.Get(k).(*goja.Object); ok {
+			objects[k] = o
+			if p, ok := o.Get("prototype").(*goja.Object); ok {
+				objects[k+".prototype"] = p
+			}
+		}
+	}
+	props := func() map[string]map[string]goja.Value {
+		out := map[string]map[string]goja.Value{}
+		for name, o := range objects {
+			vals := map[string]goja.Value{}
+			for _, k := range o.GetOwnPropertyNames() {
+				vals[k] = ownValue(o, k)
+			}
+			out[name] = vals
+		}
+		return out
+	}
+	before := props()
+	rt.needNode()
+	after := props()
+	names := map[string]bool{}
+	for obj, vals := range after {
+		for k, v := range vals {
+			if old, ok := before[obj][k]; !ok || !sameValue(old, v) {
+				names[k] = true
+			}
+		}
+	}
+	rt.discard()
+	return names
+}
+
+// ownValue is o[k], or nil when reading it throws (a prototype's accessor).
+func ownValue(o *goja.Object, k string) (v goja.Value) {
+	defer func() {
+		if recover() != nil {
+			v = nil
+		}
+	}()
+	return o.Get(k)
+}
+
+// sameValue reports whether a and b are the same value (objects: the same object).
+func sameValue(a, b goja.Value) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.SameAs(b)
 }
