@@ -145,10 +145,12 @@ func isObject(r response) *config.Object {
 type wire struct {
 	is *config.Object // the `is` object it was compiled from (for --debug matches); never changed
 
-	status    int
-	statusErr error // an invalid statusCode fails the request as Mountebank does
-	headers   []header
-	body      []byte
+	headers []header
+	body    []byte
+	// statusErr, when set, says why the statusCode is invalid: the request fails as Mountebank's
+	// does (a message, not an error, to keep an `is` response 112 B rather than 128).
+	statusErr *string
+	status    int32
 	// hasConnection and hasContentLength say whether the configured headers name them.
 	hasConnection    bool
 	hasContentLength bool
@@ -263,7 +265,12 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	if !jsvalue.Truthy(status) {
 		status = def.statusCode
 	}
-	out.status, out.statusErr = statusCode(status)
+	code, err := statusCode(status)
+	out.status, out.statusErr = int32(code), nil
+	if err != nil {
+		msg := err.Error()
+		out.statusErr = &msg
+	}
 
 	hv := get(is, "headers")
 	if base != nil && sameValue(hv, get(base.is, "headers")) {

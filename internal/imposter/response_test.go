@@ -47,7 +47,7 @@ func TestCompileResponse(t *testing.T) {
 			def = mustJSON(t, tt.def)
 		}
 		r := &newIsResponse(mustJSON(t, tt.resp), defaultsOf(def)).http
-		if r.statusErr != nil || r.status != tt.status || string(r.body) != tt.body || len(r.headers) != len(tt.headers) {
+		if r.statusErr != nil || int(r.status) != tt.status || string(r.body) != tt.body || len(r.headers) != len(tt.headers) {
 			t.Errorf("%s: got status %d (%v) body %q headers %v, want %d %q %v", tt.name, r.status, r.statusErr, r.body, r.headers, tt.status, tt.body, tt.headers)
 			continue
 		}

@@ -2,6 +2,7 @@ package imposter
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"time"
@@ -90,7 +91,12 @@ func (a Answer) Fault() string {
 // The http answer, once static or built (not Dynamic):
 
 // Status is the status code, or the error an invalid configured one fails with.
-func (a Answer) Status() (int, error) { return a.out.status, a.out.statusErr }
+func (a Answer) Status() (int, error) {
+	if a.out.statusErr != nil {
+		return 0, errors.New(*a.out.statusErr)
+	}
+	return int(a.out.status), nil
+}
 
 // NumHeaders is the number of header lines.
 func (a Answer) NumHeaders() int { return len(a.out.headers) }

@@ -35,7 +35,7 @@ func TestTemplatedResponses(t *testing.T) {
 		if perr != nil {
 			t.Fatal(perr)
 		}
-		if out.status != c.status || string(out.body) != c.want {
+		if int(out.status) != c.status || string(out.body) != c.want {
 			t.Errorf("%s: got %d %q, want %d %q", c.path, out.status, out.body, c.status, c.want)
 		}
 		if c.header != "" && (len(out.headers) != 1 || out.headers[0].value != c.header) {
