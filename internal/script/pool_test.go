@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"errors"
 	goruntime "runtime"
 	"strings"
 	"sync/atomic"
@@ -75,8 +76,13 @@ func TestMemoryLimit(t *testing.T) {
 func TestPoolGrowsOnlyAfterAWait(t *testing.T) {
 	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
 	defer func(w time.Duration) { poolWait = w }(poolWait)
-	slow := `function (config) { setTimeout(function () { config.callback({ body: 'slow' }); }, 300); }`
+	loop := `function (config) { while (true) {} }`
 	quick := `function (config) { return { body: 'quick' }; }`
+	poolState := func(s *Scope) (made, idle, waiting int, creating bool) {
+		s.poolMu.Lock()
+		defer s.poolMu.Unlock()
+		return s.made, len(s.idle), len(s.waiting), s.creating
+	}
 	for _, tc := range []struct {
 		wait time.Duration
 		made int
@@ -84,28 +90,46 @@ func TestPoolGrowsOnlyAfterAWait(t *testing.T) {
 		poolWait = tc.wait
 		e := newEngine(t, time.Minute)
 		s := e.NewScope(nil)
-		slowDone := make(chan error, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		loopDone := make(chan error, 1)
 		go func() {
-			_, err := s.Response(context.Background(), slow, testRequest())
-			slowDone <- err
+			_, err := s.Response(ctx, loop, testRequest())
+			loopDone <- err
 		}()
-		for busy := false; !busy; { // until the slow call holds the only runtime
+		for { // until the loop holds the only runtime
+			if made, idle, _, creating := poolState(s); made == 1 && idle == 0 && !creating {
+				break
+			}
 			time.Sleep(time.Millisecond)
-			s.poolMu.Lock()
-			busy = s.made == 1 && !s.creating && len(s.idle) == 0
-			s.poolMu.Unlock()
 		}
-		got, err := s.Response(context.Background(), quick, testRequest())
-		if err != nil || jsonOf(got) != `{"body":"quick"}` {
-			t.Fatalf("poolWait %s: %s %v", tc.wait, jsonOf(got), err)
+		quickDone := make(chan error, 1)
+		go func() {
+			got, err := s.Response(context.Background(), quick, testRequest())
+			if err == nil && jsonOf(got) != `{"body":"quick"}` {
+				err = errors.New(jsonOf(got))
+			}
+			quickDone <- err
+		}()
+		if tc.wait > 0 { // the quick call waits for the loop's runtime: end the loop
+			for {
+				if _, _, waiting, _ := poolState(s); waiting == 1 {
+					break
+				}
+				select {
+				case err := <-quickDone:
+					made, _, _, _ := poolState(s)
+					t.Fatalf("poolWait %s: the quick call did not wait for the busy runtime (%v; %d made)", tc.wait, err, made)
+				case <-time.After(time.Millisecond):
+				}
+			}
+			cancel()
 		}
-		if err := <-slowDone; err != nil {
-			t.Fatal(err)
+		if err := <-quickDone; err != nil {
+			t.Fatalf("poolWait %s: the quick call: %v", tc.wait, err)
 		}
-		s.poolMu.Lock()
-		made := s.made
-		s.poolMu.Unlock()
-		if made != tc.made {
+		cancel()
+		<-loopDone
+		if made, _, _, _ := poolState(s); made != tc.made {
 			t.Errorf("poolWait %s: %d runtimes made, want %d", tc.wait, made, tc.made)
 		}
 	}
