@@ -9,12 +9,14 @@ import "unicode/utf8"
 // reads as text (http bodies, query strings, tcp data, smtp messages, JSON strings) goes
 // through it, so the same bytes give the same text everywhere.
 func DecodeUTF8[T ~string | ~[]byte](b T) string {
-	i := 0
-	for i < len(b) && b[i] < utf8.RuneSelf {
-		i++
-	}
-	if i == len(b) || validUTF8(b[i:]) {
+	// The standard library's check reads eight ASCII bytes at a time; a byte at a time, this
+	// was most of the time a 1 MiB request body took.
+	if validUTF8(b) {
 		return string(b)
+	}
+	i := 0
+	for b[i] < utf8.RuneSelf { // b is invalid, so it holds a byte past ASCII
+		i++
 	}
 	out := make([]byte, 0, len(b)+8)
 	out = append(out, b[:i]...)
