@@ -12,6 +12,8 @@ import (
 	"net"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/valyala/fasthttp"
@@ -35,22 +37,41 @@ type server struct {
 	srv *fasthttp.Server
 	tls *tls.Config // https
 	il  *netconn.IdleListener
+	// live is what fasthttp's handler reaches the server through, nil once it has shut down:
+	// fasthttp's worker pool keeps a goroutine with the fasthttp.Server for up to 10 s after
+	// Serve returns (it sleeps before it looks at its stop channel), and through the handler
+	// it kept the whole imposter, so creating and deleting imposters in a loop (a client's
+	// suite, bench's admin pairs) held thousands of deleted imposters at once.
+	live *atomic.Pointer[server]
 }
 
 func newServer(im *imposter.Imposter, conf *tls.Config) *server {
 	maxBody := im.MaxBody()
-	h := &server{im: im, tls: conf}
+	h := &server{im: im, tls: conf, live: new(atomic.Pointer[server])}
+	h.live.Store(h)
+	live := h.live
 	h.srv = &fasthttp.Server{
-		ErrorHandler:                  ErrorHandler(maxBody),
-		Handler:                       netconn.TrackRequests(h.handle),
+		ErrorHandler: ErrorHandler(maxBody),
+		Handler: netconn.TrackRequests(func(ctx *fasthttp.RequestCtx) {
+			if s := live.Load(); s != nil {
+				s.handle(ctx)
+				return
+			}
+			ctx.SetConnectionClose() // not reached: connections are closed before it is shut down
+			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+		}),
 		NoDefaultServerHeader:         true,
 		NoDefaultContentType:          true,
 		DisableHeaderNamesNormalizing: true,
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
 		ReadBufferSize:                16 << 10,
-		ConnState:                     netconn.IdleConnState, // the timeouts, with the IdleListener of Serve
-		Logger:                        fasthttpLogger{im.Log()},
+		// The worker pool's cleaner sleeps this long between looks at its stop channel, so
+		// a deleted imposter's pool (a goroutine and the fasthttp.Server) lingers as long;
+		// fasthttp's default is 10 s. Idle workers are let go after it too.
+		MaxIdleWorkerDuration: time.Second,
+		ConnState:             netconn.IdleConnState, // the timeouts, with the IdleListener of Serve
+		Logger:                fasthttpLogger{im.Log()},
 	}
 	return h
 }
@@ -69,7 +90,11 @@ func (h *server) CloseIdle() {
 	}
 }
 
-func (h *server) Shutdown(ctx context.Context) error { return h.il.Shutdown(ctx) }
+func (h *server) Shutdown(ctx context.Context) error {
+	err := h.il.Shutdown(ctx)
+	h.live.Store(nil) // every connection is closed: let the imposter go (see live)
+	return err
+}
 
 // handle serves one HTTP request. A panic becomes a 500 for this request only.
 func (h *server) handle(ctx *fasthttp.RequestCtx) {
