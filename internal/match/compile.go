@@ -257,8 +257,8 @@ func (cc *compiler) plainExpected(v any, p params) *eobj {
 			k = jsvalue.ToLower(k)
 		}
 		var l *eleaf
-		if low := s; p.valLower {
-			if low = jsvalue.ToLower(s); low != s {
+		if p.valLower {
+			if low := jsvalue.ToLower(s); low != s {
 				l = cc.leaf(low, nil)
 			}
 		}
