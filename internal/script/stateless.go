@@ -138,9 +138,16 @@ func analyse(source string) freeInfo {
 // cfg other than to read one of its properties by name.
 func touchesState(node any, cfg string) bool {
 	found := false
+	walkAST(node, &found, func(n any, walk func(reflect.Value)) bool { return visit(n, cfg, &found, walk) })
+	return found
+}
+
+// walkAST walks an AST node's exported fields depth first until *found. judge sees each node
+// (a pointer to its struct) and reports whether it handled it, so that its fields need no walk.
+func walkAST(node any, found *bool, judge func(n any, walk func(reflect.Value)) bool) {
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
-		if found || !v.IsValid() {
+		if *found || !v.IsValid() {
 			return
 		}
 		switch v.Kind() {
@@ -149,7 +156,7 @@ func touchesState(node any, cfg string) bool {
 				walk(v.Elem())
 			}
 		case reflect.Struct:
-			if v.CanAddr() && visit(v.Addr().Interface(), cfg, &found, walk) {
+			if v.CanAddr() && judge(v.Addr().Interface(), walk) {
 				return
 			}
 			for i := 0; i < v.NumField(); i++ {
@@ -164,7 +171,6 @@ func touchesState(node any, cfg string) bool {
 		}
 	}
 	walk(reflect.ValueOf(node))
-	return found
 }
 
 // visit judges one node. It returns true when it handled the node (its children need no walk).
@@ -260,48 +266,26 @@ func isNodeName(n string) bool {
 // member by a computed name other than a number.
 func mentionsNode(node any) bool {
 	found := false
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		if found || !v.IsValid() {
-			return
-		}
-		switch v.Kind() {
-		case reflect.Interface, reflect.Pointer:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			if v.CanAddr() {
-				switch t := v.Addr().Interface().(type) {
-				case *ast.Identifier:
-					found = isNodeName(string(t.Name))
-					return
-				case *ast.StringLiteral:
-					found = isNodeName(string(t.Value))
-					return
-				case *ast.ThisExpression, *ast.SuperExpression, *ast.WithStatement:
-					found = true
-					return
-				case *ast.BracketExpression:
-					switch t.Member.(type) {
-					case *ast.StringLiteral, *ast.NumberLiteral:
-					default:
-						found = true
-						return
-					}
-				}
-			}
-			for i := 0; i < v.NumField(); i++ {
-				if v.Type().Field(i).IsExported() {
-					walk(v.Field(i))
-				}
-			}
-		case reflect.Slice:
-			for i := 0; i < v.Len(); i++ {
-				walk(v.Index(i))
+	walkAST(node, &found, func(n any, _ func(reflect.Value)) bool {
+		switch t := n.(type) {
+		case *ast.Identifier:
+			found = isNodeName(string(t.Name))
+			return true
+		case *ast.StringLiteral:
+			found = isNodeName(string(t.Value))
+			return true
+		case *ast.ThisExpression, *ast.SuperExpression, *ast.WithStatement:
+			found = true
+			return true
+		case *ast.BracketExpression:
+			switch t.Member.(type) {
+			case *ast.StringLiteral, *ast.NumberLiteral:
+			default:
+				found = true
+				return true
 			}
 		}
-	}
-	walk(reflect.ValueOf(node))
+		return false
+	})
 	return found
 }
