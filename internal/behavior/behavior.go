@@ -149,6 +149,9 @@ type waitStep struct {
 func compileWait(v config.Value) step {
 	// Mountebank: parseInt(millisecondsOrFn); NaN means a function to evaluate.
 	if ms, ok := parseInt(v); ok {
+		if !(ms > 0) {
+			return nil // waits for nothing (see apply): the response takes the plain path
+		}
 		return &waitStep{ms: ms}
 	}
 	return &waitStep{ms: math.NaN(), source: jsvalue.String(v)}

@@ -259,6 +259,9 @@ func TestWaitZeroSendsAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Compile(wait %v): %v", tc.wait, err)
 		}
+		if s, isNumber := tc.wait.(float64); isNumber && s <= 0 && comp.Len() != 0 {
+			t.Errorf("wait %v compiles to %d steps, want none", tc.wait, comp.Len())
+		}
 		_, err = comp.Apply(cancelled, &request.Request{}, config.NewObject("body", "x"), scope)
 		if tc.waits && !errors.Is(err, context.Canceled) {
 			t.Errorf("wait %v on a cancelled request: err %v, want context.Canceled (it should wait)", tc.wait, err)
