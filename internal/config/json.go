@@ -105,15 +105,21 @@ func (p *jsonParser) box(s string) Value {
 	if len(s) > internLen {
 		return s
 	}
-	if v, ok := p.boxed[s]; ok {
+	return boxOnce(&p.boxed, s)
+}
+
+// boxOnce returns k as a Value, the box m holds for it if any, else a new one m keeps (while m
+// holds fewer than maxInterned).
+func boxOnce[K comparable](m *map[K]Value, k K) Value {
+	if v, ok := (*m)[k]; ok {
 		return v
 	}
-	var v Value = s
-	if p.boxed == nil {
-		p.boxed = make(map[string]Value)
+	var v Value = k
+	if *m == nil {
+		*m = make(map[K]Value)
 	}
-	if len(p.boxed) < maxInterned {
-		p.boxed[s] = v
+	if len(*m) < maxInterned {
+		(*m)[k] = v
 	}
 	return v
 }
@@ -263,17 +269,7 @@ func (p *jsonParser) boxNumber(f float64) Value {
 	if p.numbers++; p.numbers <= 8 || (f == 0 && math.Signbit(f)) {
 		return f
 	}
-	if v, ok := p.nums[f]; ok {
-		return v
-	}
-	var v Value = f
-	if p.nums == nil {
-		p.nums = make(map[float64]Value)
-	}
-	if len(p.nums) < maxInterned {
-		p.nums[f] = v
-	}
-	return v
+	return boxOnce(&p.nums, f)
 }
 
 // open steps over the opening bracket of an object or array and reports whether close ends it

@@ -476,12 +476,18 @@ func (p *pred) fastBinary() bool {
 	default:
 		return false
 	}
-	for i, k := range p.exp.keys {
-		e, isLeaf := p.exp.vals[i].(*eleaf)
+	return p.exp.stringsOnStringFields()
+}
+
+// stringsOnStringFields reports whether every key of e names a string field of the request
+// (method, path…) and expects a string.
+func (e *eobj) stringsOnStringFields() bool {
+	for i, k := range e.keys {
+		l, isLeaf := e.vals[i].(*eleaf)
 		if !isLeaf || !stringField(k) {
 			return false
 		}
-		if _, isString := e.v.(string); !isString {
+		if _, isString := l.v.(string); !isString {
 			return false
 		}
 	}

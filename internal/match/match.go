@@ -217,17 +217,9 @@ func CompileValues(stubs []config.Value, opts Options) (*Set, error) {
 // for as many plain stubs).
 func cannotRaise(ps []*pred) bool {
 	for _, p := range ps {
-		if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.exp == nil || p.exists {
+		if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.exp == nil || p.exists ||
+			!p.exp.stringsOnStringFields() {
 			return false
-		}
-		for i, k := range p.exp.keys {
-			l, isLeaf := p.exp.vals[i].(*eleaf)
-			if !isLeaf || !stringField(k) {
-				return false
-			}
-			if _, isString := l.v.(string); !isString {
-				return false
-			}
 		}
 	}
 	return true
