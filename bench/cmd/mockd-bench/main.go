@@ -47,6 +47,11 @@ type options struct {
 	installTimeout time.Duration
 	perf           bool
 	jvmWarmup      time.Duration
+	// peerRuns is the rounds of the peers measured against a target of 5x or more (Mountebank,
+	// WireMock, MockServer); variants says which scenarios the mockd variants run
+	// (mockd-nometrics, mockd-gopoller, mockd-store): "quick" or "all".
+	peerRuns int
+	variants string
 }
 
 // harness holds one invocation's state.
@@ -127,9 +132,11 @@ func run(ctx context.Context, args []string) error {
 	fs.BoolVar(&o.quick, "quick", false, "run the ~2-minute subset (1 run of 2 s per scenario)")
 	engines := fs.String("engines", strings.Join(defaultEngines(), ","), "comma-separated engines to run")
 	fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenario names or name prefixes (default: all, or the quick subset)")
-	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 5s, 3s with --quick)")
-	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each measured run, on the same process (default 2s, 1s with --quick)")
+	fs.DurationVar(&o.duration, "duration", 0, "measured duration of each run (default 3s, 2s with --quick)")
+	fs.DurationVar(&o.warmup, "warmup", -1, "unmeasured warm-up before each measured run, on the same process (default 1s)")
 	fs.IntVar(&o.runs, "runs", 0, "rounds per scenario, each running every engine once on a fresh process; the median round by RPS is reported (default 3, 1 with --quick)")
+	fs.IntVar(&o.peerRuns, "peer-runs", 1, "rounds for Mountebank, WireMock and MockServer, at most --runs: their targets are ratios of 5x or more, which one round measures (each round saved is 5-20 s a scenario)")
+	fs.StringVar(&o.variants, "variants", "quick", "scenarios the mockd variants (mockd-nometrics, mockd-gopoller, mockd-store) run: quick (the --quick subset, or the named --scenarios) or all")
 	fs.IntVar(&o.connections, "connections", 50, "keep-alive connections (a scenario may set its own)")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-request timeout; a slower answer is an error")
 	fs.StringVar(&o.out, "out", "", "directory for the report and CSV (default bench/results)")
@@ -162,16 +169,22 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	if o.duration == 0 {
-		o.duration = pick(o.quick, 2*time.Second, 5*time.Second)
+		o.duration = pick(o.quick, 2*time.Second, 3*time.Second)
 	}
 	if o.warmup < 0 {
-		o.warmup = pick(o.quick, time.Second, 2*time.Second)
+		o.warmup = time.Second
 	}
 	if o.runs == 0 {
 		o.runs = pick(o.quick, 1, 3)
 	}
 	if o.jvmWarmup == 0 {
 		o.jvmWarmup = pick(o.quick, 3*time.Second, 10*time.Second)
+	}
+	if o.peerRuns < 1 || o.peerRuns > o.runs {
+		o.peerRuns = o.runs
+	}
+	if o.variants != "quick" && o.variants != "all" {
+		return fmt.Errorf("--variants %q: want quick or all", o.variants)
 	}
 	if o.loadgen != "wrk" && o.loadgen != "go" {
 		return fmt.Errorf("--loadgen %q: want wrk or go", o.loadgen)
@@ -256,6 +269,13 @@ func run(ctx context.Context, args []string) error {
 				if rs[i].Status != "" {
 					continue // settled in an earlier round: invalid, unavailable or n/a
 				}
+				if round >= h.roundsFor(e.name) {
+					continue
+				}
+				if why := h.variantSkipped(e, s); why != "" {
+					rs[i].Status, rs[i].Note = "n/a", why
+					continue
+				}
 				if e.ceiling {
 					h.runCeiling(e, s, rs[i], round)
 				} else {
@@ -281,6 +301,30 @@ func run(ctx context.Context, args []string) error {
 	h.logf("report: %s", mdPath)
 	h.logf("csv:    %s", csvPath)
 	return nil
+}
+
+// roundsFor is how many rounds engine runs: --peer-runs for the peers whose targets are 5x or more
+// (Mountebank, WireMock, MockServer), --runs for every other engine.
+func (h *harness) roundsFor(engine string) int {
+	switch engine {
+	case "mountebank", "wiremock", "mockserver":
+		return h.opts.peerRuns
+	}
+	return h.opts.runs
+}
+
+// variantSkipped says why a variant of mockd (metrics off, Go's poller, --store) does not run
+// s: with --variants quick it runs only the quick subset, or every scenario --scenarios names.
+func (h *harness) variantSkipped(e *engine, s *scenario) string {
+	switch e.name {
+	case "mockd-nometrics", "mockd-gopoller", "mockd-store":
+	default:
+		return ""
+	}
+	if h.opts.variants == "all" || h.opts.scenarios != "" || s.Quick {
+		return ""
+	}
+	return "a variant of mockd, run on the quick subset (--variants all runs it everywhere)"
 }
 
 func pick[T any](quick bool, q, full T) T {
@@ -594,7 +638,7 @@ func (h *harness) logRound(r *result, round int, extra string) {
 	}
 	lr := r.Runs[len(r.Runs)-1]
 	h.logf("%s/%s round %d/%d: rps=%.0f p50=%.2fms p99=%.2fms errors=%d rss=%d/%d KiB%s",
-		r.Engine, r.Scenario, round+1, h.opts.runs, lr.rps(), lr.P50US/1000, lr.P99US/1000, lr.errors(), lr.rssLoaded, lr.rssEnd, extra)
+		r.Engine, r.Scenario, round+1, h.roundsFor(r.Engine), lr.rps(), lr.P50US/1000, lr.P99US/1000, lr.errors(), lr.rssLoaded, lr.rssEnd, extra)
 }
 
 // warmupFor is the warm-up before e's measured run: a JVM's just-in-time compiler needs longer

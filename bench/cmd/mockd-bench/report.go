@@ -156,6 +156,12 @@ func (h *harness) writeReport(scens []*scenario) (string, string, error) {
 	w("# mockd benchmark %s\n\n", h.stamp)
 	w("One run on one machine, in %d round(s) per scenario: each round runs every engine once, alone, on a fresh process (a %s warm-up, then a measured run of %s). "+
 		"Each number is an engine's median round by requests/s. ", h.opts.runs, h.opts.warmup, h.opts.duration)
+	if h.opts.peerRuns < h.opts.runs {
+		w("Mountebank, WireMock and MockServer ran %d round(s) (--peer-runs): their targets are ratios of 5× or more. ", h.opts.peerRuns)
+	}
+	if h.opts.variants == "quick" && h.opts.scenarios == "" {
+		w("The variants of mockd (metrics off, Go's poller, --store) ran the quick subset only (--variants). ")
+	}
 	w("Absolute numbers depend on the machine and on whatever else ran on it; compare the ratios, which come from the same run.\n\n")
 	w("## Machine and command\n\n")
 	w("- Command: `%s`\n", h.cmdline)

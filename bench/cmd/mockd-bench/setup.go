@@ -105,7 +105,7 @@ func (h *harness) runSetup(e *engine, s *scenario, r *result, round int, client 
 	run.RSSStarted = rssKB(p.pid())
 	r.Setups = append(r.Setups, &run)
 	h.logf("%s/%s round %d/%d: created in %.2fs (RSS %d → %d KiB), started from a file in %.2fs (RSS %d KiB)",
-		r.Engine, s.Name, round+1, h.opts.runs, run.CreateS, run.RSSEmpty, run.RSSCreated, run.StartS, run.RSSStarted)
+		r.Engine, s.Name, round+1, h.roundsFor(r.Engine), run.CreateS, run.RSSEmpty, run.RSSCreated, run.StartS, run.RSSStarted)
 }
 
 // setupTarget is where the setup scenario's check request goes.
