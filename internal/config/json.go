@@ -668,23 +668,31 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 		return closeList(dst, indent, level, '}')
 	case map[string]any:
 		return appendJSON(dst, FromPlain(t), indent, level)
+	case *RawObject:
+		return appendRawObject(dst, t, indent, level)
 	case *Stream:
-		n := 0
-		t.Each(func(e Value) bool {
-			if n == 0 {
-				dst = append(dst, '[')
-			}
-			dst = appendJSON(appendSep(dst, n, indent, level), e, indent, level+1)
-			n++
-			return true
-		})
-		if n == 0 {
-			return append(dst, "[]"...)
-		}
-		return closeList(dst, indent, level, ']')
+		return appendStream(dst, t, indent, level)
 	default:
 		return append(dst, "null"...)
 	}
+}
+
+// appendStream is appendJSON of a Stream; apart, so that what its function captures (dst)
+// is moved to the heap for streams only, not for every value appendJSON renders.
+func appendStream(dst []byte, s *Stream, indent, level int) []byte {
+	n := 0
+	s.Each(func(e Value) bool {
+		if n == 0 {
+			dst = append(dst, '[')
+		}
+		dst = appendJSON(appendSep(dst, n, indent, level), e, indent, level+1)
+		n++
+		return true
+	})
+	if n == 0 {
+		return append(dst, "[]"...)
+	}
+	return closeList(dst, indent, level, ']')
 }
 
 const hexDigits = "0123456789abcdef"

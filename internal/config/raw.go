@@ -1,0 +1,81 @@
+package config
+
+import "unsafe"
+
+// RawObject is an object kept as its compact JSON text, exactly as AppendJSON(o, 0) writes it,
+// with members rendered after its own: a large imposter's stubs are kept as text (a quarter of
+// the memory of the ordered tree) and echoed from it without being decoded. AppendJSON and
+// WriteJSON render it as the object it stands for, indented alike; nothing else reads into it.
+// The keys of More must not be keys of Text's object.
+type RawObject struct {
+	Text string
+	More []Member
+}
+
+// ParseJSONText is ParseJSON of a string, which is not copied (the values decoded from it do
+// not refer to it).
+func ParseJSONText(s string) (Value, error) {
+	return ParseJSON(unsafe.Slice(unsafe.StringData(s), len(s))) // read, never written
+}
+
+// appendRawObject appends r as appendJSON renders the object it stands for at level.
+func appendRawObject(dst []byte, r *RawObject, indent, level int) []byte {
+	if len(r.More) == 0 {
+		return appendIndented(dst, r.Text, indent, level)
+	}
+	if len(r.Text) < 2 || r.Text == "{}" {
+		return appendJSON(dst, &Object{Members: r.More}, indent, level)
+	}
+	dst = appendIndented(dst, r.Text[:len(r.Text)-1], indent, level) // all but its closing brace
+	for _, m := range r.More {
+		dst = appendKey(appendSep(dst, 1, indent, level), m.Key, indent)
+		dst = appendJSON(dst, m.Value, indent, level+1)
+	}
+	return closeList(dst, indent, level, '}')
+}
+
+// appendIndented appends text, compact JSON as AppendJSON(v, 0) writes it, as AppendJSON(v,
+// indent) would write v at level: the same tokens, with the line breaks and spaces of the
+// indentation. Strings, numbers and literals are copied as they are.
+func appendIndented(dst []byte, text string, indent, level int) []byte {
+	if indent == 0 {
+		return append(dst, text...)
+	}
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch c {
+		case '"':
+			for i++; i < len(text) && text[i] != '"'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+			continue
+		case '{', '[', '}', ']', ',', ':':
+		default:
+			continue
+		}
+		dst = append(dst, text[start:i]...)
+		start = i + 1
+		switch c {
+		case '{', '[':
+			if i+1 < len(text) && (text[i+1] == '}' || text[i+1] == ']') {
+				dst = append(dst, c, text[i+1]) // empty: {} and [] stay on their line
+				i++
+				start = i + 1
+				continue
+			}
+			level++
+			dst = appendNewline(append(dst, c), indent, level)
+		case '}', ']':
+			level--
+			dst = append(appendNewline(dst, indent, level), c)
+		case ',':
+			dst = appendNewline(append(dst, ','), indent, level)
+		case ':':
+			dst = append(dst, ':', ' ')
+		}
+	}
+	return append(dst, text[start:]...)
+}
