@@ -49,7 +49,9 @@ func (op opKind) raises() bool { return op == opContains || op == opStartsWith |
 
 // pred is one compiled predicate.
 type pred struct {
-	// src is the predicate as configured: what the reference evaluates for a reference node.
+	// src is the predicate as configured: what the reference evaluates for a reference node,
+	// and for a fast node it is unsure of. It is nil for the nodes that are never unsure (see
+	// sure), which keep no tree of their configured predicate.
 	src config.Value
 	pp  *pipe
 	// exp is the expected object as the reference's normalize makes it, with the fields of
@@ -351,6 +353,9 @@ func (cc *compiler) pred(v config.Value) *pred {
 			p.exp = exp
 			cheapFirst(p.exp)
 			p.fast = p.fastShape()
+			if p.sure() {
+				p.src = nil
+			}
 			return p
 		}
 	}
@@ -400,6 +405,40 @@ func (cc *compiler) pred(v config.Value) *pred {
 		p.fast = p.fastShape()
 	}
 	return p
+}
+
+// sure reports whether the fast node p answers every request itself, never unsure: an equals
+// of strings on the request's string fields (method, path…) through a pipe that at most
+// lowercases. It needs no source then (source makes one for the reference, which tests ask).
+func (p *pred) sure() bool {
+	if p.op != opEquals || !p.fast || p.exists || p.pp == nil || !p.pp.simple || p.exp == nil || p.more != nil {
+		return false
+	}
+	for i, k := range p.exp.keys {
+		l, isLeaf := p.exp.vals[i].(*eleaf)
+		if !isLeaf || !stringField(k) || l.re != nil {
+			return false
+		}
+		if _, isString := l.v.(string); !isString {
+			return false
+		}
+	}
+	return true
+}
+
+// source returns the predicate as configured for the reference to evaluate, or, for a sure
+// node, a predicate the reference evaluates alike: its expected object as compiled (keys and
+// values as normalize makes them, which normalizing again leaves alone) with its case
+// parameters.
+func (p *pred) source() config.Value {
+	if p.src != nil || !p.sure() {
+		return p.src
+	}
+	exp := &config.Object{Members: make([]config.Member, len(p.exp.keys))}
+	for i, k := range p.exp.keys {
+		exp.Members[i] = config.Member{Key: k, Value: p.exp.vals[i].(*eleaf).v}
+	}
+	return config.NewObject("equals", exp, "caseSensitive", !p.pp.valLower, "keyCaseSensitive", !p.pp.keyLower)
 }
 
 // Request fields by kind: strings, key-value lists, and the body (a string that may hold JSON).

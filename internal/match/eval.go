@@ -130,7 +130,7 @@ func (c *evalCtx) reference(p *pred) (bool, error) {
 			obj: requestObject(c.r),
 		}
 	}
-	res := c.ref.ev.evaluate(p.src, c.ref.obj)
+	res := c.ref.ev.evaluate(p.source(), c.ref.obj)
 	if res.Err != nil {
 		return false, res.Err
 	}
