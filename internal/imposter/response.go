@@ -86,7 +86,9 @@ type response interface {
 
 // respBase is the part every kind of response has.
 type respBase struct {
-	config    *config.Object     // the response as configured (upcast), for --debug and the debug log
+	// config is the response as configured (upcast), for --debug and the debug log; nil for a
+	// static response of an imposter that has neither (see lean).
+	config    *config.Object
 	behaviors *behavior.Compiled // nil when the response has none (a fault never has any)
 }
 
@@ -95,7 +97,9 @@ func (b *respBase) base() *respBase { return b }
 // isResponse is an `is` response (and the imposter's default response).
 type isResponse struct {
 	respBase
-	is *config.Object // the `is` object, never changed: behaviors and templates start from it
+	// is is the `is` object, never changed: behaviors and templates start from it (nil as
+	// config is).
+	is *config.Object
 	// http(s): the answer compiled once from is, defaultResponse filling what it leaves out
 	// (in the same allocation as the response); unset (http.is nil) for a tcp response.
 	http wire
@@ -126,10 +130,23 @@ type faultResponse struct {
 // static returns the answer compiled for r when it is sent as it is, with no work per request
 // (an http `is` response without behaviors or templates); nil otherwise.
 func static(r response) *wire {
-	if is, ok := r.(*isResponse); ok && is.behaviors == nil && is.tmpl == nil && is.http.is != nil {
+	if is, ok := r.(*isResponse); ok && is.behaviors == nil && is.tmpl == nil && is.http.compiled {
 		return &is.http
 	}
 	return nil
+}
+
+// lean drops what a static response keeps of its configured objects (config, is) when the
+// imposter shows neither (no --debug, no debug log): only those read them, and they kept
+// alive the objects of every stub's response, which the stubs keep as text.
+func (im *Imposter) lean(r response) {
+	if im.opts.Debug || im.logDebug {
+		return
+	}
+	if w := static(r); w != nil {
+		is := r.(*isResponse)
+		is.config, is.is, w.is = nil, nil, nil
+	}
 }
 
 // isObject is the `is` object of r, for --debug matches: empty for the kinds without one.
@@ -154,6 +171,8 @@ type wire struct {
 	// hasConnection and hasContentLength say whether the configured headers name them.
 	hasConnection    bool
 	hasContentLength bool
+	// compiled says the answer is compiled (http, not tcp): is may be nil then (see lean).
+	compiled bool
 }
 
 // responseKinds are the response types Mountebank knows.
@@ -217,6 +236,7 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 		}
 		is.tmpl = tmpl
 	}
+	im.lean(out)
 	return out, nil
 }
 
@@ -260,7 +280,7 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 
 // compile sets out to the wire form of is, as compileIs describes.
 func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
-	out.is = is
+	out.is, out.compiled = is, true
 	status := get(is, "statusCode")
 	if !jsvalue.Truthy(status) {
 		status = def.statusCode
