@@ -104,27 +104,29 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 	if f.configfile != "" {
 		files = append(files, f.configfile)
 	}
+	var cfg *config.Config
 	if len(files) > 0 {
 		load := config.LoadOptions{ServerKeys: app.ServerKeys()}
 		if !f.opts.NoParse {
 			load.Render = app.RenderEJS
 		}
-		cfg, err := config.LoadWith(files, load)
-		if err != nil {
+		var err error
+		if cfg, err = config.LoadWith(files, load); err != nil {
 			return configError(err)
 		}
-		if err := applyServerBlock(cmd, cfg.Server); err != nil {
+		if err := applyServerBlock(cmd, cfg.Server); err != nil { // sets f.opts through its flags
 			return configError(err)
 		}
-		f.opts.Config = cfg
 	}
 	opts := f.opts
+	opts.Config, cfg = cfg, nil // not f's: the loaded documents are not kept once built
 	if opts.NoLogFile {
 		opts.LogFile = ""
 	}
 	opts.FileRoots = append(configDirs(files), opts.FileRoots...)
 	opts.Console = cmd.OutOrStdout()
 	a, err := app.New(opts)
+	opts.Config = nil // built: the imposters keep what they need of the documents
 	if err != nil {
 		return configError(err)
 	}

@@ -110,12 +110,12 @@ func (a *API) dashboardList() *config.Object {
 // none did.
 func (a *API) dashboardImposter(im *imposter.Imposter) *config.Object {
 	o := summary(im)
-	defs := im.StubDefinitions()
-	n := min(len(defs), pageStubs)
+	defs := im.Stubs(false)
+	n := min(defs.Len(), pageStubs)
 	verdicts := im.StubVerdicts(n)
 	stubs := make([]any, 0, n)
-	for i, d := range defs[:n] {
-		so := config.NewObject("definition", d)
+	for i := range n {
+		so := config.NewObject("definition", defs.Def(i))
 		if len(verdicts) == n { // else the stubs changed in between; next read
 			vs := verdicts[i]
 			so.Set("hits", float64(vs.Hits))

@@ -201,7 +201,7 @@ func (a *API) deleteImposter(ctx *fasthttp.RequestCtx, id string) *apiError {
 }
 
 func (a *API) deleteSavedProxyResponses(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
-	if err := im.ReplaceStubs(withoutRecordedResponses(im.Definition().Stubs)); err != nil {
+	if err := im.ReplaceStubs(withoutRecordedResponses(im.StubDefinitions())); err != nil {
 		return toAPIError(err, nil)
 	}
 	sendFormatted(ctx, 200, printImposter(im, PrintOptions{BaseURL: a.baseURL(ctx)}))

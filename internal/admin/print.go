@@ -76,16 +76,11 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 	}
 	list := make([]any, 0, stubs.Len())
 	for i := range stubs.Len() {
-		d := stubs.Def(i)
-		var so *config.Object
-		if opts.Replayable || opts.RemoveProxies {
-			so = config.Clone(d).(*config.Object) // edited below
-		} else {
-			// Only members are added: a copy of the member list is enough (the result is
-			// read, never changed, by its callers).
-			so = &config.Object{Members: make([]config.Member, len(d.Members), len(d.Members)+2)}
-			copy(so.Members, d.Members)
+		if so := rawStub(stubs, i, self, opts); so != nil {
+			list = append(list, so)
+			continue
 		}
+		so := stubs.Def(i) // decoded for this rendering alone: edited below
 		if !opts.Replayable {
 			if m := stubs.Matches(i); m != nil {
 				so.Set("matches", m)
@@ -111,6 +106,33 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 		o.Set("_links", links(self, true))
 	}
 	return o
+}
+
+// rawStub is stub i as printStubs shows it, from the stub's text (as a config.RawObject, with
+// the members printStubs adds after the stub's own), when the stub's text shows that it
+// has nothing printStubs would change (no proxy response nor recorded one to drop, no key
+// of its own it would set): the stubs of a large imposter are printed without being decoded.
+// It returns nil for the others.
+func rawStub(stubs imposter.Stubs, i int, self string, opts PrintOptions) *config.RawObject {
+	text := stubs.JSON(i)
+	switch {
+	case opts.Replayable && strings.Contains(text, `"_proxyResponseTime"`),
+		opts.RemoveProxies && strings.Contains(text, `"proxy"`),
+		!opts.Replayable && (strings.Contains(text, `"matches"`) || strings.Contains(text, `"_links"`)),
+		opts.Explain && !opts.Replayable && strings.Contains(text, `"hits"`):
+		return nil
+	}
+	so := &config.RawObject{Text: text}
+	if !opts.Replayable {
+		if m := stubs.Matches(i); m != nil {
+			so.More = append(so.More, config.Member{Key: "matches", Value: m})
+		}
+		if opts.Explain {
+			so.More = append(so.More, config.Member{Key: "hits", Value: float64(stubs.Hits(i))})
+		}
+		so.More = append(so.More, config.Member{Key: "_links", Value: config.NewObject("self", config.NewObject("href", self+"/stubs/"+strconv.Itoa(i)))})
+	}
+	return so
 }
 
 // renderedJSON is an imposter's last formatted rendering and what it was rendered from.

@@ -88,7 +88,9 @@ type Imposter struct {
 	AllowCORS       bool
 	DefaultResponse *Object // nil when absent
 	Mode            string  // tcp: "text" or "binary"
-	Stubs           []*Object
+	// Stubs are the stubs as parsed. imposter.New takes them, and sets Stubs to nil: a
+	// running imposter's stubs are read through its methods.
+	Stubs []*Object
 	// Header is the creation request less its stubs, as Mountebank keeps it for printing.
 	Header *Object
 }

@@ -17,7 +17,7 @@ func (im *Imposter) Explain(req config.Value) (*config.Object, *match.Explanatio
 	if err != nil {
 		return nil, nil, err
 	}
-	return obj, im.tbl.Load().ref.Explain(obj), nil
+	return obj, im.tbl.Load().reference().Explain(obj), nil
 }
 
 // StubHits returns how many requests each stub answered, in stub order.
@@ -94,7 +94,7 @@ func (im *Imposter) stubVerdicts(n int, predicates bool) []verdict.Stub {
 			vs.Predicates = config.MarshalJSON(preds, 0)
 		}
 		if s.expect != nil {
-			vs.Expect = config.MarshalJSON(get(s.def, "expect"), 0)
+			vs.Expect = config.MarshalJSON(s.field("expect"), 0)
 		}
 		switch vs.Status = s.status(vs.Hits); vs.Status {
 		case verdict.Failed:

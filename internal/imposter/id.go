@@ -64,14 +64,15 @@ func (im *Imposter) ApplyStubs(defs []*config.Object, stubIDs []string) error {
 		old[s.id] = s
 	}
 	stubs := make([]*stub, 0, len(defs))
+	trees := make([]*config.Object, 0, len(defs))
 	for i, d := range defs {
 		var id uint64
 		if i < len(stubIDs) {
 			id, _ = parseID(stubIDs[i])
 		}
 		if o := old[id]; o != nil && id != 0 {
-			if string(config.MarshalJSON(o.def, 0)) == string(config.MarshalJSON(d, 0)) {
-				stubs = append(stubs, o)
+			if o.text() == string(config.MarshalJSON(d, 0)) {
+				stubs, trees = append(stubs, o), append(trees, nil)
 				continue
 			}
 		}
@@ -85,9 +86,9 @@ func (im *Imposter) ApplyStubs(defs []*config.Object, stubIDs []string) error {
 		if id != 0 {
 			s.id = id
 		}
-		stubs = append(stubs, s)
+		stubs, trees = append(stubs, s), append(trees, d)
 	}
-	return im.swap(stubs)
+	return im.swap(stubs, trees)
 }
 
 // carry takes over the state of o, the stub s replaces.

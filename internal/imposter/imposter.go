@@ -10,6 +10,7 @@ import (
 	"net"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -74,9 +75,13 @@ type Options struct {
 // for as long as it stays in the imposter, however the stubs around it change.
 type stub struct {
 	id uint64 // see newID
-	// def is the stub as configured (upcast), without matches: it is only echoed back (GET,
-	// save, --debug), never read by key on the request path.
+	// The stub as configured (upcast), without matches, is only echoed back (GET, save,
+	// --debug), never read by key on the request path. It is kept as text (raw, what
+	// config.AppendJSON(def, 0) writes), decoded when read: the ordered tree took a quarter of
+	// a KiB more a stub. def keeps the tree instead, for the stubs a proxy records, whose
+	// responses proxyAlways appends to (see recordProxied); exactly one of the two is set.
 	def       *config.Object
+	raw       string
 	responses []response // repeat-expanded
 	next      atomic.Uint64
 	// hits counts the requests the stub answered, always (GET /verify, expect).
@@ -93,8 +98,53 @@ type stub struct {
 	scen *stubScenario // nil when the stub names no scenario state
 }
 
-// predicates returns def's predicates ([]any, or nil), as match compiles them.
-func (s *stub) predicates() config.Value { return get(s.def, "predicates") }
+// predicates returns the stub's predicates ([]any, or nil), as match compiles them.
+func (s *stub) predicates() config.Value { return s.field("predicates") }
+
+// definition returns the stub as configured: the tree it keeps, or its text decoded, which
+// the caller may change.
+func (s *stub) definition() *config.Object {
+	if s.def != nil {
+		return s.def
+	}
+	v, err := config.ParseJSONText(s.raw)
+	if err != nil {
+		panic("BUG: a stub's text does not parse: " + err.Error())
+	}
+	return v.(*config.Object)
+}
+
+// field returns the value of the stub's key as configured (nil when absent). A stub kept as
+// text is decoded only when the key may be in it.
+func (s *stub) field(key string) config.Value {
+	if s.def == nil && !mentions(s.raw, key) {
+		return nil
+	}
+	return get(s.definition(), key)
+}
+
+// mentions reports whether JSON text may have key as a key: whether it has it as a string.
+func mentions(text, key string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], key)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i > 0 && text[i-1] == '"' && i+len(key) < len(text) && text[i+len(key)] == '"' {
+			return true
+		}
+		i++
+	}
+}
+
+// text returns the stub as configured in its compact JSON text.
+func (s *stub) text() string {
+	if s.def != nil {
+		return string(config.MarshalJSON(s.def, 0))
+	}
+	return s.raw
+}
 
 func (s *stub) nextResponse() response {
 	i := s.next.Add(1) - 1
@@ -105,9 +155,33 @@ func (s *stub) nextResponse() response {
 type table struct {
 	stubs []*stub
 	set   *match.Set
-	ref   *match.Reference // the same predicates, for explaining a no-match
+	ref   *lazyReference // the same predicates, for explaining a no-match
 	// scenarios is set when a stub names a scenario state: matching then checks it.
 	scenarios bool
+}
+
+// lazyReference is the reference evaluator of a table's predicates, made when first asked
+// for (explaining a no-match): it reads the predicates as configured, which the stubs keep as
+// text.
+type lazyReference struct {
+	once  sync.Once
+	ref   *match.Reference
+	stubs []*stub
+	opts  match.Options
+}
+
+// reference returns the reference evaluator of t's predicates.
+func (t *table) reference() *match.Reference {
+	r := t.ref
+	r.once.Do(func() {
+		ordered := make([]config.Value, len(r.stubs))
+		for i, s := range r.stubs {
+			ordered[i] = s.predicates()
+		}
+		r.ref = match.NewReference(ordered, r.opts)
+		r.stubs = nil
+	})
+	return r.ref
 }
 
 // resolve counts and records req, finds the first matching stub and returns the response to
@@ -147,7 +221,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, reco
 			im.logLine(slog.LevelInfo, "no predicate match, using default response")
 		}
 		if debugLog || im.opts.Debug {
-			why = t.ref.ExplainRequest(req)
+			why = t.reference().ExplainRequest(req)
 			if debugLog {
 				im.logLine(slog.LevelDebug, "no stub matched; "+why.Text())
 			}
@@ -294,11 +368,14 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 		}
 		stubs = append(stubs, s)
 	}
-	t, err := im.compile(stubs)
+	t, err := im.compile(stubs, def.Stubs)
 	if err != nil {
 		return nil, err
 	}
 	im.install(t)
+	// The stubs keep their text (see stub): the trees go, and with them, for a request body's
+	// imposter, the body's values the compiled stubs do not use.
+	def.Stubs = nil
 	if len(stubs) >= bigImposter {
 		ReleaseMemorySoon()
 	}
@@ -353,7 +430,32 @@ func ReleaseMemorySoon() {
 	}()
 }
 
+// newStub compiles def into a stub that keeps def's text (not def: see stub).
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
+	s, err := im.newStubTree(def)
+	if err != nil {
+		return nil, err
+	}
+	s.raw, s.def = stubText(def), nil
+	return s, nil
+}
+
+// stubTexts are the buffers stubs are rendered into before they are copied to their size.
+var stubTexts = sync.Pool{New: func() any { return new([]byte) }}
+
+// stubText is the compact JSON text of def, in a string of its size.
+func stubText(def *config.Object) string {
+	buf := stubTexts.Get().(*[]byte)
+	*buf = config.AppendJSON((*buf)[:0], def, 0)
+	text := string(*buf)
+	if cap(*buf) <= 64<<10 {
+		stubTexts.Put(buf)
+	}
+	return text
+}
+
+// newStubTree compiles def into a stub that keeps def (a tree).
+func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 	s := &stub{def: def, id: newID(), scen: im.stubScenarioOf(def)}
 	expect, errs := config.ParseExpect(get(def, "expect"), "expect")
 	if len(errs) > 0 {
@@ -410,10 +512,16 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 // The predicates are compiled as configured, keys in their order: a predicate naming several
 // operators uses the first, as Mountebank's Object.keys(predicate).find does (decoding them into
 // maps, as before, lost that order), and the compiled predicates share the stubs' values.
-func (im *Imposter) compile(stubs []*stub) (*table, error) {
+// trees, when not nil, has for stub i the definition it was just compiled from (or nil), read
+// rather than the stub's text decoded again.
+func (im *Imposter) compile(stubs []*stub, trees []*config.Object) (*table, error) {
 	ordered := make([]config.Value, len(stubs))
 	for i, s := range stubs {
-		ordered[i] = s.predicates()
+		if i < len(trees) && trees[i] != nil {
+			ordered[i] = get(trees[i], "predicates")
+		} else {
+			ordered[i] = s.predicates()
+		}
 	}
 	opts := match.Options{Binary: im.encoding == "base64", TCP: im.def.Protocol == "tcp"}
 	if im.js != nil {
@@ -423,7 +531,7 @@ func (im *Imposter) compile(stubs []*stub) (*table, error) {
 	if err != nil {
 		return nil, predicateErrors(err, stubs)
 	}
-	t := &table{stubs: stubs, set: set, ref: match.NewReference(ordered, opts)}
+	t := &table{stubs: stubs, set: set, ref: &lazyReference{stubs: stubs, opts: opts}}
 	for _, s := range stubs {
 		t.scenarios = t.scenarios || s.scen != nil
 	}
@@ -448,7 +556,7 @@ func predicateErrors(err error, stubs []*stub) error {
 		if me.Stub >= 0 && me.Stub < len(stubs) {
 			ce.Path = "stubs[" + strconv.Itoa(me.Stub) + "].predicates"
 			if me.Source == nil {
-				ce.Source = string(config.MarshalJSON(stubs[me.Stub].def, 0))
+				ce.Source = stubs[me.Stub].text()
 			}
 		}
 		if me.Code == "" {
@@ -581,14 +689,28 @@ func (im *Imposter) NumberOfRequests() int64 { return im.tally().requests() }
 func (im *Imposter) NoMatchCount() int64 { return im.tally().noMatches() }
 
 // StubDefinitions returns the stubs' definitions in order, as configured. Callers must not
-// modify them.
+// modify them. Each is decoded from the stub's text (but a stub a proxy recorded, kept as a
+// tree): Stubs reads one at a time.
 func (im *Imposter) StubDefinitions() []*config.Object {
 	stubs := im.tbl.Load().stubs
 	out := make([]*config.Object, len(stubs))
 	for i, s := range stubs {
-		out[i] = s.def
+		out[i] = s.definition()
 	}
 	return out
+}
+
+// AppendStubsJSON appends the stubs as configured, in order, as the compact JSON array
+// config.AppendJSON renders of StubDefinitions, without decoding them.
+func (im *Imposter) AppendStubsJSON(dst []byte) []byte {
+	dst = append(dst, '[')
+	for i, s := range im.tbl.Load().stubs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, s.text()...)
+	}
+	return append(dst, ']')
 }
 
 // Definition returns the imposter's definition. Callers must not modify it.
@@ -606,7 +728,7 @@ func (im *Imposter) ReplaceStubs(defs []*config.Object) error {
 	if err != nil {
 		return err
 	}
-	return im.swap(stubs)
+	return im.swap(stubs, defs)
 }
 
 // newStubs compiles defs, failing on the first that does not compile.
@@ -638,7 +760,9 @@ func (im *Imposter) InsertStub(def *config.Object, index int) error {
 	stubs = append(stubs, old[:index]...)
 	stubs = append(stubs, s)
 	stubs = append(stubs, old[index:]...)
-	return im.swap(stubs)
+	trees := make([]*config.Object, len(stubs))
+	trees[index] = def
+	return im.swap(stubs, trees)
 }
 
 // ReplaceStub replaces the stub at index with def.
@@ -655,7 +779,9 @@ func (im *Imposter) ReplaceStub(def *config.Object, index int) error {
 	}
 	stubs := append([]*stub(nil), old...)
 	stubs[index] = s
-	return im.swap(stubs)
+	trees := make([]*config.Object, len(stubs))
+	trees[index] = def
+	return im.swap(stubs, trees)
 }
 
 // DeleteStub removes the stub at index.
@@ -669,7 +795,7 @@ func (im *Imposter) DeleteStub(index int) error {
 	stubs := make([]*stub, 0, len(old)-1)
 	stubs = append(stubs, old[:index]...)
 	stubs = append(stubs, old[index+1:]...)
-	return im.swap(stubs)
+	return im.swap(stubs, nil)
 }
 
 // CheckStubs compiles defs without changing anything, returning the error an update would give.
@@ -678,7 +804,7 @@ func (im *Imposter) CheckStubs(defs []*config.Object) error {
 	if err != nil {
 		return err
 	}
-	_, err = im.compile(stubs)
+	_, err = im.compile(stubs, defs)
 	return err
 }
 
@@ -697,16 +823,13 @@ func (im *Imposter) install(t *table) {
 // stub is added, replaced or removed, through the API or by a proxy recording a response.
 func (im *Imposter) StubRevision() uint64 { return im.stubRev.Load() }
 
-func (im *Imposter) swap(stubs []*stub) error {
-	t, err := im.compile(stubs)
+// swap compiles stubs (trees as compile has them) and makes them the imposter's.
+func (im *Imposter) swap(stubs []*stub, trees []*config.Object) error {
+	t, err := im.compile(stubs, trees)
 	if err != nil {
 		return err
 	}
 	im.install(t)
-	im.def.Stubs = make([]*config.Object, len(stubs))
-	for i, s := range stubs {
-		im.def.Stubs[i] = s.def
-	}
 	return nil
 }
 

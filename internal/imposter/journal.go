@@ -177,7 +177,7 @@ func (r RecordedRequest) Explain() *match.Explanation {
 	if err != nil {
 		return nil
 	}
-	return r.tbl.ref.Explain(req)
+	return r.tbl.reference().Explain(req)
 }
 
 func (im *Imposter) journalRequest(e journalEntry) RecordedRequest {

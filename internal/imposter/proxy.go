@@ -131,9 +131,12 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			// already, and proxyAlways under load slowed down with every answer.
 			// The lists grow as append grows them: a reader of the old stub sees only its own
 			// length, and appends are serialised by im.mu, each from the current stub.
+			// The recorded stub keeps its tree (newStubTree): the responses are appended to it
+			// rather than its text decoded and rendered again for every response.
 			o := old[i]
-			def := &config.Object{Members: append([]config.Member(nil), o.def.Members...)}
-			list, _ := get(o.def, "responses").([]any)
+			odef := o.definition()
+			def := &config.Object{Members: append([]config.Member(nil), odef.Members...)}
+			list, _ := get(odef, "responses").([]any)
 			def.Set("responses", append(list, resp))
 			ns := &stub{def: def, responses: o.responses, expect: o.expect, scen: o.scen}
 			if err := im.addResponse(ns, resp); err != nil {
@@ -147,13 +150,12 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			t := *im.tbl.Load() // the same predicates: the compiled set and its reference stay
 			t.stubs = stubs
 			im.install(&t)
-			im.def.Stubs = append([]*config.Object(nil), im.def.Stubs...)
-			im.def.Stubs[i] = def
 			return
 		}
 		index = len(old)
 	}
-	ns, err := im.newStub(config.NewObject("predicates", preds, "responses", []any{resp}))
+	def := config.NewObject("predicates", preds, "responses", []any{resp})
+	ns, err := im.newStubTree(def)
 	if err != nil {
 		im.log.Error("cannot record proxy response", "err", err)
 		return
@@ -162,7 +164,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 	stubs = append(stubs, old[:index]...)
 	stubs = append(stubs, ns)
 	stubs = append(stubs, old[index:]...)
-	if err := im.swap(stubs); err != nil {
+	if err := im.swap(stubs, nil); err != nil {
 		im.log.Error("cannot record proxy response", "err", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -30,7 +31,7 @@ func TestProxyAlwaysAppends(t *testing.T) {
 	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + ln.Addr().String() +
 		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
 	h, ctx := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
-	responses := func(s *stub) int { return len(get(s.def, "responses").([]any)) }
+	responses := func(s *stub) int { return len(get(s.definition(), "responses").([]any)) }
 	var first *stub
 	for i := 1; i <= 3; i++ {
 		serveOnce(t, h, ctx)
@@ -48,12 +49,26 @@ func TestProxyAlwaysAppends(t *testing.T) {
 	if responses(first) != 1 || len(first.responses) != 1 {
 		t.Errorf("the stub after the first request now has %d responses", responses(first))
 	}
-	last := get(h.im.tbl.Load().stubs[1].def, "responses").([]any)[2]
+	last := get(h.im.tbl.Load().stubs[1].definition(), "responses").([]any)[2]
 	if body := get(config.AsObject(get(config.AsObject(last), "is")), "body"); body != "answer 3" {
 		t.Errorf("third recorded body %v", body)
 	}
-	if len(h.im.def.Stubs) != 2 || responses(&stub{def: h.im.def.Stubs[1]}) != 3 {
+	if defs := h.im.StubDefinitions(); len(defs) != 2 || responses(&stub{def: defs[1]}) != 3 {
 		t.Errorf("the definition's stubs were not updated")
+	}
+	// The recorded stub keeps a tree (the others keep text): what Stubs gives of it is a copy,
+	// which the admin API's printer edits (replayable drops _proxyResponseTime, and every
+	// rendering adds _links).
+	view := h.im.Stubs(false)
+	before := view.JSON(1)
+	if !strings.Contains(before, `"_proxyResponseTime"`) {
+		t.Fatalf("recorded stub %s has no _proxyResponseTime", before)
+	}
+	d := view.Def(1)
+	d.Set("_links", "x")
+	config.AsObject(get(config.AsObject(get(d, "responses").([]any)[0]), "is")).Delete("_proxyResponseTime")
+	if after := view.JSON(1); after != before {
+		t.Errorf("changing what Def gave changed the stub:\n%s\nnow\n%s", before, after)
 	}
 }
 

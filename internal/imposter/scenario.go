@@ -174,7 +174,7 @@ func (im *Imposter) Scenarios() []ScenarioInfo {
 	shared := im.sharedScenarioStates()
 	byName := map[string]*ScenarioInfo{}
 	for _, s := range im.tbl.Load().stubs {
-		name, ok := get(s.def, "scenarioName").(string)
+		name, ok := s.field("scenarioName").(string)
 		if !ok {
 			continue
 		}
@@ -192,7 +192,7 @@ func (im *Imposter) Scenarios() []ScenarioInfo {
 			byName[name] = info
 		}
 		for _, k := range []string{"requiredScenarioState", "newScenarioState"} {
-			if st, ok := get(s.def, k).(string); ok && !contains(info.PossibleStates, st) {
+			if st, ok := s.field(k).(string); ok && !contains(info.PossibleStates, st) {
 				info.PossibleStates = append(info.PossibleStates, st)
 			}
 		}
@@ -273,7 +273,7 @@ func (im *Imposter) ResetScenarios(name string) (bool, error) {
 
 func (im *Imposter) namesScenario(name string) bool {
 	for _, s := range im.tbl.Load().stubs {
-		if n, ok := get(s.def, "scenarioName").(string); ok && n == name {
+		if n, ok := s.field("scenarioName").(string); ok && n == name {
 			return true
 		}
 	}

@@ -78,7 +78,7 @@ func TestScenarioStates(t *testing.T) {
 	}
 	// A scenario keeps its state when the stubs are replaced.
 	_, _ = im.SetScenarioState("cart", "Filled")
-	if err := im.ReplaceStubs(im.Definition().Stubs); err != nil {
+	if err := im.ReplaceStubs(im.StubDefinitions()); err != nil {
 		t.Fatal(err)
 	}
 	if answer(t, im, "/cart") != "one item" {

@@ -23,8 +23,18 @@ func (im *Imposter) Stubs(counts bool) Stubs {
 // Len is the number of stubs.
 func (s Stubs) Len() int { return len(s.t.stubs) }
 
-// Def is stub i as configured; it must not be modified.
-func (s Stubs) Def(i int) *config.Object { return s.t.stubs[i].def }
+// Def is stub i as configured, decoded from the stub's text (see JSON) or copied for each
+// call: the caller may change it.
+func (s Stubs) Def(i int) *config.Object {
+	st := s.t.stubs[i]
+	if st.def != nil {
+		return config.Clone(st.def).(*config.Object)
+	}
+	return st.definition()
+}
+
+// JSON is stub i as configured, in the compact JSON text config.AppendJSON renders of Def(i).
+func (s Stubs) JSON(i int) string { return s.t.stubs[i].text() }
 
 // ID is stub i's ID (see store.Imposter).
 func (s Stubs) ID(i int) string { return formatID(s.t.stubs[i].id) }
