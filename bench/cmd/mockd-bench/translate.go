@@ -220,6 +220,16 @@ func pathRegex(p map[string]any) (string, bool) {
 	return "", false
 }
 
+// wiremockXPathText makes a selector of elements select their text: WireMock hands its nested
+// matcher an element as the element's XML (`<id>cust-000</id>`), where Mountebank compares the
+// element's text. A selector of attributes, of text or of a function's value is left as it is.
+func wiremockXPathText(sel string) string {
+	if strings.HasSuffix(sel, ")") || strings.HasPrefix(sel[strings.LastIndex(sel, "/")+1:], "@") {
+		return sel
+	}
+	return sel + "/text()"
+}
+
 // wiremockMappings translates s's stubs into WireMock stub mappings. Priorities keep
 // Mountebank's first-match order (WireMock otherwise tries the newest mapping first).
 func wiremockMappings(stubs []any) ([]any, error) {
@@ -263,7 +273,7 @@ func wiremockMappings(stubs []any) ([]any, error) {
 			case "jsonpath":
 				bp = map[string]any{"matchesJsonPath": map[string]any{"expression": b.field, "equalTo": b.value}}
 			case "xpath":
-				bp = map[string]any{"matchesXPath": map[string]any{"expression": b.field, "equalTo": b.value}}
+				bp = map[string]any{"matchesXPath": map[string]any{"expression": wiremockXPathText(b.field), "equalTo": b.value}}
 			case "not-contains":
 				bp = map[string]any{"doesNotContain": b.substr}
 			}

@@ -22,7 +22,7 @@ func TestTranslate(t *testing.T) {
 		{scenario: "json-equals-first", wiremock: `"equalToJson":{"customer":"acme"`, mockserver: `"matchType":"ONLY_MATCHING_FIELDS"`, firstPrio: 1, msFirstPrio: 100},
 		{scenario: "json-contains", wiremock: `"matchesJsonPath":{"contains":"SKU-000","expression":"$.sku"}`, mockserver: `"jsonPath":"$[?(@.sku =~ /.*SKU-000.*/)]"`, firstPrio: 1, msFirstPrio: 100},
 		{scenario: "jsonpath-first", wiremock: `"matchesJsonPath":{"equalTo":"cust-000","expression":"$.customer.id"}`, mockserver: `"jsonPath":"$.customer[?(@.id == 'cust-000')]"`, firstPrio: 1, msFirstPrio: 100},
-		{scenario: "xpath-first", wiremock: `"matchesXPath":{"equalTo":"cust-000","expression":"//customer/id"}`, mockserver: `"xpath":"//customer/id[.='cust-000']"`, firstPrio: 1, msFirstPrio: 100},
+		{scenario: "xpath-first", wiremock: `"matchesXPath":{"equalTo":"cust-000","expression":"//customer/id/text()"}`, mockserver: `"xpath":"//customer/id[.='cust-000']"`, firstPrio: 1, msFirstPrio: 100},
 		{scenario: "and-or-not", wiremock: `"urlPathPattern":"^(/logic/0|/logic-alt/0/.*)$"`, mockserver: `"not":true`, firstPrio: 1, msFirstPrio: 50},
 		{scenario: "header-first", wiremock: `"X-Tenant":{"caseInsensitive":true,"equalTo":"tenant-000"}`, mockserver: `"X-Tenant":["tenant-000"]`, firstPrio: 1, msFirstPrio: 100},
 		{scenario: "wait-0", wiremock: `"fixedDelayMilliseconds":0`, mockserver: `"delay":{"timeUnit":"MILLISECONDS","value":0}`, firstPrio: 1, msFirstPrio: 1},
@@ -97,5 +97,20 @@ func TestReplayable(t *testing.T) {
 	want := `[{"httpRequest":{"method":"GET","path":"/orders/7"},"httpResponse":{"body":"b","headers":{"Content-Type":["text/plain"]},"statusCode":200}}]`
 	if string(out) != want {
 		t.Errorf("got %s\nwant %s", out, want)
+	}
+}
+
+func TestWiremockXPathText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"//customer/id", "//customer/id/text()"},
+		{"//item[@sku='x']", "//item[@sku='x']/text()"},
+		{"//a[contains(., 'x')]", "//a[contains(., 'x')]/text()"},
+		{"//customer/id/text()", "//customer/id/text()"},
+		{"//item/@sku", "//item/@sku"},
+		{"count(//item)", "count(//item)"},
+	} {
+		if got := wiremockXPathText(c.in); got != c.want {
+			t.Errorf("wiremockXPathText(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
