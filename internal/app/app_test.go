@@ -19,7 +19,7 @@ import (
 )
 
 // freePort returns a loopback port nothing listens on right now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,7 +45,7 @@ func loadYAML(t *testing.T, text string) *config.Config {
 
 // startInmem starts an App whose admin API listens on fasthttputil's in-memory listener and
 // returns it with a client for that listener.
-func startInmem(t *testing.T, opts Options) (*App, *fasthttp.Client, *fasthttputil.InmemoryListener) {
+func startInmem(t testing.TB, opts Options) (*App, *fasthttp.Client, *fasthttputil.InmemoryListener) {
 	t.Helper()
 	ln := fasthttputil.NewInmemoryListener()
 	opts.Listener, opts.Quiet, opts.Host = ln, true, "127.0.0.1"

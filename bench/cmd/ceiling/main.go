@@ -23,6 +23,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:48999", "address to listen on")
 	status := flag.Int("status", 200, "status code of every response")
+	postStatus := flag.Int("post-status", 0, "status code of the answers to POST requests (default -status): 201 makes it the bound of bench's admin-pairs, whose client wants 201 for its POST and 200 for its DELETE")
 	bodyFile := flag.String("body-file", "", "file whose content is the body of every response (default empty)")
 	contentType := flag.String("content-type", "text/plain", "Content-Type of every response")
 	useTLS := flag.Bool("tls", false, "serve https with a self-signed certificate made at start")
@@ -38,12 +39,19 @@ func main() {
 		}
 	}
 	ct := []byte(*contentType)
+	if *postStatus == 0 {
+		*postStatus = *status
+	}
 	s := &fasthttp.Server{
 		Handler: func(ctx *fasthttp.RequestCtx) {
 			if *spin > 0 {
 				burn(*spin)
 			}
-			ctx.SetStatusCode(*status)
+			if ctx.IsPost() {
+				ctx.SetStatusCode(*postStatus)
+			} else {
+				ctx.SetStatusCode(*status)
+			}
 			ctx.Response.Header.SetContentTypeBytes(ct)
 			ctx.Response.SetBodyRaw(body)
 		},

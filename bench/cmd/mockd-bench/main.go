@@ -444,7 +444,7 @@ func (h *harness) startEngine(e *engine, l launch) (*proc, launch, error) {
 // notApplicable says why e cannot run s at all, before an engine is started for it.
 func notApplicable(e *engine, s *scenario) string {
 	switch {
-	case e.ceiling && (s.Admin || s.Want.Contains != "" || s.Setup > 0):
+	case e.ceiling && ((s.Admin && !s.Pairs) || s.Want.Contains != "" || s.Setup > 0):
 		return "no admin API"
 	case e.ceiling && s.Proxy != "":
 		return "no proxy"
@@ -610,9 +610,18 @@ func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 		return
 	}
 	bodyFile := filepath.Join(h.runDir, "ceiling-"+s.Name+".body")
-	_ = os.WriteFile(bodyFile, []byte(s.Want.Body), 0o644)
+	body := s.Want.Body
+	if s.Pairs {
+		// The pairs client's POST wants 201 and its DELETE 200; both are answered with the
+		// imposter's JSON, as Mountebank's API echoes it.
+		body = pairsEcho(port, pairsImposterPort)
+	}
+	_ = os.WriteFile(bodyFile, []byte(body), 0o644)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	args := []string{"-addr", addr, "-status", strconv.Itoa(s.Want.Status), "-body-file", bodyFile, "-content-type", "application/json"}
+	if s.Pairs {
+		args = append(args, "-post-status", "201")
+	}
 	if s.Proto == "https" {
 		args = append(args, "-tls")
 	}
@@ -626,7 +635,11 @@ func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
-	h.measure(r, s, peerLoad{addr: addr, req: s.Req, want: s.Want}, e, p.pid(), round)
+	if s.Pairs {
+		h.measurePairs(e, s, r, port, p.pid(), round)
+	} else {
+		h.measure(r, s, peerLoad{addr: addr, req: s.Req, want: s.Want}, e, p.pid(), round)
+	}
 	h.logRound(r, round, "")
 }
 

@@ -227,11 +227,65 @@ func (h *harness) measurePairs(e *engine, s *scenario, r *result, admin, pid, ro
 		r.Status, r.Note = "invalid", err.Error()
 		return
 	}
+	api := e.api
+	if e.ceiling {
+		// The bare server answers the pairs as Mountebank's API would, without an imposter.
+		api, impPort = "mb", pairsImposterPort
+	}
 	one := func(d time.Duration) (*loadResult, error) {
-		return runSelf(h.ctx, h.opts.loadCPU, d, d+2*h.opts.timeout+30*time.Second, "pairs", "-api", e.api,
+		return runSelf(h.ctx, h.opts.loadCPU, d, d+2*h.opts.timeout+30*time.Second, "pairs", "-api", api,
 			"-admin", fmt.Sprintf("127.0.0.1:%d", admin), "-port", strconv.Itoa(impPort), "-d", d.String(), "-timeout", h.opts.timeout.String())
 	}
 	h.warmAndRun(r, e, s, pid, rssKB(pid), round, one)
+}
+
+// pairsImposterPort is the imposter port the pairs client names to the ceiling, which opens none.
+const pairsImposterPort = 22999
+
+// pairsEcho is the JSON Mountebank's API answers both requests of a pair with (the imposter
+// created, then deleted): what the ceiling answers them with, so that it sends as many bytes.
+func pairsEcho(admin, port int) string {
+	self := fmt.Sprintf("http://127.0.0.1:%d/imposters/%d", admin, port)
+	return fmt.Sprintf(`{
+  "protocol": "http",
+  "port": %d,
+  "numberOfRequests": 0,
+  "recordRequests": false,
+  "requests": [],
+  "stubs": [
+    {
+      "predicates": [
+        {
+          "equals": {
+            "method": "GET",
+            "path": "/health"
+          }
+        }
+      ],
+      "responses": [
+        {
+          "is": {
+            "statusCode": 200,
+            "body": "ok"
+          }
+        }
+      ],
+      "_links": {
+        "self": {
+          "href": "%s/stubs/0"
+        }
+      }
+    }
+  ],
+  "_links": {
+    "self": {
+      "href": "%s"
+    },
+    "stubs": {
+      "href": "%s/stubs"
+    }
+  }
+}`, port, self, self, self)
 }
 
 // maxPairs bounds one pairs run by count, besides its duration.

@@ -13,7 +13,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/valyala/fasthttp"
@@ -37,11 +36,10 @@ type server struct {
 	srv *fasthttp.Server
 	tls *tls.Config // https
 	il  *netconn.IdleListener
-	// live is what fasthttp's handler reaches the server through, nil once it has shut down:
-	// fasthttp's worker pool keeps a goroutine with the fasthttp.Server for up to 10 s after
-	// Serve returns (it sleeps before it looks at its stop channel), and through the handler
-	// it kept the whole imposter, so creating and deleting imposters in a loop (a client's
-	// suite, bench's admin pairs) held thousands of deleted imposters at once.
+	// live is what fasthttp's handler reaches the server through, nil once it has shut down,
+	// so that nothing left of the fasthttp.Server (a connection's goroutine finishing) keeps
+	// the imposter. (It was first needed for fasthttp's worker pool, which Serve no longer
+	// uses: it kept a goroutine with the fasthttp.Server for a while after Serve returned.)
 	live *atomic.Pointer[server]
 }
 
@@ -66,21 +64,52 @@ func newServer(im *imposter.Imposter, conf *tls.Config) *server {
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
 		ReadBufferSize:                16 << 10,
-		// The worker pool's cleaner sleeps this long between looks at its stop channel, so
-		// a deleted imposter's pool (a goroutine and the fasthttp.Server) lingers as long;
-		// fasthttp's default is 10 s. Idle workers are let go after it too.
-		MaxIdleWorkerDuration: time.Second,
-		ConnState:             netconn.IdleConnState, // the timeouts, with the IdleListener of Serve
-		Logger:                fasthttpLogger{im.Log()},
+		ConnState:                     netconn.IdleConnState, // the timeouts, with the IdleListener of Serve
+		Logger:                        fasthttpLogger{im.Log()},
 	}
 	return h
 }
 
+// Serve accepts connections until ln is closed, and serves each on a goroutine of its own with
+// fasthttp's ServeConn. fasthttp's own Serve is not used: its worker pool starts a goroutine that
+// sleeps a second between looks at its stop channel (a timer, and the fasthttp.Server with its
+// pools kept that long after Serve returns), which a client that creates and deletes imposters
+// in a loop (a test suite, bench's admin-pairs) paid on every imposter: thousands of stopped
+// servers at once, for the collector to scan.
 func (h *server) Serve(ln net.Listener) error {
 	opts := h.im.Settings()
 	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: opts.IdleTimeout, HeaderTimeout: opts.HeaderTimeout, TLS: h.tls})
 	defer h.il.Close()
-	return h.srv.Serve(h.il)
+	for {
+		c, err := h.il.Accept()
+		if err != nil {
+			// ln is a RetryListener (see Imposter.Start), which keeps accepting through
+			// failures: an error means it was closed.
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		go h.serveConn(c)
+	}
+}
+
+// serveConn serves one connection until it closes, logging (at debug level, as fasthttp's
+// worker pool does) why it ended unless that was the client going away. An error closing a
+// connection that was closed already (an idle one the listener let go, or a deleted
+// imposter's) is not logged.
+func (h *server) serveConn(c net.Conn) {
+	err := h.srv.ServeConn(c)
+	if err == nil || errors.Is(err, net.ErrClosed) {
+		return
+	}
+	s := err.Error()
+	if strings.Contains(s, "broken pipe") || strings.Contains(s, "reset by peer") ||
+		strings.Contains(s, "request headers: "+fasthttp.ErrSmallReadBuffer.Error()) ||
+		strings.Contains(s, "unexpected EOF") || strings.Contains(s, "i/o timeout") || errors.Is(err, fasthttp.ErrBadTrailer) {
+		return
+	}
+	h.srv.Logger.Printf("error when serving connection %q<->%q: %v", c.LocalAddr(), c.RemoteAddr(), err)
 }
 
 // CloseIdle and Shutdown are called once Serve has returned.

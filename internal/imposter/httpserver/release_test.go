@@ -65,3 +65,15 @@ func startAndStop(t *testing.T, proto string) weak.Pointer[imposter.Imposter] {
 	im.Stop(ctx)
 	return weak.Make(im)
 }
+
+// TestStoppedServerLeavesNoPoolGoroutine: an http imposter is served without fasthttp's
+// worker pool, whose cleaner goroutine kept the fasthttp.Server (and a timer) for a second after
+// the imposter stopped: a client creating and deleting imposters in a loop left thousands.
+func TestStoppedServerLeavesNoPoolGoroutine(t *testing.T) {
+	startAndStop(t, "http")
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:goruntime.Stack(buf, true)])
+	if strings.Contains(stacks, "fasthttp.(*workerPool)") {
+		t.Fatalf("a goroutine of fasthttp's worker pool outlives the stopped imposter:\n%s", stacks)
+	}
+}
