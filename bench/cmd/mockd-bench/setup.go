@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -304,7 +303,6 @@ func pairsMain(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	client := &http.Client{Timeout: *timeout, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	base := "http://" + *admin
 	stub := `{"predicates":[{"equals":{"method":"GET","path":"/health"}}],"responses":[{"is":{"statusCode":200,"body":"ok"}}]}`
 	var create, remove [3]string // method, URL, body
@@ -326,21 +324,18 @@ func pairsMain(args []string) error {
 	default:
 		return fmt.Errorf("-api %q: want mb, wiremock or mockserver", *api)
 	}
-	do := func(c [3]string, want int) error {
-		req, err := http.NewRequest(c[0], c[1], strings.NewReader(c[2]))
+	conn, err := newPairConn(*admin, *timeout)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	createReq, removeReq := pairRequest(create, *admin), pairRequest(remove, *admin)
+	do := func(req []byte, want int) error {
+		status, err := conn.roundTrip(req)
 		if err != nil {
 			return err
 		}
-		if c[2] != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != want {
+		if status != want {
 			return errWrongStatus
 		}
 		return nil
@@ -350,14 +345,14 @@ func pairsMain(args []string) error {
 	end := time.Now().Add(*dur)
 	for n := 0; n < maxPairs && time.Now().Before(end); n++ {
 		t0 := time.Now()
-		err := do(create, createStatus)
+		err := do(createReq, createStatus)
 		if err == nil {
-			err = do(remove, removeStatus)
+			err = do(removeReq, removeStatus)
 		}
 		switch {
 		case errors.Is(err, errWrongStatus):
 			res.StatusErr++
-		case err != nil && strings.Contains(err.Error(), "Client.Timeout"):
+		case errors.Is(err, errPairTimeout):
 			res.TimeoutErr++
 		case err != nil:
 			res.ReadErr++
@@ -373,4 +368,25 @@ func pairsMain(args []string) error {
 	return nil
 }
 
-var errWrongStatus = errors.New("unexpected status")
+var (
+	errWrongStatus = errors.New("unexpected status")
+	errPairTimeout = errors.New("timed out")
+)
+
+// pairRequest is the request c (method, URL, body) on the wire, with the headers net/http's
+// client sends (which the pairs client used until it wrote its requests itself), in its order.
+func pairRequest(c [3]string, host string) []byte {
+	method, target, body := c[0], c[1], c[2]
+	target = strings.TrimPrefix(target, "http://"+host)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: Go-http-client/1.1\r\n", method, target, host)
+	if body != "" || method == "POST" || method == "PUT" || method == "PATCH" {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(body))
+	}
+	if body != "" {
+		b.WriteString("Content-Type: application/json\r\n")
+	}
+	b.WriteString("Accept-Encoding: gzip\r\n\r\n")
+	b.WriteString(body)
+	return []byte(b.String())
+}
