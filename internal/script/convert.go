@@ -105,7 +105,7 @@ func fromJS(rt *runtime, v goja.Value, depth int) (config.Value, bool) {
 		return fromJS(rt, rt.vm.ToValue(o.Export()), depth+1)
 	}
 	keys := o.Keys()
-	obj := &config.Object{Members: make([]config.Member, 0, len(keys))}
+	obj := newObject(len(keys))
 	for _, k := range keys {
 		e, ok := fromJS(rt, o.Get(k), depth+1)
 		if ok {

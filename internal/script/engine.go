@@ -77,25 +77,28 @@ type program struct {
 	free     freeInfo // see stateless
 }
 
-// stateless reports whether a call of kind to p's function (whose source is source) cannot
-// reach the imposter's state; it reads the source on first use.
-func (p *program) stateless(source string, kind callKind) bool {
+// info returns what the analysis of p's function (whose source is source) found, reading the
+// source on first use.
+func (p *program) info(source string) freeInfo {
 	p.freeOnce.Do(func() {
 		if p.err == nil {
 			p.free = analyse(source)
 		}
 	})
-	return p.free.stateless(kind)
+	return p.free
 }
+
+// stateless reports whether a call of kind to p's function cannot reach the imposter's state.
+func (p *program) stateless(source string, kind callKind) bool {
+	return p.info(source).stateless(kind)
+}
+
+// readsArg reports whether a call to p's function may read its argument number n.
+func (p *program) readsArg(source string, n int) bool { return p.info(source).readsArg(n) }
 
 // needsNode reports whether a call of kind to p's function may use what installNode adds.
 func (p *program) needsNode(source string, kind callKind) bool {
-	p.freeOnce.Do(func() {
-		if p.err == nil {
-			p.free = analyse(source)
-		}
-	})
-	return p.free.needsNode(kind)
+	return p.info(source).needsNode(kind)
 }
 
 // nativeFn returns the native form of p's source, a decorate function, or nil when it has

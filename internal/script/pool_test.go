@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
 )
 
 // Calls that cannot reach the state run beside each other: one stuck in a loop does not hold
@@ -132,5 +134,63 @@ func TestPoolGrowsOnlyAfterAWait(t *testing.T) {
 		if made, _, _, _ := poolState(s); made != tc.made {
 			t.Errorf("poolWait %s: %d runtimes made, want %d", tc.wait, made, tc.made)
 		}
+	}
+}
+
+// A pooled runtime reuses its config argument from call to call: what a call changed in it is
+// gone in the next, whatever the kind of call or the shape of the request.
+func TestPooledConfigIsFreshEachCall(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	tcp := &request.Request{TCP: true, Data: "aGk="}
+	tcp.SetClient("127.0.0.1", "127.0.0.1:5555")
+	calls := []struct {
+		name string
+		run  func() (string, error)
+		want string
+	}{
+		{"change everything", func() (string, error) {
+			out, err := s.Response(context.Background(), `function (config) {
+				config.extra = 1; delete config.method; config.path = 'top';
+				config.request.path = 'changed'; config.request.headers['X-New'] = 'y'; delete config.request.body;
+				config.callback({ body: Object.keys(config).join(',') + ' ' + config.request.path + ' ' + Object.keys(config.request).join(',') });
+			}`, testRequest())
+			return jsonOf(out), err
+		}, `{"body":"request,state,logger,callback,requestFrom,path,query,headers,body,ip,extra changed requestFrom,method,path,query,headers,ip"}`},
+		{"read it all again", func() (string, error) {
+			out, err := s.Response(context.Background(), `function (config) {
+				return { body: [Object.keys(config).join(','), config.request.path, config.path, config.method, typeof config.extra,
+					Object.keys(config.request.headers).join(','), config.request.body, config.request.query.a.join('|')].join(' ') };
+			}`, testRequest())
+			return jsonOf(out), err
+		}, `{"body":"request,state,logger,callback,requestFrom,method,path,query,headers,body,ip /users/42 /users/42 POST undefined Host,X-Id,Content-Type {\"name\":\"ann\",\"n\":3} 1|2"}`},
+		{"a tcp request", func() (string, error) {
+			out, err := s.Response(context.Background(), `(config) => ({ data: Object.keys(config).join(',') + ' ' + Object.keys(config.request).join(',') + ' ' + config.request.data })`, tcp)
+			return jsonOf(out), err
+		}, `{"data":"request,state,logger,callback,requestFrom,ip,data requestFrom,ip,data aGk="}`},
+		{"a decorate", func() (string, error) {
+			out, err := s.Decorate(context.Background(), `(config) => { config.response.body = Object.keys(config).join(',') + ' ' + config.request.method + ' ' + typeof config.callback; }`,
+				testRequest(), config.NewObject("body", "x"))
+			return jsonOf(out), err
+		}, `{"body":"request,response,logger,state,requestFrom,method,path,query,headers,body,ip POST undefined"}`},
+		{"a predicate", func() (string, error) {
+			ok, err := s.Predicate(`(config) => config.request.path === '/users/42' && config.method === 'POST' && !('extra' in config)`, testRequest())
+			return strconv.FormatBool(ok), err
+		}, `true`},
+		{"the config of a call returned whole", func() (string, error) {
+			out, err := s.Response(context.Background(), `(config) => ({ body: config.request.method, c: config.request.headers })`, testRequest())
+			return jsonOf(out), err
+		}, `{"body":"POST","c":{"Host":"localhost","X-Id":"7","Content-Type":"application/json"}}`},
+	}
+	for _, c := range calls {
+		got, err := c.run()
+		if err != nil || got != c.want {
+			t.Errorf("%s: %s %v\nwant %s", c.name, got, err, c.want)
+		}
+	}
+	s.poolMu.Lock()
+	made := s.made
+	s.poolMu.Unlock()
+	if made != 1 {
+		t.Errorf("the calls ran on %d pooled runtimes, want 1 (the test is about reusing one)", made)
 	}
 }

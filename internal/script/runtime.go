@@ -60,9 +60,10 @@ type runtime struct {
 	// JSON.parse and JSON.stringify, for a state shared through a store (see shared.go).
 	jsonParse, jsonStringify goja.Callable
 
-	mem    *memWatch // watches the memory of calls; nil = no limit
-	memMax int64     // how much the heap may grow during a call
-	pooled bool      // the runtime belongs to its Scope's pool (see stateless.go)
+	mem    *memWatch     // watches the memory of calls; nil = no limit
+	memMax int64         // how much the heap may grow during a call
+	pooled bool          // the runtime belongs to its Scope's pool (see stateless.go)
+	config *configObject // a pooled runtime's config argument, reused by each call (see newConfig)
 	// nodeArgs is set until installNode has run (see needNode).
 	nodeArgs *nodeArgs
 
@@ -464,6 +465,9 @@ func (rt *runtime) end() {
 		rt.mem.end(rt)
 	}
 	rt.stopIO()
+	if rt.config != nil {
+		rt.config.clear() // holds nothing of this call until the next
+	}
 	rt.vm.ClearInterrupt()
 	clear(rt.timers)
 	rt.timers = rt.timers[:0]

@@ -105,7 +105,7 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 	if err != nil {
 		return false, injectionError(MsgPredicate, predicateSource(source), err)
 	}
-	cfg := rt.newConfig(r, predicateConfigKeys, rt.imposterState, rt.logger)
+	cfg, _ := rt.newConfig(r, predicateConfigKeys, rt.imposterState, rt.logger)
 	v, err := rt.call(fn, cfg, rt.logger, rt.imposterState)
 	if err != nil {
 		return false, injectionError(MsgPredicate, predicateSource(source), err)
@@ -130,31 +130,29 @@ func (s *Scope) Response(ctx context.Context, source string, r *request.Request)
 	if err != nil {
 		return fail(err)
 	}
-	var (
-		called bool
-		result goja.Value
-	)
-	done := rt.vm.ToValue(func(call goja.FunctionCall) goja.Value {
-		if !called {
-			called, result = true, call.Argument(0)
-		}
-		return goja.Undefined()
-	})
-	cfg := rt.newConfig(r, responseConfigKeys, rt.imposterState, rt.logger, done)
+	cfg, c := rt.newConfig(r, responseConfigKeys, rt.imposterState, rt.logger, nil)
+	// The callback is made when the script reads config.callback, or at once when the function
+	// may read its fourth argument: most functions return their response and never call it.
+	var done goja.Value = goja.Undefined()
+	if s.program(source).readsArg(source, 3) {
+		done = c.callback()
+	}
 	v, err := rt.call(fn, cfg, rt.injectState, rt.logger, done, rt.imposterState)
 	if err != nil {
 		return fail(err)
 	}
-	if !called && !goja.IsUndefined(v) {
-		called, result = true, v
+	if !c.called && !goja.IsUndefined(v) {
+		c.called, c.result = true, v
 	}
-	if err := rt.runUntil(ctx, func() bool { return called }); err != nil {
-		if errors.Is(err, errStalled) {
-			err = errors.New("the injection returned undefined and can no longer call its callback")
+	if !c.called {
+		if err := rt.runUntil(ctx, c.isCalled); err != nil {
+			if errors.Is(err, errStalled) {
+				err = errors.New("the injection returned undefined and can no longer call its callback")
+			}
+			return fail(err)
 		}
-		return fail(err)
 	}
-	result, err = rt.settle(ctx, result)
+	result, err := rt.settle(ctx, c.result)
 	if err != nil {
 		return fail(err)
 	}
@@ -196,7 +194,7 @@ func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Reques
 	} else {
 		jsResp = goja.Null()
 	}
-	cfg := rt.newConfig(r, decorateConfigKeys, jsResp, rt.logger, rt.imposterState)
+	cfg, _ := rt.newConfig(r, decorateConfigKeys, jsResp, rt.logger, rt.imposterState)
 	v, err := rt.call(fn, cfg, jsResp, rt.logger)
 	if err != nil {
 		return fail(err)

@@ -51,6 +51,18 @@ func TestResponse(t *testing.T) {
 		{"async callback positional", `function (request, state, logger, callback) { setTimeout(() => callback({ body: 'cb' }), 1); }`,
 			`{"body":"cb"}`},
 		{"sync callback", `function (config) { config.callback({ body: 'now' }); }`, `{"body":"now"}`},
+		// The callback is made when first read (or passed at once to a function that may read
+		// its fourth argument): it is still one function, and JSON leaves it out.
+		{"callback is the fourth argument", `function (config, state, logger, done) { done({ body: String(config.callback === done) }); }`,
+			`{"body":"true"}`},
+		{"callback through arguments", `function (config) { arguments[3]({ body: String(arguments[3] === config.callback) }); }`,
+			`{"body":"true"}`},
+		{"callback read twice is one function", `function (config) { return { body: String(config.callback === config.callback) + typeof config.callback }; }`,
+			`{"body":"truefunction"}`},
+		{"config as JSON leaves the callback out", `function (config) { return { body: Object.keys(JSON.parse(JSON.stringify(config))).join(',') }; }`,
+			`{"body":"request,state,logger,requestFrom,method,path,query,headers,body,ip"}`},
+		{"config returned whole leaves the callback out", `function (config) { return { body: { method: config.method, c: config } }; }`,
+			`{"body":{"method":"POST","c":{"request":{"requestFrom":"127.0.0.1:5555","method":"POST","path":"/users/42","query":{"a":["1","2"],"b":"x"},"headers":{"Host":"localhost","X-Id":"7","Content-Type":"application/json"},"body":"{\"name\":\"ann\",\"n\":3}","ip":"127.0.0.1"},"state":{},"logger":{},"requestFrom":"127.0.0.1:5555","method":"POST","path":"/users/42","query":{"a":["1","2"],"b":"x"},"headers":{"Host":"localhost","X-Id":"7","Content-Type":"application/json"},"body":"{\"name\":\"ann\",\"n\":3}","ip":"127.0.0.1"}}}`},
 		{"promise", `function (config) { return new Promise(r => setTimeout(() => r({ body: 'p' }), 2)); }`, `{"body":"p"}`},
 		{"string result is empty response", `function () { return 'hello'; }`, `{}`},
 		{"undefined fields dropped", `function () { return { a: undefined, f: function () {}, n: NaN, d: [undefined, 1] }; }`,
@@ -77,6 +89,24 @@ func TestResponse(t *testing.T) {
 				t.Errorf("Response(%s)\n got %s\nwant %s", tc.src, g, tc.want)
 			}
 		})
+	}
+}
+
+// A callback kept from an earlier call answers nothing in a later one: each call has its own.
+func TestResponseOldCallback(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	for i, tc := range []struct{ src, want string }{
+		{`function (config) { config.state.old = config.callback; config.callback({ body: 'first' }); }`, `{"body":"first"}`},
+		{`function (config) { config.state.old({ body: 'old' }); return { body: 'second' }; }`, `{"body":"second"}`},
+		{`function (config) { config.state.old({ body: 'old' }); setTimeout(() => config.callback({ body: 'third' }), 1); }`, `{"body":"third"}`},
+	} {
+		got, err := s.Response(context.Background(), tc.src, testRequest())
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if g := jsonOf(got); g != tc.want {
+			t.Errorf("call %d = %s, want %s", i, g, tc.want)
+		}
 	}
 }
 

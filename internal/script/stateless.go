@@ -67,6 +67,12 @@ func (f freeInfo) needsNode(kind callKind) bool {
 	return n >= 0 && f.params > n
 }
 
+// readsArg reports whether a call to the function may read its argument number n
+// (from 0): through a parameter, or through arguments, eval and the like (which touches counts).
+func (f freeInfo) readsArg(n int) bool {
+	return !f.analysed || f.touches || f.params > n
+}
+
 // stateless reports whether a call of this kind to the function cannot reach the imposter's
 // state (nor anything else that outlives the call, such as the global object).
 func (f freeInfo) stateless(kind callKind) bool {
