@@ -194,3 +194,87 @@ func TestPooledConfigIsFreshEachCall(t *testing.T) {
 		t.Errorf("the calls ran on %d pooled runtimes, want 1 (the test is about reusing one)", made)
 	}
 }
+
+// A call that finds every pooled runtime busy with a call that has run for poolWait (a loop,
+// a wait for I/O) makes another at once, rather than waiting poolWait itself.
+func TestPoolGrowsAtOnceBesideLongCalls(t *testing.T) {
+	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
+	defer func(w time.Duration) { poolWait = w }(poolWait)
+	poolWait = time.Hour // a quick call that waited would wait that long
+	s := newEngine(t, time.Minute).NewScope(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	loopDone := make(chan error, 1)
+	go func() {
+		_, err := s.Response(ctx, `function (config) { while (true) {} }`, testRequest())
+		loopDone <- err
+	}()
+	for { // until the loop holds the only runtime
+		s.poolMu.Lock()
+		if len(s.busy) == 1 && !s.creating {
+			// As if the loop had begun, and the runtime been made, more than poolWait ago.
+			s.busy[0].started = time.Now().Add(-2 * poolWait)
+			s.madeAt = s.busy[0].started
+			s.poolMu.Unlock()
+			break
+		}
+		s.poolMu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	got, err := s.Response(context.Background(), `function (config) { return { body: 'quick' }; }`, testRequest())
+	if err != nil || jsonOf(got) != `{"body":"quick"}` {
+		t.Fatalf("the quick call: %s %v", jsonOf(got), err)
+	}
+	cancel()
+	<-loopDone
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	if s.made != 2 {
+		t.Errorf("%d runtimes made, want 2", s.made)
+	}
+}
+
+// A runtime the pool has not used for poolIdle is let go when another call ends, down to one.
+func TestPoolShrinksWhenIdle(t *testing.T) {
+	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
+	defer func(w, i time.Duration) { poolWait, poolIdle = w, i }(poolWait, poolIdle)
+	poolWait = 0 // every call beside a busy runtime makes one
+	for _, tc := range []struct {
+		idle       time.Duration
+		made, kept int
+	}{{time.Hour, 3, 3}, {0, 1, 1}} {
+		poolIdle = tc.idle
+		s := newEngine(t, time.Minute).NewScope(nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 3)
+		for range 3 {
+			go func() {
+				_, err := s.Response(ctx, `function (config) { while (true) {} }`, testRequest())
+				done <- err
+			}()
+		}
+		for { // until three loops run, each on its runtime
+			s.poolMu.Lock()
+			n := len(s.busy)
+			s.poolMu.Unlock()
+			if n == 3 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		for range 3 {
+			<-done
+		}
+		s.poolMu.Lock()
+		made, kept := s.made, len(s.idle)
+		s.poolMu.Unlock()
+		if made != tc.made || kept != tc.kept {
+			t.Errorf("poolIdle %s: %d made, %d idle; want %d, %d", tc.idle, made, kept, tc.made, tc.kept)
+		}
+		got, err := s.Response(context.Background(), `function (config) { return { body: 'after' }; }`, testRequest())
+		if err != nil || jsonOf(got) != `{"body":"after"}` {
+			t.Errorf("poolIdle %s: the call after: %s %v", tc.idle, jsonOf(got), err)
+		}
+	}
+}

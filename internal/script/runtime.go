@@ -64,6 +64,9 @@ type runtime struct {
 	memMax int64         // how much the heap may grow during a call
 	pooled bool          // the runtime belongs to its Scope's pool (see stateless.go)
 	config *configObject // a pooled runtime's config argument, reused by each call (see newConfig)
+	// For a pooled runtime, under its Scope's poolMu: when its running call was given it, and
+	// when it last came back.
+	started, idleSince time.Time
 	// nodeArgs is set until installNode has run (see needNode).
 	nodeArgs *nodeArgs
 

@@ -41,7 +41,8 @@ type Scope struct {
 
 	// The pool of runtimes for calls that cannot reach the state (see enter).
 	poolMu   sync.Mutex
-	idle     []*runtime
+	idle     []*runtime      // a stack: the last to come back is taken first
+	busy     []*runtime      // running a call
 	waiting  []chan struct{} // calls waiting for a runtime, woken first come first served
 	made     int             // pooled runtimes in use or idle (or being made)
 	creating bool            // a pooled runtime is being made
@@ -262,12 +263,23 @@ func (s *Scope) enter(source string, kind callKind) *runtime {
 func (s *Scope) leave(rt *runtime) {
 	rt.end()
 	spoiled := rt.spoiled.Load()
+	var idled *runtime // a pooled runtime left unused for poolIdle, to let go
 	if rt.pooled {
+		now := time.Now()
 		s.poolMu.Lock()
+		s.busy = slices.DeleteFunc(s.busy, func(b *runtime) bool { return b == rt })
 		if spoiled {
 			s.made-- // a waiter makes another when its wait is up
 		} else {
+			rt.idleSince = now
 			s.idle = append(s.idle, rt)
+			// The idle runtimes are a stack (see pooled): the one at the bottom is the one
+			// left unused longest.
+			if len(s.idle) > 1 && now.Sub(s.idle[0].idleSince) >= poolIdle {
+				idled = s.idle[0]
+				s.idle = append(s.idle[:0], s.idle[1:]...)
+				s.made--
+			}
 		}
 		if len(s.waiting) > 0 {
 			// Woken, it takes an idle runtime unless a running call took it first (as
@@ -285,6 +297,9 @@ func (s *Scope) leave(rt *runtime) {
 			s.rt = nil
 		}
 		s.mu.Unlock()
+	}
+	if idled != nil {
+		idled.discard()
 	}
 	if spoiled {
 		rt.log.Warn("a script ran out of memory: its runtime is dropped, and the imposter's script state with it")
@@ -312,46 +327,58 @@ type lastProgram struct {
 // maxPool bounds the runtimes a Scope runs stateless calls on at once; more wait.
 const maxPool = 16
 
-// poolWait is how long a stateless call waits for a busy pooled runtime before it makes another
-// (when fewer than maxPool are made). A runtime takes milliseconds to make and holds about
-// 250 KB of small objects that every garbage collection marks, while most calls take
-// microseconds: when each call that found every runtime busy made one, as it once did, bench/'s
-// inject scenario (50 connections, 2 cores) had 16 runtimes where 2 were ever used at once, and
-// lost a tenth of its speed to marking them. A call that runs longer (a loop, a wait for I/O or a
-// timer) still has the others run beside it, a few milliseconds later.
+// poolWait is how long every busy pooled runtime must have been running its call before a
+// stateless call that finds none idle makes another (when GOMAXPROCS or more are made, fewer
+// than maxPool). A runtime takes milliseconds to make and holds about 70 KB of small objects that
+// every garbage collection marks, while most calls take microseconds: when each call that found
+// every runtime busy made one, as it once did, bench/'s inject scenario (50 connections, 2 cores)
+// had 16 runtimes where 2 were ever used at once, and lost a tenth of its speed to marking them.
+// Calls that run longer (a loop, a wait for I/O or a timer) still have the others run beside
+// them: a call that comes when every runtime has been busy that long makes one at once, and one
+// that comes sooner waits until they have (or one comes back).
 var poolWait = 10 * time.Millisecond // a variable for tests
 
+// poolIdle is how long a pooled runtime may stay unused before the pool lets it go (when another
+// call ends, and one runtime is always kept): a burst of slow calls that grew the pool does not
+// leave runtimes behind for every garbage collection to mark.
+var poolIdle = 10 * time.Second // a variable for tests
+
 // pooled takes an idle runtime of the pool. When none is idle, it makes one if fewer are made
-// than calls can run at once (GOMAXPROCS), and otherwise waits for one to come back, making
-// another (one at a time, at most maxPool) when it has waited poolWait.
+// than calls can run at once (GOMAXPROCS) or every busy one has run its call for poolWait, and
+// otherwise waits for one to come back or for that (making one runtime at a time, at most
+// maxPool).
 func (s *Scope) pooled() *runtime {
-	var deadline time.Time
 	s.poolMu.Lock()
 	for {
+		now := time.Now()
 		if n := len(s.idle); n > 0 {
 			rt := s.idle[n-1] // the one used last: its memory is the likeliest to be in cache
 			s.idle = s.idle[:n-1]
 			rt.log = s.poolLog
+			rt.started = now
+			s.busy = append(s.busy, rt)
 			s.poolMu.Unlock()
 			return rt
 		}
-		if !s.creating && s.made < maxPool && (s.made < goruntime.GOMAXPROCS(0) || !deadline.IsZero() && !time.Now().Before(deadline)) {
+		// The busy runtimes have all been running for poolWait at since: the youngest call's
+		// start, or when the last runtime was made (calls that queued up while it was made see
+		// first whether it serves them).
+		since := s.madeAt
+		for _, b := range s.busy {
+			if b.started.After(since) {
+				since = b.started
+			}
+		}
+		deadline := since.Add(poolWait)
+		if !s.creating && s.made < maxPool && (s.made < goruntime.GOMAXPROCS(0) || !now.Before(deadline)) {
 			return s.makePooled()
-		}
-		// The wait counts from when the last runtime was made: calls that queued up while
-		// it was made see first whether it serves them.
-		if deadline.IsZero() {
-			deadline = time.Now().Add(poolWait)
-		}
-		if from := s.madeAt.Add(poolWait); from.After(deadline) {
-			deadline = from
 		}
 		ch := make(chan struct{})
 		s.waiting = append(s.waiting, ch)
 		var t *time.Timer
 		var timeout <-chan time.Time
-		if !s.creating { // else makePooled wakes it
-			t = time.NewTimer(time.Until(deadline))
+		if !s.creating && s.made < maxPool { // else makePooled or a runtime coming back wakes it
+			t = time.NewTimer(deadline.Sub(now))
 			timeout = t.C
 		}
 		s.poolMu.Unlock()
@@ -380,6 +407,8 @@ func (s *Scope) makePooled() *runtime {
 	s.poolMu.Lock()
 	s.creating = false
 	s.madeAt = time.Now()
+	rt.started = s.madeAt
+	s.busy = append(s.busy, rt)
 	for _, ch := range s.waiting { // their waits count from now
 		close(ch)
 	}
