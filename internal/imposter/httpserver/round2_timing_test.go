@@ -87,6 +87,47 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 const injectImposter = `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"GET","path":"/inject"}}],` +
 	`"responses":[{"inject":"function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }"}]}]}`
 
+// decorateImposter is bench/'s decorate scenario: 20 stubs whose responses have a JavaScript
+// decorate behavior (one the native subset runs as Go), the request matching the 20th.
+func decorateImposter() string {
+	var b strings.Builder
+	b.WriteString(`{"protocol":"http","port":4545,"stubs":[`)
+	for i := range 20 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		n := strconv.Itoa(i)
+		b.WriteString(`{"predicates":[{"equals":{"method":"GET","path":"/decorate/` + n + `"}}],"responses":[{"is":{"statusCode":200,` +
+			`"headers":{"Content-Type":"text/plain"},"body":"decorate-` + n + `"},"_behaviors":{"decorate":` +
+			`"(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }"}}]}`)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// BenchmarkDecorateKeepAlive serves bench/'s decorate scenario through a listening imposter over
+// one keep-alive connection.
+func BenchmarkDecorateKeepAlive(b *testing.B) {
+	im := startBench(b, decorateImposter())
+	c := &fasthttp.HostClient{Addr: "127.0.0.1:" + strconv.Itoa(im.Port()), MaxConns: 1}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI("http://" + c.Addr + "/decorate/19")
+	do := func() {
+		if err := c.Do(req, resp); err != nil || resp.StatusCode() != 200 || string(resp.Body()) != "decorate-19-decorated" ||
+			string(resp.Header.Peek("X-Decorated")) != "yes" {
+			b.Fatalf("%v %d %q", err, resp.StatusCode(), resp.Body())
+		}
+	}
+	do()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		do()
+	}
+}
+
 // BenchmarkInjectKeepAlive serves bench/'s inject scenario through a listening imposter (the
 // FIFO poller, the connection's context, the script call and its limits): over one keep-alive
 // connection, and over 50 at once as the bench's load generator sends it, where calls run
