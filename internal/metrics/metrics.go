@@ -5,6 +5,9 @@
 package metrics
 
 import (
+	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,11 +21,7 @@ import (
 // Registry is the set of collectors GET /metrics serves. Safe for concurrent use.
 type Registry struct {
 	reg           *prometheus.Registry
-	matchDuration *prometheus.HistogramVec
-	noMatch       *prometheus.CounterVec
-	requests      *prometheus.CounterVec
-	respDuration  *prometheus.HistogramVec
-	blocked       *prometheus.CounterVec
+	imposters     *imposterSeries
 	storeDuration *prometheus.HistogramVec
 	storeErrors   *prometheus.CounterVec
 	handler       fasthttp.RequestHandler
@@ -30,31 +29,19 @@ type Registry struct {
 
 // New returns a registry with Mountebank's imposter metrics plus the Go and process collectors.
 func New() *Registry {
-	r := &Registry{
-		reg: prometheus.NewRegistry(),
-		matchDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "mb_predicate_match_duration_seconds",
-			Help:    "Time it takes to match the predicates and select a stub",
-			Buckets: []float64{0.01, 0.05, 0.1, 0.2, 0.5, 1},
-		}, []string{"imposter"}),
-		noMatch: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mb_no_match_total",
-			Help: "Number of times no stub matched the request",
-		}, []string{"imposter"}),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mb_request_total",
-			Help: "Number of requests to the imposter",
-		}, []string{"imposter"}),
-		respDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "mb_response_generation_duration_seconds",
-			Help:    "Time it takes to generate the response from a stub",
-			Buckets: []float64{0.01, 0.05, 0.1, 0.2, 0.5, 1, 3, 5, 10, 30},
-		}, []string{"imposter"}),
-		blocked: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mb_blocked_ip_total",
-			Help: "Number of times a connection was blocked from a non-whitelisted IP address",
-		}, []string{"imposter"}),
-	}
+	r := &Registry{reg: prometheus.NewRegistry(), imposters: &imposterSeries{
+		byLabel: map[string]*Imposter{},
+		matchDuration: prometheus.NewDesc("mb_predicate_match_duration_seconds",
+			"Time it takes to match the predicates and select a stub", []string{"imposter"}, nil),
+		noMatch: prometheus.NewDesc("mb_no_match_total",
+			"Number of times no stub matched the request", []string{"imposter"}, nil),
+		requests: prometheus.NewDesc("mb_request_total",
+			"Number of requests to the imposter", []string{"imposter"}, nil),
+		respDuration: prometheus.NewDesc("mb_response_generation_duration_seconds",
+			"Time it takes to generate the response from a stub", []string{"imposter"}, nil),
+		blocked: prometheus.NewDesc("mb_blocked_ip_total",
+			"Number of times a connection was blocked from a non-whitelisted IP address", []string{"imposter"}, nil),
+	}}
 	r.storeDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "mockd_store_operation_duration_seconds",
 		Help:    "Time a --store operation took, by operation (save, sync, cycle, record, counts, …)",
@@ -65,18 +52,14 @@ func New() *Registry {
 		Help: "Number of --store operations that failed, by operation",
 	}, []string{"op"})
 	r.reg.MustRegister(shownOnceUsed{r.storeDuration}, shownOnceUsed{r.storeErrors})
-	r.reg.MustRegister(shownOnceUsed{r.matchDuration}, shownOnceUsed{r.noMatch}, shownOnceUsed{r.requests},
-		shownOnceUsed{r.respDuration}, shownOnceUsed{r.blocked},
+	r.reg.MustRegister(r.imposters,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{}))
 	return r
 }
 
 // shownOnceUsed collects the series of c that have counted something: a counter above zero, a
-// histogram with an observation. Mountebank (prom-client) creates an imposter's series when it
-// first counts (mb_request_total on its first request, mb_no_match_total on its first unmatched
-// one); mockd resolves them when the imposter starts, so that the hot path never creates or
-// looks one up, and hides them until then. The check runs per scrape, never per request.
+// histogram with an observation, as imposterSeries shows the imposters' (see there).
 type shownOnceUsed struct{ prometheus.Collector }
 
 func (s shownOnceUsed) Collect(ch chan<- prometheus.Metric) {
@@ -119,32 +102,46 @@ func (r *Registry) ObserveStore(op string, seconds float64, err error) {
 // Handler serves the metrics in Prometheus' text format.
 func (r *Registry) Handler(ctx *fasthttp.RequestCtx) { r.handler(ctx) }
 
-// Imposter is one imposter's resolved metric children. A nil *Imposter records nothing.
+// Imposter is one imposter's series, counted in place. A nil *Imposter records nothing.
 type Imposter struct {
 	reg           *Registry
 	label         string
-	MatchDuration prometheus.Observer
-	NoMatch       prometheus.Counter
-	Requests      prometheus.Counter
-	RespDuration  prometheus.Observer
-	Blocked       prometheus.Counter
+	MatchDuration prometheus.Observer // &matchDuration (a test may put its own)
+	NoMatch       *Counter
+	Requests      *Counter
+	RespDuration  prometheus.Observer // &respDuration
+	Blocked       *Counter
+
+	matchDuration, respDuration histogram
+	noMatch, requests, blocked  Counter
 }
 
-// ForImposter resolves the children for an imposter. label is Mountebank's scope prefix,
-// e.g. "[http:4545 users] ".
+// Buckets of the two histograms, Mountebank's.
+var (
+	matchBuckets = []float64{0.01, 0.05, 0.1, 0.2, 0.5, 1}
+	respBuckets  = []float64{0.01, 0.05, 0.1, 0.2, 0.5, 1, 3, 5, 10, 30}
+)
+
+// ForImposter makes the series of an imposter. label is Mountebank's scope prefix, e.g.
+// "[http:4545 users] ". It costs one allocation: the series are the Imposter's own fields,
+// which GET /metrics reads (imposterSeries), rather than children of prometheus vectors, whose
+// creation (label hashing, label pairs, a histogram's buckets, a created timestamp) and deletion
+// for five series were a tenth of what creating and deleting an imposter cost (issue #26,
+// admin-pairs). An imposter started on the label of one being stopped (the same port, at once)
+// takes its place; the stopped one's Remove then leaves it alone.
 func (r *Registry) ForImposter(label string) *Imposter {
 	if r == nil {
 		return nil
 	}
-	return &Imposter{
-		reg:           r,
-		label:         label,
-		MatchDuration: r.matchDuration.WithLabelValues(label),
-		NoMatch:       r.noMatch.WithLabelValues(label),
-		Requests:      r.requests.WithLabelValues(label),
-		RespDuration:  r.respDuration.WithLabelValues(label),
-		Blocked:       r.blocked.WithLabelValues(label),
-	}
+	m := &Imposter{reg: r, label: label}
+	m.matchDuration.upper, m.respDuration.upper = matchBuckets, respBuckets
+	m.MatchDuration, m.RespDuration = &m.matchDuration, &m.respDuration
+	m.NoMatch, m.Requests, m.Blocked = &m.noMatch, &m.requests, &m.blocked
+	s := r.imposters
+	s.mu.Lock()
+	s.byLabel[label] = m
+	s.mu.Unlock()
+	return m
 }
 
 // Remove drops the imposter's series (when the imposter is deleted).
@@ -152,12 +149,99 @@ func (m *Imposter) Remove() {
 	if m == nil {
 		return
 	}
-	r := m.reg
-	r.matchDuration.DeleteLabelValues(m.label)
-	r.noMatch.DeleteLabelValues(m.label)
-	r.requests.DeleteLabelValues(m.label)
-	r.respDuration.DeleteLabelValues(m.label)
-	r.blocked.DeleteLabelValues(m.label)
+	s := m.reg.imposters
+	s.mu.Lock()
+	if s.byLabel[m.label] == m {
+		delete(s.byLabel, m.label)
+	}
+	s.mu.Unlock()
+}
+
+// Counter is a count that only goes up. Safe for concurrent use.
+type Counter struct{ v atomic.Uint64 }
+
+// Inc adds one.
+func (c *Counter) Inc() { c.v.Add(1) }
+
+// histogram counts observations by bucket, as prometheus' histogram does (a value goes in the
+// first bucket whose upper bound is at least the value), without its hot and cold halves: a
+// scrape made while requests are observed may see the sum a few observations behind the
+// counts. Safe for concurrent use.
+type histogram struct {
+	upper   []float64
+	counts  [11]atomic.Uint64 // by bucket, the last one for values above every bound
+	sumBits atomic.Uint64
+}
+
+func (h *histogram) Observe(v float64) {
+	i := 0
+	for i < len(h.upper) && v > h.upper[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	for {
+		old := h.sumBits.Load()
+		if h.sumBits.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+v)) {
+			return
+		}
+	}
+}
+
+// metric is the histogram as a prometheus metric, nil when it has observed nothing.
+func (h *histogram) metric(desc *prometheus.Desc, label string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(h.upper))
+	var n uint64
+	for i, le := range h.upper {
+		n += h.counts[i].Load()
+		buckets[le] = n
+	}
+	n += h.counts[len(h.upper)].Load()
+	if n == 0 {
+		return nil
+	}
+	return prometheus.MustNewConstHistogram(desc, n, math.Float64frombits(h.sumBits.Load()), buckets, label)
+}
+
+// imposterSeries is the collector of the imposters' series. As Mountebank's (prom-client, which
+// creates an imposter's series when it first counts: mb_request_total on its first request,
+// mb_no_match_total on its first unmatched one), a series is shown only once it has counted
+// something; mockd makes them when the imposter starts, so that the hot path never creates or
+// looks one up. The check runs per scrape, never per request.
+type imposterSeries struct {
+	mu                                                      sync.Mutex
+	byLabel                                                 map[string]*Imposter
+	matchDuration, noMatch, requests, respDuration, blocked *prometheus.Desc
+}
+
+func (s *imposterSeries) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{s.matchDuration, s.noMatch, s.requests, s.respDuration, s.blocked} {
+		ch <- d
+	}
+}
+
+func (s *imposterSeries) Collect(ch chan<- prometheus.Metric) {
+	s.mu.Lock()
+	list := make([]*Imposter, 0, len(s.byLabel))
+	for _, m := range s.byLabel {
+		list = append(list, m)
+	}
+	s.mu.Unlock()
+	counter := func(desc *prometheus.Desc, c *Counter, label string) {
+		if v := c.v.Load(); v > 0 {
+			ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(v), label)
+		}
+	}
+	for _, m := range list {
+		if h := m.matchDuration.metric(s.matchDuration, m.label); h != nil {
+			ch <- h
+		}
+		counter(s.noMatch, &m.noMatch, m.label)
+		counter(s.requests, &m.requests, m.label)
+		if h := m.respDuration.metric(s.respDuration, m.label); h != nil {
+			ch <- h
+		}
+		counter(s.blocked, &m.blocked, m.label)
+	}
 }
 
 // epoch anchors Now: time.Since of a time with a monotonic reading costs one clock read,

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // TestInstantSince checks that an Instant measures elapsed time: never less than what passed.
@@ -63,6 +66,60 @@ func TestSeriesShownOnceUsed(t *testing.T) {
 		slices.Sort(names)
 		if !slices.Equal(names, st.want) {
 			t.Errorf("step %d: series shown %v, want %v", i, names, st.want)
+		}
+	}
+}
+
+// TestImposterTakesTheLabelOver: an imposter started on the port of one being deleted (a client
+// suite's POST, DELETE, POST of the same port) keeps its series when the old one's are removed
+// after it started (the old imposter drains in the background).
+func TestImposterTakesTheLabelOver(t *testing.T) {
+	r := New()
+	old := r.ForImposter("[http:4545] ")
+	old.Requests.Inc()
+	m := r.ForImposter("[http:4545] ")
+	m.Requests.Inc()
+	m.Requests.Inc()
+	old.Remove()
+	fams, err := r.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() == "mb_request_total" {
+			if len(f.GetMetric()) != 1 || f.GetMetric()[0].GetCounter().GetValue() != 2 {
+				t.Fatalf("mb_request_total: %v, want the new imposter's 2", f.GetMetric())
+			}
+			return
+		}
+	}
+	t.Fatal("mb_request_total is not shown")
+}
+
+// TestHistogramAsPrometheus: an imposter's histogram puts values in the buckets prometheus'
+// histogram puts them in (a value equal to a bound in that bound's bucket) and sums them alike.
+func TestHistogramAsPrometheus(t *testing.T) {
+	want := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "x", Buckets: respBuckets})
+	got := histogram{upper: respBuckets}
+	for _, v := range []float64{0, 0.001, 0.01, 0.0100001, 0.05, 0.7, 1, 3, 29.9, 30, 31, 1e9} {
+		want.Observe(v)
+		got.Observe(v)
+	}
+	var w, g dto.Metric
+	if err := want.Write(&w); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.metric(prometheus.NewDesc("x", "x", []string{"imposter"}, nil), "i").Write(&g); err != nil {
+		t.Fatal(err)
+	}
+	wh, gh := w.GetHistogram(), g.GetHistogram()
+	if wh.GetSampleCount() != gh.GetSampleCount() || wh.GetSampleSum() != gh.GetSampleSum() || len(wh.GetBucket()) != len(gh.GetBucket()) {
+		t.Fatalf("got count %d sum %v, %d buckets; want %d, %v, %d", gh.GetSampleCount(), gh.GetSampleSum(), len(gh.GetBucket()),
+			wh.GetSampleCount(), wh.GetSampleSum(), len(wh.GetBucket()))
+	}
+	for i, b := range wh.GetBucket() {
+		if gb := gh.GetBucket()[i]; gb.GetUpperBound() != b.GetUpperBound() || gb.GetCumulativeCount() != b.GetCumulativeCount() {
+			t.Errorf("bucket le=%v: %d, want %d", b.GetUpperBound(), gb.GetCumulativeCount(), b.GetCumulativeCount())
 		}
 	}
 }
