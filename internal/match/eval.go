@@ -588,7 +588,7 @@ func (c *evalCtx) leafValue(e *eleaf, a any) verdict {
 			switch t := t.(type) {
 			case float64:
 				// String(x) is injective on numbers up to 0 === -0.
-				return verdictOf(e.isNum && e.num == t)
+				return verdictOf(e.num == t) // NaN when s is no number's
 			case bool:
 				return verdictOf(e.v != nil && e.s == strconv.FormatBool(t))
 			}

@@ -723,7 +723,7 @@ func TestKVRawOneAgreesWithReference(t *testing.T) {
 		if o.header {
 			obj = headersObject(kvs)
 		}
-		norm, err := cc.ev.normalize(obj, paramsOf(asObject(p.src), "equals"), false)
+		norm, err := cc.ev.normalize(obj, paramsOf(asObject(p.source()), "equals"), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -779,7 +779,7 @@ func TestPlainExpectedIsNormalized(t *testing.T) {
 		var b strings.Builder
 		for i, k := range o.keys {
 			l := o.vals[i].(*eleaf)
-			fmt.Fprintf(&b, "%q=%q/%v/%v;", k, l.s, l.v, l.isNum)
+			fmt.Fprintf(&b, "%q=%q/%v/%v;", k, l.s, l.v, l.num)
 		}
 		return b.String()
 	}
