@@ -95,10 +95,11 @@ func (im *Imposter) ApplyStubs(defs []*config.Object, stubIDs []string) error {
 func (s *stub) carry(o *stub) {
 	s.next.Store(o.next.Load())
 	s.hits.Store(o.hits.Load())
-	o.mu.Lock()
-	if o.matches != nil {
-		list := append([]config.Value(nil), *o.matches...)
-		s.matches = &list
+	if a := o.aux.Load(); a != nil {
+		a.mu.Lock()
+		if a.matches != nil {
+			s.more().matches = append([]config.Value(nil), a.matches...)
+		}
+		a.mu.Unlock()
 	}
-	o.mu.Unlock()
 }

@@ -85,17 +85,29 @@ type stub struct {
 	responses []response // repeat-expanded
 	next      atomic.Uint64
 	// hits counts the requests the stub answered, always (GET /verify, expect).
-	hits atomic.Uint64
+	hits   atomic.Uint64
+	expect *config.Expect // nil: none
+	// aux is what few stubs have (see more): nil until needed, to keep a stub 96 B.
+	aux  atomic.Pointer[stubAux]
+	scen *stubScenario // nil when the stub names no scenario state
+}
+
+// stubAux is what a stub has with --debug or a shared store only.
+type stubAux struct {
+	mu sync.Mutex
+	// matches are the stub's --debug matches (under mu).
+	matches []config.Value
 	// written is the hits a shared store has (under the imposter's countMu).
 	written uint64
-	expect  *config.Expect // nil: none
+}
 
-	mu sync.Mutex
-	// matches are the stub's --debug matches (under mu); nil until the first, as a pointer to
-	// keep the stub small: most stubs never have one.
-	matches *[]config.Value
-
-	scen *stubScenario // nil when the stub names no scenario state
+// more returns s's stubAux, made on first use.
+func (s *stub) more() *stubAux {
+	if a := s.aux.Load(); a != nil {
+		return a
+	}
+	s.aux.CompareAndSwap(nil, &stubAux{})
+	return s.aux.Load()
 }
 
 // predicates returns the stub's predicates ([]any, or nil), as match compiles them.
@@ -882,10 +894,8 @@ func (s *stub) recordMatch(req *config.Object, is *config.Object, resp response)
 		"responseConfig", resp.base().config,
 		"processingTime", 0.0,
 	)
-	s.mu.Lock()
-	if s.matches == nil {
-		s.matches = new([]config.Value)
-	}
-	*s.matches = append(*s.matches, m)
-	s.mu.Unlock()
+	a := s.more()
+	a.mu.Lock()
+	a.matches = append(a.matches, m)
+	a.mu.Unlock()
 }

@@ -195,7 +195,7 @@ func (im *Imposter) counts(changed bool) map[string]uint64 {
 	add(fieldRequests, uint64(im.numRequests.Load()), &im.writtenRequests)
 	add(fieldNoMatch, uint64(im.noMatches.Load()), &im.writtenNoMatch)
 	for _, s := range im.tbl.Load().stubs {
-		add(fieldHits+formatID(s.id), s.hits.Load(), &s.written)
+		add(fieldHits+formatID(s.id), s.hits.Load(), &s.more().written)
 	}
 	return out
 }
@@ -212,7 +212,7 @@ func (im *Imposter) written(counts map[string]uint64) {
 	}
 	for _, s := range im.tbl.Load().stubs {
 		if n, ok := counts[fieldHits+formatID(s.id)]; ok {
-			s.written = n
+			s.more().written = n
 		}
 	}
 }

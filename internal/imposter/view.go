@@ -44,13 +44,16 @@ func (s Stubs) Hits(i int) uint64 { return s.counted.hits(s.t.stubs[i]) }
 
 // Matches is a copy of the matches --debug kept for stub i; nil when there are none.
 func (s Stubs) Matches(i int) []config.Value {
-	st := s.t.stubs[i]
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.matches == nil || len(*st.matches) == 0 {
+	a := s.t.stubs[i].aux.Load()
+	if a == nil {
 		return nil
 	}
-	return config.Clone(*st.matches).([]any)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.matches) == 0 {
+		return nil
+	}
+	return config.Clone(a.matches).([]any)
 }
 
 // Requests is the imposter's request count (counted when s was taken with counts).
