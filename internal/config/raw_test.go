@@ -85,6 +85,9 @@ func FuzzRawObject(f *testing.F) {
 				t.Fatalf("%q at indent %d:\ngot  %s\nwant %s", doc, indent, got, want)
 			}
 		}
+		if got := AppendUnpackedJSON(nil, PackJSON([]byte(text))); string(got) != text {
+			t.Fatalf("%q: text %q packs and unpacks to %q", doc, text, got)
+		}
 		back, err := ParseJSONText(text)
 		if err != nil {
 			t.Fatalf("%q: its text %q does not parse: %v", doc, text, err)
@@ -93,4 +96,27 @@ func FuzzRawObject(f *testing.F) {
 			t.Fatalf("%q: text %q parses to %q", doc, text, again)
 		}
 	})
+}
+
+// TestPackJSON: packed text unpacks to the text, and is shorter for a plain stub.
+func TestPackJSON(t *testing.T) {
+	docs := append([]string{
+		`{"predicates":[{"equals":{"method":"GET","path":"/x","query":{"a":"b"}},"caseSensitive":true}],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":"{\"a\":1}","_mode":"text"}}]}`,
+		`{"s":"\u0001\u001f\"},\",\""}`,
+	}, rawDocs...)
+	for _, doc := range docs {
+		v, err := ParseJSON([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := MarshalJSON(v, 0)
+		packed := PackJSON(text)
+		if got := AppendUnpackedJSON(nil, packed); string(got) != string(text) {
+			t.Errorf("%s packs to %q, which unpacks to %s", text, packed, got)
+		}
+	}
+	plain := `{"predicates":[{"equals":{"method":"GET","path":"/scale/12345"}}],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":"{\"stub\":\"scale\",\"index\":12345}"}}]}`
+	if n := len(PackJSON([]byte(plain))); n > 90 {
+		t.Errorf("a plain stub's %d B of text pack to %d B", len(plain), n)
+	}
 }

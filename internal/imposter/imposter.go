@@ -76,10 +76,11 @@ type Options struct {
 type stub struct {
 	id uint64 // see newID
 	// The stub as configured (upcast), without matches, is only echoed back (GET, save,
-	// --debug), never read by key on the request path. It is kept as text (raw, what
-	// config.AppendJSON(def, 0) writes), decoded when read: the ordered tree took a quarter of
-	// a KiB more a stub. def keeps the tree instead, for the stubs a proxy records, whose
-	// responses proxyAlways appends to (see recordProxied); exactly one of the two is set.
+	// --debug), never read by key on the request path. It is kept as packed text (raw: what
+	// config.AppendJSON(def, 0) writes, packed by config.PackJSON), decoded when read: the
+	// ordered tree took ~0.5 KiB more a plain stub. def keeps the tree instead, for the stubs a
+	// proxy records, whose responses proxyAlways appends to (see recordProxied); exactly one
+	// of the two is set.
 	def       *config.Object
 	raw       string
 	responses []response // repeat-expanded
@@ -119,7 +120,12 @@ func (s *stub) definition() *config.Object {
 	if s.def != nil {
 		return s.def
 	}
-	v, err := config.ParseJSONText(s.raw)
+	buf := stubTexts.Get().(*[]byte)
+	*buf = config.AppendUnpackedJSON((*buf)[:0], s.raw)
+	v, err := config.ParseJSON(*buf) // which keeps nothing of buf
+	if cap(*buf) <= 64<<10 {
+		stubTexts.Put(buf)
+	}
 	if err != nil {
 		panic("BUG: a stub's text does not parse: " + err.Error())
 	}
@@ -129,7 +135,7 @@ func (s *stub) definition() *config.Object {
 // field returns the value of the stub's key as configured (nil when absent). A stub kept as
 // text is decoded only when the key may be in it.
 func (s *stub) field(key string) config.Value {
-	if s.def == nil && !mentions(s.raw, key) {
+	if s.def == nil && !mentions(s.text(), key) {
 		return nil
 	}
 	return get(s.definition(), key)
@@ -152,10 +158,15 @@ func mentions(text, key string) bool {
 
 // text returns the stub as configured in its compact JSON text.
 func (s *stub) text() string {
+	return string(s.appendText(nil))
+}
+
+// appendText appends the stub as configured in its compact JSON text.
+func (s *stub) appendText(dst []byte) []byte {
 	if s.def != nil {
-		return string(config.MarshalJSON(s.def, 0))
+		return config.AppendJSON(dst, s.def, 0)
 	}
-	return s.raw
+	return config.AppendUnpackedJSON(dst, s.raw)
 }
 
 func (s *stub) nextResponse() response {
@@ -455,11 +466,11 @@ func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 // stubTexts are the buffers stubs are rendered into before they are copied to their size.
 var stubTexts = sync.Pool{New: func() any { return new([]byte) }}
 
-// stubText is the compact JSON text of def, in a string of its size.
+// stubText is the compact JSON text of def, packed (config.PackJSON), in a string of its size.
 func stubText(def *config.Object) string {
 	buf := stubTexts.Get().(*[]byte)
 	*buf = config.AppendJSON((*buf)[:0], def, 0)
-	text := string(*buf)
+	text := config.PackJSON(*buf)
 	if cap(*buf) <= 64<<10 {
 		stubTexts.Put(buf)
 	}
@@ -729,7 +740,7 @@ func (im *Imposter) AppendStubsJSON(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, s.text()...)
+		dst = s.appendText(dst)
 	}
 	return append(dst, ']')
 }

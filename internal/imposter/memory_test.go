@@ -10,12 +10,12 @@ import (
 
 // maxPlainStubHeap bounds the live heap one plain stub keeps (bench/'s stubs-100k shape: equals
 // on method and path, an `is` with a JSON Content-Type and a short body), echo text, compiled
-// predicates, index entry and response included. It measured ~800 B at the time of writing
-// (~190 B of it the stub's text), where it was ~1,170 B before (the stub kept as an ordered
-// tree, which its compiled predicate and response also held), and ~1,640 B before issue
-// 26's second round: the bound fails those, and leaves room for small changes. Issue 26
-// wants < 1 KiB resident per plain stub.
-const maxPlainStubHeap = 950
+// predicates, index entry and response included. It measured ~625 B at the time of writing
+// (80 B of it the stub's packed text), where it was ~1,170 B before (the stub kept as an
+// ordered tree, which its compiled predicate and response also held), and ~1,640 B before
+// issue 26's second round: the bound fails those, and leaves room for small changes. Issue
+// 26 wants < 1 KiB resident per plain stub.
+const maxPlainStubHeap = 760
 
 // TestPlainStubHeap builds 10,000 plain stubs as POST /imposters does (the body parsed and
 // given away) and bounds the heap each keeps once built, read after full collections.
