@@ -6,6 +6,7 @@ import (
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
 )
 
 // Scripts of one imposter share its state (Mountebank's imposterState, the deprecated
@@ -133,10 +134,189 @@ func analyse(source string) freeInfo {
 			info.touches = true
 		}
 	}
-	if touchesState(body, first) {
+	if touchesState(body, first) || changesGlobal(stmt.Expression) {
 		info.touches = true
 	}
 	return info
+}
+
+// safeGlobals are global names whose values are primitives: using them as values reaches nothing.
+var safeGlobals = map[string]bool{"undefined": true, "NaN": true, "Infinity": true}
+
+// changesGlobal walks a function and reports whether it may change something global (a builtin
+// such as JSON or Math, which a runtime keeps from call to call, as Node keeps it for every later
+// script): it writes through a name the function does not declare (JSON.x = 1, Math.x++,
+// delete JSON.x), or hands such a name on as a value (Object.assign(JSON, ...), const j = JSON),
+// other than to read a member of it, call it, or test it with typeof or instanceof. Names are
+// told apart by text only: a name declared anywhere in the function counts as declared
+// everywhere in it.
+func changesGlobal(fn any) bool {
+	declared := map[string]bool{}
+	found := false
+	walkAST(fn, &found, func(n any, _ func(reflect.Value)) bool {
+		switch t := n.(type) {
+		case *ast.Binding:
+			boundNames(t.Target, declared)
+		case *ast.ParameterList:
+			boundNames(t.Rest, declared)
+		case *ast.CatchStatement:
+			boundNames(t.Parameter, declared)
+		case *ast.ForDeclaration:
+			boundNames(t.Target, declared)
+		case *ast.FunctionLiteral:
+			boundNames(t.Name, declared)
+		case *ast.ClassLiteral:
+			boundNames(t.Name, declared)
+		}
+		return false
+	})
+	free := func(e ast.Expression) bool {
+		id, ok := e.(*ast.Identifier)
+		return ok && !declared[string(id.Name)] && !safeGlobals[string(id.Name)]
+	}
+	walkAST(fn, &found, func(n any, walk func(reflect.Value)) bool {
+		switch t := n.(type) {
+		case *ast.Identifier: // used as a value
+			found = free(t)
+			return true
+		case *ast.DotExpression:
+			if _, isID := t.Left.(*ast.Identifier); !isID {
+				walk(reflect.ValueOf(t.Left))
+			}
+			return true
+		case *ast.PrivateDotExpression:
+			if _, isID := t.Left.(*ast.Identifier); !isID {
+				walk(reflect.ValueOf(t.Left))
+			}
+			return true
+		case *ast.BracketExpression:
+			if _, isID := t.Left.(*ast.Identifier); !isID {
+				walk(reflect.ValueOf(t.Left))
+			}
+			walk(reflect.ValueOf(t.Member))
+			return true
+		case *ast.CallExpression:
+			if _, isID := t.Callee.(*ast.Identifier); !isID {
+				walk(reflect.ValueOf(t.Callee))
+			}
+			walk(reflect.ValueOf(t.ArgumentList))
+			return true
+		case *ast.NewExpression:
+			if _, isID := t.Callee.(*ast.Identifier); !isID {
+				walk(reflect.ValueOf(t.Callee))
+			}
+			walk(reflect.ValueOf(t.ArgumentList))
+			return true
+		case *ast.AssignExpression:
+			if writesThrough(t.Left, free) {
+				found = true
+				return true
+			}
+			return false
+		case *ast.UnaryExpression:
+			switch t.Operator {
+			case token.INCREMENT, token.DECREMENT, token.DELETE:
+				if writesThrough(t.Operand, free) {
+					found = true
+					return true
+				}
+			case token.TYPEOF:
+				if _, isID := t.Operand.(*ast.Identifier); isID {
+					return true
+				}
+			}
+			return false
+		case *ast.BinaryExpression:
+			if _, isID := t.Right.(*ast.Identifier); isID && t.Operator == token.INSTANCEOF {
+				walk(reflect.ValueOf(t.Left))
+				return true
+			}
+			return false
+		case *ast.Binding:
+			walk(reflect.ValueOf(t.Initializer)) // the target declares
+			if _, isID := t.Target.(*ast.Identifier); !isID {
+				walk(reflect.ValueOf(t.Target)) // a pattern's defaults and computed keys
+			}
+			return true
+		case *ast.PropertyKeyed:
+			if t.Computed {
+				walk(reflect.ValueOf(t.Key))
+			}
+			walk(reflect.ValueOf(t.Value))
+			return true
+		case *ast.PropertyShort:
+			found = free(&t.Name) // {JSON} hands JSON on
+			walk(reflect.ValueOf(t.Initializer))
+			return true
+		case *ast.LabelledStatement:
+			walk(reflect.ValueOf(t.Statement))
+			return true
+		case *ast.BranchStatement, *ast.MetaProperty:
+			return true
+		case *ast.FunctionLiteral:
+			walk(reflect.ValueOf(t.ParameterList))
+			walk(reflect.ValueOf(t.Body))
+			return true
+		case *ast.ClassLiteral:
+			walk(reflect.ValueOf(t.SuperClass))
+			walk(reflect.ValueOf(t.Body))
+			return true
+		}
+		return false
+	})
+	return found
+}
+
+// writesThrough reports whether the target of an assignment, ++, -- or delete is a member of
+// (a member of...) a free name, or a pattern with such a member in it.
+func writesThrough(target ast.Expression, free func(ast.Expression) bool) bool {
+	switch t := target.(type) {
+	case *ast.DotExpression:
+		return free(t.Left) || writesThrough(t.Left, free)
+	case *ast.BracketExpression:
+		return free(t.Left) || writesThrough(t.Left, free)
+	case *ast.PrivateDotExpression:
+		return free(t.Left) || writesThrough(t.Left, free)
+	case *ast.ObjectPattern, *ast.ArrayPattern:
+		found := false
+		walkAST(t, &found, func(n any, _ func(reflect.Value)) bool {
+			switch m := n.(type) {
+			case *ast.DotExpression, *ast.BracketExpression, *ast.PrivateDotExpression:
+				found = writesThrough(m.(ast.Expression), free)
+				return true
+			}
+			return false
+		})
+		return found
+	}
+	return false
+}
+
+// boundNames adds the names a binding target (a name or a pattern) declares to names.
+func boundNames(target any, names map[string]bool) {
+	switch t := target.(type) {
+	case *ast.Identifier:
+		if t != nil {
+			names[string(t.Name)] = true
+		}
+	case *ast.ObjectPattern:
+		for _, p := range t.Properties {
+			switch q := p.(type) {
+			case *ast.PropertyShort:
+				names[string(q.Name.Name)] = true
+			case *ast.PropertyKeyed:
+				boundNames(q.Value, names)
+			}
+		}
+		boundNames(t.Rest, names)
+	case *ast.ArrayPattern:
+		for _, e := range t.Elements {
+			boundNames(e, names)
+		}
+		boundNames(t.Rest, names)
+	case *ast.AssignExpression: // a default: the name is on the left
+		boundNames(t.Left, names)
+	}
 }
 
 // touchesState walks an AST node and reports whether it may reach state: it names one of

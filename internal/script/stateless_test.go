@@ -42,6 +42,23 @@ func TestStateless(t *testing.T) {
 		{kindDecorate, `function (config, response) { response.body = config.state.x; }`, false},
 		{kindWait, `function () { return 100; }`, true},
 		{kindEndOfRequest, `function (requestData, logger) { return requestData.length > 4; }`, true},
+		// A builtin changed in one runtime of the pool would not be in the others.
+		{kindResponse, `function (config) { JSON.counter = (JSON.counter || 0) + 1; return { body: String(JSON.counter) }; }`, false},
+		{kindResponse, `function (config) { Math.x++; }`, false},
+		{kindResponse, `function (config) { delete JSON.parse; }`, false},
+		{kindResponse, `function (config) { Date.now.x = 1; }`, false},
+		{kindResponse, `function (config) { JSON['x'] = 1; }`, false},
+		{kindResponse, `function (config) { [JSON.x] = [1]; }`, false},
+		{kindResponse, `function (config) { Object.assign(Math, { x: 1 }); }`, false},
+		{kindResponse, `function (config) { const j = JSON; j.x = 1; }`, false},
+		{kindResponse, `function (config) { return { j: { JSON } }; }`, false},
+		{kindResponse, `function (config) { return [...Math]; }`, false},
+		// Reading, calling and testing builtins, and writing to what the function declares, do not.
+		{kindResponse, `function (config) { return { body: JSON.stringify({ a: Math.max(1, 2), d: new Date(0).getTime(), s: String(1), t: typeof Buffer, u: undefined, n: NaN }) }; }`, true},
+		{kindResponse, `function (config) { var o = {}; o.x = 1; o.y++; delete o.x; let [a, b] = [1, 2]; const { c, d: [e] } = { c: 1, d: [2] }; return { body: o.y + a + b + c + e }; }`, true},
+		{kindResponse, `function (config) { function f(JSON) { JSON.x = 1; } var r = {}; f(r); return r instanceof Object ? {} : { body: 'x' }; }`, true},
+		{kindResponse, `function (config) { try { x(); } catch (err) { err.x = 1; } for (const k of [1]) {} for (var i in {}) {} outer: for (;;) { break outer; } }`, true},
+		{kindResponse, "(config) => ({ body: `${config.request.path}`, n: config.request.headers['X-Id'] | 0 })", true},
 	} {
 		if got := analyse(tc.src).stateless(tc.kind); got != tc.want {
 			t.Errorf("kind %d %s: stateless %v, want %v", tc.kind, tc.src, got, tc.want)
