@@ -40,40 +40,65 @@ var packTokens = [0x20]string{
 	0x1f: `"mode":`,
 }
 
-// packFirst lists, for each byte, the tokens that start with it, longest first.
-var packFirst = func() (m [256][]byte) {
+// packQuote, packBrace and packClose list the tokens that start with '"' by their second byte,
+// those that start with '{' by their third, and those that start with '}', longest first:
+// the few a position may start.
+var packQuote, packBrace, packClose = func() (q, o [256][]byte, c []byte) {
 	for b := 0x1f; b > 0; b-- {
 		t := packTokens[b]
-		l := m[t[0]]
+		var l *[]byte
+		switch t[0] {
+		case '"':
+			l = &q[t[1]]
+		case '{':
+			l = &o[t[2]]
+		case '}':
+			l = &c
+		default:
+			panic("BUG: a pack token starts with " + t[:1])
+		}
 		i := 0
-		for i < len(l) && len(packTokens[l[i]]) >= len(t) {
+		for i < len(*l) && len(packTokens[(*l)[i]]) >= len(t) {
 			i++
 		}
-		m[t[0]] = append(l[:i], append([]byte{byte(b)}, l[i:]...)...)
+		*l = append((*l)[:i], append([]byte{byte(b)}, (*l)[i:]...)...)
 	}
-	return m
+	return q, o, c
 }()
 
-// PackJSON returns text, compact JSON as AppendJSON(v, 0) writes it, packed.
-func PackJSON(text []byte) string {
-	out := make([]byte, 0, len(text))
+// AppendPackedJSON appends text, compact JSON as AppendJSON(v, 0) writes it, packed.
+func AppendPackedJSON(dst, text []byte) []byte {
 	for i := 0; i < len(text); {
 		c := text[i]
+		var cands []byte
+		switch {
+		case c == '"' && i+1 < len(text):
+			cands = packQuote[text[i+1]]
+		case c == '{' && i+2 < len(text):
+			cands = packBrace[text[i+2]]
+		case c == '}':
+			cands = packClose
+		}
 		found := false
-		for _, b := range packFirst[c] {
+		for _, b := range cands {
 			if t := packTokens[b]; len(text)-i >= len(t) && string(text[i:i+len(t)]) == t {
-				out = append(out, b)
+				dst = append(dst, b)
 				i += len(t)
 				found = true
 				break
 			}
 		}
 		if !found {
-			out = append(out, c)
+			dst = append(dst, c)
 			i++
 		}
 	}
-	return string(out)
+	return dst
+}
+
+// PackJSON returns text packed (see AppendPackedJSON).
+func PackJSON(text []byte) string {
+	return string(AppendPackedJSON(make([]byte, 0, len(text)), text))
 }
 
 // AppendUnpackedJSON appends the text packed is the packing of (see PackJSON).

@@ -470,7 +470,9 @@ var stubTexts = sync.Pool{New: func() any { return new([]byte) }}
 func stubText(def *config.Object) string {
 	buf := stubTexts.Get().(*[]byte)
 	*buf = config.AppendJSON((*buf)[:0], def, 0)
-	text := config.PackJSON(*buf)
+	n := len(*buf)
+	*buf = config.AppendPackedJSON(*buf, (*buf)[:n]) // packed after the text: never longer
+	text := string((*buf)[n:])
 	if cap(*buf) <= 64<<10 {
 		stubTexts.Put(buf)
 	}
