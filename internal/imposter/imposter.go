@@ -538,13 +538,32 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 // operators uses the first, as Mountebank's Object.keys(predicate).find does (decoding them into
 // maps, as before, lost that order), and the compiled predicates share the stubs' values.
 // trees, when not nil, has for stub i the definition it was just compiled from (or nil), read
-// rather than the stub's text decoded again.
+// rather than the stub's text decoded again; the stubs of the current table keep their
+// compiled predicates.
 func (im *Imposter) compile(stubs []*stub, trees []*config.Object) (*table, error) {
 	ordered := make([]config.Value, len(stubs))
+	var prev *table
+	var reuse []int
+	if t := im.tbl.Load(); t != nil && len(t.stubs) > 0 {
+		prev, reuse = t, make([]int, len(stubs))
+		at := make(map[*stub]int, len(t.stubs))
+		for i, s := range t.stubs {
+			at[s] = i
+		}
+		for i, s := range stubs {
+			if j, ok := at[s]; ok && (i >= len(trees) || trees[i] == nil) {
+				reuse[i] = j
+			} else {
+				reuse[i] = -1
+			}
+		}
+	}
 	for i, s := range stubs {
-		if i < len(trees) && trees[i] != nil {
+		switch {
+		case reuse != nil && reuse[i] >= 0:
+		case i < len(trees) && trees[i] != nil:
 			ordered[i] = get(trees[i], "predicates")
-		} else {
+		default:
 			ordered[i] = s.predicates()
 		}
 	}
@@ -552,7 +571,11 @@ func (im *Imposter) compile(stubs []*stub, trees []*config.Object) (*table, erro
 	if im.js != nil {
 		opts.Injector = im.js
 	}
-	set, err := match.CompileValues(ordered, opts)
+	var prevSet *match.Set
+	if prev != nil {
+		prevSet = prev.set
+	}
+	set, err := match.CompileReusing(ordered, prevSet, reuse, opts)
 	if err != nil {
 		return nil, predicateErrors(err, stubs)
 	}

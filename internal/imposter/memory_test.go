@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 )
 
 // maxPlainStubHeap bounds the live heap one plain stub keeps (bench/'s stubs-100k shape: equals
@@ -46,4 +47,44 @@ func TestPlainStubHeap(t *testing.T) {
 		t.Errorf("a plain stub keeps %.0f B of heap, more than %d", per, maxPlainStubHeap)
 	}
 	runtime.KeepAlive(im)
+}
+
+// TestStubChangesReuseCompiledStubs: adding, replacing or deleting a stub compiles that stub
+// alone; the others keep their compiled predicates, their text not decoded (a stub's text
+// that does not decode panics when read).
+func TestStubChangesReuseCompiledStubs(t *testing.T) {
+	im, err := New(impostertest.Def(t, `{"protocol":"http","port":4545,"stubs":[
+		{"predicates":[{"equals":{"path":"/a"}}],"responses":[{"is":{"body":"a"}}]},
+		{"predicates":[{"equals":{"path":"/b"}}],"responses":[{"is":{"body":"b"}}]},
+		{"predicates":[{"equals":{"path":"/c"}}],"responses":[{"is":{"body":"c"}}]}]}`),
+		Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range im.tbl.Load().stubs {
+		s.raw = "{" // read, it panics
+	}
+	stub := func(path string) *config.Object {
+		v, _ := config.ParseJSON([]byte(`{"predicates":[{"equals":{"path":"/` + path + `"}}],"responses":[{"is":{"body":"` + path + `"}}]}`))
+		return v.(*config.Object)
+	}
+	steps := []struct {
+		name   string
+		change func() error
+		want   map[string]string
+	}{
+		{"delete", func() error { return im.DeleteStub(0) }, map[string]string{"/a": "(default)", "/b": "b", "/c": "c"}},
+		{"insert", func() error { return im.InsertStub(stub("d"), 1) }, map[string]string{"/b": "b", "/d": "d", "/c": "c"}},
+		{"replace", func() error { return im.ReplaceStub(stub("e"), 0) }, map[string]string{"/b": "(default)", "/e": "e", "/d": "d"}},
+	}
+	for _, step := range steps {
+		if err := step.change(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		for path, want := range step.want {
+			if got := answer(t, im, path); got != want {
+				t.Errorf("after %s: %s answers %q, want %q", step.name, path, got, want)
+			}
+		}
+	}
 }

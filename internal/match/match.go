@@ -170,6 +170,13 @@ func Compile(stubs [][]any, opts Options) (*Set, error) {
 // CompileValues is Compile for the predicates as configured: stubs[i] is the "predicates"
 // array of stub i (nil or not an array: no predicates), whose keys keep their order.
 func CompileValues(stubs []config.Value, opts Options) (*Set, error) {
+	return CompileReusing(stubs, nil, nil, opts)
+}
+
+// CompileReusing is CompileValues where the stubs i with reuse[i] >= 0 have the predicates of
+// stub reuse[i] of prev, compiled with the same options, which they share (stubs[i] is not
+// read): a change to a large imposter compiles only the stubs it adds.
+func CompileReusing(stubs []config.Value, prev *Set, reuse []int, opts Options) (*Set, error) {
 	cc := &compiler{ev: &evaluator{binary: opts.Binary}}
 	s := &Set{stubs: make([][]*pred, len(stubs)), binary: opts.Binary, injector: opts.Injector}
 	var errs Errors
@@ -177,6 +184,11 @@ func CompileValues(stubs []config.Value, opts Options) (*Set, error) {
 	dry := &evaluator{binary: opts.Binary}
 	dryReq := dryRunRequest(opts.TCP)
 	for i, v := range stubs {
+		if prev != nil && i < len(reuse) && reuse[i] >= 0 {
+			s.stubs[i] = prev.stubs[reuse[i]]
+			cc.scripted = cc.scripted || prev.scripted // whichever stub it was
+			continue
+		}
 		preds, _ := v.([]any)
 		cc.err = nil
 		ps := make([]*pred, len(preds))
