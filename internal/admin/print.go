@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,15 +115,27 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 // of its own it would set): the stubs of a large imposter are printed without being decoded.
 // It returns nil for the others.
 func rawStub(stubs imposter.Stubs, i int, self string, opts PrintOptions) *config.RawObject {
-	text := stubs.JSON(i)
+	buf := stubTexts.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 64<<10 {
+			stubTexts.Put(buf)
+		}
+	}()
+	*buf = stubs.AppendJSON((*buf)[:0], i)
+	text := *buf
 	switch {
-	case opts.Replayable && strings.Contains(text, `"_proxyResponseTime"`),
-		opts.RemoveProxies && strings.Contains(text, `"proxy"`),
-		!opts.Replayable && (strings.Contains(text, `"matches"`) || strings.Contains(text, `"_links"`)),
-		opts.Explain && !opts.Replayable && strings.Contains(text, `"hits"`):
+	case opts.Replayable && bytes.Contains(text, []byte(`"_proxyResponseTime"`)),
+		opts.RemoveProxies && bytes.Contains(text, []byte(`"proxy"`)),
+		!opts.Replayable && (bytes.Contains(text, []byte(`"matches"`)) || bytes.Contains(text, []byte(`"_links"`))),
+		opts.Explain && !opts.Replayable && bytes.Contains(text, []byte(`"hits"`)):
 		return nil
 	}
-	so := &config.RawObject{Text: text}
+	so := &config.RawObject{}
+	if packed, ok := stubs.Packed(i); ok {
+		so.Text, so.Packed = packed, true // unpacked again as it is rendered: nothing kept a stub
+	} else {
+		so.Text = string(text)
+	}
 	if !opts.Replayable {
 		if m := stubs.Matches(i); m != nil {
 			so.More = append(so.More, config.Member{Key: "matches", Value: m})
@@ -134,6 +147,9 @@ func rawStub(stubs imposter.Stubs, i int, self string, opts PrintOptions) *confi
 	}
 	return so
 }
+
+// stubTexts are the buffers rawStub reads stubs' text in.
+var stubTexts = sync.Pool{New: func() any { return new([]byte) }}
 
 // renderedJSON is an imposter's last formatted rendering and what it was rendered from.
 type renderedJSON struct {

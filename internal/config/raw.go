@@ -1,6 +1,9 @@
 package config
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // RawObject is an object kept as its compact JSON text, exactly as AppendJSON(o, 0) writes it,
 // with members rendered after its own: a large imposter's stubs are kept as text (a quarter of
@@ -10,7 +13,12 @@ import "unsafe"
 type RawObject struct {
 	Text string
 	More []Member
+	// Packed says Text is packed (see PackJSON): it is unpacked as it is rendered.
+	Packed bool
 }
+
+// unpacked are the buffers packed RawObjects are unpacked into while they are rendered.
+var unpacked = sync.Pool{New: func() any { return new([]byte) }}
 
 // ParseJSONText is ParseJSON of a string, which is not copied (the values decoded from it do
 // not refer to it).
@@ -20,13 +28,24 @@ func ParseJSONText(s string) (Value, error) {
 
 // appendRawObject appends r as appendJSON renders the object it stands for at level.
 func appendRawObject(dst []byte, r *RawObject, indent, level int) []byte {
-	if len(r.More) == 0 {
-		return appendIndented(dst, r.Text, indent, level)
+	text := r.Text
+	if r.Packed {
+		buf := unpacked.Get().(*[]byte)
+		*buf = AppendUnpackedJSON((*buf)[:0], text)
+		text = unsafe.String(unsafe.SliceData(*buf), len(*buf)) // read below, before buf is reused
+		defer func() {
+			if cap(*buf) <= 64<<10 {
+				unpacked.Put(buf)
+			}
+		}()
 	}
-	if len(r.Text) < 2 || r.Text == "{}" {
+	if len(r.More) == 0 {
+		return appendIndented(dst, text, indent, level)
+	}
+	if len(text) < 2 || text == "{}" {
 		return appendJSON(dst, &Object{Members: r.More}, indent, level)
 	}
-	dst = appendIndented(dst, r.Text[:len(r.Text)-1], indent, level) // all but its closing brace
+	dst = appendIndented(dst, text[:len(text)-1], indent, level) // all but its closing brace
 	for _, m := range r.More {
 		dst = appendKey(appendSep(dst, 1, indent, level), m.Key, indent)
 		dst = appendJSON(dst, m.Value, indent, level+1)

@@ -63,6 +63,10 @@ func TestRawObjectRendersAsItsObject(t *testing.T) {
 			if err := WriteJSON(&w, []any{&RawObject{Text: text, More: more}}, indent); err != nil || w.String() != string(want) {
 				t.Errorf("%s written at indent %d: %v\ngot  %s\nwant %s", doc, indent, err, w.String(), want)
 			}
+			packed := &RawObject{Text: PackJSON([]byte(text)), More: more, Packed: true}
+			if got := AppendJSON(nil, []any{packed}, indent); string(got) != string(want) {
+				t.Errorf("%s packed, with members at indent %d:\ngot  %s\nwant %s", doc, indent, got, want)
+			}
 		}
 	}
 }

@@ -158,7 +158,13 @@ func mentions(text, key string) bool {
 
 // text returns the stub as configured in its compact JSON text.
 func (s *stub) text() string {
-	return string(s.appendText(nil))
+	buf := stubTexts.Get().(*[]byte)
+	*buf = s.appendText((*buf)[:0])
+	text := string(*buf)
+	if cap(*buf) <= 64<<10 {
+		stubTexts.Put(buf)
+	}
+	return text
 }
 
 // appendText appends the stub as configured in its compact JSON text.

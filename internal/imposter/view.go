@@ -36,6 +36,16 @@ func (s Stubs) Def(i int) *config.Object {
 // JSON is stub i as configured, in the compact JSON text config.AppendJSON renders of Def(i).
 func (s Stubs) JSON(i int) string { return s.t.stubs[i].text() }
 
+// AppendJSON appends JSON(i) to dst.
+func (s Stubs) AppendJSON(dst []byte, i int) []byte { return s.t.stubs[i].appendText(dst) }
+
+// Packed is stub i's JSON packed (see config.PackJSON), as the stub keeps it; false for a stub
+// kept as a tree (one a proxy recorded).
+func (s Stubs) Packed(i int) (string, bool) {
+	st := s.t.stubs[i]
+	return st.raw, st.def == nil
+}
+
 // ID is stub i's ID (see store.Imposter).
 func (s Stubs) ID(i int) string { return formatID(s.t.stubs[i].id) }
 
