@@ -714,7 +714,7 @@ func (im *Imposter) scope() string {
 // Stop stops accepting, lets requests in flight finish until ctx ends, then closes every
 // connection. tcp and smtp connections are closed at once, as Mountebank destroys them.
 func (im *Imposter) Stop(ctx context.Context) {
-	if im.closeListener() {
+	if ok, _ := im.closeListener(); ok {
 		im.drain(ctx)
 	}
 }
@@ -722,16 +722,15 @@ func (im *Imposter) Stop(ctx context.Context) {
 // closeListener stops accepting and closes the connections that wait for a next request: when
 // it returns the port is free again, and no request sent after it returns is answered by this
 // imposter (a client's keep-alive connection to it is closed, not served). It reports false when
-// the imposter never started or was closed before.
-func (im *Imposter) closeListener() bool {
+// the imposter never started or was closed before, and how many connections may still be busy.
+func (im *Imposter) closeListener() (ok bool, busy int) {
 	if im.server == nil || !im.closing.CompareAndSwap(false, true) {
-		return false
+		return false, 0
 	}
 	// Closing the listener ends the server's accept loop, whether or not it has begun.
 	_ = im.ln.Close()
 	<-im.done
-	im.server.CloseIdle()
-	return true
+	return true, im.server.CloseIdle()
 }
 
 // drain lets the requests in flight finish until ctx ends, then closes every connection; it

@@ -40,7 +40,7 @@ func (s *netHTTPServer) Serve(ln net.Listener) error {
 	}
 	return nil
 }
-func (s *netHTTPServer) CloseIdle()                         { s.srv.SetKeepAlivesEnabled(false) }
+func (s *netHTTPServer) CloseIdle() int                     { s.srv.SetKeepAlivesEnabled(false); return 1 }
 func (s *netHTTPServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
 // A protocol that asks for it (http and https do, see servers' test) serves through the FIFO

@@ -24,8 +24,9 @@ type Server interface {
 	// Serve accepts connections on ln until shutdown; it returns nil after a shutdown.
 	Serve(ln net.Listener) error
 	// CloseIdle closes, at once, every connection that waits for its next request; busy ones
-	// close after their answer. Serve has returned.
-	CloseIdle()
+	// close after their answer. Serve has returned. It returns how many connections may still
+	// be busy: with none, Shutdown has nothing to wait for.
+	CloseIdle() (busy int)
 	// Shutdown stops accepting, lets requests in flight finish until ctx ends, and closes every
 	// connection.
 	Shutdown(ctx context.Context) error

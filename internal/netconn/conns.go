@@ -83,8 +83,9 @@ func (s *Server) run(conn net.Conn) {
 }
 
 // CloseIdle closes the listener and every connection: a tcp or smtp connection is never
-// between requests in a way the server could tell, and Mountebank destroys them all.
-func (s *Server) CloseIdle() {
+// between requests in a way the server could tell, and Mountebank destroys them all. It
+// returns how many connections' handlers may still be running.
+func (s *Server) CloseIdle() (busy int) {
 	s.mu.Lock()
 	s.closed = true
 	if s.ln != nil {
@@ -93,7 +94,9 @@ func (s *Server) CloseIdle() {
 	for c := range s.conns {
 		_ = c.Close()
 	}
+	busy = len(s.conns)
 	s.mu.Unlock()
+	return busy
 }
 
 // Shutdown closes the listener and every connection, then waits for the handlers until ctx ends.

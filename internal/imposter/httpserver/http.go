@@ -113,10 +113,11 @@ func (h *server) serveConn(c net.Conn) {
 }
 
 // CloseIdle and Shutdown are called once Serve has returned.
-func (h *server) CloseIdle() {
+func (h *server) CloseIdle() (busy int) {
 	if h.il != nil {
-		h.il.CloseIdle()
+		return h.il.CloseIdle()
 	}
+	return 0
 }
 
 func (h *server) Shutdown(ctx context.Context) error {
