@@ -219,3 +219,35 @@ func TestFIFOServesInArrivalOrder(t *testing.T) {
 		t.Errorf("connections written to in the order\n%v\nwere dispatched in the order\n%v", order, got)
 	}
 }
+
+// A fresh listener's first Accept waits for the poller before it calls accept4: connections
+// made before it (before the listener was even registered with the poller's epoll instance, or
+// after) are accepted all the same.
+func TestFirstAcceptFindsEarlyConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, err := net.Dial("tcp", ln.Addr().String()) // queued before the poller knows the listener
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close()
+	l, err := ListenFIFO(ln.(*net.TCPListener))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	second, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	for i := range 2 {
+		c, err := l.Accept()
+		if err != nil {
+			t.Fatalf("accept %d: %v", i, err)
+		}
+		_ = c.Close()
+	}
+}
