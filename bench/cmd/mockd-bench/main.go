@@ -410,8 +410,18 @@ func (h *harness) checkPinning() error {
 	return nil
 }
 
+// port picks a port in lo-hi that no process of the run has had yet, so that a stopped engine's
+// connections (TIME_WAIT) never meet the next one. Once the range is used up (a full run
+// starts more than a thousand processes) it starts again from lo, skipping ports still bound:
+// the processes that had the oldest ports stopped long ago.
 func (h *harness) port(lo, hi int) (int, error) {
 	p, err := freePort(lo, hi, h.ports)
+	if err != nil {
+		for q := lo; q <= hi; q++ {
+			delete(h.ports, q)
+		}
+		p, err = freePort(lo, hi, h.ports)
+	}
 	if err == nil {
 		h.ports[p] = true
 	}

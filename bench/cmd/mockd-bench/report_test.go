@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,59 @@ func TestTargetsSpread(t *testing.T) {
 	want := "0 of 1 scenarios; short: regex-first p99 0.80 vs 0.76 ms (within the rounds' spread: p99 0.75–1.00 vs 0.60–0.84 ms)"
 	if !strings.Contains(line, want) {
 		t.Errorf("Rift target line %q, want it to contain %q", line, want)
+	}
+}
+
+// A full run starts more processes than a port range holds: port starts the range again once
+// it is used up, and still skips a port some process has bound.
+func TestPortStartsAgainWhenUsedUp(t *testing.T) {
+	// Below Linux's ephemeral range (32768-60999), where no connection takes a port.
+	lo, b, hi := 29101, 29102, 29103
+	busy, err := net.Listen("tcp", "127.0.0.1:29102")
+	if err != nil {
+		t.Skipf("port %d is taken: %v", b, err)
+	}
+	defer busy.Close()
+	h := &harness{ports: map[int]bool{}}
+	var got []int
+	for range 5 {
+		p, err := h.port(lo, hi)
+		if err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		if p == b {
+			t.Fatalf("port %d is bound, and was given out", b)
+		}
+		got = append(got, p)
+	}
+	if got[0] == got[1] {
+		t.Errorf("ports %v: a port was given out again before the range was used up", got)
+	}
+}
+
+// TestTargetsRatioOverBareServer: recordRequests on vs off compares two scenarios run minutes
+// apart; when the machine slowed down in between (the bare server with it), the ratio over each
+// scenario's bare server decides, not the raw one.
+func TestTargetsRatioOverBareServer(t *testing.T) {
+	h := &harness{}
+	simple, rec := &scenario{Name: "simple"}, &scenario{Name: "record-on"}
+	res := func(s *scenario, engine string, rps float64) *result {
+		r := rounds([2]float64{rps, 0.5})
+		r.Scenario, r.Engine = s.Name, engine
+		return r
+	}
+	h.results = []*result{
+		res(simple, "mockd", 148000), res(simple, "ceiling", 163000),
+		res(rec, "mockd", 118000), res(rec, "ceiling", 130000),
+	}
+	var line string
+	for _, l := range h.targets([]*scenario{simple, rec}) {
+		if strings.HasPrefix(l, "recordRequests") {
+			line = l
+		}
+	}
+	want := "recordRequests on vs off (record-on / simple) ≥ 0.8×: 1.00× over each scenario's bare server (0.80× in requests/s; the bare server ran record-on at 0.80× its simple rate) — met"
+	if line != want {
+		t.Errorf("got  %q\nwant %q", line, want)
 	}
 }
