@@ -99,7 +99,7 @@ func TestImposterTakesTheLabelOver(t *testing.T) {
 // TestHistogramAsPrometheus: an imposter's histogram puts values in the buckets prometheus'
 // histogram puts them in (a value equal to a bound in that bound's bucket) and sums them alike.
 func TestHistogramAsPrometheus(t *testing.T) {
-	want := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "x", Buckets: respBuckets})
+	want := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "x", Help: "the reference", Buckets: respBuckets})
 	got := histogram{upper: respBuckets}
 	for _, v := range []float64{0, 0.001, 0.01, 0.0100001, 0.05, 0.7, 1, 3, 29.9, 30, 31, 1e9} {
 		want.Observe(v)

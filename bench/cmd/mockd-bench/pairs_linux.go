@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"syscall"
 	"time"
 )
@@ -90,22 +89,8 @@ func (c *pairConn) roundTrip(req []byte) (int, error) {
 			c.close()
 			return 0, ioError(err)
 		}
-		eof := n == 0
-		c.buf = c.buf[:len(c.buf)+n]
-		f, scratch, perr := parseFrame(c.buf, eof, c.scratch)
-		c.scratch = scratch
-		switch {
-		case perr != nil:
-			c.close()
-			return 0, perr
-		case f.n > 0:
-			if f.close || eof || f.n < len(c.buf) {
-				c.close()
-			}
-			return f.status, nil
-		case eof:
-			c.close()
-			return 0, io.ErrUnexpectedEOF
+		if status, done, err := c.answered(n, n == 0); done {
+			return status, err
 		}
 	}
 }
