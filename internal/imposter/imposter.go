@@ -3,6 +3,7 @@
 package imposter
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"net"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -120,12 +120,23 @@ func (s *stub) definition() *config.Object {
 	if s.def != nil {
 		return s.def
 	}
+	return s.decode("")
+}
+
+// decode parses the stub's text; with a key, only when the text may have it as a key (nil
+// when it cannot).
+func (s *stub) decode(key string) *config.Object {
 	buf := stubTexts.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 64<<10 {
+			stubTexts.Put(buf)
+		}
+	}()
 	*buf = config.AppendUnpackedJSON((*buf)[:0], s.raw)
-	v, err := config.ParseJSON(*buf) // which keeps nothing of buf
-	if cap(*buf) <= 64<<10 {
-		stubTexts.Put(buf)
+	if key != "" && !mentions(*buf, key) {
+		return nil
 	}
+	v, err := config.ParseJSON(*buf) // which keeps nothing of buf
 	if err != nil {
 		panic("BUG: a stub's text does not parse: " + err.Error())
 	}
@@ -135,16 +146,19 @@ func (s *stub) definition() *config.Object {
 // field returns the value of the stub's key as configured (nil when absent). A stub kept as
 // text is decoded only when the key may be in it.
 func (s *stub) field(key string) config.Value {
-	if s.def == nil && !mentions(s.text(), key) {
-		return nil
+	if s.def != nil {
+		return get(s.def, key)
 	}
-	return get(s.definition(), key)
+	if o := s.decode(key); o != nil {
+		return get(o, key)
+	}
+	return nil
 }
 
 // mentions reports whether JSON text may have key as a key: whether it has it as a string.
-func mentions(text, key string) bool {
+func mentions(text []byte, key string) bool {
 	for i := 0; ; {
-		j := strings.Index(text[i:], key)
+		j := bytes.Index(text[i:], []byte(key))
 		if j < 0 {
 			return false
 		}
