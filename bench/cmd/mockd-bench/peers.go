@@ -34,6 +34,7 @@ type launch struct {
 	https  int    // WireMock's https port, for https scenarios
 	record bool   // the peers keep their request journal (WireMock) and event log (MockServer)
 	config string // start from this config file (Mountebank JSON, WireMock root directory, MockServer expectations)
+	stubs  int    // how many stubs a setup scenario loads (0 for the others)
 }
 
 // prepareJava finds java and the peer's jar in bench/.peers/java, fetching the jar from Maven
@@ -90,6 +91,12 @@ func mockserverArgs(h *harness, e *engine, l launch) []string {
 	}
 	if l.config != "" {
 		a = append(a, "-Dmockserver.initializationJsonPath="+l.config)
+	}
+	if l.stubs > 0 {
+		// MockServer keeps at most min(heap KiB / 10, 15,000) expectations by default and drops
+		// the oldest beyond that, and refuses a request body over its limit (413): a setup
+		// scenario raises both so that all of its stubs are loaded, in one request, and held.
+		a = append(a, fmt.Sprintf("-Dmockserver.maxExpectations=%d", 2*l.stubs), "-Dmockserver.maxRequestBodySize=1073741824")
 	}
 	return append(a, "-jar", e.jar, "-serverPort", strconv.Itoa(l.admin))
 }

@@ -47,7 +47,7 @@ func (h *harness) runSetup(e *engine, s *scenario, r *result, round int, client 
 	stubs := s.Stubs()
 
 	// Through the API.
-	p, l, err := h.startEngine(e, launch{})
+	p, l, err := h.startEngine(e, launch{stubs: len(stubs)})
 	if err != nil {
 		fail("invalid", "%v", err)
 		return
@@ -88,7 +88,7 @@ func (h *harness) runSetup(e *engine, s *scenario, r *result, round int, client 
 		return
 	}
 	t0 = time.Now()
-	p, l, err = h.startEngine(e, launch{config: cfg})
+	p, l, err = h.startEngine(e, launch{config: cfg, stubs: len(stubs)})
 	if err != nil {
 		fail("invalid", "start from a config file: %v", err)
 		return
