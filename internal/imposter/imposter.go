@@ -641,15 +641,6 @@ func predicateErrors(err error, stubs []*stub) error {
 // Port returns the port the imposter listens on (assigned once started).
 func (im *Imposter) Port() int { return im.port }
 
-// plainTCP listens with plain TCP, as node (Mountebank) does. Go's default is Multipath TCP
-// where the kernel has it, whose sockets cost about half as much again to open and close (a
-// client suite's create-then-delete pair per test) for no use: clients connect with plain TCP.
-var plainTCP = func() *net.ListenConfig {
-	var lc net.ListenConfig
-	lc.SetMultipathTCP(false)
-	return &lc
-}()
-
 // Start binds the imposter's port and starts serving. A port in use is a "resource conflict"
 // *config.Error, as in Mountebank.
 func (im *Imposter) Start() error {
@@ -665,7 +656,11 @@ func (im *Imposter) Start() error {
 	if host == "" {
 		host = im.opts.Host
 	}
-	ln, err := plainTCP.Listen(context.Background(), "tcp", net.JoinHostPort(host, strconv.Itoa(im.port)))
+	poller := im.opts.Poller
+	if !prepared.FIFO {
+		poller = netconn.PollerGo // tcp and smtp: a goroutine per connection on the runtime's poller
+	}
+	ln, err := netconn.ListenTCP(host, im.port, poller)
 	if err != nil {
 		switch {
 		case errors.Is(err, syscall.EADDRINUSE):
@@ -676,17 +671,9 @@ func (im *Imposter) Start() error {
 			return &config.Error{Code: config.CodeCannotStart, Message: err.Error()}
 		}
 	}
+	// With the FIFO poller, busy connections are served in the order their requests arrived
+	// (see netconn).
 	addr := ln.Addr().(*net.TCPAddr)
-	if prepared.FIFO {
-		// With the FIFO poller, busy connections are served in the order their requests
-		// arrived (see netconn).
-		fl, err := netconn.Listen(ln.(*net.TCPListener), im.opts.Poller)
-		if err != nil {
-			_ = ln.Close()
-			return &config.Error{Code: config.CodeCannotStart, Message: err.Error()}
-		}
-		ln = fl
-	}
 	im.port = addr.Port
 	im.setLog(im.opts.Logger.With("imposter", im.scope()))
 	im.ln = netconn.NewRetryListener(ln, im.log)

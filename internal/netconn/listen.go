@@ -1,0 +1,56 @@
+package netconn
+
+import (
+	"context"
+	"net"
+	"strconv"
+)
+
+// plainTCP listens with plain TCP, as node (Mountebank) does. Go's default is Multipath TCP
+// where the kernel has it, whose sockets cost about half as much again to open and close (a
+// client suite's create-then-delete pair per test) for no use: clients connect with plain TCP.
+var plainTCP = func() *net.ListenConfig {
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	return &lc
+}()
+
+// ListenTCP listens on host:port with plain TCP (not Multipath), as net.Listen("tcp") would
+// otherwise (SO_REUSEADDR; an empty or wildcard host takes IPv6 and IPv4 where the system has
+// both), and serves the connections through poller p (see Listen). With the FIFO poller on
+// Linux and host an IP address or empty, the listening socket is made with plain system calls
+// and registered with the FIFO poller only, never with the runtime's (see listenRaw); a
+// hostname, or the runtime poller, goes through the net package. The errors are the net
+// package's (a *net.OpError wrapping the system call's error).
+func ListenTCP(host string, port int, p Poller) (net.Listener, error) {
+	if p != PollerGo {
+		if ip, ok := literalIP(host); ok {
+			if l, err := listenRaw(ip, port); err != errNoRaw {
+				if err != nil {
+					return nil, err
+				}
+				return l, nil
+			}
+		}
+	}
+	ln, err := plainTCP.Listen(context.Background(), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return nil, err
+	}
+	l, err := Listen(ln.(*net.TCPListener), p)
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// literalIP parses host as net.Listen would an IP address: "" is the wildcard (nil); false for
+// a hostname or an address with a zone, which listenRaw leaves to the net package.
+func literalIP(host string) (net.IP, bool) {
+	if host == "" {
+		return nil, true
+	}
+	ip := net.ParseIP(host)
+	return ip, ip != nil
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package netconn
+
+import (
+	"errors"
+	"net"
+)
+
+var errNoRaw = errors.New("no raw listener")
+
+func listenRaw(net.IP, int) (net.Listener, error) { return nil, errNoRaw }
