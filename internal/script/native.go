@@ -3,6 +3,7 @@ package script
 import (
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -15,30 +16,37 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
-// A native decorate function runs as Go instead of on goja. Most decorate functions only read
-// the request and the response, join strings and assign the result to the response; on goja
-// such a call costs far more in making the config and response objects and reading the
-// response back than in the script itself. compileNative accepts a function whose body uses
-// only:
+// A native function runs as Go instead of on goja. Most decorate functions only read the
+// request and the response, join strings and assign the result to the response, and many inject
+// functions only return an object literal built from the request; on goja such a call costs far
+// more in making the config and response objects and reading the result back than in the script
+// itself. compileNative accepts a function whose body uses only:
 //
 //   - statements: expressions, var/let/const declarations at the top level of the body, if/else,
 //     blocks without declarations, return;
 //   - expressions: string, number, boolean, null and template literals, `undefined`, the
 //     function's parameters and locals, member reads (a.b, a[expr]), assignment with = and += to
-//     locals and to members, +, ===, !==, ==, !=, !, &&, || and ?:.
+//     locals and to members, +, ===, !==, ==, !=, !, &&, || and ?:; object literals with plain
+//     keys (not array indexes, not __proto__) and array literals, whose values, and the values
+//     assigned to members, are primitives or such literals written in place (so that every object
+//     the call makes has one parent, as it would have in JavaScript); and JSON.stringify(value),
+//     JSON.stringify(value, null, space) with a literal space.
 //
-// Such a function calls nothing, cannot loop and touches no state, logger or global, so running
-// it outside the imposter's runtime (and its lock and time limit) is unobservable. What the Go
-// evaluation is not sure to do exactly as JavaScript would at run time (reading a key that is
-// absent, an array or a logger; an object where a primitive is needed; a value that would throw;
-// text that is not valid UTF-8; returning anything but the response) makes it give up before
+// Such a function calls nothing but the builtin JSON.stringify, cannot loop and touches no state,
+// logger or global, so running it outside the imposter's runtime (and its lock and time limit)
+// is unobservable. A function that names JSON runs natively only when it would run on a pooled
+// runtime (see stateless.go), whose globals no script changes. What the Go evaluation is not sure
+// to do exactly as JavaScript would at run time (reading a key that is absent, an array or a
+// logger; an object where a primitive is needed; a value that would throw; text that is not valid
+// UTF-8; returning anything but the response or an object the call made) makes it give up before
 // anything it did is visible, and the call runs on goja as any other. So a native function
 // returns what goja would return or nothing; the differential tests check that.
 
-// nativeFn is a compiled native decorate function. It is immutable and safe for concurrent use.
+// nativeFn is a compiled native function. It is immutable and safe for concurrent use.
 type nativeFn struct {
 	nslots int // parameters, then locals
 	body   []nstmt
+	global bool // it reads the global JSON
 }
 
 // compileNative compiles source, a function expression, or returns nil when it uses more
@@ -55,6 +63,7 @@ func compileNative(source string) *nativeFn {
 	var (
 		params *ast.ParameterList
 		body   []ast.Statement
+		name   string // a function expression's own name, bound in its body
 	)
 	switch f := es.Expression.(type) {
 	case *ast.FunctionLiteral:
@@ -62,6 +71,9 @@ func compileNative(source string) *nativeFn {
 			return nil
 		}
 		params, body = f.ParameterList, f.Body.List
+		if f.Name != nil {
+			name = f.Name.Name.String()
+		}
 	case *ast.ArrowFunctionLiteral:
 		if f.Async {
 			return nil
@@ -97,6 +109,12 @@ func compileNative(source string) *nativeFn {
 		fn.body = append(fn.body, s)
 	}
 	fn.nslots = len(c.names)
+	// JSON.stringify was compiled as the global's: a local or the function's own name JSON
+	// (hoisted, or declared later) would be what the body reads instead.
+	if c.global && (name == "JSON" || c.lookup("JSON") >= 0) {
+		return nil
+	}
+	fn.global = c.global
 	return fn
 }
 
@@ -104,6 +122,7 @@ func compileNative(source string) *nativeFn {
 type nativeCompiler struct {
 	names  []string
 	consts []bool
+	global bool // JSON.stringify was compiled
 }
 
 func (c *nativeCompiler) declare(name string, isConst bool) bool {
@@ -272,18 +291,176 @@ func (c *nativeCompiler) expr(e ast.Expression) nexpr {
 		if t != nil && a != nil && b != nil {
 			return condExpr{t, a, b}
 		}
+	case *ast.ObjectLiteral:
+		return c.object(x)
+	case *ast.ArrayLiteral:
+		a := arrayExpr{}
+		for _, el := range x.Value {
+			if el == nil { // a hole
+				return nil
+			}
+			v := c.value(el)
+			if v == nil {
+				return nil
+			}
+			a = append(a, *v)
+		}
+		return a
+	case *ast.CallExpression:
+		return c.call(x)
 	}
 	return nil
+}
+
+// value compiles an expression whose value is stored in an object or array.
+func (c *nativeCompiler) value(e ast.Expression) *storedValue {
+	x := c.expr(e)
+	if x == nil {
+		return nil
+	}
+	v := &storedValue{e: x, fresh: isFresh(x)}
+	if l, ok := x.(litExpr); ok && l.v.k != kUndef && (l.v.k != kNum || isFinite(l.v.f)) {
+		v.konst, v.isConst = l.v.boxed(), true // boxed once, not on every call
+	}
+	return v
+}
+
+// isFresh reports whether x makes a new object or array: only those may be stored in another
+// (see storedValue).
+func isFresh(x nexpr) bool {
+	switch x.(type) {
+	case objectExpr, arrayExpr:
+		return true
+	}
+	return false
+}
+
+func (c *nativeCompiler) object(x *ast.ObjectLiteral) nexpr {
+	o := objectExpr{}
+	for _, p := range x.Value {
+		var key string
+		var val *storedValue
+		switch p := p.(type) {
+		case *ast.PropertyKeyed:
+			k, ok := p.Key.(*ast.StringLiteral)
+			if !ok || p.Computed || p.Kind != ast.PropertyKindValue {
+				return nil
+			}
+			key = k.Value.String()
+			val = c.value(p.Value)
+		case *ast.PropertyShort:
+			if p.Initializer != nil {
+				return nil
+			}
+			key = p.Name.Name.String()
+			val = c.value(&p.Name)
+		default:
+			return nil
+		}
+		if _, ok := literalString(key); !ok || val == nil || !plainKey(key) {
+			return nil
+		}
+		o = append(o, objectMember{key: key, val: *val})
+	}
+	return o
+}
+
+// plainKey reports whether key is a key an object keeps in the order it was added: JavaScript
+// puts array indexes first, and __proto__ in a literal sets the prototype.
+func plainKey(key string) bool { return key != "__proto__" && !isArrayIndex(key) }
+
+// isArrayIndex reports whether key is an array index: the canonical decimal form of an integer
+// from 0 to 2^32-2.
+func isArrayIndex(key string) bool {
+	if key == "" || len(key) > 10 || (key[0] == '0' && len(key) > 1) {
+		return false
+	}
+	n := uint64(0)
+	for i := 0; i < len(key); i++ {
+		d := key[i] - '0'
+		if d > 9 {
+			return false
+		}
+		n = n*10 + uint64(d)
+	}
+	return n < 1<<32-1
+}
+
+// call compiles JSON.stringify(value), JSON.stringify(value, null|undefined) and
+// JSON.stringify(value, null|undefined, space) for a literal space; nothing else.
+func (c *nativeCompiler) call(x *ast.CallExpression) nexpr {
+	callee, ok := x.Callee.(*ast.DotExpression)
+	if !ok || callee.Identifier.Name != "stringify" || len(x.ArgumentList) == 0 || len(x.ArgumentList) > 3 {
+		return nil
+	}
+	if id, ok := callee.Left.(*ast.Identifier); !ok || id.Name != "JSON" || c.lookup("JSON") >= 0 {
+		return nil
+	}
+	for _, a := range x.ArgumentList {
+		if _, spread := a.(*ast.SpreadElement); spread {
+			return nil
+		}
+	}
+	arg := c.expr(x.ArgumentList[0])
+	if arg == nil {
+		return nil
+	}
+	s := stringifyExpr{arg: arg}
+	if len(x.ArgumentList) > 1 && !c.nullish(x.ArgumentList[1]) {
+		return nil // a replacer
+	}
+	if len(x.ArgumentList) > 2 {
+		switch sp := x.ArgumentList[2].(type) {
+		case *ast.NumberLiteral:
+			var f float64
+			switch n := sp.Value.(type) {
+			case int64:
+				f = float64(n)
+			case float64:
+				f = n
+			}
+			if !(f > -1e9 && f < 1e9) { // int64(f) is goja's count
+				return nil
+			}
+			s.gap = strings.Repeat(" ", max(0, min(10, int(int64(f)))))
+		case *ast.StringLiteral:
+			gap := sp.Value.String()
+			for i := 0; i < len(gap); i++ {
+				if gap[i] >= utf8.RuneSelf {
+					return nil // goja cuts the gap at 10 bytes, not 10 characters
+				}
+			}
+			s.gap = gap[:min(10, len(gap))]
+		default:
+			if !c.nullish(sp) {
+				return nil
+			}
+		}
+	}
+	c.global = true
+	return s
+}
+
+// nullish reports whether e is the literal null or undefined.
+func (c *nativeCompiler) nullish(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.NullLiteral:
+		return true
+	case *ast.Identifier:
+		return x.Name == "undefined" && c.lookup("undefined") < 0
+	}
+	return false
 }
 
 func (c *nativeCompiler) assign(x *ast.AssignExpression) nexpr {
 	if x.Operator != token.ASSIGN && x.Operator != token.PLUS {
 		return nil
 	}
-	val := c.expr(x.Right)
-	if val == nil {
+	sv := c.value(x.Right)
+	if sv == nil {
 		return nil
 	}
+	val := sv.e
 	switch l := x.Left.(type) {
 	case *ast.Identifier:
 		i := c.lookup(l.Name.String())
@@ -299,14 +476,14 @@ func (c *nativeCompiler) assign(x *ast.AssignExpression) nexpr {
 		if obj == nil {
 			return nil
 		}
-		return assignMember{memberExpr: memberExpr{obj: obj, name: l.Identifier.Name.String(), lit: true}, val: val, add: x.Operator == token.PLUS}
+		return assignMember{memberExpr: memberExpr{obj: obj, name: l.Identifier.Name.String(), lit: true}, val: *sv, add: x.Operator == token.PLUS}
 	case *ast.BracketExpression:
 		obj, key := c.expr(l.Left), c.expr(l.Member)
 		if obj == nil || key == nil {
 			return nil
 		}
 		name, lit := literalKey(key)
-		return assignMember{memberExpr: memberExpr{obj: obj, key: key, name: name, lit: lit}, val: val, add: x.Operator == token.PLUS}
+		return assignMember{memberExpr: memberExpr{obj: obj, key: key, name: name, lit: lit}, val: *sv, add: x.Operator == token.PLUS}
 	}
 	return nil
 }
@@ -356,6 +533,8 @@ func (v nval) truthy() bool {
 		return jsvalue.NumberTruthy(v.f)
 	case kStr:
 		return v.s != ""
+	case kObj:
+		return true
 	}
 	return jsvalue.Truthy(v.js())
 }
@@ -388,21 +567,21 @@ func (v nval) js() any {
 	return nil
 }
 
-// value is a primitive as configuration, as fromJS converts it.
-func (v nval) value() config.Value {
+// boxed is a primitive other than undefined as configuration; a number that is not finite stays
+// one (fromJS makes it null: see ncall.fixes).
+func (v nval) boxed() config.Value {
 	switch v.k {
 	case kBool:
 		return v.b
 	case kNum:
-		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
-			return nil
-		}
 		return v.f
 	case kStr:
 		return v.s
 	}
 	return nil
 }
+
+func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // fromConfig makes a primitive of a configuration value; false for anything else, or for text
 // that is not valid UTF-8 (goja would read it with replacement characters).
@@ -429,16 +608,21 @@ const (
 	objConfig                  // the config argument
 	objRequest                 // config.request
 	objPlain                   // request.query, .headers, .form: read only
-	objResp                    // the response or an object in it
+	objResp                    // the response or an object in it, or an object the call made
+	objArray                   // an array the call made: its elements are not read
 )
 
 // nobj is an object a native call sees. Objects of the response are copied on their first
-// change (and their parents with them), so the caller's response is never changed.
+// change (and their parents with them), so the caller's response is never changed. Objects the
+// call made (lit) are changed in place: each is a member of at most one object (see
+// storedValue), so a change through one nobj is a change of the one JavaScript object.
 type nobj struct {
 	kind nobjKind
 	o    *config.Object
+	arr  []any // for objArray
 	// For objResp:
-	owned  bool  // o is this call's copy
+	owned  bool  // o is this call's copy, or lit
+	lit    bool  // o was made by an object literal of this call (an ordinary JavaScript object)
 	parent *nobj // the object o is a member of, at key; nil for the response itself
 	key    string
 	kids   *nobj // member objects made so far, linked by next: each key gives one object
@@ -458,6 +642,18 @@ type ncall struct {
 	nobjs   int
 	reqKeys []string
 	hasReq  bool // the config object has the request's fields
+	inject  bool // an inject response's call: config has no response
+
+	lits  []*config.Object // the objects object literals made
+	fixes []fixup          // members set to a number that is not finite
+	json  jsonWriter
+}
+
+// fixup is a member set to NaN or an infinity: JavaScript reads it back as it is, and fromJS
+// makes it null when the call ends.
+type fixup struct {
+	o   *config.Object
+	key string
 }
 
 var ncallPool = sync.Pool{New: func() any { return &ncall{} }}
@@ -468,45 +664,100 @@ func (f *nativeFn) run(r *request.Request, resp *config.Object) (*config.Object,
 	if resp == nil {
 		return nil, false
 	}
-	c := ncallPool.Get().(*ncall)
+	c := f.begin(r, false)
 	defer c.release()
+	c.root = nobj{kind: objResp, o: resp}
+	if len(c.slots) > 1 {
+		c.slots[1] = objVal(&c.root)
+	}
+	ret, ok := f.exec(c)
+	switch {
+	case !ok:
+		return nil, false
+	case ret.k == kObj && ret.o == &c.root, !ret.truthy():
+		return c.finish(c.root.o), true
+	case ret.k == kObj && ret.o.lit:
+		return c.finish(ret.o.o), true // goja reads the returned object as the response
+	}
+	return nil, false
+}
+
+// runInject calls f as an inject response, with (config, injectState, logger, callback,
+// imposterState) for request r, and returns the response object as Scope.Response returns it,
+// or false when the call must run on goja.
+func (f *nativeFn) runInject(r *request.Request) (*config.Object, bool) {
+	c := f.begin(r, true)
+	defer c.release()
+	ret, ok := f.exec(c)
+	switch {
+	case !ok || ret.k == kUndef || ret.k == kNull:
+		return nil, false // undefined waits for the callback; null fails
+	case ret.k != kObj:
+		return &config.Object{}, true // a primitive: every default applies
+	case ret.o.lit:
+		return c.finish(ret.o.o), true
+	}
+	return nil, false
+}
+
+// begin readies a call for request r: the first slot is config, the others the arguments
+// a call passes that no native function may use (logger, state, callback) and locals.
+func (f *nativeFn) begin(r *request.Request, inject bool) *ncall {
+	c := ncallPool.Get().(*ncall)
 	c.req = r
 	c.reqKeys = requestKeys(r)
 	c.hasReq = configHasRequest(r)
+	c.inject = inject
 	c.cfg = nobj{kind: objConfig}
-	c.root = nobj{kind: objResp, o: resp}
 	c.logger = nobj{kind: objOpaque}
 	c.reqObj = nobj{kind: objRequest}
 	if cap(c.slots) < f.nslots {
 		c.slots = make([]nval, f.nslots)
 	}
 	c.slots = c.slots[:f.nslots]
+	nargs := 3
+	if inject {
+		nargs = 5
+	}
 	for i := range c.slots {
-		switch i {
-		case 0:
+		switch {
+		case i == 0:
 			c.slots[i] = objVal(&c.cfg)
-		case 1:
-			c.slots[i] = objVal(&c.root)
-		case 2:
+		case i < nargs:
 			c.slots[i] = objVal(&c.logger)
 		default:
 			c.slots[i] = nval{}
 		}
 	}
+	return c
+}
+
+// exec runs f's body and returns what it returned.
+func (f *nativeFn) exec(c *ncall) (nval, bool) {
 	var ret nval
 	for _, s := range f.body {
 		done, ok := s.exec(c, &ret)
 		if !ok {
-			return nil, false
+			return nval{}, false
 		}
 		if done {
 			break
 		}
 	}
-	if ret.truthy() && ret.o != &c.root {
-		return nil, false // goja reads the returned value as the response
+	return ret, true
+}
+
+// finish makes the members set to numbers that are not finite null, as fromJS does, and
+// returns o.
+func (c *ncall) finish(o *config.Object) *config.Object {
+	for _, f := range c.fixes {
+		if v, ok := f.o.Get(f.key); ok {
+			if n, isNum := v.(float64); isNum && !isFinite(n) {
+				f.o.Set(f.key, nil)
+			}
+		}
 	}
-	return c.root.o, true
+	return o
 }
 
 func (c *ncall) release() {
@@ -516,6 +767,10 @@ func (c *ncall) release() {
 	c.nobjs = 0
 	c.req, c.reqKeys = nil, nil
 	c.cfg, c.root, c.logger, c.reqObj = nobj{}, nobj{}, nobj{}, nobj{}
+	clear(c.lits)
+	clear(c.fixes)
+	c.lits, c.fixes = c.lits[:0], c.fixes[:0]
+	c.json.reset()
 	ncallPool.Put(c)
 }
 
@@ -538,6 +793,9 @@ func (c *ncall) get(o *nobj, key string) (nval, bool) {
 		case "request":
 			return objVal(&c.reqObj), true
 		case "response":
+			if c.inject {
+				return nval{}, false
+			}
 			return objVal(&c.root), true
 		}
 		if c.hasReq {
@@ -561,7 +819,8 @@ func (c *ncall) get(o *nobj, key string) (nval, bool) {
 				}
 			}
 			k := c.newObj()
-			*k = nobj{kind: objResp, o: m, parent: o, key: key, next: o.kids}
+			lit := o.lit || slices.Contains(c.lits, m)
+			*k = nobj{kind: objResp, o: m, parent: o, key: key, next: o.kids, lit: lit, owned: lit}
 			o.kids = k
 			return objVal(k), true
 		}
@@ -595,21 +854,49 @@ func (c *ncall) requestField(key string) (nval, bool) {
 	return objVal(c.kv[i]), true
 }
 
-// set assigns a primitive to o[key]: only objects of the response can change.
-func (c *ncall) set(o *nobj, key string, v nval) bool {
-	if o.kind != objResp || key == "__proto__" || v.k == kObj || v.k == kUndef {
+// set assigns v, stored as sv says, to o[key]: only objects of the response and objects the
+// call made can change.
+func (c *ncall) set(o *nobj, key string, v nval, sv *storedValue) bool {
+	if o.kind != objResp || key == "__proto__" || (o.lit && isArrayIndex(key)) {
+		return false
+	}
+	val, ok := c.store(v, sv)
+	if !ok {
 		return false
 	}
 	c.own(o)
-	// A member object replaced by a primitive lives on apart from the response.
+	// A member object replaced lives on apart from the response.
 	for p := &o.kids; *p != nil; p = &(*p).next {
 		if k := *p; k.key == key {
 			*p, k.parent, k.next = k.next, nil, nil
 			break
 		}
 	}
-	o.o.Set(key, v.value())
+	o.o.Set(key, val)
+	if v.k == kNum && !isFinite(v.f) {
+		c.fixes = append(c.fixes, fixup{o.o, key})
+	}
 	return true
+}
+
+// store returns v, the value of sv, as it is stored in an object: undefined is not (JSON and
+// fromJS drop the member, but it keeps its place), an object only when sv made it.
+func (c *ncall) store(v nval, sv *storedValue) (config.Value, bool) {
+	switch {
+	case sv.isConst:
+		return sv.konst, true
+	case v.k == kUndef:
+		return nil, false
+	case v.k == kObj:
+		if !sv.fresh {
+			return nil, false
+		}
+		if v.o.kind == objArray {
+			return v.o.arr, true
+		}
+		return v.o.o, true
+	}
+	return v.boxed(), true
 }
 
 // own makes o's object this call's copy, and its parents', before a change.
@@ -754,7 +1041,7 @@ func (e memberExpr) eval(c *ncall) (nval, bool) {
 
 type assignMember struct {
 	memberExpr
-	val nexpr
+	val storedValue
 	add bool // +=
 }
 
@@ -770,16 +1057,124 @@ func (e assignMember) eval(c *ncall) (nval, bool) {
 			return nval{}, false
 		}
 	}
-	v, ok := e.val.eval(c)
+	v, ok := e.val.e.eval(c)
 	if !ok {
 		return nval{}, false
 	}
+	sv := &e.val
 	if e.add {
 		if v, ok = add(old, v); !ok {
 			return nval{}, false
 		}
+		sv = &storedValue{} // the sum, not the literal
 	}
-	return v, c.set(o, key, v)
+	return v, c.set(o, key, v, sv)
+}
+
+// storedValue is an expression whose value is stored in an object or an array. An object is
+// stored only when the expression made it (an object or array literal written in place): the
+// call's objects then form trees, each with one parent, so that changing one in place is what
+// JavaScript does, and the result has no object twice (goja's conversion would copy it) and no
+// cycle.
+type storedValue struct {
+	e       nexpr
+	fresh   bool         // e makes a new object or array
+	konst   config.Value // e's value boxed, when e is a literal other than undefined
+	isConst bool
+}
+
+// objectExpr is an object literal: an ordinary object, its keys in order.
+type objectExpr []objectMember
+
+type objectMember struct {
+	key string
+	val storedValue
+}
+
+func (e objectExpr) eval(c *ncall) (nval, bool) {
+	o := newObject(len(e))
+	for i := range e {
+		m := &e[i]
+		v, ok := m.val.e.eval(c)
+		if !ok {
+			return nval{}, false
+		}
+		val, ok := c.store(v, &m.val)
+		if !ok {
+			return nval{}, false
+		}
+		o.Set(m.key, val) // a repeated key keeps its first place and takes the last value
+		if v.k == kNum && !isFinite(v.f) {
+			c.fixes = append(c.fixes, fixup{o, m.key})
+		}
+	}
+	c.lits = append(c.lits, o)
+	n := c.newObj()
+	*n = nobj{kind: objResp, o: o, owned: true, lit: true}
+	return objVal(n), true
+}
+
+// arrayExpr is an array literal. Its elements are never read back, so undefined and numbers
+// that are not finite are stored as the null they become.
+type arrayExpr []storedValue
+
+func (e arrayExpr) eval(c *ncall) (nval, bool) {
+	a := make([]any, len(e))
+	for i := range e {
+		v, ok := e[i].e.eval(c)
+		if !ok {
+			return nval{}, false
+		}
+		switch {
+		case v.k == kUndef, v.k == kNum && !isFinite(v.f):
+			a[i] = nil
+		default:
+			if a[i], ok = c.store(v, &e[i]); !ok {
+				return nval{}, false
+			}
+		}
+	}
+	n := c.newObj()
+	*n = nobj{kind: objArray, arr: a}
+	return objVal(n), true
+}
+
+// stringifyExpr is JSON.stringify(arg, null, gap).
+type stringifyExpr struct {
+	arg nexpr
+	gap string
+}
+
+func (e stringifyExpr) eval(c *ncall) (nval, bool) {
+	v, ok := e.arg.eval(c)
+	if !ok {
+		return nval{}, false
+	}
+	var val config.Value
+	switch v.k {
+	case kUndef:
+		return nval{}, true // JSON.stringify(undefined) is undefined
+	case kObj:
+		switch v.o.kind {
+		case objResp, objPlain:
+			val = v.o.o
+		case objArray:
+			val = v.o.arr
+		case objRequest:
+			val = Request(c.req)
+		default:
+			return nval{}, false
+		}
+	default:
+		val = v.boxed()
+	}
+	w := &c.json
+	w.reset()
+	w.gap = e.gap
+	if !w.value(val) || len(w.buf) > maxNativeString {
+		return nval{}, false
+	}
+	return strVal(string(w.buf)), true
 }
 
 type templateExpr struct {
@@ -795,9 +1190,16 @@ func (e templateExpr) eval(c *ncall) (nval, bool) {
 			return nval{}, false
 		}
 		s += v.str() + e.parts[i+1]
+		if len(s) > maxNativeString {
+			return nval{}, false
+		}
 	}
 	return strVal(s), true
 }
+
+// maxNativeString bounds the strings a native call makes: a body without loops can still double
+// a string at each statement, and goja's memory limit, not the process's, should stop that.
+const maxNativeString = 1 << 20
 
 // add is the + operator on primitives: strings join, numbers add; anything else gives up.
 func add(a, b nval) (nval, bool) {
@@ -805,7 +1207,11 @@ func add(a, b nval) (nval, bool) {
 	case a.k == kObj || b.k == kObj:
 		return nval{}, false
 	case a.k == kStr || b.k == kStr:
-		return strVal(a.str() + b.str()), true
+		as, bs := a.str(), b.str()
+		if len(as)+len(bs) > maxNativeString {
+			return nval{}, false
+		}
+		return strVal(as + bs), true
 	case a.k == kNum && b.k == kNum:
 		return numVal(a.f + b.f), true
 	}

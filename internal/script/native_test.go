@@ -25,10 +25,27 @@ func TestCompileNative(t *testing.T) {
 		{`function () {}`, true},
 		{`(config) => { if (!config.request.body || config.request.body == null) { return; } config.response.statusCode = 201; }`, true},
 		// Outside the subset.
-		{`(config) => { config.response.body = JSON.stringify({a: 1}); }`, false},     // a call, an object literal
+		{`(config) => { config.response.body = JSON.stringify({a: 1}); }`, true},
+		{`(config) => { config.response.body = JSON.parse('1'); }`, false},                   // a call other than JSON.stringify
+		{`(config) => { config.response.body = JSON.stringify(1, (k, v) => v); }`, false},    // a replacer
+		{`(config) => { config.response.body = JSON.stringify(1, null, config.x); }`, false}, // a space not literal
+		{`(config) => { config.response.body = JSON.stringify(1); var JSON = 2; }`, false},   // a local JSON, hoisted
+		{`function JSON(config) { return { body: JSON.stringify(1) }; }`, false},             // the function's own name
+		{`(config, JSON) => { config.response.body = JSON.stringify(1); }`, false},
 		{`(config) => { config.response.body = config.response.body.length; }`, true}, // .length gives up at run time
-		{`(config) => { x = 1; }`, false},                                             // a global
-		{`(config) => { config.state.n = 1; }`, true},                                 // compiles: state gives up at run time
+		{`(config) => ({ body: 'x', headers: { a: [1, 'b', null, { c: true }] } })`, true},
+		{`(config) => ({ 1: 'x' })`, false}, // an array index: goja puts it first
+		{`(config) => ({ '42': 'x' })`, false},
+		{`(config) => ({ __proto__: null })`, false}, // sets the prototype
+		{`(config) => ({ [config.path]: 1 })`, false},
+		{`(config) => ({ ...config })`, false},
+		{`(config) => ({ get a() { return 1; } })`, false},
+		{`(config) => ({ a() {} })`, false},
+		{`(config) => [1, , 2]`, false},
+		{`(config) => { let a = 1; return { a }; }`, true},
+		{`(config) => ({ b })`, false},                // a global
+		{`(config) => { x = 1; }`, false},             // a global
+		{`(config) => { config.state.n = 1; }`, true}, // compiles: state gives up at run time
 		{`(config) => { for (;;) {} }`, false},
 		{`(config) => { if (1) { var x = 1; } }`, false}, // a declaration in a block
 		{`(config) => { y; var y = 1; }`, false},         // used before its declaration
@@ -78,7 +95,11 @@ func nativeRequests() []*request.Request {
 	empty.SetClient("127.0.0.1", "127.0.0.1:5555")
 	tcp := &request.Request{TCP: true, Data: "hello\n"}
 	tcp.SetClient("127.0.0.1", "127.0.0.1:5555")
-	return []*request.Request{testRequest(), form, bad, empty, tcp}
+	odd := &request.Request{Method: "PUT", Path: "/\u2028\x7f\t\"q\"\\", Body: "\x00\x01\x1f\u2029 é ✓ 😀 </script>",
+		Query:   []request.KV{{Name: "2", Value: "two"}, {Name: "1", Value: "one"}, {Name: "__proto__", Value: "p"}, {Name: "toJSON", Value: "t"}},
+		Headers: []request.KV{{Name: "X-Id", Value: "a\"b"}, {Name: "0", Value: "zero"}}}
+	odd.SetClient("10.0.0.1", "10.0.0.1:1")
+	return []*request.Request{testRequest(), form, bad, empty, tcp, odd}
 }
 
 // checkNative runs src natively and on goja for every request and response and fails when the
@@ -265,6 +286,8 @@ type scriptGen struct {
 	rng    *rand.Rand
 	params []string
 	locals []string
+	inject bool     // an inject function: no response argument
+	objs   []string // locals holding objects
 }
 
 func (g *scriptGen) pick(s ...string) string { return s[g.rng.IntN(len(s))] }
@@ -328,7 +351,7 @@ func (g *scriptGen) stmt(top bool) string {
 	case 8:
 		return g.pick("JSON.stringify(1);", "delete "+g.resp()+".body;", "var w = Math.random();", ";")
 	default:
-		return g.target() + " = " + g.expr(3) + ";"
+		return g.target() + " = " + g.member(3) + ";"
 	}
 }
 
@@ -336,7 +359,9 @@ func (g *scriptGen) expr(depth int) string {
 	if depth <= 0 || g.rng.IntN(3) == 0 {
 		return g.leaf()
 	}
-	switch g.rng.IntN(7) {
+	switch g.rng.IntN(8) {
+	case 7:
+		return g.jsonCall(depth - 1)
 	case 0, 1:
 		return "(" + g.expr(depth-1) + " + " + g.expr(depth-1) + ")"
 	case 2:
@@ -356,6 +381,14 @@ func (g *scriptGen) leaf() string {
 	c, r := g.params[0], g.resp()
 	if len(g.locals) > 0 && g.rng.IntN(6) == 0 {
 		return g.locals[g.rng.IntN(len(g.locals))]
+	}
+	if g.inject {
+		if len(g.objs) > 0 && g.rng.IntN(4) == 0 {
+			return g.objs[g.rng.IntN(len(g.objs))] + g.pick(".body", ".statusCode", ".headers['X-A']", ".n", ".a")
+		}
+		return g.pick("'x'", "''", `"é"`, "0", "1", "2.5", "1e21", "true", "false", "null", "undefined",
+			c+".request.path", c+".request.method", c+".request.body", c+".request.headers['X-Id']", c+".headers['X-Id']",
+			c+".request.headers.Host", c+".request.query.b", c+".request.ip", c+".path", c+".method", c+".missing")
 	}
 	return g.pick(
 		"'x'", "''", `"é"`, "0", "1", "2.5", "1e21", "0.1", "true", "false", "null", "undefined",

@@ -63,13 +63,20 @@ type nativeLast struct {
 	fn     *nativeFn
 }
 
-// native returns source's native function, or nil.
-func (s *Scope) native(source string) *nativeFn {
+// native returns source's native function for a call of kind, or nil.
+func (s *Scope) native(source string, kind callKind) *nativeFn {
+	var fn *nativeFn
 	if l := s.last.Load(); l != nil && l.source == source {
-		return l.fn
+		fn = l.fn
+	} else {
+		fn = s.e.compile(source).nativeFn(source)
+		s.last.Store(&nativeLast{source, fn})
 	}
-	fn := s.e.compile(source).nativeFn(source)
-	s.last.Store(&nativeLast{source, fn})
+	// The builtin JSON it calls is the one of a pooled runtime, where no script changes it; a
+	// call that goja runs on the imposter's runtime could see what another script made of it.
+	if fn != nil && fn.global && !s.program(source).stateless(source, kind) {
+		return nil
+	}
 	return fn
 }
 
@@ -119,7 +126,20 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 // it returned or passed to its callback (a promise is awaited). The wait for a callback ends at
 // the time limit or as soon as nothing is left that could call it. A returned primitive gives an
 // empty object, as Mountebank then uses every default. ctx cancels the call and the wait.
+//
+// A function of the native subset (see compileNative) that returns an object it made, or a
+// primitive, runs as Go, without the runtime.
 func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
+	if fn := s.native(source, kindResponse); fn != nil {
+		if out, ok := fn.runInject(r); ok {
+			return out, nil
+		}
+	}
+	return s.responseJS(ctx, source, r)
+}
+
+// responseJS is Response on goja.
+func (s *Scope) responseJS(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
 	rt := s.enter(source, kindResponse)
 	defer s.leave(rt)
 	rt.cancelOn(ctx)
@@ -168,7 +188,7 @@ func (s *Scope) Response(ctx context.Context, source string, r *request.Request)
 //
 // A function of the native subset (see compileNative) runs as Go, without the runtime.
 func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
-	if fn := s.native(source); fn != nil {
+	if fn := s.native(source, kindDecorate); fn != nil {
 		if out, ok := fn.run(r, resp); ok {
 			return out, nil
 		}

@@ -1,0 +1,282 @@
+package script
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mockd/mockd/internal/request"
+)
+
+// checkNativeInject runs the inject function src natively and on goja for every request and
+// fails when the native result differs from goja's. It returns how many calls ran natively.
+func checkNativeInject(t *testing.T, s *Scope, src string, reqs []*request.Request) int {
+	t.Helper()
+	if s.e.compile(src).err != nil {
+		return 0
+	}
+	fn := s.native(src, kindResponse) // as Response finds it
+	if fn == nil {
+		return 0
+	}
+	ran := 0
+	for ri, r := range reqs {
+		got, ok := fn.runInject(r)
+		if !ok {
+			continue
+		}
+		ran++
+		want, err := s.responseJS(context.Background(), src, r)
+		if err != nil {
+			t.Errorf("%s (request %d): native gives %s, goja fails: %v", src, ri, jsonOf(got), err)
+			continue
+		}
+		if g, w := jsonOf(got), jsonOf(want); g != w {
+			t.Errorf("%s (request %d):\nnative %s\n  goja %s", src, ri, g, w)
+		}
+	}
+	return ran
+}
+
+// TestNativeInjectMatchesGoja runs inject functions of the native subset both ways. Each must
+// run natively for at least one request.
+func TestNativeInjectMatchesGoja(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	for _, src := range []string{
+		// bench/'s inject scenario
+		`function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`,
+		`function (request, state, logger) { return { body: request.method + ' ' + request.path }; }`,
+		`(config) => ({ statusCode: '201', headers: { 'X-Method': config.request.method, 'X-Id': config.request.headers['X-Id'] || 'none' }, body: config.request.body })`,
+		`(config) => ({ body: { path: config.path, list: [1, 'two', null, true, undefined, 1e308 + 1e308, { deep: [[]] }], empty: {}, none: [] } })`,
+		`(config) => ({ body: JSON.stringify({ a: 1, b: [1, { c: 'x' }], d: {}, e: [], f: null, g: true, h: 0, i: 1e21, j: 1.5e-7, k: 0.1 + 0.2 }, null, 2) })`,
+		`(config) => ({ body: JSON.stringify([config.request.path, config.request.body, config.request.method], undefined, '\t-') })`,
+		`(config) => ({ body: JSON.stringify({ a: [1, { b: 2 }] }, null, 20) + JSON.stringify({ a: 1 }, null, 3.7) + JSON.stringify({ a: 1 }, null, 0) + JSON.stringify({ a: 1 }, null, 'abcdefghijklmnop') })`,
+		`(config) => ({ body: JSON.stringify(config.request.query) + JSON.stringify(config.request.headers) })`,
+		`(config) => ({ body: JSON.stringify(config.request) })`,
+		`(config) => ({ body: JSON.stringify(config.request.form) })`,
+		`(config) => ({ body: JSON.stringify(config.request.body) + JSON.stringify(config.request.path) + JSON.stringify(undefined) + JSON.stringify(null) + JSON.stringify(1e308 + 1e308) })`,
+		`(config) => ({ body: JSON.stringify({ a: 'x', b: 'y', a: 'z' }) })`,
+		`(config) => { var r = { statusCode: 200, headers: {} }; r.headers['X-A'] = 'a'; r.body = 'x'; r.headers.b = r.headers['X-A'] + '!'; r.statusCode += 1; return r; }`,
+		`(config) => { const r = { headers: { a: '1' } }; let h = r.headers; h.b = '2'; r.headers.c = h.b; return r; }`,
+		`(config) => { const r = { headers: { a: '1' } }; let h = r.headers; r.headers = { z: '0' }; h.b = '2'; r.body = JSON.stringify(h); return r; }`,
+		`(config) => { const r = {}; r.body = { n: 1 }; r.body.n += 1; r.body.m = [1, 2]; return r; }`,
+		`(config) => { const r = { a: 1e308 + 1e308 }; r.b = r.a + 1; r.c = r.a; r.d = '' + r.a; r.e = 1e308 + 1e308 + 1; return r; }`,
+		`(config) => { const r = { body: 'x' }; return r.body; }`,
+		`(config) => 'text'`,
+		`(config) => 42`,
+		`(config) => { const r = { headers: { a: '1' } }; return r.headers; }`,
+		`(config) => config.request.method === 'POST' ? { statusCode: 201, body: config.request.body } : { statusCode: 405 }`,
+		`function (config) { if (config.request.path === '/users/42') { return { body: 'user 42' }; } return { statusCode: 404 }; }`,
+		`function (config) { var name = config.request.query.b; return { body: ` + "`hello ${name}`" + ` }; }`,
+		`function (config, state) { return { body: 'no state read' }; }`,
+		`function (config, state, logger, callback) { if (callback) { return { body: 'has callback' }; } }`,
+		`(config) => ({ 'Content-Type': 'x', 'x y': 1, 'é': 2, '01': 3, '4294967295': 4, '-1': 5, constructor: 6, toJSON: 7, valueOf: 8 })`,
+		`(config) => ({ body: JSON.stringify({ toJSON: 7, s: '\u2028\u2029\x7f\x00\x1f\b\f\n\r\t"\\/' }) })`,
+		`(config) => ({ statusCode: 200 + '', body: 0, headers: null, _mode: 'text' })`,
+		`(config) => ({ body: config.request.data, statusCode: config.request.ip === '127.0.0.1' ? 200 : 500 })`,
+	} {
+		if compileNative(src) == nil {
+			t.Errorf("%s: not native", src)
+			continue
+		}
+		if checkNativeInject(t, s, src, nativeRequests()) == 0 {
+			t.Errorf("%s: never ran natively", src)
+		}
+	}
+}
+
+// TestNativeInjectGivesUp runs inject functions whose native form must give up for every request.
+func TestNativeInjectGivesUp(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	for _, src := range []string{
+		`(config) => ({ body: config.state })`,
+		`(config) => ({ body: config.response })`,
+		`(config) => ({ body: config.callback })`,
+		`(config) => ({ body: config.logger })`,
+		`(config, state) => ({ body: state.x })`,
+		`(config, state, logger) => { logger.info('x'); return {}; }`,
+		`(config) => ({ body: JSON.stringify(config) })`,
+		`(config) => ({ body: undefined })`,
+		`(config) => ({ body: config.request.query })`,
+		`(config) => { const h = { a: 1 }; return { headers: h }; }`,
+		`(config) => { const r = {}; r[0] = 'x'; return r; }`,
+		`(config) => { const r = {}; r.__proto__ = 'x'; return r; }`,
+		`(config) => { const a = [1]; return { n: a.length }; }`,
+		`(config) => { const r = {}; return r.missing; }`,
+		`(config) => config.request`,
+		`(config) => config.request.headers`,
+		`(config) => ({ body: JSON.stringify({ a: 1 } + '') })`,
+		`(config) => ({ body: JSON.stringify({ a: undefined, b: config.missing }) })`,       // undefined in an object
+		`(config) => { const r = { body: 'x' }; r[1] = 'one'; return r; }`,                  // an array index
+		`(config) => { const r = { body: 'x' }; r.body = config.request.query; return r; }`, // an object not made here
+		`(config) => undefined`,
+		`(config) => [1, 2]`,
+		`function (config, state) { return { body: JSON.stringify(config.request.path) }; }`, // JSON on the imposter's runtime
+	} {
+		fn := s.native(src, kindResponse)
+		if fn == nil {
+			continue
+		}
+		for ri, r := range nativeRequests() {
+			if got, ok := fn.runInject(r); ok {
+				t.Errorf("%s (request %d): ran natively, giving %s", src, ri, jsonOf(got))
+			}
+		}
+	}
+}
+
+// TestNativeInjectDifferential compares native and goja results for random inject functions of
+// (mostly) the subset.
+func TestNativeInjectDifferential(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := newEngine(t, time.Minute).NewScope(nil)
+	compiled, ran := 0, 0
+	for range n {
+		src := randomInject(rng)
+		if compileNative(src) != nil {
+			compiled++
+		}
+		ran += checkNativeInject(t, s, src, nativeRequests())
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("%d of %d scripts native, %d native calls", compiled, n, ran)
+	if compiled < n/2 || ran < n {
+		t.Errorf("%d of %d scripts native, %d native calls: the generator no longer exercises the subset", compiled, n, ran)
+	}
+}
+
+// FuzzNativeInject compares native and goja results of an inject function, any the fuzzer
+// writes or one from randomInject's grammar (by seed), for a request made of the fuzzed parts.
+func FuzzNativeInject(f *testing.F) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 20 {
+		f.Add(randomInject(rng), uint64(0), "GET", "/p", "", "a", "1", "X-Id", "v")
+		f.Add("", uint64(i+1), "POST", "/\u2028\"", "{\"a\":\"\x01\"}", "2", "é", "0", "\x7f")
+	}
+	f.Add(`function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`,
+		uint64(0), "GET", "/inject", "", "", "", "Host", "x")
+	s := New(Options{Timeout: time.Minute}).NewScope(nil)
+	f.Fuzz(func(t *testing.T, src string, seed uint64, method, path, body, qn, qv, hn, hv string) {
+		if seed != 0 {
+			src = randomInject(rand.New(rand.NewPCG(seed, seed)))
+		}
+		r := &request.Request{Method: method, Path: path, Body: body,
+			Query: []request.KV{{Name: qn, Value: qv}}, Headers: []request.KV{{Name: hn, Value: hv}, {Name: "Host", Value: "x"}}}
+		r.SetClient("127.0.0.1", "127.0.0.1:5555")
+		checkNativeInject(t, s, src, []*request.Request{r})
+	})
+}
+
+// randomInject writes a random inject function, mostly of the native subset.
+func randomInject(rng *rand.Rand) string {
+	g := &scriptGen{rng: rng, inject: true}
+	var b strings.Builder
+	params := []string{"(config)", "function (config)", "function (request, state, logger)", "(config, state)"}[rng.IntN(4)]
+	switch {
+	case strings.HasPrefix(params, "function"):
+		b.WriteString(params + " {")
+		g.params = strings.Split(strings.TrimSuffix(strings.TrimPrefix(params, "function ("), ")"), ", ")
+	default:
+		b.WriteString(params + " => {")
+		g.params = strings.Split(strings.Trim(params, "()"), ", ")
+	}
+	for range rng.IntN(5) {
+		b.WriteString(" " + g.injectStmt(true))
+	}
+	b.WriteString(" " + g.pick("return "+g.object(3)+";", "return "+g.object(2)+";", g.injectReturn()) + " }")
+	return b.String()
+}
+
+func (g *scriptGen) injectReturn() string {
+	if len(g.objs) > 0 && g.rng.IntN(3) > 0 {
+		return "return " + g.objs[g.rng.IntN(len(g.objs))] + ";"
+	}
+	return g.pick("return "+g.expr(1)+";", "return;", "return null;", "return "+g.object(1)+";")
+}
+
+func (g *scriptGen) injectStmt(top bool) string {
+	switch g.rng.IntN(8) {
+	case 0, 1:
+		if top {
+			name := fmt.Sprintf("o%d", len(g.objs))
+			decl := g.pick("var", "let", "const") + " " + name + " = " + g.object(2) + ";"
+			g.objs = append(g.objs, name)
+			return decl
+		}
+		return ";"
+	case 2, 3:
+		if len(g.objs) > 0 {
+			o := g.objs[g.rng.IntN(len(g.objs))]
+			t := g.pick(o+".body", o+".statusCode", o+".headers['X-A']", o+".headers.x", o+"['_mode']", o+".body.n", o+"[1]", o+".nested")
+			return t + g.pick(" = ", " = ", " += ") + g.pick(g.expr(2), g.object(1), "[1, 2]", g.expr(1)) + ";"
+		}
+		return g.stmt(top)
+	case 4:
+		s := "if (" + g.expr(2) + ") { " + g.pick(g.injectStmt(false), g.injectReturn()) + " }"
+		if g.rng.IntN(2) == 0 {
+			s += " else " + g.injectStmt(false)
+		}
+		return s
+	case 5:
+		if top {
+			name := fmt.Sprintf("v%d", len(g.locals))
+			decl := g.pick("var", "let") + " " + name + " = " + g.expr(2) + ";"
+			g.locals = append(g.locals, name)
+			return decl
+		}
+		return ";"
+	default:
+		return g.expr(2) + ";"
+	}
+}
+
+// object writes an object literal.
+func (g *scriptGen) object(depth int) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range g.rng.IntN(4) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(g.pick("statusCode", "headers", "body", "_mode", "'Content-Type'", "'x y'", "'é'", "a", "n", "a"))
+		b.WriteString(": ")
+		b.WriteString(g.member(depth - 1))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// member writes a value stored in an object or array.
+func (g *scriptGen) member(depth int) string {
+	if depth > 0 {
+		switch g.rng.IntN(5) {
+		case 0:
+			return g.object(depth)
+		case 1:
+			return "[" + g.member(depth-1) + ", " + g.member(depth-1) + "]"
+		}
+	}
+	return g.expr(depth)
+}
+
+// jsonCall writes a JSON.stringify call.
+func (g *scriptGen) jsonCall(depth int) string {
+	c := g.params[0]
+	arg := g.pick(g.member(depth), g.expr(depth), c+".request.query", c+".request.headers", c+".request", c+".request.form", c)
+	if !g.inject && g.rng.IntN(3) == 0 {
+		arg = g.resp() + g.pick("", ".headers", ".body")
+	}
+	if len(g.objs) > 0 && g.rng.IntN(3) == 0 {
+		arg = g.objs[g.rng.IntN(len(g.objs))]
+	}
+	return "JSON.stringify(" + arg + g.pick("", "", ", null, 2", ", undefined, '\\t'", ", null, 11", ", null, -3", ", null, ' '") + ")"
+}
