@@ -131,6 +131,15 @@ func (c *Compiled) Apply(ctx context.Context, r *request.Request, resp *config.O
 	if c.Len() == 0 {
 		return resp, nil
 	}
+	if d, ok := c.steps[0].(*decorateStep); ok && len(c.steps) == 1 {
+		// The common case, called directly: a stays on the stack (through the step
+		// interface it would be allocated for every request).
+		a := applyState{req: r, resp: resp, scope: scope, log: c.log}
+		if err := d.apply(ctx, &a); err != nil {
+			return nil, err
+		}
+		return a.resp, nil
+	}
 	a := &applyState{req: r, resp: resp, scope: scope, log: c.log}
 	for _, s := range c.steps {
 		if err := s.apply(ctx, a); err != nil {

@@ -273,7 +273,17 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 	if base != nil && base.is == is {
 		return base
 	}
-	out := &wire{}
+	var out *wire
+	if ho, _ := get(is, "headers").(*config.Object); ho != nil && len(ho.Members) <= 2 {
+		// The wire and its header lines in one allocation (a response's few headers).
+		p := &struct {
+			w wire
+			h [2]header
+		}{}
+		out, p.w.headers = &p.w, p.h[:0]
+	} else {
+		out = &wire{}
+	}
 	out.compile(is, def, base)
 	return out
 }
@@ -349,8 +359,11 @@ func (out *wire) compileHeaders(ho *config.Object) {
 			n++
 		}
 	}
-	if n > 0 {
+	switch {
+	case n > cap(out.headers):
 		out.headers = make([]header, 0, n)
+	case n == 0:
+		out.headers = nil
 	}
 	for _, m := range ho.Members {
 		if len(m.Key) == len("connection") && strings.EqualFold(m.Key, "connection") {

@@ -323,6 +323,25 @@ func (s requestSource) js(rt *runtime, key string) goja.Value {
 	return rt.vm.ToValue(s.goValue(key))
 }
 
+// str returns the value of key, a key whose value is a string (not query, headers or form).
+func (s requestSource) str(key string) string {
+	switch key {
+	case "requestFrom":
+		return s.r.RequestFrom()
+	case "method":
+		return s.r.Method
+	case "path":
+		return s.r.Path
+	case "body":
+		return s.r.Body
+	case "ip":
+		return s.r.IP()
+	case "data":
+		return s.r.Data
+	}
+	return ""
+}
+
 func (s requestSource) goValue(key string) config.Value {
 	switch key {
 	case "requestFrom":

@@ -644,6 +644,7 @@ type ncall struct {
 	hasReq  bool // the config object has the request's fields
 	inject  bool // an inject response's call: config has no response
 
+	ret   nval             // what the body returned (here: a local would escape)
 	lits  []*config.Object // the objects object literals made
 	fixes []fixup          // members set to a number that is not finite
 	json  jsonWriter
@@ -734,9 +735,9 @@ func (f *nativeFn) begin(r *request.Request, inject bool) *ncall {
 
 // exec runs f's body and returns what it returned.
 func (f *nativeFn) exec(c *ncall) (nval, bool) {
-	var ret nval
+	c.ret = nval{}
 	for _, s := range f.body {
-		done, ok := s.exec(c, &ret)
+		done, ok := s.exec(c, &c.ret)
 		if !ok {
 			return nval{}, false
 		}
@@ -744,7 +745,7 @@ func (f *nativeFn) exec(c *ncall) (nval, bool) {
 			break
 		}
 	}
-	return ret, true
+	return c.ret, true
 }
 
 // finish makes the members set to numbers that are not finite null, as fromJS does, and
@@ -767,6 +768,7 @@ func (c *ncall) release() {
 	c.nobjs = 0
 	c.req, c.reqKeys = nil, nil
 	c.cfg, c.root, c.logger, c.reqObj = nobj{}, nobj{}, nobj{}, nobj{}
+	c.ret = nval{}
 	clear(c.lits)
 	clear(c.fixes)
 	c.lits, c.fixes = c.lits[:0], c.fixes[:0]
@@ -844,7 +846,8 @@ func (c *ncall) requestField(key string) (nval, bool) {
 		i = 2
 	}
 	if i < 0 {
-		return fromConfig(requestSource{c.req}.goValue(key))
+		s := requestSource{c.req}.str(key) // not boxed: that would allocate
+		return strVal(s), utf8.ValidString(s)
 	}
 	if c.kv[i] == nil {
 		o := c.newObj()

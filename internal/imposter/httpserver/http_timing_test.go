@@ -165,6 +165,7 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 			"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"decorate-0"},
 			"_behaviors":{"decorate":"(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }"}}]}]}`,
 			impostertest.RawRequest("GET", "/decorate/0", "", "")},
+		{"inject", injectImposter, impostertest.RawRequest("GET", "/inject", "", "")},
 		{"query-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"query":{"tenant":"t%03d"}}}`, i)
 		}), impostertest.RawRequest("GET", "/search?q=shoes&tenant=t099&page=2", "", "")},
