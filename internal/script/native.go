@@ -207,7 +207,7 @@ func (c *nativeCompiler) declarations(list []*ast.Binding, isConst bool) nstmt {
 		if !c.declare(id.Name.String(), isConst) {
 			return nil
 		}
-		out = append(out, exprStmt{assignLocal{slot: len(c.names) - 1, val: init}})
+		out = append(out, exprStmt{&assignLocal{slot: len(c.names) - 1, val: init}})
 	}
 	return out
 }
@@ -233,7 +233,7 @@ func (c *nativeCompiler) expr(e ast.Expression) nexpr {
 		if x.Tag != nil || len(x.Elements) != len(x.Expressions)+1 {
 			return nil
 		}
-		t := templateExpr{}
+		t := &templateExpr{}
 		for i, el := range x.Elements {
 			s, ok := literalString(el.Parsed.String())
 			if !el.Valid || !ok {
@@ -259,13 +259,13 @@ func (c *nativeCompiler) expr(e ast.Expression) nexpr {
 		}
 	case *ast.DotExpression:
 		if obj := c.expr(x.Left); obj != nil {
-			return memberExpr{obj: obj, name: x.Identifier.Name.String(), lit: true}
+			return &memberExpr{obj: obj, name: x.Identifier.Name.String(), lit: true}
 		}
 	case *ast.BracketExpression:
 		obj, key := c.expr(x.Left), c.expr(x.Member)
 		if obj != nil && key != nil {
 			name, lit := literalKey(key)
-			return memberExpr{obj: obj, key: key, name: name, lit: lit}
+			return &memberExpr{obj: obj, key: key, name: name, lit: lit}
 		}
 	case *ast.AssignExpression:
 		return c.assign(x)
@@ -276,20 +276,20 @@ func (c *nativeCompiler) expr(e ast.Expression) nexpr {
 		}
 		switch x.Operator {
 		case token.PLUS, token.STRICT_EQUAL, token.STRICT_NOT_EQUAL, token.EQUAL, token.NOT_EQUAL:
-			return binaryExpr{op: x.Operator, l: l, r: r}
+			return &binaryExpr{op: x.Operator, l: l, r: r}
 		case token.LOGICAL_AND, token.LOGICAL_OR:
-			return logicalExpr{and: x.Operator == token.LOGICAL_AND, l: l, r: r}
+			return &logicalExpr{and: x.Operator == token.LOGICAL_AND, l: l, r: r}
 		}
 	case *ast.UnaryExpression:
 		if x.Operator == token.NOT {
 			if o := c.expr(x.Operand); o != nil {
-				return notExpr{o}
+				return &notExpr{o}
 			}
 		}
 	case *ast.ConditionalExpression:
 		t, a, b := c.expr(x.Test), c.expr(x.Consequent), c.expr(x.Alternate)
 		if t != nil && a != nil && b != nil {
-			return condExpr{t, a, b}
+			return &condExpr{t, a, b}
 		}
 	case *ast.ObjectLiteral:
 		return c.object(x)
@@ -329,14 +329,14 @@ func (c *nativeCompiler) value(e ast.Expression) *storedValue {
 // (see storedValue).
 func isFresh(x nexpr) bool {
 	switch x.(type) {
-	case objectExpr, arrayExpr:
+	case *objectExpr, arrayExpr:
 		return true
 	}
 	return false
 }
 
 func (c *nativeCompiler) object(x *ast.ObjectLiteral) nexpr {
-	o := objectExpr{}
+	o := &objectExpr{}
 	for _, p := range x.Value {
 		var key string
 		var val *storedValue
@@ -360,7 +360,10 @@ func (c *nativeCompiler) object(x *ast.ObjectLiteral) nexpr {
 		if _, ok := literalString(key); !ok || val == nil || !plainKey(key) {
 			return nil
 		}
-		o = append(o, objectMember{key: key, val: *val})
+		for _, m := range o.members {
+			o.repeats = o.repeats || m.key == key
+		}
+		o.members = append(o.members, objectMember{key: key, val: *val})
 	}
 	return o
 }
@@ -405,7 +408,7 @@ func (c *nativeCompiler) call(x *ast.CallExpression) nexpr {
 	if arg == nil {
 		return nil
 	}
-	s := stringifyExpr{arg: arg}
+	s := &stringifyExpr{arg: arg}
 	if len(x.ArgumentList) > 1 && !c.nullish(x.ArgumentList[1]) {
 		return nil // a replacer
 	}
@@ -468,22 +471,22 @@ func (c *nativeCompiler) assign(x *ast.AssignExpression) nexpr {
 			return nil
 		}
 		if x.Operator == token.PLUS {
-			val = binaryExpr{op: token.PLUS, l: localExpr(i), r: val}
+			val = &binaryExpr{op: token.PLUS, l: localExpr(i), r: val}
 		}
-		return assignLocal{slot: i, val: val}
+		return &assignLocal{slot: i, val: val}
 	case *ast.DotExpression:
 		obj := c.expr(l.Left)
 		if obj == nil {
 			return nil
 		}
-		return assignMember{memberExpr: memberExpr{obj: obj, name: l.Identifier.Name.String(), lit: true}, val: *sv, add: x.Operator == token.PLUS}
+		return &assignMember{memberExpr: memberExpr{obj: obj, name: l.Identifier.Name.String(), lit: true}, val: *sv, add: x.Operator == token.PLUS}
 	case *ast.BracketExpression:
 		obj, key := c.expr(l.Left), c.expr(l.Member)
 		if obj == nil || key == nil {
 			return nil
 		}
 		name, lit := literalKey(key)
-		return assignMember{memberExpr: memberExpr{obj: obj, key: key, name: name, lit: lit}, val: *sv, add: x.Operator == token.PLUS}
+		return &assignMember{memberExpr: memberExpr{obj: obj, key: key, name: name, lit: lit}, val: *sv, add: x.Operator == token.PLUS}
 	}
 	return nil
 }
@@ -764,7 +767,7 @@ func (c *ncall) finish(o *config.Object) *config.Object {
 func (c *ncall) release() {
 	clear(c.slots)
 	c.kv = [3]*nobj{}
-	c.objs = [6]nobj{}
+	clear(c.objs[:c.nobjs])
 	c.nobjs = 0
 	c.req, c.reqKeys = nil, nil
 	c.cfg, c.root, c.logger, c.reqObj = nobj{}, nobj{}, nobj{}, nobj{}
@@ -983,7 +986,7 @@ type assignLocal struct {
 	val  nexpr
 }
 
-func (e assignLocal) eval(c *ncall) (nval, bool) {
+func (e *assignLocal) eval(c *ncall) (nval, bool) {
 	v, ok := e.val.eval(c)
 	if ok {
 		c.slots[e.slot] = v
@@ -1018,7 +1021,7 @@ type memberExpr struct {
 }
 
 // target evaluates the object and the key.
-func (e memberExpr) target(c *ncall) (*nobj, string, bool) {
+func (e *memberExpr) target(c *ncall) (*nobj, string, bool) {
 	o, ok := e.obj.eval(c)
 	if !ok || o.k != kObj {
 		return nil, "", false
@@ -1034,7 +1037,7 @@ func (e memberExpr) target(c *ncall) (*nobj, string, bool) {
 	return o.o, key, ok
 }
 
-func (e memberExpr) eval(c *ncall) (nval, bool) {
+func (e *memberExpr) eval(c *ncall) (nval, bool) {
 	o, key, ok := e.target(c)
 	if !ok {
 		return nval{}, false
@@ -1048,7 +1051,7 @@ type assignMember struct {
 	add bool // +=
 }
 
-func (e assignMember) eval(c *ncall) (nval, bool) {
+func (e *assignMember) eval(c *ncall) (nval, bool) {
 	// JavaScript evaluates the object, the key, (the old value,) then the value.
 	o, key, ok := e.target(c)
 	if !ok {
@@ -1087,17 +1090,20 @@ type storedValue struct {
 }
 
 // objectExpr is an object literal: an ordinary object, its keys in order.
-type objectExpr []objectMember
+type objectExpr struct {
+	members []objectMember
+	repeats bool // a key is written twice: it keeps its first place and takes the last value
+}
 
 type objectMember struct {
 	key string
 	val storedValue
 }
 
-func (e objectExpr) eval(c *ncall) (nval, bool) {
-	o := newObject(len(e))
-	for i := range e {
-		m := &e[i]
+func (e *objectExpr) eval(c *ncall) (nval, bool) {
+	o := newObject(len(e.members))
+	for i := range e.members {
+		m := &e.members[i]
 		v, ok := m.val.e.eval(c)
 		if !ok {
 			return nval{}, false
@@ -1106,7 +1112,11 @@ func (e objectExpr) eval(c *ncall) (nval, bool) {
 		if !ok {
 			return nval{}, false
 		}
-		o.Set(m.key, val) // a repeated key keeps its first place and takes the last value
+		if e.repeats {
+			o.Set(m.key, val)
+		} else {
+			o.Members = append(o.Members, config.Member{Key: m.key, Value: val})
+		}
 		if v.k == kNum && !isFinite(v.f) {
 			c.fixes = append(c.fixes, fixup{o, m.key})
 		}
@@ -1148,7 +1158,7 @@ type stringifyExpr struct {
 	gap string
 }
 
-func (e stringifyExpr) eval(c *ncall) (nval, bool) {
+func (e *stringifyExpr) eval(c *ncall) (nval, bool) {
 	v, ok := e.arg.eval(c)
 	if !ok {
 		return nval{}, false
@@ -1185,7 +1195,7 @@ type templateExpr struct {
 	exprs []nexpr
 }
 
-func (e templateExpr) eval(c *ncall) (nval, bool) {
+func (e *templateExpr) eval(c *ncall) (nval, bool) {
 	s := e.parts[0]
 	for i, x := range e.exprs {
 		v, ok := x.eval(c)
@@ -1226,7 +1236,7 @@ type binaryExpr struct {
 	l, r nexpr
 }
 
-func (e binaryExpr) eval(c *ncall) (nval, bool) {
+func (e *binaryExpr) eval(c *ncall) (nval, bool) {
 	a, ok := e.l.eval(c)
 	if !ok {
 		return nval{}, false
@@ -1276,7 +1286,7 @@ type logicalExpr struct {
 	l, r nexpr
 }
 
-func (e logicalExpr) eval(c *ncall) (nval, bool) {
+func (e *logicalExpr) eval(c *ncall) (nval, bool) {
 	a, ok := e.l.eval(c)
 	if !ok || a.truthy() != e.and {
 		return a, ok
@@ -1286,14 +1296,14 @@ func (e logicalExpr) eval(c *ncall) (nval, bool) {
 
 type notExpr struct{ e nexpr }
 
-func (e notExpr) eval(c *ncall) (nval, bool) {
+func (e *notExpr) eval(c *ncall) (nval, bool) {
 	v, ok := e.e.eval(c)
 	return boolVal(!v.truthy()), ok
 }
 
 type condExpr struct{ test, a, b nexpr }
 
-func (e condExpr) eval(c *ncall) (nval, bool) {
+func (e *condExpr) eval(c *ncall) (nval, bool) {
 	t, ok := e.test.eval(c)
 	if !ok {
 		return nval{}, false

@@ -129,10 +129,11 @@ const hexDigits = "0123456789abcdef"
 // quote writes s as a JSON string, or returns false when s is not valid UTF-8.
 func (w *jsonWriter) quote(s string) bool {
 	w.buf = append(w.buf, '"')
-	start := 0
+	start, ascii := 0, true
 	for i := 0; i < len(s); i++ {
 		b := s[i]
 		if b >= 0x20 && b != '"' && b != '\\' {
+			ascii = ascii && b < utf8.RuneSelf
 			continue
 		}
 		w.buf = append(w.buf, s[start:i]...)
@@ -156,5 +157,5 @@ func (w *jsonWriter) quote(s string) bool {
 	}
 	w.buf = append(w.buf, s[start:]...)
 	w.buf = append(w.buf, '"')
-	return utf8.ValidString(s)
+	return ascii || utf8.ValidString(s)
 }
