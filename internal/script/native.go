@@ -35,11 +35,13 @@ import (
 // Such a function calls nothing but the builtin JSON.stringify, cannot loop and touches no state,
 // logger or global, so running it outside the imposter's runtime (and its lock and time limit)
 // is unobservable. A function that names JSON runs natively only when it would run on a pooled
-// runtime (see stateless.go), whose globals no script changes. What the Go evaluation is not sure
-// to do exactly as JavaScript would at run time (reading a key that is absent, an array or a
-// logger; an object where a primitive is needed; a value that would throw; text that is not valid
-// UTF-8; returning anything but the response or an object the call made) makes it give up before
-// anything it did is visible, and the call runs on goja as any other. So a native function
+// runtime (see stateless.go), whose globals no script changes; a key an object lacks reads as
+// undefined only then too (elsewhere a script may have given Object.prototype that key). What
+// the Go evaluation is not sure to do exactly as JavaScript would at run time (reading a key
+// Object.prototype has, an array or a logger; an object where a primitive is needed; a value
+// that would throw; text that is not valid UTF-8; returning anything but the response or an
+// object the call made) makes it give up before anything it did is visible, and the call runs
+// on goja as any other. So a native function
 // returns what goja would return or nothing; the differential tests check that.
 
 // nativeFn is a compiled native function. It is immutable and safe for concurrent use.
@@ -646,6 +648,9 @@ type ncall struct {
 	reqKeys []string
 	hasReq  bool // the config object has the request's fields
 	inject  bool // an inject response's call: config has no response
+	// pristine: goja would run the call on a pooled runtime, whose builtins (Object.prototype,
+	// JSON) no script changes; reading a key an object lacks is then undefined.
+	pristine bool
 
 	ret   nval             // what the body returned (here: a local would escape)
 	lits  []*config.Object // the objects object literals made
@@ -664,11 +669,11 @@ var ncallPool = sync.Pool{New: func() any { return &ncall{} }}
 
 // run calls f with (config, response, logger) for request r and response resp (not changed)
 // and returns the response as decorate returns it, or false when the call must run on goja.
-func (f *nativeFn) run(r *request.Request, resp *config.Object) (*config.Object, bool) {
+func (f *nativeFn) run(r *request.Request, resp *config.Object, pristine bool) (*config.Object, bool) {
 	if resp == nil {
 		return nil, false
 	}
-	c := f.begin(r, false)
+	c := f.begin(r, false, pristine)
 	defer c.release()
 	c.root = nobj{kind: objResp, o: resp}
 	if len(c.slots) > 1 {
@@ -689,8 +694,8 @@ func (f *nativeFn) run(r *request.Request, resp *config.Object) (*config.Object,
 // runInject calls f as an inject response, with (config, injectState, logger, callback,
 // imposterState) for request r, and returns the response object as Scope.Response returns it,
 // or false when the call must run on goja.
-func (f *nativeFn) runInject(r *request.Request) (*config.Object, bool) {
-	c := f.begin(r, true)
+func (f *nativeFn) runInject(r *request.Request, pristine bool) (*config.Object, bool) {
+	c := f.begin(r, true, pristine)
 	defer c.release()
 	ret, ok := f.exec(c)
 	switch {
@@ -706,8 +711,9 @@ func (f *nativeFn) runInject(r *request.Request) (*config.Object, bool) {
 
 // begin readies a call for request r: the first slot is config, the others the arguments
 // a call passes that no native function may use (logger, state, callback) and locals.
-func (f *nativeFn) begin(r *request.Request, inject bool) *ncall {
+func (f *nativeFn) begin(r *request.Request, inject, pristine bool) *ncall {
 	c := ncallPool.Get().(*ncall)
+	c.pristine = pristine
 	c.req = r
 	c.reqKeys = requestKeys(r)
 	c.hasReq = configHasRequest(r)
@@ -799,23 +805,27 @@ func (c *ncall) get(o *nobj, key string) (nval, bool) {
 			return objVal(&c.reqObj), true
 		case "response":
 			if c.inject {
-				return nval{}, false
+				return c.absent(key)
 			}
 			return objVal(&c.root), true
+		case "state", "logger", "callback":
+			return nval{}, false
 		}
 		if c.hasReq {
 			return c.requestField(key)
 		}
+		return c.absent(key)
 	case objRequest:
 		return c.requestField(key)
 	case objPlain:
 		if v, ok := o.o.Get(key); ok {
 			return fromConfig(v)
 		}
+		return c.absent(key)
 	case objResp:
 		v, ok := o.o.Get(key)
 		if !ok {
-			return nval{}, false
+			return c.absent(key)
 		}
 		if m, isObj := v.(*config.Object); isObj && m != nil {
 			for k := o.kids; k != nil; k = k.next {
@@ -834,10 +844,25 @@ func (c *ncall) get(o *nobj, key string) (nval, bool) {
 	return nval{}, false
 }
 
+// absent reads key from an object that does not have it: undefined, unless Object.prototype
+// has it (goja then reads that), or the call's runtime could be one whose Object.prototype a
+// script changed (see ncall.pristine).
+func (c *ncall) absent(key string) (nval, bool) {
+	if !c.pristine {
+		return nval{}, false
+	}
+	switch key {
+	case "constructor", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
+		"hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "toString", "valueOf", "__proto__":
+		return nval{}, false
+	}
+	return nval{}, true
+}
+
 // requestField reads a field of the request as Mountebank's scripts see it.
 func (c *ncall) requestField(key string) (nval, bool) {
 	if !slices.Contains(c.reqKeys, key) {
-		return nval{}, false
+		return c.absent(key)
 	}
 	i := -1
 	switch key {

@@ -18,13 +18,13 @@ func checkNativeInject(t *testing.T, s *Scope, src string, reqs []*request.Reque
 	if s.e.compile(src).err != nil {
 		return 0
 	}
-	fn := s.native(src, kindResponse) // as Response finds it
+	fn, pristine := s.native(src, kindResponse) // as Response finds it
 	if fn == nil {
 		return 0
 	}
 	ran := 0
 	for ri, r := range reqs {
-		got, ok := fn.runInject(r)
+		got, ok := fn.runInject(r, pristine)
 		if !ok {
 			continue
 		}
@@ -77,6 +77,10 @@ func TestNativeInjectMatchesGoja(t *testing.T) {
 		`(config) => ({ body: JSON.stringify({ toJSON: 7, s: '\u2028\u2029\x7f\x00\x1f\b\f\n\r\t"\\/' }) })`,
 		`(config) => ({ statusCode: 200 + '', body: 0, headers: null, _mode: 'text' })`,
 		`(config) => ({ body: config.request.data, statusCode: config.request.ip === '127.0.0.1' ? 200 : 500 })`,
+		// Absent keys read undefined.
+		`(config) => ({ body: 'hello ' + (config.request.query.name || 'anon') + ' ' + config.request.headers['X-None'] + ' ' + config.response })`,
+		`function (config) { var id = config.request.query.b; if (id === undefined) { return { statusCode: 404 }; } return { body: JSON.stringify({ id: id }) }; }`,
+		`(config) => ({ body: JSON.stringify([config.request.form, config.nothing]) })`,
 	} {
 		if compileNative(src) == nil {
 			t.Errorf("%s: not native", src)
@@ -116,12 +120,12 @@ func TestNativeInjectGivesUp(t *testing.T) {
 		`(config) => [1, 2]`,
 		`function (config, state) { return { body: JSON.stringify(config.request.path) }; }`, // JSON on the imposter's runtime
 	} {
-		fn := s.native(src, kindResponse)
+		fn, pristine := s.native(src, kindResponse)
 		if fn == nil {
 			continue
 		}
 		for ri, r := range nativeRequests() {
-			if got, ok := fn.runInject(r); ok {
+			if got, ok := fn.runInject(r, pristine); ok {
 				t.Errorf("%s (request %d): ran natively, giving %s", src, ri, jsonOf(got))
 			}
 		}
@@ -279,4 +283,29 @@ func (g *scriptGen) jsonCall(depth int) string {
 		arg = g.objs[g.rng.IntN(len(g.objs))]
 	}
 	return "JSON.stringify(" + arg + g.pick("", "", ", null, 2", ", undefined, '\\t'", ", null, 11", ", null, -3", ", null, ' '") + ")"
+}
+
+// TestNativeAbsentKeyOnTheImposterRuntime: a function goja runs on the imposter's runtime, where
+// another script may have changed Object.prototype, does not read an absent key natively.
+func TestNativeAbsentKeyOnTheImposterRuntime(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	ctx := context.Background()
+	// It uses the state: it runs on the imposter's runtime, and gives every object there a key.
+	if _, err := s.Response(ctx, `function (config, state) { Object.prototype.missing = 'inherited'; return {}; }`, testRequest()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Response(ctx, `function (config, state) { return { body: '' + config.request.missing }; }`, testRequest())
+	if err != nil || jsonOf(got) != `{"body":"inherited"}` {
+		t.Errorf("inject on the imposter's runtime: %s %v", jsonOf(got), err)
+	}
+	got, err = s.Decorate(ctx, `(config) => { if (!config.request) { config.state.x = 1; } config.response.body = '' + config.response.missing; }`,
+		testRequest(), mustObject(t, `{"body":"x"}`))
+	if err != nil || jsonOf(got) != `{"body":"inherited"}` {
+		t.Errorf("decorate on the imposter's runtime: %s %v", jsonOf(got), err)
+	}
+	// On a pooled runtime (which no script changes) the same reads are undefined, natively.
+	got, err = s.Response(ctx, `function (config) { return { body: '' + config.request.missing }; }`, testRequest())
+	if err != nil || jsonOf(got) != `{"body":"undefined"}` {
+		t.Errorf("inject on a pooled runtime: %s %v", jsonOf(got), err)
+	}
 }

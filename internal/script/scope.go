@@ -63,8 +63,9 @@ type nativeLast struct {
 	fn     *nativeFn
 }
 
-// native returns source's native function for a call of kind, or nil.
-func (s *Scope) native(source string, kind callKind) *nativeFn {
+// native returns source's native function for a call of kind, or nil, and whether goja would
+// run the call on a pooled runtime (pristine: see ncall).
+func (s *Scope) native(source string, kind callKind) (*nativeFn, bool) {
 	var fn *nativeFn
 	if l := s.last.Load(); l != nil && l.source == source {
 		fn = l.fn
@@ -72,12 +73,16 @@ func (s *Scope) native(source string, kind callKind) *nativeFn {
 		fn = s.e.compile(source).nativeFn(source)
 		s.last.Store(&nativeLast{source, fn})
 	}
+	if fn == nil {
+		return nil, false
+	}
+	pristine := s.program(source).stateless(source, kind)
 	// The builtin JSON it calls is the one of a pooled runtime, where no script changes it; a
 	// call that goja runs on the imposter's runtime could see what another script made of it.
-	if fn != nil && fn.global && !s.program(source).stateless(source, kind) {
-		return nil
+	if fn.global && !pristine {
+		return nil, false
 	}
-	return fn
+	return fn, pristine
 }
 
 // NewScope returns a Scope with empty state. log receives the scripts' console and logger
@@ -130,8 +135,8 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 // A function of the native subset (see compileNative) that returns an object it made, or a
 // primitive, runs as Go, without the runtime.
 func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
-	if fn := s.native(source, kindResponse); fn != nil {
-		if out, ok := fn.runInject(r); ok {
+	if fn, pristine := s.native(source, kindResponse); fn != nil {
+		if out, ok := fn.runInject(r, pristine); ok {
 			return out, nil
 		}
 	}
@@ -188,8 +193,8 @@ func (s *Scope) responseJS(ctx context.Context, source string, r *request.Reques
 //
 // A function of the native subset (see compileNative) runs as Go, without the runtime.
 func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
-	if fn := s.native(source, kindDecorate); fn != nil {
-		if out, ok := fn.run(r, resp); ok {
+	if fn, pristine := s.native(source, kindDecorate); fn != nil {
+		if out, ok := fn.run(r, resp, pristine); ok {
 			return out, nil
 		}
 	}
