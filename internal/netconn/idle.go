@@ -38,7 +38,8 @@ type ListenOptions struct {
 //
 // It replaces fasthttp's IdleTimeout and ReadTimeout, which re-arm a read deadline twice per
 // request (a runtime timer change each time: 5-8% of a small request's cost under load); here a
-// request costs a few atomic stores, and one goroutine checks the connections every tick.
+// request costs a few atomic stores, and one goroutine checks the connections every tick
+// (from the first connection on).
 // Install IdleConnState as the fasthttp.Server's ConnState hook and wrap its handler with
 // TrackRequests.
 type IdleListener struct {
@@ -53,6 +54,7 @@ type IdleListener struct {
 	mu       sync.Mutex
 	conns    map[*idleConn]struct{}
 	closed   bool
+	sweeping bool // the sweeper runs: from the first connection on (see Accept)
 	done     chan struct{}
 	draining atomic.Bool
 	changed  chan struct{} // while draining: a connection went idle or closed
@@ -83,7 +85,6 @@ func newIdleListener(ln net.Listener, opts ListenOptions, every time.Duration) *
 		l.headerLimit = ticks(opts.HeaderTimeout)
 	}
 	l.tick.Store(1)
-	go l.sweep()
 	return l
 }
 
@@ -108,6 +109,12 @@ func (l *IdleListener) Accept() (net.Conn, error) {
 		return nil, net.ErrClosed
 	}
 	l.conns[ic] = struct{}{}
+	if !l.sweeping {
+		// The sweeper starts with the first connection: an imposter a client suite creates
+		// and deletes without connecting to it costs no goroutine and no ticker.
+		l.sweeping = true
+		go l.sweep()
+	}
 	l.mu.Unlock()
 	if tc, ok := ic.Conn.(*tls.Conn); ok {
 		return &tlsIdleConn{idleConn: ic, tc: tc}, nil
