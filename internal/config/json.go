@@ -63,9 +63,12 @@ type jsonParser struct {
 	data []byte
 	pos  int
 	// strs and boxed share the short strings a document repeats (keys, methods, content
-	// types): an imposter of 100,000 stubs otherwise keeps 100,000 copies of each.
-	strs  map[string]string
-	boxed map[string]Value
+	// types): an imposter of 100,000 stubs otherwise keeps 100,000 copies of each. A document
+	// of a few strings (an imposter of one stub, a request's body) shares none: filling the
+	// maps cost more than the copies they save (admin-pairs: 2.2 of the 14 KB a pair allocated).
+	strs    map[string]string
+	boxed   map[string]Value
+	strings int // short strings read so far (see shared)
 	// nums shares the boxes of the numbers a document repeats (status codes, ports), once it
 	// has more than a few (numbers) numbers.
 	nums    map[float64]Value
@@ -76,15 +79,21 @@ type jsonParser struct {
 	items   []any
 }
 
-// Strings of up to internLen bytes are shared, the first maxInterned distinct ones of a document.
+// Strings of up to internLen bytes are shared, the first maxInterned distinct ones of a document,
+// from its (shareAfter+1)th short string on.
 const (
 	internLen   = 32
 	maxInterned = 1024
+	shareAfter  = 64
 )
 
-// shared returns b as a string, the same string for the same short bytes.
+// shared returns b as a string, the same string for the same short bytes (once the document
+// has more than shareAfter short strings).
 func (p *jsonParser) shared(b []byte) string {
 	if len(b) > internLen {
+		return string(b)
+	}
+	if p.strings++; p.strings <= shareAfter {
 		return string(b)
 	}
 	if s, ok := p.strs[string(b)]; ok {
@@ -102,7 +111,7 @@ func (p *jsonParser) shared(b []byte) string {
 
 // box returns s as a Value, boxed once for each short string.
 func (p *jsonParser) box(s string) Value {
-	if len(s) > internLen {
+	if len(s) > internLen || p.strings <= shareAfter {
 		return s
 	}
 	return boxOnce(&p.boxed, s)

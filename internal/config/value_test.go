@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -21,14 +22,16 @@ func TestDeleteDropsTheValue(t *testing.T) {
 }
 
 // TestParseJSONSharesShortStrings: an imposter of many stubs keeps one copy of each short key
-// and value the stubs repeat, not one per stub.
+// and value the stubs repeat, not one per stub. (A document of a few strings shares none: see
+// shareAfter.)
 func TestParseJSONSharesShortStrings(t *testing.T) {
-	v, err := ParseJSON([]byte(`[{"method":"GET","path":"/a"},{"method":"GET","path":"/b"}]`))
+	doc := "[" + strings.Repeat(`{"method":"GET","path":"/x"},`, shareAfter/4) + `{"method":"GET","path":"/a"},{"method":"GET","path":"/b"}]`
+	v, err := ParseJSON([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	list := v.([]any)
-	a, b := list[0].(*Object), list[1].(*Object)
+	a, b := list[len(list)-2].(*Object), list[len(list)-1].(*Object)
 	if unsafe.StringData(a.Members[0].Key) != unsafe.StringData(b.Members[0].Key) {
 		t.Error(`the key "method" is copied per object`)
 	}
