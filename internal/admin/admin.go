@@ -67,6 +67,8 @@ type API struct {
 	changeMu  sync.Mutex // one change at a time, each saved before the next
 	listed    atomic.Pointer[renderedList]
 	rendered  renderings
+	created   atomic.Pointer[createdEcho] // the answer to the last POST /imposters
+	echoBuf   atomic.Pointer[[]byte]      // a buffer for the next one
 	dash      *dashboard.Dashboard
 	explained explanations // the no-matches the dashboard showed
 
@@ -319,7 +321,12 @@ func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
 	// Rendered into the response's own (pooled) body buffer, unless it grew large: that one is
 	// sent and let go (see largeBody).
 	buf := ctx.Response.SwapBody(nil)
-	out := config.AppendJSON(buf[:0], v, 2)
+	sendRendered(ctx, config.AppendJSON(buf[:0], v, 2))
+}
+
+// sendRendered makes out the answer's body: a large one is sent and let go (see largeBody),
+// another becomes the response's body buffer.
+func sendRendered(ctx *fasthttp.RequestCtx, out []byte) {
 	if cap(out) > largeBody {
 		// With its length, so it goes as any answer does (Content-Length); once written, the
 		// memory of the change it answers goes back to the system (see ReleaseMemorySoon).

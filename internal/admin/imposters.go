@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"time"
+	"weak"
 
 	"github.com/valyala/fasthttp"
 
@@ -113,8 +114,61 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 	}
 	base := a.baseURL(ctx)
 	ctx.Response.Header.Set("Location", base+"/imposters/"+strconv.Itoa(im.Port()))
-	send(ctx, 201, printImposter(im, PrintOptions{BaseURL: base}))
+	opts := PrintOptions{BaseURL: base}
+	n, c := im.Revision() // before rendering: see formatted
+	v := printImposter(im, opts)
+	if config.StreamBytes(v) > 0 {
+		a.created.Store(nil) // recorded requests already (a config's imposter): not kept
+		send(ctx, 201, v)
+		return nil
+	}
+	var buf []byte
+	if p := a.echoBuf.Swap(nil); p != nil {
+		buf = (*p)[:0]
+	}
+	echo := config.AppendJSON(buf, v, 2)
+	if len(echo) > maxEchoKept {
+		a.created.Store(nil)
+		jsonHead(ctx, 201)
+		sendRendered(ctx, echo)
+		return nil
+	}
+	jsonHead(ctx, 201)
+	ctx.Response.SetBody(echo) // a copy: the kept one is only the DELETE's to read
+	a.created.Store(&createdEcho{im: weak.Make(im), requests: n, changes: c, opts: opts, body: echo})
 	return nil
+}
+
+// createdEcho is the answer to the last POST /imposters, which its DELETE /imposters/:port
+// sends again while nothing changed in between (the same revision and print options): a
+// client suite creates and deletes an imposter around each test, and both answers show the
+// imposter. It keeps the imposter weakly: a deleted imposter is released whatever deleted it.
+type createdEcho struct {
+	im       weak.Pointer[imposter.Imposter]
+	requests int64
+	changes  uint64
+	opts     PrintOptions
+	body     []byte
+}
+
+// maxEchoKept bounds the answer to a POST kept for its DELETE.
+const maxEchoKept = 64 << 10
+
+// sendEcho answers the DELETE of im with opts with the answer to the POST that created im, if
+// it is kept and would be the same; it reports whether it did. The answer is forgotten either
+// way, and its buffer kept for the next POST's.
+func (a *API) sendEcho(ctx *fasthttp.RequestCtx, im *imposter.Imposter, opts PrintOptions) bool {
+	e := a.created.Load()
+	if e == nil || e.im.Value() != im || !a.created.CompareAndSwap(e, nil) {
+		return false
+	}
+	defer a.echoBuf.Store(&e.body) // no one else has it: the POST sent a copy
+	if n, c := im.Revision(); n != e.requests || c != e.changes || e.opts != opts {
+		return false
+	}
+	jsonHead(ctx, 200)
+	ctx.Response.SetBody(e.body)
+	return true
 }
 
 func (a *API) replaceImposters(ctx *fasthttp.RequestCtx) *apiError {
@@ -194,7 +248,12 @@ func (a *API) deleteImposter(ctx *fasthttp.RequestCtx, id string) *apiError {
 		send(ctx, 200, &config.Object{})
 		return nil
 	}
-	rendered := printImposter(im, a.printOptions(ctx))
+	opts := a.printOptions(ctx)
+	if a.sendEcho(ctx, im, opts) {
+		a.reg.Delete(im.Port())
+		return nil
+	}
+	rendered := printImposter(im, opts)
 	a.reg.Delete(im.Port())
 	send(ctx, 200, rendered)
 	return nil
