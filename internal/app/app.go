@@ -71,8 +71,7 @@ type Options struct {
 	// HeaderTimeout bounds the time an http request (imposter or admin API) takes to arrive,
 	// from its first byte until it is read in full; 0 = no limit.
 	HeaderTimeout time.Duration
-	// Netpoller is how the connections of http and https imposters and of the admin API wait
-	// for data; "" =
+	// Netpoller is how the connections of http and https imposters wait for data; "" =
 	// netconn.PollerFIFO (in arrival order), netconn.PollerGo = Go's runtime poller.
 	Netpoller netconn.Poller
 	// FileRoots are directories files named in stubs (a lookup's CSV) may be read from, besides
@@ -400,15 +399,10 @@ func (a *App) Start() error {
 		}
 	}
 	if tl, ok := ln.(*net.TCPListener); ok {
-		// The admin API's connections wait as the imposters' do: a client suite's one
-		// connection creating and deleting imposters is served without the runtime's poller
-		// (see netconn's raw system calls).
-		fl, err := netconn.Listen(tl, a.opts.Netpoller)
-		if err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("cannot start admin API: %w", err)
-		}
-		ln = fl
+		// The runtime's poller serves the admin API, with raw reads and writes: a client
+		// suite's one connection creating and deleting imposters does not wake the runtime's
+		// monitor thread on every request (see netconn).
+		ln = netconn.RawIOListener(tl)
 	}
 	a.ln = ln
 	port := a.opts.Port
