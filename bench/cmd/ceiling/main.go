@@ -28,7 +28,17 @@ func main() {
 	contentType := flag.String("content-type", "text/plain", "Content-Type of every response")
 	useTLS := flag.Bool("tls", false, "serve https with a self-signed certificate made at start")
 	spin := flag.Int("spin", 0, "rounds of arithmetic per request, to see how latency behaves when the server, not the load generator, is the bottleneck")
+	listenOnPost := flag.String("listen-on-post", "", "IPv4 address host:port: each POST also opens a listening socket there (socket, SO_REUSEADDR, bind, listen) and each DELETE closes it, "+
+		"with plain system calls and no poller: the kernel's least work for bench's admin-pairs, whose POST creates an imposter and DELETE deletes it")
 	flag.Parse()
+	var sockets *pairSockets
+	if *listenOnPost != "" {
+		var err error
+		if sockets, err = newPairSockets(*listenOnPost); err != nil {
+			fmt.Fprintln(os.Stderr, "ceiling:", err)
+			os.Exit(1)
+		}
+	}
 
 	var body []byte
 	if *bodyFile != "" {
@@ -48,8 +58,15 @@ func main() {
 				burn(*spin)
 			}
 			if ctx.IsPost() {
+				if sockets != nil && !sockets.open() {
+					ctx.SetStatusCode(fasthttp.StatusInternalServerError)
+					return
+				}
 				ctx.SetStatusCode(*postStatus)
 			} else {
+				if sockets != nil && ctx.IsDelete() {
+					sockets.close()
+				}
 				ctx.SetStatusCode(*status)
 			}
 			ctx.Response.Header.SetContentTypeBytes(ct)

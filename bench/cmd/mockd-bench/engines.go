@@ -33,6 +33,9 @@ type engine struct {
 	// ceiling is the bare fasthttp server: no admin API, restarted per scenario with the
 	// scenario's expected answer.
 	ceiling bool
+	// sockets (ceiling-sockets) makes the ceiling also open a listening socket on each POST
+	// and close it on each DELETE: admin-pairs' floor with the kernel's share of an imposter.
+	sockets bool
 	// api is the admin API the engine speaks: "mb" (Mountebank's: mockd, Mountebank, Rift),
 	// "wiremock" or "mockserver"; "" for the ceiling.
 	api     string
@@ -297,6 +300,17 @@ func newEngines() map[string]*engine {
 			ceiling: true,
 			prepare: func(h *harness, e *engine) error {
 				e.version = "fasthttp constant server (bench/cmd/ceiling)"
+				err := h.buildCeiling()
+				e.bin = h.ceilingBin
+				return err
+			},
+		},
+		"ceiling-sockets": {
+			name:    "ceiling-sockets",
+			ceiling: true,
+			sockets: true,
+			prepare: func(h *harness, e *engine) error {
+				e.version = "fasthttp constant server (bench/cmd/ceiling -listen-on-post): admin-pairs only, each POST also opens a listening socket on the imposter's port and each DELETE closes it"
 				err := h.buildCeiling()
 				e.bin = h.ceilingBin
 				return err

@@ -454,6 +454,8 @@ func (h *harness) startEngine(e *engine, l launch) (*proc, launch, error) {
 // notApplicable says why e cannot run s at all, before an engine is started for it.
 func notApplicable(e *engine, s *scenario) string {
 	switch {
+	case e.sockets && !s.Pairs:
+		return "admin-pairs only"
 	case e.ceiling && ((s.Admin && !s.Pairs) || s.Want.Contains != "" || s.Setup > 0):
 		return "no admin API"
 	case e.ceiling && s.Proxy != "":
@@ -515,7 +517,7 @@ func (h *harness) runEngine(e *engine, s *scenario, r *result, round int, client
 		defer origin.stop()
 	}
 	if s.Pairs {
-		h.measurePairs(e, s, r, l.admin, p.pid(), round)
+		h.measurePairs(e, s, r, l.admin, 0, p.pid(), round)
 		h.logRound(r, round, "")
 		return
 	}
@@ -621,16 +623,27 @@ func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 	}
 	bodyFile := filepath.Join(h.runDir, "ceiling-"+s.Name+".body")
 	body := s.Want.Body
+	impPort := pairsImposterPort
 	if s.Pairs {
+		if e.sockets {
+			// It listens on the imposter's port as mockd would: one that is free.
+			if impPort, err = h.port(22000, 22998); err != nil {
+				r.Status, r.Note = "invalid", err.Error()
+				return
+			}
+		}
 		// The pairs client's POST wants 201 and its DELETE 200; both are answered with the
 		// imposter's JSON, as Mountebank's API echoes it.
-		body = pairsEcho(port, pairsImposterPort)
+		body = pairsEcho(port, impPort)
 	}
 	_ = os.WriteFile(bodyFile, []byte(body), 0o644)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	args := []string{"-addr", addr, "-status", strconv.Itoa(s.Want.Status), "-body-file", bodyFile, "-content-type", "application/json"}
 	if s.Pairs {
 		args = append(args, "-post-status", "201")
+		if e.sockets {
+			args = append(args, "-listen-on-post", fmt.Sprintf("127.0.0.1:%d", impPort))
+		}
 	}
 	if s.Proto == "https" {
 		args = append(args, "-tls")
@@ -646,7 +659,7 @@ func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 		return
 	}
 	if s.Pairs {
-		h.measurePairs(e, s, r, port, p.pid(), round)
+		h.measurePairs(e, s, r, port, impPort, p.pid(), round)
 	} else {
 		h.measure(r, s, peerLoad{addr: addr, req: s.Req, want: s.Want}, e, p.pid(), round)
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-var engineOrder = []string{"mockd", "mockd-baseline", "mockd-nometrics", "mockd-gopoller", "mockd-store", "mountebank", "rift", "wiremock", "mockserver", "ceiling"}
+var engineOrder = []string{"mockd", "mockd-baseline", "mockd-nometrics", "mockd-gopoller", "mockd-store", "mountebank", "rift", "wiremock", "mockserver", "ceiling", "ceiling-sockets"}
 
 // defaultEngines are the engines --engines names by default: all but mockd-baseline, which
 // --baseline adds.
@@ -30,7 +30,7 @@ func defaultEngines() []string {
 
 // peers are the engines mockd's requests/s is compared with, each a ratio column.
 var peers = []struct{ eng, title string }{
-	{"mockd-baseline", "baseline"}, {"rift", "Rift"}, {"mountebank", "Mountebank"}, {"wiremock", "WireMock"}, {"mockserver", "MockServer"}, {"ceiling", "ceiling"},
+	{"mockd-baseline", "baseline"}, {"rift", "Rift"}, {"mountebank", "Mountebank"}, {"wiremock", "WireMock"}, {"mockserver", "MockServer"}, {"ceiling", "ceiling"}, {"ceiling-sockets", "ceiling+sockets"},
 }
 
 func (h *harness) lookup(scen, eng string) *result {
@@ -472,6 +472,17 @@ func (h *harness) targets(scens []*scenario) []string {
 				noisy([2]string{"simple", "mockd"}, [2]string{"simple", "ceiling"})))
 		}
 	}
+	if m, ok := okRPS("admin-pairs", "mockd"); ok {
+		if c, ok := okRPS("admin-pairs", "ceiling"); ok {
+			line := fmt.Sprintf("admin-pairs ≥ 0.9× the ceiling: %.2f× — %s", m/c, verdict(m >= 0.9*c))
+			if f, ok := okRPS("admin-pairs", "ceiling-sockets"); ok {
+				// The ceiling answers the pairs without opening a socket; ceiling-sockets
+				// opens and closes the imposter's listening socket too, the kernel's least work.
+				line += fmt.Sprintf(" (%.2f× the ceiling that also opens and closes the imposter's listening socket)", m/f)
+			}
+			out = append(out, line)
+		}
+	}
 	for _, kind := range []string{"last", "nomatch"} {
 		big, ok1 := okRPS("scale-10000-"+kind, "mockd")
 		small, ok2 := okRPS("scale-10-"+kind, "mockd")
@@ -551,7 +562,7 @@ func (h *harness) targets(scens []*scenario) []string {
 	}
 	for _, p := range peers {
 		peer := p.eng
-		if peer == "mountebank" || peer == "ceiling" {
+		if peer == "mountebank" || peer == "ceiling" || peer == "ceiling-sockets" {
 			continue
 		}
 		var memPass, memTotal int

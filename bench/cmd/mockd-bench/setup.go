@@ -219,17 +219,21 @@ func (s *setupRun) perStub(n int) float64 {
 }
 
 // measurePairs runs the admin-pairs scenario: the pairs generator, pinned like the load
-// generator, creates and deletes one stub after the other.
-func (h *harness) measurePairs(e *engine, s *scenario, r *result, admin, pid, round int) {
-	impPort, err := h.port(22000, 22998)
-	if err != nil {
-		r.Status, r.Note = "invalid", err.Error()
-		return
+// generator, creates and deletes one stub after the other, the imposter on impPort (0: a free
+// port).
+func (h *harness) measurePairs(e *engine, s *scenario, r *result, admin, impPort, pid, round int) {
+	if impPort == 0 {
+		var err error
+		if impPort, err = h.port(22000, 22998); err != nil {
+			r.Status, r.Note = "invalid", err.Error()
+			return
+		}
 	}
 	api := e.api
 	if e.ceiling {
-		// The bare server answers the pairs as Mountebank's API would, without an imposter.
-		api, impPort = "mb", pairsImposterPort
+		// The bare server answers the pairs as Mountebank's API would (ceiling-sockets also
+		// opens and closes a listening socket on impPort).
+		api = "mb"
 	}
 	one := func(d time.Duration) (*loadResult, error) {
 		return runSelf(h.ctx, h.opts.loadCPU, d, d+2*h.opts.timeout+30*time.Second, "pairs", "-api", api,
@@ -238,7 +242,8 @@ func (h *harness) measurePairs(e *engine, s *scenario, r *result, admin, pid, ro
 	h.warmAndRun(r, e, s, pid, rssKB(pid), round, one)
 }
 
-// pairsImposterPort is the imposter port the pairs client names to the ceiling, which opens none.
+// pairsImposterPort is the imposter port the pairs client names to the ceiling, which opens none
+// (ceiling-sockets listens on a free one).
 const pairsImposterPort = 22999
 
 // pairsEcho is the JSON Mountebank's API answers both requests of a pair with (the imposter
