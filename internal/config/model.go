@@ -58,13 +58,14 @@ func (e *Error) Render() *Object {
 }
 
 // AddrInUse is the error Mountebank 2.9.1 returns when an imposter's port is taken: node's
-// listen error, passed through as it is.
+// listen error, passed through as it is. Node 20 (what mb 2.9.1 runs on today) sets its code
+// before its errno, so the keys come in that order (test/compat scenario error-port-taken).
 func AddrInUse(host string, port int) *Error {
 	if host == "" {
 		host = "::"
 	}
 	return &Error{Code: "EADDRINUSE", Message: fmt.Sprintf("Port %d is already in use", port),
-		Raw: NewObject("errno", -98.0, "code", "EADDRINUSE", "syscall", "listen", "address", host, "port", float64(port))}
+		Raw: NewObject("code", "EADDRINUSE", "errno", -98.0, "syscall", "listen", "address", host, "port", float64(port))}
 }
 
 func (e *Error) Error() string {
