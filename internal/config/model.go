@@ -61,11 +61,27 @@ func (e *Error) Render() *Object {
 // listen error, passed through as it is. Node 20 (what mb 2.9.1 runs on today) sets its code
 // before its errno, so the keys come in that order (test/compat scenario error-port-taken).
 func AddrInUse(host string, port int) *Error {
+	e := ListenFailed("EADDRINUSE", -98, host, port)
+	e.Message = fmt.Sprintf("Port %d is already in use", port)
+	return e
+}
+
+// ListenFailed is node's listen error for an imposter's address, as Mountebank passes it
+// through: EADDRINUSE (-98), EADDRNOTAVAIL (-99) for an address that is not the machine's.
+func ListenFailed(code string, errno int, host string, port int) *Error {
 	if host == "" {
 		host = "::"
 	}
-	return &Error{Code: "EADDRINUSE", Message: fmt.Sprintf("Port %d is already in use", port),
-		Raw: NewObject("code", "EADDRINUSE", "errno", -98.0, "syscall", "listen", "address", host, "port", float64(port))}
+	return &Error{Code: code, Message: fmt.Sprintf("cannot listen on %s port %d (%s)", host, port, code),
+		Raw: NewObject("code", code, "errno", float64(errno), "syscall", "listen", "address", host, "port", float64(port))}
+}
+
+// LookupFailed is node's getaddrinfo error for an imposter's host name that does not resolve
+// (ENOTFOUND, -3008) or could not be resolved now (EAI_AGAIN, -3001), as Mountebank passes it
+// through; node lists its errno first here.
+func LookupFailed(code string, errno int, hostname string) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf("cannot resolve %s (%s)", hostname, code),
+		Raw: NewObject("errno", float64(errno), "code", code, "syscall", "getaddrinfo", "hostname", hostname)}
 }
 
 func (e *Error) Error() string {

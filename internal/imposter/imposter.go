@@ -662,9 +662,16 @@ func (im *Imposter) Start() error {
 	}
 	ln, err := netconn.ListenTCP(host, im.port, poller)
 	if err != nil {
+		var dnsErr *net.DNSError
 		switch {
 		case errors.Is(err, syscall.EADDRINUSE):
 			return config.AddrInUse(host, im.port)
+		case errors.Is(err, syscall.EADDRNOTAVAIL):
+			return config.ListenFailed("EADDRNOTAVAIL", -99, host, im.port)
+		case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+			return config.LookupFailed("ENOTFOUND", -3008, host)
+		case errors.As(err, &dnsErr):
+			return config.LookupFailed("EAI_AGAIN", -3001, host)
 		case errors.Is(err, syscall.EACCES):
 			return &config.Error{Code: config.CodeInsufficient, Message: "Run mb in superuser mode if you want access"}
 		default:
