@@ -288,10 +288,45 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 	return out
 }
 
+// isFields returns the fields of an `is` object compile reads (nil for those absent, and for a
+// nil object), in one pass over its members: the first member of each name, as get reads it.
+func isFields(o *config.Object) (status, headers, body, mode config.Value) {
+	if o == nil {
+		return
+	}
+	var seen uint8
+	for i := range o.Members {
+		m := &o.Members[i]
+		switch m.Key {
+		case "statusCode":
+			if seen&1 == 0 {
+				status, seen = m.Value, seen|1
+			}
+		case "headers":
+			if seen&2 == 0 {
+				headers, seen = m.Value, seen|2
+			}
+		case "body":
+			if seen&4 == 0 {
+				body, seen = m.Value, seen|4
+			}
+		case "_mode":
+			if seen&8 == 0 {
+				mode, seen = m.Value, seen|8
+			}
+		}
+	}
+	return
+}
+
 // compile sets out to the wire form of is, as compileIs describes.
 func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	out.is, out.compiled = is, true
-	status := get(is, "statusCode")
+	status, hv, body, mode := isFields(is)
+	var baseHeaders, baseBody, baseMode config.Value
+	if base != nil {
+		_, baseHeaders, baseBody, baseMode = isFields(base.is)
+	}
 	if !jsvalue.Truthy(status) {
 		status = def.statusCode
 	}
@@ -302,8 +337,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 		out.statusErr = &msg
 	}
 
-	hv := get(is, "headers")
-	if base != nil && sameValue(hv, get(base.is, "headers")) {
+	if base != nil && sameValue(hv, baseHeaders) {
 		out.headers, out.hasConnection, out.hasContentLength = base.headers, base.hasConnection, base.hasContentLength
 	} else {
 		if !jsvalue.Truthy(hv) {
@@ -312,8 +346,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 		out.compileHeaders(config.AsObject(hv))
 	}
 
-	body, mode := get(is, "body"), get(is, "_mode")
-	if base != nil && sameValue(body, get(base.is, "body")) && sameValue(mode, get(base.is, "_mode")) {
+	if base != nil && sameValue(body, baseBody) && sameValue(mode, baseMode) {
 		out.body = base.body
 		return
 	}

@@ -262,6 +262,13 @@ func (l *lazy) export(depth int) *config.Object {
 // newObject returns an empty object with room for n members, in one allocation for n <= 4.
 func newObject(n int) *config.Object {
 	switch {
+	case n <= 1:
+		p := &struct {
+			o config.Object
+			m [1]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
 	case n <= 2:
 		p := &struct {
 			o config.Object
