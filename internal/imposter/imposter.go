@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -292,7 +293,17 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, reco
 		}
 		var me *match.Error
 		if errors.As(ferr, &me) {
-			return nil, nil, recorded, nil, &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
+			e := &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
+			if me.Code == "" {
+				// What predicates.js throws at run time: Mountebank answers its message and
+				// name (and node's stack, which names Mountebank's files; left out here).
+				name := "TypeError"
+				if strings.HasPrefix(me.Message, "Invalid regular expression") {
+					name = "SyntaxError"
+				}
+				e.Raw = config.NewObject("message", me.Message, "name", name)
+			}
+			return nil, nil, recorded, nil, e
 		}
 		return nil, nil, recorded, nil, &config.Error{Code: config.CodeBadData, Message: ferr.Error()}
 	}

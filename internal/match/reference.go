@@ -390,6 +390,11 @@ func (ev *evaluator) satisfied(expected, actual any, path string, p params, fn o
 	if err != nil {
 		return false, nil, err
 	}
+	if actual == nil && len(keys) > 0 {
+		// The text was JSON null ("null" as a body, header or query value): the first read of a
+		// field, actual[fieldName], throws.
+		return false, nil, typeError(fmt.Sprintf("Cannot read properties of null (reading '%s')", keys[0]))
+	}
 	for _, k := range keys {
 		ok, f, err := ev.field(expected, actual, k, joinField(path, k), p, fn)
 		if err != nil || !ok {

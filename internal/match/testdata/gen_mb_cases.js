@@ -378,6 +378,16 @@ c('object body empty array value', { equals: { body: { a: [] } } }, { body: json
 c('array body empty object value', { equals: { body: { a: {} } } }, { body: json([{ a: 1 }]) });
 c('array body scalar value', { equals: { body: { a: 1 } } }, { body: json([{ a: 1 }]) });
 
+// ---- a text that is JSON null where an object is expected: predicateSatisfied reads a field of
+// null and throws (and an empty expected object reads nothing)
+c('json null body, object expected', { contains: { body: { k: 'a' } } }, { body: 'null' });
+c('json null field, array expected', { contains: { body: { k: ['a'] } } }, { body: json({ k: 'null' }) });
+c('json null field, object expected', { equals: { body: { k: { n: 'a' } } } }, { body: json({ k: 'null' }) });
+c('json null header, object expected', { equals: { headers: { 'X-A': { n: 'a' } } } }, { headers: [['X-A', 'null']] });
+c('json null query, object expected', { deepEquals: { query: { q: { n: 'a' } } } }, { query: [['q', 'null']] });
+c('json null field, empty object expected', { equals: { body: { k: {} } } }, { body: json({ k: 'null' }) });
+c('json null field, exists object', { exists: { body: { k: { n: true } } } }, { body: json({ k: 'null' }) });
+
 const out = cases.map(tc => {
     const encoding = tc.binary ? 'base64' : 'utf8';
     const request = mbRequest(tc.request);
