@@ -112,6 +112,13 @@ func TestRoutes(t *testing.T) {
 			`{"errors":[{"code":"invalid JSON","message":"Unable to parse body as JSON","source":"{not json"}]}`},
 		{"PUT without imposters", "PUT", "/imposters", `{}`, 400, jsonType,
 			`{"errors":[{"code":"bad data","message":"'imposters' is a required field"}]}`},
+		// Mountebank's process dies on these; the imposter stays (the rows below still find it).
+		{"PUT imposters an object", "PUT", "/imposters", `{"imposters":{}}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'imposters' must be an array"}]}`},
+		{"PUT imposters a string", "PUT", "/imposters", `{"imposters":"x"}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'imposters' must be an array"}]}`},
+		{"PUT imposters true", "PUT", "/imposters", `{"imposters":true}`, 400, jsonType,
+			`{"errors":[{"code":"bad data","message":"'imposters' must be an array"}]}`},
 		{"stub index out of range", "POST", "/imposters/" + port + "/stubs", `{"index":5,"stub":{"responses":[{"is":{}}]}}`, 400, jsonType,
 			`{"errors":[{"code":"bad data","message":"'index' must be between 0 and the length of the stubs array"}]}`},
 		{"no stub", "POST", "/imposters/" + port + "/stubs", `{}`, 400, jsonType,

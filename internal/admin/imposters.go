@@ -11,6 +11,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 var started = time.Now()
@@ -180,7 +181,12 @@ func (a *API) replaceImposters(ctx *fasthttp.RequestCtx) *apiError {
 	if obj == nil || !obj.Has("imposters") {
 		return badRequest(&config.Error{Code: config.CodeBadData, Message: "'imposters' is a required field"})
 	}
-	list, _ := get(obj, "imposters").([]any)
+	list, isArray := get(obj, "imposters").([]any)
+	if !isArray && jsvalue.Truthy(get(obj, "imposters")) {
+		// Mountebank's process dies on this ({}, "x", 1, true); a falsy value empties the
+		// list there and here. Nothing running is touched.
+		return badRequest(&config.Error{Code: config.CodeBadData, Message: "'imposters' must be an array"})
+	}
 	built := make([]*imposter.Imposter, 0, len(list))
 	var all []*config.Error
 	for _, v := range list {
