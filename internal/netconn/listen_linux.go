@@ -33,8 +33,7 @@ func listenRaw(ip net.IP, port int) (net.Listener, error) {
 		return nil, err
 	}
 	l := &FIFOListener{pollFD: pollFD{fd: fd, p: p}, fresh: true}
-	l.r.init()
-	l.w.init()
+	l.r.init() // a listener only reads: its write signal is never waited on
 	if port == 0 {
 		var rsa syscall.RawSockaddrAny
 		n := uint32(syscall.SizeofSockaddrAny)
@@ -46,8 +45,9 @@ func listenRaw(ip net.IP, port int) (net.Listener, error) {
 	}
 	l.addr = tcpAddr(sa).(*net.TCPAddr)
 	if err := p.add(fd, &l.fdWaiters, syscall.EPOLLIN|epollET); err != nil {
+		// As ListenFIFO, which leaves a listener epoll refuses to the runtime's poller.
 		_ = rawClose(fd)
-		return nil, &net.OpError{Op: "listen", Net: "tcp", Addr: l.addr, Err: err}
+		return nil, errNoRaw
 	}
 	return l, nil
 }
