@@ -145,12 +145,6 @@ func (p *poller) add(fd int, w *fdWaiters, events uint32) error {
 	return nil
 }
 
-// remove unregisters fd, which must still be open.
-func (p *poller) remove(fd int, w *fdWaiters) {
-	_ = rawEpollCtl(p.epfd, syscall.EPOLL_CTL_DEL, fd, &syscall.EpollEvent{})
-	p.forget(fd, w)
-}
-
 func (p *poller) forget(fd int, w *fdWaiters) {
 	p.mu.Lock()
 	if fd < len(p.fds) && p.fds[fd] == w {
@@ -310,8 +304,12 @@ func (f *pollFD) close() bool {
 	return true
 }
 
+// destroy forgets the fd's waiters and closes it. Closing removes it from the epoll instance
+// (no EPOLL_CTL_DEL: nothing dups the fds the poller holds, all made close-on-exec); an event
+// the poller read before finds no waiter, or, once the number is reused, wakes the new one's,
+// which only makes it try its system call again.
 func (f *pollFD) destroy() {
-	f.p.remove(f.fd, &f.fdWaiters)
+	f.p.forget(f.fd, &f.fdWaiters)
 	if f.tl != nil {
 		_ = f.tl.Close()
 	} else {
