@@ -103,19 +103,17 @@ func (im *Imposter) buildObject(ctx context.Context, req *request.Request, r res
 	return obj, nil
 }
 
-// scriptErrorBody renders an error from a script, a behavior or a shell command as Mountebank does
-// in its 500 answer: invalid injection errors carry their source and data beside code and
-// message, JavaScript errors without a code carry only their message, and a failed shell command
-// is a bare string.
+// scriptErrorBody renders an error from a script, a behavior or a shell command as Mountebank's
+// http server does in its 500 answer (errors.details: the error's own fields, then message and
+// name from its prototype; node's stack is left out): invalid injection errors carry their
+// source and data after code and message, JavaScript errors without a code carry only their
+// message and name, and a failed shell command is a bare string.
 func scriptErrorBody(err error) *config.Object {
 	var shell *behavior.ShellError
 	if asShell(err, &shell) {
 		return config.NewObject("errors", []any{shell.Text})
 	}
-	ce, ok := err.(*config.Error)
-	if !ok {
-		ce = &config.Error{Code: config.CodeBadData, Message: err.Error()}
-	}
+	ce := asConfigError(err)
 	var o *config.Object
 	switch {
 	case ce.Raw != nil:
@@ -123,16 +121,45 @@ func scriptErrorBody(err error) *config.Object {
 	case ce.Code == "":
 		o = config.NewObject("message", ce.Message, "name", "Error")
 	default:
-		o = config.NewObject("code", ce.Code, "message", ce.Message, "name", "Error")
-		if src, isObj := ce.Source.(*config.Object); isObj && ce.Code == config.CodeInvalidInjection {
-			for _, m := range src.Members {
-				o.Set(m.Key, m.Value)
-			}
-		} else if ce.Source != nil {
-			o.Set("source", ce.Source)
-		}
+		o = ownFields(ce)
+		o.Set("name", "Error")
 	}
 	return config.NewObject("errors", []any{o})
+}
+
+// tcpErrorObject is the error as Mountebank's tcp server writes it onto the socket,
+// JSON.stringify(error): only the error's own fields, so Mountebank's errors show code, message
+// and their options, and a JavaScript error (a TypeError from predicates.js) shows as {}.
+func tcpErrorObject(err error) *config.Object {
+	ce := asConfigError(err)
+	switch {
+	case ce.Raw != nil && ce.Raw.Has("code"): // node's own error objects (their fields are own)
+		return ce.Raw
+	case ce.Raw != nil, ce.Code == "":
+		return &config.Object{}
+	}
+	return ownFields(ce)
+}
+
+func asConfigError(err error) *config.Error {
+	if ce, ok := err.(*config.Error); ok {
+		return ce
+	}
+	return &config.Error{Code: config.CodeBadData, Message: err.Error()}
+}
+
+// ownFields is code, message and the options Mountebank's error was made with: an invalid
+// injection's source and data, or another error's source.
+func ownFields(ce *config.Error) *config.Object {
+	o := config.NewObject("code", ce.Code, "message", ce.Message)
+	if src, isObj := ce.Source.(*config.Object); isObj && ce.Code == config.CodeInvalidInjection {
+		for _, m := range src.Members {
+			o.Set(m.Key, m.Value)
+		}
+	} else if ce.Source != nil {
+		o.Set("source", ce.Source)
+	}
+	return o
 }
 
 func asShell(err error, target **behavior.ShellError) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 
+	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
@@ -193,7 +194,11 @@ type TCPOrigin func(req *request.Request, addr, to string) (answer, failure *con
 func (im *Imposter) BuildTCP(req *request.Request, a Answer, origin TCPOrigin) (out []byte, keep bool) {
 	fail := func(err error) ([]byte, bool) {
 		im.log.Error("cannot build the response", "err", err)
-		return config.MarshalJSON(scriptErrorBody(err), 0), true
+		var shell *behavior.ShellError
+		if asShell(err, &shell) {
+			return config.MarshalJSON(scriptErrorBody(err), 0), true
+		}
+		return errorsJSON(tcpErrorObject(err)), true
 	}
 	binary := im.Binary()
 	var t *tcpData // nil: the imposter's default data
@@ -278,9 +283,9 @@ func tcpDefaultOf(dr *config.Object, binary bool) tcpData {
 	return t
 }
 
-// TCPErrorJSON is Mountebank's {"errors":[e]}, which its tcp server writes onto the socket
-// when resolving a response fails.
-func TCPErrorJSON(e *config.Object) []byte { return errorsJSON(e) }
+// TCPErrorJSON is Mountebank's {"errors":[err]}, which its tcp server writes onto the socket
+// when resolving a response fails (see tcpErrorObject).
+func TCPErrorJSON(err error) []byte { return errorsJSON(tcpErrorObject(err)) }
 
 func errorsJSON(e *config.Object) []byte {
 	return config.MarshalJSON(config.NewObject("errors", []any{e}), 0)

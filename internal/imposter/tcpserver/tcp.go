@@ -121,7 +121,7 @@ func (s *server) respond(conn net.Conn, payload []byte) bool {
 	if a.Err != nil {
 		im.LogFailure(req, a.Err)
 		_ = conn.SetWriteDeadline(time.Now().Add(im.IdleTimeout()))
-		_, _ = conn.Write(imposter.TCPErrorJSON(a.Err.Render()))
+		_, _ = conn.Write(imposter.TCPErrorJSON(a.Err))
 		return true
 	}
 	// Response generation, as Mountebank times it: from the match to the built response
