@@ -351,18 +351,8 @@ func (s requestSource) str(key string) string {
 
 func (s requestSource) goValue(key string) config.Value {
 	switch key {
-	case "requestFrom":
-		return s.r.RequestFrom()
-	case "method":
-		return s.r.Method
-	case "path":
-		return s.r.Path
-	case "body":
-		return s.r.Body
-	case "ip":
-		return s.r.IP()
-	case "data":
-		return s.r.Data
+	case "requestFrom", "method", "path", "body", "ip", "data":
+		return s.str(key)
 	case "query":
 		return kvConfig(s.r.Query, false)
 	case "headers":
