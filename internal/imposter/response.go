@@ -373,7 +373,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 		}
 	}
 	if mode == "binary" {
-		out.body = decodeBase64Loose(text)
+		out.body = decodeBase64Loose(stripURLSafe(text))
 	} else if text != "" {
 		out.body = bytesOf(text) // read only: written to the wire, never changed
 	}
@@ -467,3 +467,18 @@ func toInt32(f float64) int32 {
 
 // decodeBase64Loose decodes base64 as node's Buffer.from(text, 'base64') does.
 var decodeBase64Loose = config.DecodeBase64
+
+// stripURLSafe drops '-' and '_' from an http response's binary body: Mountebank's http server
+// removes every character outside [A-Za-z0-9=+/] before node decodes it, so the URL-safe
+// alphabet node would otherwise accept is skipped there ("QUJD-_" is "ABC", not "ABC\xfb").
+func stripURLSafe(text string) string {
+	if !strings.ContainsAny(text, "-_") {
+		return text
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return -1
+		}
+		return r
+	}, text)
+}

@@ -40,6 +40,8 @@ func TestCompileResponse(t *testing.T) {
 		{"own headers replace default headers", `{"is":{"headers":{"X-O":"o"}}}`, `{"headers":{"X-D":"d"},"body":"dflt"}`, 200, "dflt", []header{{"X-O", "o", true}}},
 		{"binary", `{"is":{"_mode":"binary","body":"aGk=\n"}}`, ``, 200, "hi", nil},
 		{"binary from default mode", `{"is":{"body":"aGk"}}`, `{"_mode":"binary"}`, 200, "hi", nil},
+		{"binary skips the URL-safe alphabet as Mountebank does", `{"is":{"_mode":"binary","body":"QUJD-_"}}`, ``, 200, "ABC", nil},
+		{"binary JSON body: its text with 4-space indent is decoded", `{"is":{"_mode":"binary","body":[-2.5,null]}}`, ``, 200, "\xdb\x99\xee\x96", nil},
 	}
 	for _, tt := range tests {
 		var def *config.Object
