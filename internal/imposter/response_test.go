@@ -364,3 +364,37 @@ func TestStatusCodeAsWriteHead(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckHeaderAsNode(t *testing.T) {
+	tests := []struct {
+		name, value, code string
+	}{
+		{"X-A", "plain", ""},
+		{"X-A", "tab\tok", ""},
+		{"X-A", "caf\u00e9 \u00ff", ""},
+		{"X-A", "\u4e2d", "ERR_INVALID_CHAR"},
+		{"X-A", "a\r\nb", "ERR_INVALID_CHAR"},
+		{"X-A", "del\x7f", "ERR_INVALID_CHAR"},
+		{"X K", "a", "ERR_INVALID_HTTP_TOKEN"},
+		{"", "a", "ERR_INVALID_HTTP_TOKEN"},
+		{"X-\u00fc", "a", "ERR_INVALID_HTTP_TOKEN"},
+		{"^_`-!#$%&'*+.|~", "a", ""},
+	}
+	for _, tt := range tests {
+		err := checkHeader(tt.name, tt.value)
+		code := ""
+		if err != nil {
+			c, _ := err.Raw.Get("code")
+			code = c.(string)
+		}
+		if code != tt.code {
+			t.Errorf("checkHeader(%q, %q) = %q, want %q", tt.name, tt.value, code, tt.code)
+		}
+	}
+	if got := Latin1("caf\u00e9"); got != "caf\xe9" {
+		t.Errorf("Latin1(café) = %q", got)
+	}
+	if s := "ascii"; Latin1(s) != s {
+		t.Error("Latin1 changed ASCII")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -91,12 +92,71 @@ func (a Answer) Fault() string {
 
 // The http answer, once static or built (not Dynamic):
 
-// Status is the status code, or the error an invalid configured one fails with.
+// Status is the status code, or the error an invalid configured one fails with. A header
+// node's writeHead refuses fails the request too, after the status code, as a *config.Error in
+// node's shape: a name that is not an HTTP token, or a value with a control character other
+// than tab or a character past U+00FF.
 func (a Answer) Status() (int, error) {
 	if a.out.statusErr != nil {
 		return 0, errors.New(*a.out.statusErr)
 	}
+	for i := range a.out.headers {
+		if err := checkHeader(a.out.headers[i].name, a.out.headers[i].value); err != nil {
+			return 0, err
+		}
+	}
 	return int(a.out.status), nil
+}
+
+// checkHeader is node's check of a header line in writeHead: the name first, then the value.
+func checkHeader(name, value string) *config.Error {
+	if !isToken(name) {
+		return &config.Error{Raw: config.NewObject("code", "ERR_INVALID_HTTP_TOKEN",
+			"message", "Header name must be a valid HTTP token [\""+name+"\"]", "name", "TypeError")}
+	}
+	for _, r := range value {
+		if r < ' ' && r != '\t' || r == 0x7f || r > 0xff {
+			return &config.Error{Raw: config.NewObject("code", "ERR_INVALID_CHAR",
+				"message", "Invalid character in header content [\""+name+"\"]", "name", "TypeError")}
+		}
+	}
+	return nil
+}
+
+// isToken reports whether s is an HTTP token as node checks header names:
+// /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("^_`-!#$%&'*+.|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Latin1 is a header value as node writes it, one byte a character (latin1): "ü" is the byte
+// 0xFC, not its UTF-8. Status has checked that every character fits in a byte; a value of
+// ASCII only is returned as is.
+func Latin1(v string) string {
+	i := 0
+	for i < len(v) && v[i] < 0x80 {
+		i++
+	}
+	if i == len(v) {
+		return v
+	}
+	b := make([]byte, 0, len(v))
+	for _, r := range v {
+		b = append(b, byte(r))
+	}
+	return string(b)
 }
 
 // NumHeaders is the number of header lines.

@@ -200,7 +200,11 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	status, err := a.Status()
 	if err != nil {
-		writeError(ctx, &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: err.Error()})
+		var ce *config.Error
+		if !errors.As(err, &ce) {
+			ce = &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: err.Error()}
+		}
+		writeError(ctx, ce)
 		return
 	}
 	write(ctx, req, status, a, im.Definition().AllowCORS)
@@ -234,6 +238,7 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 	setStatus(h, status)
 	for i := range a.NumHeaders() {
 		name, value, first := a.Header(i)
+		value = imposter.Latin1(value) // node writes header values one byte a character
 		if first {
 			// Nothing to replace and nothing to clean: SetCanonical only copies.
 			h.SetCanonical(bytesOf(name), bytesOf(value))
