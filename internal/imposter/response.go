@@ -173,6 +173,9 @@ type wire struct {
 	hasContentLength bool
 	// compiled says the answer is compiled (http, not tcp): is may be nil then (see lean).
 	compiled bool
+	// binaryNotText says a binary body is a number or true: Mountebank's http server fails
+	// such a request (it calls the body's replace) before it looks at status and headers.
+	binaryNotText bool
 }
 
 // responseKinds are the response types Mountebank knows.
@@ -347,7 +350,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	}
 
 	if base != nil && sameValue(body, baseBody) && sameValue(mode, baseMode) {
-		out.body = base.body
+		out.body, out.binaryNotText = base.body, base.binaryNotText
 		return
 	}
 	if !jsvalue.Truthy(body) {
@@ -357,6 +360,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 		mode = def.mode
 	}
 	var text string
+	out.binaryNotText = false
 	switch b := body.(type) {
 	case *config.Object, []any:
 		js := config.MarshalJSON(b, 4)
@@ -370,6 +374,9 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	default:
 		if jsvalue.Truthy(b) {
 			text = jsvalue.String(b)
+			if _, isString := b.(string); !isString && mode == "binary" {
+				out.binaryNotText = true
+			}
 		}
 	}
 	if mode == "binary" {

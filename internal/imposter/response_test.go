@@ -398,3 +398,17 @@ func TestCheckHeaderAsNode(t *testing.T) {
 		t.Error("Latin1 changed ASCII")
 	}
 }
+
+func TestBinaryBodyNotText(t *testing.T) {
+	for resp, want := range map[string]bool{
+		`{"is":{"_mode":"binary","body":7}}`:    true,
+		`{"is":{"_mode":"binary","body":true}}`: true,
+		`{"is":{"_mode":"binary","body":0}}`:    false, // falsy: the default body, ''
+		`{"is":{"_mode":"binary","body":"QQ"}}`: false,
+		`{"is":{"body":7}}`:                     false,
+	} {
+		if got := newIsResponse(mustJSON(t, resp), defaultsOf(nil)).http.binaryNotText; got != want {
+			t.Errorf("%s: binaryNotText = %v, want %v", resp, got, want)
+		}
+	}
+}

@@ -92,11 +92,16 @@ func (a Answer) Fault() string {
 
 // The http answer, once static or built (not Dynamic):
 
-// Status is the status code, or the error an invalid configured one fails with. A header
+// Status is the status code, or the error an invalid configured one fails with. A binary
+// body that is a number or true fails first, as Mountebank's postProcess does. A header
 // node's writeHead refuses fails the request too, after the status code, as a *config.Error in
 // node's shape: a name that is not an HTTP token, or a value with a control character other
 // than tab or a character past U+00FF.
 func (a Answer) Status() (int, error) {
+	if a.out.binaryNotText {
+		return 0, &config.Error{Raw: config.NewObject(
+			"message", "response.body.replace is not a function", "name", "TypeError")}
+	}
 	if a.out.statusErr != nil {
 		return 0, errors.New(*a.out.statusErr)
 	}
