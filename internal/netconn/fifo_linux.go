@@ -103,7 +103,7 @@ func (p *poller) run() {
 		err := p.raw.Read(func(fd uintptr) bool {
 			for {
 				m, err := rawEpollPoll(int(fd), events)
-				if err == syscall.EINTR {
+				if err == syscall.EINTR { //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 					continue
 				}
 				n = max(m, 0)
@@ -361,7 +361,7 @@ func (l *FIFOListener) accept() (*FIFOConn, error) {
 				return nil, l.opError("accept", err)
 			}
 			return c, nil
-		case syscall.EAGAIN:
+		case syscall.EAGAIN: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 			_ = l.r.wait(0)
 		case syscall.EINTR, syscall.ECONNABORTED:
 		default:
@@ -459,7 +459,7 @@ func (c *FIFOConn) read(b []byte) (int, error) {
 				return 0, io.EOF
 			}
 			return n, nil
-		case syscall.EAGAIN:
+		case syscall.EAGAIN: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 			if err := c.r.wait(dl); err != nil {
 				return 0, c.opError("read", err)
 			}
@@ -495,7 +495,7 @@ func (c *FIFOConn) write(b []byte) (int, error) {
 			done += n
 		}
 		switch err {
-		case nil, syscall.EINTR:
+		case nil, syscall.EINTR: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 		case syscall.EAGAIN:
 			if err := c.w.wait(dl); err != nil {
 				return done, c.opError("write", err)

@@ -2,6 +2,7 @@ package netconn
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 )
@@ -25,7 +26,7 @@ var plainTCP = func() *net.ListenConfig {
 func ListenTCP(host string, port int, p Poller) (net.Listener, error) {
 	if p != PollerGo {
 		if ip, ok := literalIP(host); ok {
-			if l, err := listenRaw(ip, port); err != errNoRaw {
+			if l, err := listenRaw(ip, port); !errors.Is(err, errNoRaw) {
 				if err != nil {
 					return nil, err
 				}

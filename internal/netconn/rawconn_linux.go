@@ -46,8 +46,8 @@ func (c *rawIOConn) Read(b []byte) (int, error) {
 	werr := c.rc.Read(func(fd uintptr) bool {
 		for {
 			n, err = rawRead(int(fd), b)
-			if err != syscall.EINTR {
-				return err != syscall.EAGAIN
+			if err != syscall.EINTR { //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+				return err != syscall.EAGAIN //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 			}
 		}
 	})
@@ -72,7 +72,7 @@ func (c *rawIOConn) Write(b []byte) (int, error) {
 				done += n
 			}
 			switch e {
-			case nil, syscall.EINTR:
+			case nil, syscall.EINTR: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 			case syscall.EAGAIN:
 				return false
 			default:
