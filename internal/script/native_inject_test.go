@@ -135,27 +135,9 @@ func TestNativeInjectGivesUp(t *testing.T) {
 // TestNativeInjectDifferential compares native and goja results for random inject functions of
 // (mostly) the subset.
 func TestNativeInjectDifferential(t *testing.T) {
-	n := 3000
-	if testing.Short() {
-		n = 300
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	s := newEngine(t, time.Minute).NewScope(nil)
-	compiled, ran := 0, 0
-	for range n {
-		src := randomInject(rng)
-		if compileNative(src) != nil {
-			compiled++
-		}
-		ran += checkNativeInject(t, s, src, nativeRequests())
-		if t.Failed() {
-			return
-		}
-	}
-	t.Logf("%d of %d scripts native, %d native calls", compiled, n, ran)
-	if compiled < n/2 || ran < n {
-		t.Errorf("%d of %d scripts native, %d native calls: the generator no longer exercises the subset", compiled, n, ran)
-	}
+	runNativeDifferential(t, rand.New(rand.NewPCG(5, 6)), randomInject, func(t *testing.T, s *Scope, src string) int {
+		return checkNativeInject(t, s, src, nativeRequests())
+	})
 }
 
 // FuzzNativeInject compares native and goja results of an inject function, any the fuzzer

@@ -234,19 +234,25 @@ func TestNativeGivesUp(t *testing.T) {
 // TestNativeDifferential compares native and goja results for random scripts of (mostly) the
 // subset.
 func TestNativeDifferential(t *testing.T) {
+	runNativeDifferential(t, rand.New(rand.NewPCG(1, 2)), randomDecorate, checkNative)
+}
+
+// runNativeDifferential runs 3000 (300 with -short) random functions from gen through check,
+// which compares native and goja results and returns how many calls ran natively.
+func runNativeDifferential(t *testing.T, rng *rand.Rand, gen func(*rand.Rand) string, check func(*testing.T, *Scope, string) int) {
+	t.Helper()
 	n := 3000
 	if testing.Short() {
 		n = 300
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
 	s := newEngine(t, time.Minute).NewScope(nil)
 	compiled, ran := 0, 0
 	for range n {
-		src := randomDecorate(rng)
+		src := gen(rng)
 		if compileNative(src) != nil {
 			compiled++
 		}
-		ran += checkNative(t, s, src)
+		ran += check(t, s, src)
 		if t.Failed() {
 			return
 		}
