@@ -69,7 +69,16 @@ esac
 # download: the release archive mockd_OS_ARCH.(tar.gz|zip) of a vX.Y.Z tag or of the latest
 # release, checked against the release's checksums.txt.
 download() {
-  local base asset tmp prefix=""
+  local tmp rc=0
+  tmp="$(mktemp -d)" || return 1
+  download_into "$tmp" || rc=1
+  rm -rf "$tmp"
+  return "$rc"
+}
+
+# download_into TMP: download, check and install the archive, working in the directory TMP.
+download_into() {
+  local base asset tmp="$1" prefix=""
   case "$version" in
     latest) base="$releases/latest/download" ;;
     v[0-9]*.[0-9]*.[0-9]*) base="$releases/download/$version" ;;
@@ -80,7 +89,6 @@ download() {
   [ -n "$os" ] && [ -n "$arch" ] || { echo "mockd: no release archive for ${RUNNER_OS:-?}/${RUNNER_ARCH:-?}"; return 1; }
   asset="mockd_${os}_${arch}.tar.gz"
   [ "$os" = windows ] && asset="mockd_${os}_${arch}.zip"
-  tmp="$(mktemp -d)"
   echo "mockd: downloading $base/$asset"
   curl -fsSL --retry 3 -o "$tmp/$asset" "$base/$asset" || return 1
   curl -fsSL --retry 3 -o "$tmp/checksums.txt" "$base/checksums.txt" || return 1
@@ -103,7 +111,6 @@ download() {
     return 1
   fi
   mv -f "$tmp/$exe" "$dir/$exe"
-  rm -rf "$tmp"
 }
 
 if download; then

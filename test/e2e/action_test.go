@@ -62,11 +62,23 @@ type runner struct {
 	path    []string          // from GITHUB_PATH
 	summary string            // GITHUB_STEP_SUMMARY
 	machine []string          // extra environment of the machine (PATH, MOCKD_RELEASES_URL…)
+	tmpdir  string            // the machine's TMPDIR, which the steps must leave as they found it
 }
 
 func newRunner(t *testing.T) *runner {
 	temp := t.TempDir()
-	return &runner{t: t, temp: temp, work: t.TempDir(), env: map[string]string{}, summary: filepath.Join(temp, "summary.md")}
+	r := &runner{t: t, temp: temp, work: t.TempDir(), env: map[string]string{}, summary: filepath.Join(temp, "summary.md"), tmpdir: t.TempDir()}
+	// A self-hosted runner keeps its TMPDIR between jobs: what a step leaves there piles up.
+	t.Cleanup(func() {
+		left, err := os.ReadDir(r.tmpdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range left {
+			t.Errorf("the action left %s in TMPDIR", e.Name())
+		}
+	})
+	return r
 }
 
 // actionRun is what running one action gave.
@@ -159,7 +171,7 @@ func (r *runner) run(actionPath string, inputs map[string]string) (actionRun, er
 			"GITHUB_ACTION_PATH="+actionPath,
 			"GITHUB_OUTPUT="+outFile, "GITHUB_ENV="+envFile, "GITHUB_PATH="+pathFile,
 			"GITHUB_STEP_SUMMARY="+r.summary,
-			"RUNNER_TEMP="+r.temp, "RUNNER_OS="+runnerOS(), "RUNNER_ARCH="+runnerArch())
+			"RUNNER_TEMP="+r.temp, "RUNNER_OS="+runnerOS(), "RUNNER_ARCH="+runnerArch(), "TMPDIR="+r.tmpdir)
 		for k, v := range st.Env {
 			cmd.Env = append(cmd.Env, k+"="+eval(v))
 		}
@@ -422,7 +434,7 @@ var release struct {
 func releaseBin(t *testing.T) string {
 	t.Helper()
 	release.once.Do(func() {
-		dir, err := os.MkdirTemp("", "mockd-release")
+		dir, err := os.MkdirTemp("", "mockd-release") // removed by TestMain
 		if err != nil {
 			release.err = err
 			return

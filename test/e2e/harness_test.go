@@ -5,7 +5,9 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,7 +16,18 @@ import (
 
 var mockdBin string
 
-func TestMain(m *testing.M) { mockdproc.Main(m, "../..", &mockdBin) }
+func TestMain(m *testing.M) { mockdproc.Main(suite{m}, "../..", &mockdBin) }
+
+// suite runs the tests, then removes what they built once for all of them.
+type suite struct{ m *testing.M }
+
+func (s suite) Run() int {
+	code := s.m.Run()
+	if release.bin != "" {
+		os.RemoveAll(filepath.Dir(release.bin))
+	}
+	return code
+}
 
 // server is one running mockd process.
 type server struct {
