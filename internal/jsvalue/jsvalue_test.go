@@ -148,6 +148,29 @@ func TestStrings16(t *testing.T) {
 	}
 }
 
+func TestLess16(t *testing.T) {
+	for _, tt := range []struct{ a, b string }{ // a < b in JavaScript
+		{"", "a"},
+		{"a", "b"},
+		{"ab", "b"},
+		{"Z", "a"},
+		{"é", "ë"},           // differ in the second byte of the same lead byte
+		{"xé", "xë"},         // and after a common prefix
+		{"ā", "😀"},           // two bytes against four
+		{"\u4e00", "\u4e01"}, // differ in the third byte
+		{"😀", "\uffff"},      // surrogate D83D < FFFF
+		{"😀", "😁"},           // differ in the fourth byte
+		{"a\u00e9", "a\u00e9b"},
+	} {
+		if !Less16(tt.a, tt.b) {
+			t.Errorf("Less16(%q, %q) = false, want true", tt.a, tt.b)
+		}
+		if Less16(tt.b, tt.a) {
+			t.Errorf("Less16(%q, %q) = true, want false", tt.b, tt.a)
+		}
+	}
+}
+
 var decodeCases = []struct{ in, want string }{
 	{"plain", "plain"},
 	{"h\xe9", "h\ufffd"},

@@ -60,20 +60,50 @@ func Less16(a, b string) bool {
 			if a[i] < utf8.RuneSelf && b[i] < utf8.RuneSelf {
 				return a[i] < b[i]
 			}
-			ra, _ := utf8.DecodeRuneInString(a[i:])
-			rb, _ := utf8.DecodeRuneInString(b[i:])
-			return unit16(ra) < unit16(rb)
+			// The characters that differ start where the rune holding byte i starts (the bytes
+			// before i are the same in both).
+			for i > 0 && !utf8.RuneStart(a[i]) {
+				i--
+			}
+			x, y := units16{s: a[i:]}, units16{s: b[i:]}
+			for {
+				ux, okx := x.next()
+				uy, oky := y.next()
+				switch {
+				case !okx || !oky:
+					return !okx && oky
+				case ux != uy:
+					return ux < uy
+				}
+			}
 		}
 	}
 	return len(a) < len(b)
 }
 
-func unit16(r rune) rune {
-	if r >= 0x10000 {
-		hi, _ := utf16.EncodeRune(r)
-		return hi
+// units16 reads a string's UTF-16 code units.
+type units16 struct {
+	s  string
+	lo rune // the low surrogate still to read, or 0
+}
+
+func (u *units16) next() (rune, bool) {
+	if u.lo != 0 {
+		lo := u.lo
+		u.lo = 0
+		return lo, true
 	}
-	return r
+	if u.s == "" {
+		return 0, false
+	}
+	r, n := utf8.DecodeRuneInString(u.s)
+	u.s = u.s[n:]
+	if r >= 0x10000 {
+		hi, lo := utf16.EncodeRune(r)
+		u.lo = lo
+		return hi, true
+	}
+	return r, true
 }
 
 // ToLower is String.prototype.toLowerCase. ASCII text without capitals is returned as it is.

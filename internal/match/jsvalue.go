@@ -95,36 +95,69 @@ func toPrimitive(v any) any {
 	return jsString(v)
 }
 
-// sortObjectsLess is predicates.js sortObjects as a strict less: objects
-// (arrays included) compare by their stable stringification, anything else
-// with JavaScript's <.
-func sortObjectsLess(a, b any) bool {
-	if isObject(a) && isObject(b) {
-		return jsvalue.Less16(string(appendCanon(nil, a)), string(appendCanon(nil, b)))
-	}
-	return jsLess(a, b)
+// sortJS sorts a copy of a as Array#sort(sortObjects) does (stable, undefined last):
+// predicates.js sortObjects compares objects (arrays included) by their stable stringification,
+// anything else with JavaScript's <.
+func sortJS(a []any) []any {
+	out, _ := sortWithin(a, -1)
+	return out
 }
 
-// sortJS sorts a copy of a as Array#sort(sortObjects) does (stable, undefined last).
-func sortJS(a []any) []any {
-	out := make([]any, len(a))
-	copy(out, a)
-	slices.SortStableFunc(out, func(x, y any) int {
-		ux, uy := jsvalue.IsUndefined(x), jsvalue.IsUndefined(y)
+// selectionBudget bounds the stable stringifications of what one jsonpath selection picks from
+// a text of textLen bytes: 4 MiB more than twice the text. Values that are not nested in each
+// other add up to about the text's length at most; recursive descent ($..a) also picks every
+// level of a nested value, each holding the levels below, so a 60 KB body nested 10,000 deep
+// selects 300 MB of text (sorting and comparing it took minutes). Past the bound the selector
+// selects nothing.
+func selectionBudget(textLen int) int { return 4<<20 + 2*textLen }
+
+// sortWithin is sortJS computing each object's stringification once; false when the
+// stringifications add up to more than budget bytes (no bound when budget < 0).
+func sortWithin(a []any, budget int) ([]any, bool) {
+	type item struct {
+		v   any
+		obj bool
+		key string // the stable stringification of an object
+	}
+	items := make([]item, len(a))
+	var buf []byte
+	total := 0
+	for i, v := range a {
+		items[i].v = v
+		if isObject(v) {
+			buf = appendCanon(buf[:0], v)
+			if total += len(buf); budget >= 0 && total > budget {
+				return nil, false
+			}
+			items[i].obj, items[i].key = true, string(buf)
+		}
+	}
+	less := func(x, y *item) bool {
+		if x.obj && y.obj {
+			return jsvalue.Less16(x.key, y.key)
+		}
+		return jsLess(x.v, y.v)
+	}
+	slices.SortStableFunc(items, func(x, y item) int {
+		ux, uy := jsvalue.IsUndefined(x.v), jsvalue.IsUndefined(y.v)
 		switch {
 		case ux || uy:
 			if !ux && uy {
 				return -1
 			}
 			return 0
-		case sortObjectsLess(x, y):
+		case less(&x, &y):
 			return -1
-		case sortObjectsLess(y, x):
+		case less(&y, &x):
 			return 1
 		}
 		return 0
 	})
-	return out
+	out := make([]any, len(items))
+	for i := range items {
+		out[i] = items[i].v
+	}
+	return out, true
 }
 
 // strictEquals is ===.

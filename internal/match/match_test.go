@@ -809,3 +809,49 @@ func TestPlainExpectedIsNormalized(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedJSONPathSelectionIsBounded: $..a picks every level of a nested body, each holding
+// the levels below, so the selection grows with the square of the depth. Up to the bound it
+// matches as Mountebank does (1,000 levels, 3 MB selected); past it the selector selects
+// nothing, in both layers, instead of taking minutes (10,000 levels would select 300 MB).
+func TestNestedJSONPathSelectionIsBounded(t *testing.T) {
+	s, err := Compile(decode(t, `[
+		[{"equals":{"body":"x"},"jsonpath":{"selector":"$..a"}}],
+		[{"exists":{"body":false},"jsonpath":{"selector":"$..a"}}]
+	]`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		depth, want int
+	}{
+		{2, 0},
+		{1000, 0},
+		{10000, 1}, // selects nothing: the exists:false stub
+	} {
+		body := strings.Repeat(`{"a":`, tt.depth) + `"x"` + strings.Repeat("}", tt.depth)
+		r := &request.Request{Method: "POST", Path: "/", Body: body}
+		for name, find := range map[string]func(*Set, *request.Request) (int, error){"Find": (*Set).Find, "plainFind": plainFind} {
+			if got, err := find(s, r); got != tt.want || err != nil {
+				t.Errorf("%s(depth %d) = %d, %v; want %d", name, tt.depth, got, err, tt.want)
+			}
+		}
+	}
+}
+
+// TestSortWithin: objects sort by their stable stringification, computed once each, within
+// the budget.
+func TestSortWithin(t *testing.T) {
+	a := []any{map[string]any{"b": 1.0}, jsvalue.Undef, map[string]any{"a": 2.0}, []any{"ë"}, []any{"é"}}
+	got, ok := sortWithin(a, -1)
+	want := []any{[]any{"é"}, []any{"ë"}, map[string]any{"a": 2.0}, map[string]any{"b": 1.0}, jsvalue.Undef}
+	if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("sortWithin = %v, %v; want %v", got, ok, want)
+	}
+	if _, ok := sortWithin(a, 25); ok {
+		t.Error("sortWithin(a, 25) = ok; the objects' text is 26 bytes")
+	}
+	if _, ok := sortWithin(a, 26); !ok {
+		t.Error("sortWithin(a, 26) = not ok; the objects' text is 26 bytes")
+	}
+}

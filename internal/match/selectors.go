@@ -16,7 +16,8 @@ import (
 
 // jsonPathSelect is jsonpath.js select followed by predicates.js select and orderIndependent:
 // what the selector picks from v, the text tryJSON parsed (and forceStrings made strings of).
-func jsonPathSelect(sel *selector, v any) any {
+// textLen is the length of that text (see selectionBudget).
+func jsonPathSelect(sel *selector, v any, textLen int) any {
 	if !sel.jpOK {
 		return jsvalue.Undef
 	}
@@ -42,7 +43,12 @@ func jsonPathSelect(sel *selector, v any) any {
 		}
 		return res[0]
 	}
-	return sortJS(res)
+	// Several values: recursive descent can pick values nested in each other.
+	out, ok := sortWithin(res, selectionBudget(textLen))
+	if !ok {
+		return jsvalue.Undef
+	}
+	return out
 }
 
 func safeJPGet(sel *selector, v any) (res []any) {
