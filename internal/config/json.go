@@ -203,6 +203,7 @@ func (p *jsonParser) object(depth int) (Value, error) {
 	}
 	mark := len(p.members)
 	defer func() { p.members = p.members[:mark] }()
+	var idx map[string]int // the keys' positions, once the object has many
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -222,7 +223,7 @@ func (p *jsonParser) object(depth int) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.set(mark, key, v)
+		idx = p.set(mark, idx, key, v)
 		done, err := p.next('}', "object")
 		if err != nil {
 			return nil, err
@@ -236,15 +237,32 @@ func (p *jsonParser) object(depth int) (Value, error) {
 }
 
 // set is Object.Set on the members of the object being read, from mark on: a later duplicate
-// key replaces the value but keeps the first position, as JSON.parse does.
-func (p *jsonParser) set(mark int, key string, v Value) {
+// key replaces the value but keeps the first position, as JSON.parse does. Past a few members it
+// finds keys with idx (made here; pass back what it returns), not by scanning.
+func (p *jsonParser) set(mark int, idx map[string]int, key string, v Value) map[string]int {
+	if idx == nil && len(p.members)-mark >= builderIndexFrom {
+		idx = make(map[string]int, 2*(len(p.members)-mark))
+		for i := len(p.members) - 1; i >= mark; i-- {
+			idx[p.members[i].Key] = i
+		}
+	}
+	if idx != nil {
+		if i, ok := idx[key]; ok {
+			p.members[i].Value = v
+			return idx
+		}
+		idx[key] = len(p.members)
+		p.members = append(p.members, Member{Key: key, Value: v})
+		return idx
+	}
 	for i := mark; i < len(p.members); i++ {
 		if p.members[i].Key == key {
 			p.members[i].Value = v
-			return
+			return nil
 		}
 	}
 	p.members = append(p.members, Member{Key: key, Value: v})
+	return nil
 }
 
 func (p *jsonParser) array(depth int) (Value, error) {

@@ -60,7 +60,8 @@ func TestSyntaxErrorPosition(t *testing.T) {
 // documents and decode them to the same plain values.
 func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{`{"imposters":[{"port":4545,"protocol":"http","stubs":[{"responses":[{"is":{"body":"x"}}]}]}]}`,
-		`[1,2.5,-3e4,"a\u0041",true,false,null,{}]`, `{"a":{"b":[{"c":"\ud83d\ude00"}]}}`, `"x"`, `{"a":1,"a":2}`} {
+		`[1,2.5,-3e4,"a\u0041",true,false,null,{}]`, `{"a":{"b":[{"c":"\ud83d\ude00"}]}}`, `"x"`, `{"a":1,"a":2}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"a":17,"q":{"r":1,"r":2},"b":18}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

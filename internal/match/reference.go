@@ -808,6 +808,7 @@ func transformJS(v any, keyLower bool, str func(string) (any, error), sortArrays
 			return v, nil
 		}
 		out := &config.Object{Members: make([]config.Member, 0, len(t.Members))}
+		b := config.Builder{O: out}
 		for _, m := range jsMembers(t) {
 			k := m.Key
 			x, err := transformJS(m.Value, keyLower, str, sortArrays)
@@ -817,7 +818,7 @@ func transformJS(v any, keyLower bool, str func(string) (any, error), sortArrays
 			if keyLower {
 				k = jsvalue.ToLower(k)
 			}
-			out.Set(k, x) // a key lowercased onto an earlier one replaces its value in place
+			b.Set(k, x) // a key lowercased onto an earlier one replaces its value in place
 		}
 		return out, nil
 	}
@@ -981,14 +982,15 @@ func dryRunRequest(tcp bool) *config.Object {
 // queryObject is querystring.parse's object: a repeated key's values in an array.
 func queryObject(kvs []request.KV) *config.Object {
 	o := &config.Object{}
+	b := config.Builder{O: o}
 	for _, kv := range kvs {
-		switch cur, _ := o.Get(kv.Name); t := cur.(type) {
+		switch cur, _ := b.Get(kv.Name); t := cur.(type) {
 		case nil:
-			o.Set(kv.Name, kv.Value)
+			b.Set(kv.Name, kv.Value)
 		case []any:
-			o.Set(kv.Name, append(t, kv.Value))
+			b.Set(kv.Name, append(t, kv.Value))
 		default:
-			o.Set(kv.Name, []any{t, kv.Value})
+			b.Set(kv.Name, []any{t, kv.Value})
 		}
 	}
 	return o
@@ -998,19 +1000,20 @@ func queryObject(kvs []request.KV) *config.Object {
 // name repeats, replacing a value that is empty.
 func headersObject(kvs []request.KV) *config.Object {
 	o := &config.Object{}
+	b := config.Builder{O: o}
 	for _, kv := range kvs {
-		cur, _ := o.Get(kv.Name)
+		cur, _ := b.Get(kv.Name)
 		switch t := cur.(type) {
 		case []any:
-			o.Set(kv.Name, append(t, kv.Value))
+			b.Set(kv.Name, append(t, kv.Value))
 		case string:
 			if t != "" {
-				o.Set(kv.Name, []any{t, kv.Value})
+				b.Set(kv.Name, []any{t, kv.Value})
 			} else {
-				o.Set(kv.Name, kv.Value)
+				b.Set(kv.Name, kv.Value)
 			}
 		default:
-			o.Set(kv.Name, kv.Value)
+			b.Set(kv.Name, kv.Value)
 		}
 	}
 	return o
