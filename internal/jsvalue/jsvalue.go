@@ -77,6 +77,13 @@ func String(v any) string {
 // Join is Array.prototype.join(",") (and so Array#toString).
 func Join(a []any) string {
 	var sb strings.Builder
+	join(&sb, a)
+	return sb.String()
+}
+
+// join writes a's elements into sb, nested arrays into the same builder (each level building
+// its own string copied them once per level: quadratic for a deeply nested array).
+func join(sb *strings.Builder, a []any) {
 	for i, e := range a {
 		if i > 0 {
 			sb.WriteByte(',')
@@ -84,11 +91,14 @@ func Join(a []any) string {
 		if vr, ok := e.(Valuer); ok {
 			e = vr.JSValue()
 		}
-		if e != nil && !IsUndefined(e) {
+		switch t := e.(type) {
+		case nil, Undefined:
+		case []any:
+			join(sb, t)
+		default:
 			sb.WriteString(String(e))
 		}
 	}
-	return sb.String()
 }
 
 // FormatNumber is Number.prototype.toString (String of a number).

@@ -370,3 +370,20 @@ func BenchmarkDecodeUTF8Body(b *testing.B) {
 		_ = DecodeUTF8(body)
 	}
 }
+
+func TestJoin(t *testing.T) {
+	for _, tt := range []struct {
+		in   []any
+		want string
+	}{
+		{nil, ""},
+		{[]any{nil, Undef}, ","},
+		{[]any{1.0, "a", true, []any{2.0, []any{nil, "b"}}, map[string]any{}}, "1,a,true,2,,b,[object Object]"},
+		{[]any{constant{[]any{"c", 3.0}}, constant{nil}}, "c,3,"},
+		{[]any{[]any{}, []any{[]any{}}}, ","},
+	} {
+		if got := Join(tt.in); got != tt.want {
+			t.Errorf("Join(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

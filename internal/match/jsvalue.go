@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
@@ -114,6 +115,9 @@ func selectionBudget(textLen int) int { return 4<<20 + 2*textLen }
 // sortWithin is sortJS computing each object's stringification once; false when the
 // stringifications add up to more than budget bytes (no bound when budget < 0).
 func sortWithin(a []any, budget int) ([]any, bool) {
+	if len(a) < 2 {
+		return append([]any(nil), a...), true // nothing to compare
+	}
 	type item struct {
 		v   any
 		obj bool
@@ -125,16 +129,27 @@ func sortWithin(a []any, budget int) ([]any, bool) {
 	for i, v := range a {
 		items[i].v = v
 		if isObject(v) {
-			buf = appendCanon(buf[:0], v)
-			if total += len(buf); budget >= 0 && total > budget {
-				return nil, false
+			items[i].obj = true
+			if budget >= 0 {
+				buf = appendCanon(buf[:0], v)
+				if total += len(buf); total > budget {
+					return nil, false
+				}
+				items[i].key = string(buf)
 			}
-			items[i].obj, items[i].key = true, string(buf)
 		}
 	}
+	var cmp lazyCompare
 	less := func(x, y *item) bool {
-		if x.obj && y.obj {
+		switch {
+		case x.obj && y.obj && budget >= 0:
 			return jsvalue.Less16(x.key, y.key)
+		case x.obj && y.obj:
+			// Stringified only as far as they differ: an array nested in each of its
+			// elements' siblings is stringified again at every level it is sorted.
+			return cmp.less(canonSource{x.v}, canonSource{y.v})
+		case x.obj || y.obj:
+			return cmp.mixedLess(x.v, y.v)
 		}
 		return jsLess(x.v, y.v)
 	}
@@ -185,37 +200,58 @@ func strictEquals(a, b any) bool {
 // any injective encoding with the same key order would do; this one follows
 // JSON.stringify.
 func appendCanon(dst []byte, v any) []byte {
+	w := canonWriter{dst: dst, limit: -1}
+	w.write(v)
+	return w.dst
+}
+
+// canonWriter appends stable stringifications (appendCanon); with a limit >= 0 it stops, between
+// characters, once dst holds limit bytes or more.
+type canonWriter struct {
+	dst   []byte
+	limit int
+}
+
+// write appends v; false when it stopped at the limit.
+func (w *canonWriter) write(v any) bool {
+	if w.limit >= 0 && len(w.dst) >= w.limit {
+		return false
+	}
 	switch t := v.(type) {
 	case nil:
-		return append(dst, "null"...)
+		w.dst = append(w.dst, "null"...)
 	case jsvalue.Undefined:
-		return append(dst, "undefined"...)
+		w.dst = append(w.dst, "undefined"...)
 	case bool:
 		if t {
-			return append(dst, "true"...)
+			w.dst = append(w.dst, "true"...)
+		} else {
+			w.dst = append(w.dst, "false"...)
 		}
-		return append(dst, "false"...)
 	case float64:
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return append(dst, "null"...)
+			w.dst = append(w.dst, "null"...)
+		} else {
+			w.dst = jsvalue.AppendNumber(w.dst, t)
 		}
-		return jsvalue.AppendNumber(dst, t)
 	case string:
-		return appendQuoted(dst, t)
+		return w.quoted(t)
 	case *eleaf:
-		return appendCanon(dst, t.v)
+		return w.write(t.v)
 	case []any:
-		dst = append(dst, '[')
+		w.dst = append(w.dst, '[')
 		for i, e := range t {
 			if i > 0 {
-				dst = append(dst, ',')
+				w.dst = append(w.dst, ',')
 			}
 			if jsvalue.IsUndefined(e) {
 				e = nil
 			}
-			dst = appendCanon(dst, e)
+			if !w.write(e) {
+				return false
+			}
 		}
-		return append(dst, ']')
+		w.dst = append(w.dst, ']')
 	case map[string]any:
 		keys := make([]string, 0, len(t))
 		for k, e := range t {
@@ -224,19 +260,24 @@ func appendCanon(dst []byte, v any) []byte {
 			}
 		}
 		sort.Slice(keys, func(i, j int) bool { return jsvalue.Less16(keys[i], keys[j]) })
-		dst = append(dst, '{')
+		w.dst = append(w.dst, '{')
 		for i, k := range keys {
 			if i > 0 {
-				dst = append(dst, ',')
+				w.dst = append(w.dst, ',')
 			}
-			dst = appendQuoted(dst, k)
-			dst = append(dst, ':')
-			dst = appendCanon(dst, t[k])
+			if !w.quoted(k) {
+				return false
+			}
+			w.dst = append(w.dst, ':')
+			if !w.write(t[k]) {
+				return false
+			}
 		}
-		return append(dst, '}')
+		w.dst = append(w.dst, '}')
 	case *config.Object:
 		if t == nil {
-			return append(dst, "null"...)
+			w.dst = append(w.dst, "null"...)
+			return true
 		}
 		// As for a map: keys sorted, undefined members left out (an object's keys are unique).
 		var fixed [8]int
@@ -256,23 +297,57 @@ func appendCanon(dst []byte, v any) []byte {
 			}
 			return 0
 		})
-		dst = append(dst, '{')
+		w.dst = append(w.dst, '{')
 		for n, i := range order {
 			if n > 0 {
-				dst = append(dst, ',')
+				w.dst = append(w.dst, ',')
 			}
-			dst = appendQuoted(dst, t.Members[i].Key)
-			dst = append(dst, ':')
-			dst = appendCanon(dst, t.Members[i].Value)
+			if !w.quoted(t.Members[i].Key) {
+				return false
+			}
+			w.dst = append(w.dst, ':')
+			if !w.write(t.Members[i].Value) {
+				return false
+			}
 		}
-		return append(dst, '}')
+		w.dst = append(w.dst, '}')
+	default:
+		w.dst = append(w.dst, "null"...)
 	}
-	return append(dst, "null"...)
+	return true
+}
+
+// quoted appends s as a JSON string; false when it stopped at the limit.
+func (w *canonWriter) quoted(s string) bool {
+	if w.limit < 0 {
+		w.dst = appendQuoted(w.dst, s)
+		return true
+	}
+	w.dst = append(w.dst, '"')
+	for i := 0; i < len(s); {
+		if len(w.dst) >= w.limit && utf8.RuneStart(s[i]) {
+			return false
+		}
+		j := i + 1
+		for j < len(s) && !utf8.RuneStart(s[j]) {
+			j++
+		}
+		w.dst = appendQuotedBody(w.dst, s[i:j])
+		i = j
+	}
+	w.dst = append(w.dst, '"')
+	return true
 }
 
 func appendQuoted(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
+	dst = appendQuotedBody(dst, s)
+	return append(dst, '"')
+}
+
+// appendQuotedBody appends s escaped as inside a JSON string.
+func appendQuotedBody(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -284,7 +359,7 @@ func appendQuoted(dst []byte, s string) []byte {
 			dst = append(dst, c)
 		}
 	}
-	return append(dst, '"')
+	return dst
 }
 
 // decodeBase64 is Buffer.from(s, 'base64').toString(): lenient about the

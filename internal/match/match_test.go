@@ -855,3 +855,36 @@ func TestSortWithin(t *testing.T) {
 		t.Error("sortWithin(a, 26) = not ok; the objects' text is 26 bytes")
 	}
 }
+
+// TestDeeplyNestedBodies: predicates that normalize a body sort every array in it
+// (orderIndependent), comparing elements by their stringification; a body [1,[1,[1,…]]] 10,000
+// deep took minutes when each comparison wrote both strings out (and Array#join was quadratic).
+func TestDeeplyNestedBodies(t *testing.T) {
+	s, err := Compile(decode(t, `[
+		[{"deepEquals":{"body":{"a":1}}}],
+		[{"contains":{"body":{"a":{"a":"q"}}}}],
+		[{"equals":{"body":[1,[1]]}}],
+		[{"startsWith":{"body":"[\"1\""}}]
+	]`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		body string
+		want int
+	}{
+		// What Mountebank 2.9.1 answers for the same bodies 50 and 500 deep (deeper, it
+		// overflows its stack).
+		{strings.Repeat(`[1,`, 10000) + `1` + strings.Repeat("]", 10000), 2},
+		{strings.Repeat(`["1",`, 10000) + `"1"` + strings.Repeat("]", 10000), 2},
+		{strings.Repeat(`[{"b":1},`, 5000) + `1` + strings.Repeat("]", 5000), -1},
+		{strings.Repeat(`[[1],`, 5000) + `1` + strings.Repeat("]", 5000), 2},
+	} {
+		r := &request.Request{Method: "POST", Path: "/", Body: tt.body}
+		for name, find := range map[string]func(*Set, *request.Request) (int, error){"Find": (*Set).Find, "plainFind": plainFind} {
+			if got, err := find(s, r); got != tt.want || err != nil {
+				t.Errorf("%s(%.12s…) = %d, %v; want %d", name, tt.body, got, err, tt.want)
+			}
+		}
+	}
+}
