@@ -242,53 +242,75 @@ func jsonpathValues(expr jp.Expr, from config.Value) []config.Value {
 		data = v
 	}
 	var res []any
+	w := &walker{orig: map[*any][]any{}}
 	func() {
 		defer func() { _ = recover() }()
-		res = expr.Get(wrap(data))
+		res = expr.Get(w.wrap(data))
 	}()
 	out := make([]config.Value, 0, len(res))
 	for _, r := range res {
-		out = append(out, unwrap(r))
+		out = append(out, w.unwrap(r))
 	}
 	return out
 }
 
-// keyed lets ojg walk a configuration object in its key order.
-type keyed struct{ o *config.Object }
-
-func (k keyed) ValueForKey(key string) (any, bool) {
-	v, ok := k.o.Get(key)
-	return wrap(v), ok
+// walker lets ojg walk configuration values: objects in their key order (keyed), arrays with
+// their elements wrapped; unwrap gives back the values ojg selects.
+type walker struct {
+	orig map[*any][]any // the array each wrapped array was made from, by its first element
 }
-func (k keyed) SetValueForKey(string, any) {}
-func (k keyed) RemoveValueForKey(string)   {}
-func (k keyed) Keys() []string             { return k.o.Keys() }
 
-func wrap(v config.Value) any {
+// keyed is an object for ojg. `$.*` reads every key: past a few keys they are found with a map
+// (config.Builder), not by scanning (a body of 200,000 keys took 25 s).
+type keyed struct {
+	b config.Builder
+	w *walker
+}
+
+func (k *keyed) ValueForKey(key string) (any, bool) {
+	v, ok := k.b.Get(key)
+	return k.w.wrap(v), ok
+}
+func (k *keyed) SetValueForKey(string, any) {}
+func (k *keyed) RemoveValueForKey(string)   {}
+func (k *keyed) Keys() []string             { return k.b.O.Keys() }
+
+func (w *walker) wrap(v config.Value) any {
 	switch t := v.(type) {
 	case *config.Object:
 		if t == nil {
 			return nil
 		}
-		return keyed{t}
+		return &keyed{config.Builder{O: t}, w}
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = wrap(e)
+			out[i] = w.wrap(e)
+		}
+		if len(out) > 0 {
+			w.orig[&out[0]] = t
 		}
 		return out
 	}
 	return v
 }
 
-func unwrap(v any) config.Value {
+// unwrap is the value ojg selected as it was before wrap: an array selected is the one it was
+// made from (rebuilding each of the arrays `$..*` selects, each nested in the one before, took
+// seconds).
+func (w *walker) unwrap(v any) config.Value {
 	switch t := v.(type) {
-	case keyed:
-		return t.o
+	case *keyed:
+		return t.b.O
 	case []any:
+		if len(t) > 0 {
+			if o, ok := w.orig[&t[0]]; ok {
+				return o
+			}
+		}
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = unwrap(e)
+			out[i] = w.unwrap(e)
 		}
 		return out
 	case int64:
@@ -394,18 +416,26 @@ func (s *copyStep) apply(_ context.Context, a *applyState) error {
 	if len(vals) == 0 {
 		return nil
 	}
+	// Each value's text is made when a field first names it: `$..*` can select thousands of
+	// values nested in each other, and writing them all out is quadratic in the body.
 	repl := make([]string, len(vals))
-	for i, v := range vals {
-		repl[i] = joinText(v)
+	made := make([]bool, len(vals))
+	text := func(i int) string {
+		if !made[i] {
+			repl[i], made[i] = joinText(vals[i]), true
+		}
+		return repl[i]
 	}
 	replaceIn(a.resp, func(field string) string {
 		if !strings.Contains(field, s.into) {
 			return field
 		}
-		for i, r := range repl {
-			field = replaceAll(field, s.into+"["+strconv.Itoa(i)+"]", r)
+		for i := range vals {
+			if token := s.into + "[" + strconv.Itoa(i) + "]"; strings.Contains(field, token) {
+				field = replaceAll(field, token, text(i))
+			}
 		}
-		return replaceAll(field, s.into, repl[0])
+		return replaceAll(field, s.into, text(0))
 	})
 	return nil
 }

@@ -425,9 +425,9 @@ func fromPlain(v any) config.Value {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		o := &config.Object{}
-		for _, k := range keys {
-			o.Set(k, fromPlain(t[k]))
+		o := &config.Object{Members: make([]config.Member, 0, len(keys))}
+		for _, k := range keys { // unique: no Set, which scans the members before
+			o.Members = append(o.Members, config.Member{Key: k, Value: fromPlain(t[k])})
 		}
 		return o
 	case []any:

@@ -1,6 +1,7 @@
 package hbs
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -265,4 +266,35 @@ func FuzzParse(f *testing.F) {
 		}
 		_, _ = p.Render(nil, &Model{Request: r, Port: 1, Scheme: "http"})
 	})
+}
+
+// TestJSONPathLargeSelections: values nested in each other ($..a over a nested body) are
+// refused past the budget instead of being converted one by one (quadratic: seconds, and
+// gigabytes, for 10,000 levels); an object of many keys converts in linear time.
+func TestJSONPathLargeSelections(t *testing.T) {
+	nested := func(depth int) string {
+		return strings.Repeat(`{"a":`, depth) + `"x"` + strings.Repeat("}", depth)
+	}
+	if got := render(t, "{{size (jsonPath request.body '$..a')}}", &request.Request{Body: nested(100)}); got != "100" {
+		t.Errorf("$..a on 100 levels: size %s, want 100", got)
+	}
+	tpl, err := Parse("{{jsonPath request.body '$..a'}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tpl.Render(nil, &Model{Request: &request.Request{Body: nested(10000)}}); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("$..a on 10,000 levels: error %v, want too large", err)
+	}
+	var b strings.Builder
+	b.WriteString(`{"o":{`)
+	for i := 0; i < 100000; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"k%06d":%d`, i, i)
+	}
+	b.WriteString(`}}`)
+	if got := render(t, "{{size (jsonPath request.body '$.o')}}", &request.Request{Body: b.String()}); got != "100000" {
+		t.Errorf("$.o of 100,000 keys: size %s, want 100000", got)
+	}
 }

@@ -496,7 +496,9 @@ func urlEncodeHelper(c *call) (any, error) {
 // the value, several a list; an object or list renders as JSON.
 func jsonPathHelper(c *call) (any, error) {
 	doc := c.arg(0)
+	textLen := 0
 	if _, ok := doc.(string); ok || doc == nil {
+		textLen = len(Text(doc))
 		v, err := config.ParseJSON([]byte(Text(doc)))
 		if err != nil {
 			return c.hash["default"], nil
@@ -511,6 +513,9 @@ func jsonPathHelper(c *call) (any, error) {
 	if len(got) == 0 || len(got) == 1 && got[0] == nil {
 		return c.hash["default"], nil
 	}
+	if len(got) > 1 && !withinBudget(got, 4<<20+2*textLen) {
+		return nil, errSelectionTooLarge
+	}
 	if len(got) == 1 && !isWildcard(c.str(1)) {
 		return fromPlainValue(got[0]), nil
 	}
@@ -519,6 +524,44 @@ func jsonPathHelper(c *call) (any, error) {
 		out[i] = fromPlainValue(g)
 	}
 	return out, nil
+}
+
+// errSelectionTooLarge: recursive descent ($..a) picks every level of a nested value, each
+// holding the levels below: a 60 KB body nested 10,000 deep selects 300 MB.
+var errSelectionTooLarge = errors.New("jsonPath: the values selected are too large (more than 4 MiB and twice the text they are selected from)")
+
+// withinBudget says whether the values, written out, would take at most budget bytes (about a
+// byte for each value and separator, the length of each string and key). Values not nested in
+// each other take about the length of the text they come from; it counts no further than budget.
+func withinBudget(vals []any, budget int) bool {
+	var count func(v any) bool
+	count = func(v any) bool {
+		budget--
+		switch t := v.(type) {
+		case string:
+			budget -= len(t)
+		case []any:
+			for _, e := range t {
+				if !count(e) {
+					return false
+				}
+			}
+		case map[string]any:
+			for k, e := range t {
+				budget -= len(k)
+				if !count(e) {
+					return false
+				}
+			}
+		}
+		return budget >= 0
+	}
+	for _, v := range vals {
+		if !count(v) {
+			return false
+		}
+	}
+	return true
 }
 
 func isWildcard(p string) bool { return strings.ContainsAny(p, "*?") || strings.Contains(p, "..") }
