@@ -65,6 +65,7 @@ type API struct {
 	reg       *imposter.Registry
 	log       *slog.Logger
 	changeMu  sync.Mutex // one change at a time, each saved before the next
+	unsaved   bool       // the last save to the node's own store failed (under changeMu)
 	listed    atomic.Pointer[renderedList]
 	rendered  renderings
 	created   atomic.Pointer[createdEcho] // the answer to the last POST /imposters

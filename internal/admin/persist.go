@@ -89,14 +89,32 @@ func (a *API) diff(before map[int]stubsState) store.Change {
 func (a *API) SaveAll(ctx context.Context) error {
 	a.changeMu.Lock()
 	defer a.changeMu.Unlock()
+	if a.shared != nil {
+		return a.saveShared(ctx, a.everything())
+	}
+	a.unsaved = true // a replacement
+	return a.saveLocked(ctx, store.Change{})
+}
+
+// everything is the change that replaces what a store holds with the running imposters.
+func (a *API) everything() store.Change {
 	ch := store.Change{Replace: true}
 	for _, im := range a.reg.Listing().Imposters {
 		ch.Put = append(ch.Put, StoredImposter(im))
 	}
-	if a.shared != nil {
-		return a.saveShared(ctx, ch)
+	return ch
+}
+
+// saveLocked stores ch in the node's own store (not a shared one), changeMu held. After a save
+// failed, the change that failed is live but not in the store, so the next save stores every
+// running imposter instead of its own change: what the store holds catches up with what runs
+// (disk space freed, say) at the first save that succeeds.
+func (a *API) saveLocked(ctx context.Context, ch store.Change) error {
+	if a.unsaved {
+		ch = a.everything()
 	}
 	_, err := a.opts.Store.Save(ctx, ch)
+	a.unsaved = err != nil
 	return err
 }
 
@@ -124,7 +142,7 @@ func (a *API) Change(ctx context.Context, change func() error) (ran bool, err er
 	if a.shared != nil {
 		serr = a.saveShared(ctx, ch)
 	} else {
-		_, serr = a.opts.Store.Save(ctx, ch)
+		serr = a.saveLocked(ctx, ch)
 	}
 	if serr != nil {
 		serr = fmt.Errorf("cannot store the change: %w", serr)
@@ -152,7 +170,7 @@ func (a *API) saveAfter(ctx *fasthttp.RequestCtx, before map[int]stubsState) {
 		}
 		return
 	}
-	if _, err := a.opts.Store.Save(ctx, ch); err != nil {
+	if err := a.saveLocked(ctx, ch); err != nil {
 		a.log.Error("cannot persist imposters", "err", err)
 		ctx.Response.Reset()
 		a.sendErrors(ctx, &apiError{status: 500, errs: []*config.Error{{Code: "cannot persist", Message: err.Error()}}})

@@ -78,4 +78,33 @@ func TestChangeRunsUnderTheChangeLock(t *testing.T) {
 	if !ran || !errors.Is(err, st.fail) {
 		t.Errorf("change with a failing store: ran %v, %v; want true and the store's error", ran, err)
 	}
+
+	// The store works again: the next change stores every running imposter (the deletion that
+	// failed to save included), not only itself.
+	st.fail = nil
+	var again int
+	if ran, err := a.Change(context.Background(), func() error {
+		nim, err := a.reg.Create(def)
+		if nim != nil {
+			again = nim.Port()
+		}
+		return err
+	}); !ran || err != nil {
+		t.Fatalf("Change after the store recovered: ran %v, %v", ran, err)
+	}
+	ch = st.changes[len(st.changes)-1]
+	ports := map[int]bool{}
+	for _, p := range ch.Put {
+		ports[p.Port] = true
+	}
+	if !ch.Replace || len(ch.Put) != 2 || !ports[im.Port()] || !ports[again] {
+		t.Errorf("first change stored after a failed one: %+v; want every running imposter (%d, %d) replacing the store's", ch, im.Port(), again)
+	}
+	// Then changes are stored as changes again.
+	if _, err := a.Change(context.Background(), func() error { a.reg.Delete(again); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ch := st.changes[len(st.changes)-1]; ch.Replace || len(ch.Deleted) != 1 || ch.Deleted[0] != again {
+		t.Errorf("change after the catch-up: %+v; want imposter %d deleted, nothing else", ch, again)
+	}
 }
