@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"net"
 	"slices"
 	"sync"
 	"time"
@@ -20,15 +21,28 @@ type journal struct {
 	bytes    int
 	maxCount int
 	maxBytes int
+	// buf is the chunk the next records are appended to. Records are copied, not shared, so
+	// that the handler may recycle the request's memory; a chunk is garbage once no entry
+	// (or request rendered from one) refers to it, and it has no pointers to scan.
+	buf []byte
 }
 
-// journalEntry is one recorded request: an http or tcp request as the handler saw it (snap),
-// sharing its strings and rendered into Mountebank's shape (req) the first time it is listed
-// (recording costs two allocations, not a tree of objects), or a request already in that shape
-// (smtp).
+// Chunk sizes of the journal's records: the first is small (most imposters record few
+// requests), each next one twice the last, up to maxRecChunk.
+const (
+	minRecChunk = 1 << 10
+	maxRecChunk = 64 << 10
+)
+
+// journalEntry is one recorded request: an http or tcp request as the handler saw it, copied
+// into the journal's chunk (rec, and the client's address not formatted yet, addr) and
+// rendered into Mountebank's shape (req) the first time it is listed (recording allocates
+// nothing but a new chunk now and then, not a tree of objects), or a request already in that
+// shape (smtp).
 type journalEntry struct {
 	req   *config.Object
-	snap  *request.Request
+	rec   []byte
+	addr  net.Addr
 	at    time.Time
 	bytes int
 	// stub is the index of the stub that answered, NoStub or StubError. For a request no stub
@@ -57,19 +71,18 @@ func (j *journal) init(maxCount, maxBytes int) {
 	j.maxCount, j.maxBytes = maxCount, maxBytes
 }
 
-// addRequest records r, whose strings must stay valid (the handler does not recycle it).
+// addRequest records r: what the journal shows of it is copied, so r may be recycled after.
 func (j *journal) addRequest(r *request.Request, at time.Time, stub int, tbl *table, why *match.Explanation) {
-	snap := &request.Request{}
-	r.ShareInto(snap)
-	j.add(journalEntry{snap: snap, at: at, bytes: 64 + snap.Size()}, stub, tbl, why)
+	j.add(journalEntry{at: at, bytes: 64 + r.Size()}, r, stub, tbl, why)
 }
 
 // addObject records a request already in Mountebank's recorded shape.
 func (j *journal) addObject(req *config.Object, at time.Time, stub int, tbl *table, why *match.Explanation) {
-	j.add(journalEntry{req: req, at: at, bytes: approxSize(req)}, stub, tbl, why)
+	j.add(journalEntry{req: req, at: at, bytes: approxSize(req)}, nil, stub, tbl, why)
 }
 
-func (j *journal) add(e journalEntry, stub int, tbl *table, why *match.Explanation) {
+// add appends e, with the record of r when r is not nil.
+func (j *journal) add(e journalEntry, r *request.Request, stub int, tbl *table, why *match.Explanation) {
 	size := e.bytes
 	if stub >= 0 {
 		tbl = nil // only a no-match is explained
@@ -88,10 +101,30 @@ func (j *journal) add(e journalEntry, stub int, tbl *table, why *match.Explanati
 		}
 	}
 	idx := (j.head + j.n) % len(j.entries)
+	if r != nil {
+		e.rec, e.addr = j.record(r)
+	}
 	e.stub, e.tbl, e.why = stub, tbl, why
 	j.entries[idx] = e
 	j.n++
 	j.bytes += size
+}
+
+// record copies r's record into the current chunk, or a new one when it has no room. The lock
+// must be held.
+func (j *journal) record(r *request.Request) ([]byte, net.Addr) {
+	n := r.RecordLen()
+	if cap(j.buf)-len(j.buf) < n {
+		size := min(max(2*cap(j.buf), minRecChunk), maxRecChunk)
+		j.buf = make([]byte, 0, max(size, n))
+	}
+	start := len(j.buf)
+	var addr net.Addr
+	j.buf, addr = r.AppendRecord(j.buf)
+	if len(j.buf)-start != n {
+		panic("BUG: a request's record is not RecordLen long")
+	}
+	return j.buf[start:len(j.buf):len(j.buf)], addr
 }
 
 func (j *journal) dropOldest() {
@@ -107,7 +140,7 @@ func (j *journal) dropOldest() {
 
 func (j *journal) clear() {
 	j.mu.Lock()
-	j.entries, j.head, j.n, j.bytes = nil, 0, 0, 0
+	j.entries, j.head, j.n, j.bytes, j.buf = nil, 0, 0, 0, nil
 	j.mu.Unlock()
 }
 
@@ -133,8 +166,10 @@ func (j *journal) size() int {
 // render puts e's request in Mountebank's recorded shape, once: later reads get the same
 // object (the dashboard keeps explanations by it). The lock must be held.
 func (e *journalEntry) render() journalEntry {
-	if e.snap != nil {
-		e.req, e.snap = recordedRequest(e.snap), nil
+	if e.rec != nil {
+		var r request.Request
+		r.FromRecord(e.rec, e.addr)
+		e.req, e.rec, e.addr = recordedRequest(&r), nil, nil
 	}
 	return *e
 }

@@ -2,6 +2,7 @@ package imposter
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -409,6 +410,53 @@ func TestBinaryBodyNotText(t *testing.T) {
 	} {
 		if got := newIsResponse(mustJSON(t, resp), defaultsOf(nil)).http.binaryNotText; got != want {
 			t.Errorf("%s: binaryNotText = %v, want %v", resp, got, want)
+		}
+	}
+}
+
+// TestJournalOfRecycledRequests serves requests as the http handler does, recycling each
+// request whose answer keeps none of its strings: a recorded imposter's requests are recycled
+// now (the journal copies them), and the journal still lists each as it was sent, in order.
+func TestJournalOfRecycledRequests(t *testing.T) {
+	im, err := New(impostertest.Def(t, strings.Replace(impostertest.SimpleStub, `"port":4545,`, `"port":4545,"recordRequests":true,`, 1)),
+		Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws := []string{
+		"GET /hello HTTP/1.1\r\nHost: a\r\n\r\n",
+		"GET /hello?x=1&x=2 HTTP/1.1\r\nHost: b\r\nX-Latin: \xe9\r\n\r\n",
+		"POST /form HTTP/1.1\r\nHost: c\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 7\r\n\r\na=1&b=2",
+		"PUT /other HTTP/1.1\r\nHost: dddddddddddddddddddddddddddddddddddddd\r\nContent-Length: 4\r\n\r\nbody",
+	}
+	recycled := 0
+	for i := range 3 * len(raws) {
+		req := request.Acquire()
+		request.FromHTTP(impostertest.RequestCtx(t, raws[i%len(raws)]), req)
+		a := im.Resolve(req)
+		if im.Recyclable(a) {
+			recycled++
+			request.Recycle(req)
+		} else {
+			request.Release(req)
+		}
+	}
+	if recycled != 3*len(raws) {
+		t.Errorf("%d of %d recorded requests recycled", recycled, 3*len(raws))
+	}
+	want := []string{
+		`{"requestFrom":"::ffff:127.0.0.1:50000","method":"GET","path":"/hello","query":{},"headers":{"Host":"a"},"body":"","ip":"::ffff:127.0.0.1"}`,
+		`{"requestFrom":"::ffff:127.0.0.1:50000","method":"GET","path":"/hello","query":{"x":["1","2"]},"headers":{"Host":"b","X-Latin":"é"},"body":"","ip":"::ffff:127.0.0.1"}`,
+		`{"requestFrom":"::ffff:127.0.0.1:50000","method":"POST","path":"/form","query":{},"headers":{"Host":"c","Content-Type":"application/x-www-form-urlencoded","Content-Length":"7"},"body":"a=1&b=2","ip":"::ffff:127.0.0.1","form":{"a":"1","b":"2"}}`,
+		`{"requestFrom":"::ffff:127.0.0.1:50000","method":"PUT","path":"/other","query":{},"headers":{"Host":"dddddddddddddddddddddddddddddddddddddd","Content-Length":"4"},"body":"body","ip":"::ffff:127.0.0.1"}`,
+	}
+	list := im.RecordedRequests()
+	if len(list) != 3*len(raws) {
+		t.Fatalf("journal lists %d requests, want %d", len(list), 3*len(raws))
+	}
+	for i, r := range list {
+		if got := string(config.MarshalJSON(r.Request, 0)); got != want[i%len(want)] {
+			t.Errorf("request %d lists\n%s\nwant\n%s", i, got, want[i%len(want)])
 		}
 	}
 }

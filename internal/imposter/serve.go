@@ -202,9 +202,10 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 }
 
 // Recyclable reports whether nothing kept req's strings once a is written: a static response
-// of stubs without scripts, not recorded. Their memory may then serve the next request.
+// of stubs without scripts, not recorded in a shared store (the journal copies what it keeps).
+// Their memory may then serve the next request.
 func (im *Imposter) Recyclable(a Answer) bool {
-	return static(a.resp) != nil && a.Recorded == nil && !im.Records() && !im.scripted.Load()
+	return static(a.resp) != nil && a.Recorded == nil && (im.shared == nil || !im.Records()) && !im.scripted.Load()
 }
 
 // RecordMatch keeps, with --debug, the match of the stub that answered for the imposter's JSON.
