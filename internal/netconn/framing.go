@@ -123,9 +123,37 @@ func hasHeader(raw []byte, name string) bool {
 	return false
 }
 
-// refuseAmbiguous answers 400 and closes the connection of a request whose length is ambiguous.
-func refuseAmbiguous(ctx *fasthttp.RequestCtx) bool {
-	if !ambiguousLength(ctx) {
+// nodeReads reports whether node's parser (llhttp, so Mountebank) reads a request that fasthttp
+// read: one whose length is not ambiguous, whose method is one llhttp knows for HTTP (a method
+// of its own, lower-case letters or RTSP's are refused), whose version is 0.9, 1.0, 1.1 or 2.0,
+// and whose request target is ASCII.
+func nodeReads(ctx *fasthttp.RequestCtx) bool {
+	switch string(ctx.Method()) {
+	case "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "CONNECT", "TRACE",
+		"COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "BIND",
+		"REBIND", "UNBIND", "ACL", "REPORT", "MKACTIVITY", "CHECKOUT", "MERGE", "M-SEARCH",
+		"NOTIFY", "SUBSCRIBE", "UNSUBSCRIBE", "PURGE", "MKCALENDAR", "LINK", "UNLINK", "SOURCE",
+		"QUERY":
+	default:
+		return false
+	}
+	switch string(ctx.Request.Header.Protocol()) {
+	case "HTTP/1.1", "HTTP/1.0", "HTTP/0.9", "HTTP/2.0":
+	default:
+		return false
+	}
+	for _, c := range ctx.Request.Header.RequestURI() {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return !ambiguousLength(ctx)
+}
+
+// refuseUnreadable answers 400 and closes the connection of a request node would not read
+// (nodeReads).
+func refuseUnreadable(ctx *fasthttp.RequestCtx) bool {
+	if nodeReads(ctx) {
 		return false
 	}
 	ctx.Response.Reset()

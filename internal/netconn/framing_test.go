@@ -1,8 +1,12 @@
 package netconn
 
 import (
+	"bufio"
 	"bytes"
+	"strings"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 )
 
 // scanAll feeds b to a headScan in chunks of n bytes (all at once for n <= 0).
@@ -106,4 +110,46 @@ func FuzzHeadScan(f *testing.F) {
 			t.Fatal("bad without a line end")
 		}
 	})
+}
+
+// TestNodeReads: the requests node's parser refuses (Mountebank answers 400 and closes) and
+// fasthttp reads, as Mountebank 2.9.1 on Node 20 answered them.
+func TestNodeReads(t *testing.T) {
+	for _, tt := range []struct {
+		head string
+		want bool
+	}{
+		{"GET /x HTTP/1.1", true},
+		{"PURGE /x HTTP/1.1", true},
+		{"M-SEARCH * HTTP/1.1", true},
+		{"QUERY /x HTTP/1.1", true},
+		{"GET /a\"b{c}|^` HTTP/1.1", true},
+		{"GET /x HTTP/1.0", true},
+		{"GET /x HTTP/0.9", true},
+		{"GET /x HTTP/2.0", true},
+		{"get /x HTTP/1.1", false},
+		{"Get /x HTTP/1.1", false},
+		{"FOO /x HTTP/1.1", false},
+		{"DESCRIBE /x HTTP/1.1", false}, // RTSP's
+		{"PRI /x HTTP/1.1", false},
+		{"GET /x HTTP/1.9", false},
+		{"GET /x HTTP/3.0", false},
+		{"GET /\xe9 HTTP/1.1", false},
+		{"GET /p?q=\xff HTTP/1.1", false},
+		{"POST /x HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked", false},
+	} {
+		var req fasthttp.Request
+		raw := tt.head + "\r\nHost: x\r\n\r\n"
+		if strings.Contains(tt.head, "chunked") {
+			raw += "0\r\n\r\n"
+		}
+		if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+			t.Fatalf("%q: fasthttp cannot read it: %v", tt.head, err)
+		}
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, nil, nil)
+		if got := nodeReads(&ctx); got != tt.want {
+			t.Errorf("nodeReads(%q) = %v, want %v", tt.head, got, tt.want)
+		}
+	}
 }

@@ -387,8 +387,9 @@ func IdleConnState(c net.Conn, st fasthttp.ConnState) {
 
 // TrackRequests wraps the handler of a server whose connections an IdleListener accepted: the
 // request has arrived in full when the handler runs, and while the listener shuts down the
-// connection closes after the answer. A request whose length is ambiguous (Content-Length and
-// Transfer-Encoding) is refused with 400 and its connection closed, as node refuses it.
+// connection closes after the answer. A request node would not read (an ambiguous length:
+// Content-Length and Transfer-Encoding; a method node does not know; see nodeReads) is refused
+// with 400 and its connection closed, as node refuses it.
 func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		ic := trackedConn(ctx.Conn())
@@ -397,7 +398,7 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 			ic.reading.Store(0)
 			ic.head.active = false
 		}
-		if refuseAmbiguous(ctx) {
+		if refuseUnreadable(ctx) {
 			return
 		}
 		h(ctx)
