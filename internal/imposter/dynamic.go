@@ -3,6 +3,7 @@ package imposter
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/mockd/mockd/internal/behavior"
@@ -50,17 +51,34 @@ func (im *Imposter) scriptTimeout() time.Duration {
 // behaviors, compiled like a configured response (defaultResponse filling what it leaves out).
 // Parts the behaviors left as they were keep their compiled form; the result is the stub's
 // compiled answer itself when nothing changed, and must not be modified.
-func (im *Imposter) produce(ctx context.Context, req *request.Request, r response) (*wire, error) {
+//
+// The wire is taken from the pool (box, which Done gives back) unless it is the stub's.
+func (im *Imposter) produce(ctx context.Context, req *request.Request, r response) (*wire, *wireBox, error) {
 	obj, err := im.buildObject(ctx, req, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	base := &im.defaultResp.http // what an empty `is` compiles to: inject and faults start there
 	if is, ok := r.(*isResponse); ok {
 		base = &is.http
 	}
-	return compileIs(obj, im.defaults, base), nil
+	if base.is == obj {
+		return base, nil, nil
+	}
+	box := wirePool.Get().(*wireBox)
+	box.w.headers = box.h[:0]
+	box.w.compile(obj, im.defaults, base)
+	return &box.w, box, nil
 }
+
+// wireBox is a wire with room for a built answer's few header lines, pooled: an http answer
+// built per request lives until it is written (Imposter.Done).
+type wireBox struct {
+	w wire
+	h [4]header
+}
+
+var wirePool = sync.Pool{New: func() any { return new(wireBox) }}
 
 // buildObject returns the response object of r for req: the inject function's result or a copy
 // of the `is` object (rendered when it is a template), passed through the behaviors. A fault

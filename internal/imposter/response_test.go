@@ -279,7 +279,7 @@ func TestProduceKeepsCompiledParts(t *testing.T) {
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
-		out, err := h.im.produce(context.Background(), req, resp)
+		out, _, err := h.im.produce(context.Background(), req, resp)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,6 +60,8 @@ type Answer struct {
 	Why *match.Explanation
 	// Err, when set, is the answer: matching failed (an inject predicate threw).
 	Err *config.Error
+	// box holds out when Build made it from the pool (see Done).
+	box *wireBox
 }
 
 // Resolve counts and records req, finds the first matching stub and returns its next response,
@@ -192,13 +194,24 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 	if p, ok := a.resp.(*proxyResponse); ok {
 		out, err = im.proxyHTTP(ctx, req, uri, body, a.stub, p)
 	} else {
-		out, err = im.produce(ctx, req, a.resp)
+		out, a.box, err = im.produce(ctx, req, a.resp)
 	}
 	if err != nil {
 		return a, err
 	}
 	a.out = out
 	return a, nil
+}
+
+// Done says a's answer is written (its headers copied onto the connection's response, its
+// body handed over, the debug log and RecordMatch done): the wire Build made for it goes back
+// to the pool, for the next request's answer. The body's bytes are not the wire's: they stay
+// valid for the connection to write. a must not be used afterwards.
+func (im *Imposter) Done(a Answer) {
+	if a.box != nil {
+		*a.box = wireBox{}
+		wirePool.Put(a.box)
+	}
 }
 
 // Recyclable reports whether nothing kept req's strings once a is written: a static response

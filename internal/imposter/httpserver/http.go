@@ -215,6 +215,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		im.LogLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(responseJSON(status, a), 0)))
 	}
 	im.RecordMatch(a)
+	im.Done(a)
 }
 
 // NoMatchHeader is the response header that, with --debug, says why a request got the default
