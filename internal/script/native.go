@@ -656,6 +656,8 @@ type ncall struct {
 	lits  []*config.Object // the objects object literals made
 	fixes []fixup          // members set to a number that is not finite
 	json  jsonWriter
+	// litVals holds the member values of the object literals JSON.stringify is writing.
+	litVals []litVal
 }
 
 // fixup is a member set to NaN or an infinity: JavaScript reads it back as it is, and fromJS
@@ -1184,6 +1186,9 @@ type stringifyExpr struct {
 }
 
 func (e *stringifyExpr) eval(c *ncall) (nval, bool) {
+	if lit, isLit := e.arg.(*objectExpr); isLit && !lit.repeats && len(lit.members) > 0 {
+		return e.literal(c, lit)
+	}
 	v, ok := e.arg.eval(c)
 	if !ok {
 		return nval{}, false
@@ -1210,6 +1215,77 @@ func (e *stringifyExpr) eval(c *ncall) (nval, bool) {
 	w.reset()
 	w.gap = e.gap
 	if !w.value(val) || len(w.buf) > maxNativeString {
+		return nval{}, false
+	}
+	return strVal(string(w.buf)), true
+}
+
+// litVal is a member value of an object literal JSON.stringify writes: a primitive as it is
+// (boxing it would allocate), or the value the object would hold.
+type litVal struct {
+	v     nval
+	val   config.Value
+	boxed bool
+}
+
+// literal is JSON.stringify({...}): the literal's object is never seen by anything else, so
+// it is written, not made. Its members are evaluated first, in order, as the object would be
+// made (a member may itself call JSON.stringify, which uses the writer), and given up on as
+// making it would give up; then written as the writer writes an object.
+func (e *stringifyExpr) literal(c *ncall, lit *objectExpr) (nval, bool) {
+	base := len(c.litVals)
+	defer func() {
+		clear(c.litVals[base:])
+		c.litVals = c.litVals[:base]
+	}()
+	for i := range lit.members {
+		m := &lit.members[i]
+		v, ok := m.val.e.eval(c)
+		if !ok {
+			return nval{}, false
+		}
+		if !m.val.isConst && v.k >= kNull && v.k <= kStr {
+			c.litVals = append(c.litVals, litVal{v: v})
+			continue
+		}
+		val, ok := c.store(v, &m.val)
+		if !ok {
+			return nval{}, false
+		}
+		c.litVals = append(c.litVals, litVal{val: val, boxed: true})
+	}
+	w := &c.json
+	w.reset()
+	w.gap = e.gap
+	stepback := w.level
+	w.level++
+	inner := w.level
+	w.buf = append(w.buf, '{')
+	for i := range lit.members {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.newline(inner)
+		if !w.quote(lit.members[i].key) {
+			return nval{}, false
+		}
+		w.buf = append(w.buf, ':')
+		if w.gap != "" {
+			w.buf = append(w.buf, ' ')
+		}
+		lv := &c.litVals[base+i]
+		if lv.boxed {
+			if !w.value(lv.val) {
+				return nval{}, false
+			}
+		} else if !w.primitive(lv.v) {
+			return nval{}, false
+		}
+	}
+	w.newline(stepback)
+	w.buf = append(w.buf, '}')
+	w.level = stepback
+	if len(w.buf) > maxNativeString {
 		return nval{}, false
 	}
 	return strVal(string(w.buf)), true

@@ -81,6 +81,11 @@ func TestNativeInjectMatchesGoja(t *testing.T) {
 		`(config) => ({ body: 'hello ' + (config.request.query.name || 'anon') + ' ' + config.request.headers['X-None'] + ' ' + config.response })`,
 		`function (config) { var id = config.request.query.b; if (id === undefined) { return { statusCode: 404 }; } return { body: JSON.stringify({ id: id }) }; }`,
 		`(config) => ({ body: JSON.stringify([config.request.form, config.nothing]) })`,
+		// JSON.stringify of an object literal writes it without making it: members that call
+		// JSON.stringify themselves, indents, numbers that are not finite, nested literals.
+		`(config) => ({ body: JSON.stringify({ a: JSON.stringify({ b: config.request.path, c: [JSON.stringify({ d: 1 })] }), e: config.request.method, f: 1e308 + 1e308, g: 1e21, h: { i: JSON.stringify({ j: 'k' }, null, 2) } }, null, '--') })`,
+		`(config) => ({ body: JSON.stringify({ q: config.request.query.b, n: null, t: true, f: false, x: 0.1, o: {}, l: [] }) + JSON.stringify({ only: {}, after: { z: 1 } }, null, 4) })`,
+		`(config) => ({ body: JSON.stringify({ s: config.request.body + config.request.path, m: config.request.headers['X-Id'] }, null, ' ') })`,
 	} {
 		if compileNative(src) == nil {
 			t.Errorf("%s: not native", src)

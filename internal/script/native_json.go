@@ -113,6 +113,25 @@ func (w *jsonWriter) value(v config.Value) bool {
 	return true
 }
 
+// primitive writes v, null, a boolean, a number or a string, as value writes it boxed.
+func (w *jsonWriter) primitive(v nval) bool {
+	switch v.k {
+	case kBool:
+		return w.value(v.b)
+	case kNum:
+		if isFinite(v.f) {
+			w.buf = jsvalue.AppendNumber(w.buf, v.f)
+		} else {
+			w.buf = append(w.buf, "null"...)
+		}
+		return true
+	case kStr:
+		return w.quote(v.s)
+	}
+	w.buf = append(w.buf, "null"...)
+	return true
+}
+
 // newline starts a line indented depth levels, when there is a gap.
 func (w *jsonWriter) newline(depth int) {
 	if w.gap == "" {
