@@ -96,9 +96,9 @@ func toPrimitive(v any) any {
 	return jsString(v)
 }
 
-// sortJS sorts a copy of a as Array#sort(sortObjects) does (stable, undefined last):
-// predicates.js sortObjects compares objects (arrays included) by their stable stringification,
-// anything else with JavaScript's <.
+// sortJS sorts a copy of a as V8's Array#sort(sortObjects) does (undefined last): predicates.js
+// sortObjects compares objects (arrays included) by their stable stringification, anything else
+// with JavaScript's <, answering -1 when less and 1 otherwise (never 0).
 func sortJS(a []any) []any {
 	out, _ := sortWithin(a, -1)
 	return out
@@ -118,29 +118,29 @@ func sortWithin(a []any, budget int) ([]any, bool) {
 	if len(a) < 2 {
 		return append([]any(nil), a...), true // nothing to compare
 	}
-	type item struct {
-		v   any
-		obj bool
-		key string // the stable stringification of an object
-	}
-	items := make([]item, len(a))
+	items := make([]sortItem, 0, len(a))
 	var buf []byte
-	total := 0
-	for i, v := range a {
-		items[i].v = v
+	total, undefined := 0, 0
+	for _, v := range a {
+		if jsvalue.IsUndefined(v) {
+			undefined++ // V8 moves them to the end without comparing them
+			continue
+		}
+		it := sortItem{v: v}
 		if isObject(v) {
-			items[i].obj = true
+			it.obj = true
 			if budget >= 0 {
 				buf = appendCanon(buf[:0], v)
 				if total += len(buf); total > budget {
 					return nil, false
 				}
-				items[i].key = string(buf)
+				it.key = string(buf)
 			}
 		}
+		items = append(items, it)
 	}
 	var cmp lazyCompare
-	less := func(x, y *item) bool {
+	less := func(x, y *sortItem) bool {
 		switch {
 		case x.obj && y.obj && budget >= 0:
 			return jsvalue.Less16(x.key, y.key)
@@ -153,26 +153,75 @@ func sortWithin(a []any, budget int) ([]any, bool) {
 		}
 		return jsLess(x.v, y.v)
 	}
-	slices.SortStableFunc(items, func(x, y item) int {
-		ux, uy := jsvalue.IsUndefined(x.v), jsvalue.IsUndefined(y.v)
-		switch {
-		case ux || uy:
-			if !ux && uy {
+	if len(items) < 64 {
+		v8SortShort(items, less)
+	} else {
+		// TimSort's merges, which this does not follow, order values the comparator orders
+		// consistently as any stable sort does.
+		slices.SortStableFunc(items, func(x, y sortItem) int {
+			switch {
+			case less(&x, &y):
 				return -1
+			case less(&y, &x):
+				return 1
 			}
 			return 0
-		case less(&x, &y):
-			return -1
-		case less(&y, &x):
-			return 1
-		}
-		return 0
-	})
-	out := make([]any, len(items))
+		})
+	}
+	out := make([]any, len(items), len(items)+undefined)
 	for i := range items {
 		out[i] = items[i].v
 	}
+	for ; undefined > 0; undefined-- {
+		out = append(out, jsvalue.Undef)
+	}
 	return out, true
+}
+
+// sortItem is a value being sorted; an object's stable stringification is key when the sort
+// made it in advance.
+type sortItem struct {
+	v   any
+	obj bool
+	key string
+}
+
+// v8SortShort sorts fewer than 64 items as V8's TimSort does (third_party/v8/builtins/
+// array-sort.tq) with a comparator that is negative when less says so and positive otherwise:
+// one run, the ascending or (reversed) strictly descending run the items begin with, extended
+// by a binary insertion sort. For values the comparator does not order consistently (null
+// against a string, a number against an array) the order follows from exactly these
+// comparisons, so it is the one Mountebank gives.
+func v8SortShort(items []sortItem, less func(x, y *sortItem) bool) {
+	n := len(items)
+	if n < 2 {
+		return
+	}
+	run := 2
+	descending := less(&items[1], &items[0])
+	for i := 2; i < n; i++ {
+		if less(&items[i], &items[i-1]) != descending {
+			break
+		}
+		run++
+	}
+	if descending {
+		slices.Reverse(items[:run])
+	}
+	for start := run; start < n; start++ {
+		pivot := items[start]
+		left, right := 0, start
+		for left < right {
+			mid := left + (right-left)>>1
+			if less(&pivot, &items[mid]) {
+				right = mid
+			} else {
+				left = mid + 1
+			}
+		}
+		copy(items[left+1:start+1], items[left:start])
+		items[left] = pivot
+	}
 }
 
 // strictEquals is ===.

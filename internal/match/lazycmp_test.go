@@ -1,8 +1,11 @@
 package match
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -104,6 +107,28 @@ func TestLazyCompareCutsBetweenCharacters(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("less(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestSortJSAgreesWithNode: sortJS orders arrays as Mountebank's predicates.js does on Node 20
+// (testdata/sort_cases.json, made by gen_sort_cases.js), also where its comparator is not
+// consistent (null against strings, numbers against arrays).
+func TestSortJSAgreesWithNode(t *testing.T) {
+	data, err := os.ReadFile("testdata/sort_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct{ In, Out []any }
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		for _, budget := range []int{-1, 1 << 20} { // stringified lazily, or in advance
+			got, ok := sortWithin(c.In, budget)
+			if !ok || !reflect.DeepEqual(got, c.Out) && !(len(got) == 0 && len(c.Out) == 0) {
+				t.Fatalf("case %d (budget %d): sortJS(%v)\n = %v\nwant %v", i, budget, c.In, got, c.Out)
+			}
 		}
 	}
 }
