@@ -2,9 +2,11 @@ package behavior
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -319,5 +321,40 @@ func TestSelectJSONPathWideAndDeep(t *testing.T) {
 	}
 	if len(selected) != depth-1 || inner != depth-2 {
 		t.Errorf("%d arrays selected, %d of them inside another; want %d and %d", len(selected), inner, depth-1, depth-2)
+	}
+}
+
+// TestSelectJSONPathOrder: values come in the order jsonpath-plus (Mountebank's) gives them,
+// which copy's ${x}[n] and lookup's index read: recursive descent applies the rest of the path
+// to a value before descending into its members, objects' members in JavaScript's order (array
+// indexes first). Each want is what jsonpath-plus selected on Node 20.
+func TestSelectJSONPathOrder(t *testing.T) {
+	for _, tt := range []struct{ doc, path, want string }{
+		{"{\"name\":\"a\",\"child\":{\"name\":\"b\",\"kids\":[{\"name\":\"c\"}]},\"z\":{\"name\":\"d\"}}", "$..name", "[\"a\",\"b\",\"c\",\"d\"]"},
+		{"{\"name\":\"a\",\"child\":{\"name\":\"b\",\"kids\":[{\"name\":\"c\"}]},\"z\":{\"name\":\"d\"}}", "$..*", "[\"a\",{\"name\":\"b\",\"kids\":[{\"name\":\"c\"}]},{\"name\":\"d\"},\"b\",[{\"name\":\"c\"}],{\"name\":\"c\"},\"c\",\"d\"]"},
+		{"{\"name\":\"a\",\"child\":{\"name\":\"b\",\"kids\":[{\"name\":\"c\"}]},\"z\":{\"name\":\"d\"}}", "$.*", "[\"a\",{\"name\":\"b\",\"kids\":[{\"name\":\"c\"}]},{\"name\":\"d\"}]"},
+		{"{\"name\":\"a\",\"child\":{\"name\":\"b\",\"kids\":[{\"name\":\"c\"}]},\"z\":{\"name\":\"d\"}}", "$..kids[0].name", "[\"c\"]"},
+		{"{\"name\":\"a\",\"child\":{\"name\":\"b\",\"kids\":[{\"name\":\"c\"}]},\"z\":{\"name\":\"d\"}}", "$..[0]", "[{\"name\":\"c\"}]"},
+		{"{\"b\":1,\"2\":\"two\",\"a\":{\"10\":\"x\",\"1\":\"y\",\"k\":[3,{\"b\":4}]},\"0\":null}", "$.*", "[null,\"two\",1,{\"1\":\"y\",\"10\":\"x\",\"k\":[3,{\"b\":4}]}]"},
+		{"{\"b\":1,\"2\":\"two\",\"a\":{\"10\":\"x\",\"1\":\"y\",\"k\":[3,{\"b\":4}]},\"0\":null}", "$..*", "[null,\"two\",1,{\"1\":\"y\",\"10\":\"x\",\"k\":[3,{\"b\":4}]},\"y\",\"x\",[3,{\"b\":4}],3,{\"b\":4},4]"},
+		{"{\"b\":1,\"2\":\"two\",\"a\":{\"10\":\"x\",\"1\":\"y\",\"k\":[3,{\"b\":4}]},\"0\":null}", "$..b", "[1,4]"},
+		{"{\"b\":1,\"2\":\"two\",\"a\":{\"10\":\"x\",\"1\":\"y\",\"k\":[3,{\"b\":4}]},\"0\":null}", "$.a.*", "[\"y\",\"x\",[3,{\"b\":4}]]"},
+		{"[[\"b,a\",1,null],{\"1\":null},[false]]", "$..*", "[[\"b,a\",1,null],{\"1\":null},[false],\"b,a\",1,null,null,false]"},
+		{"[[\"b,a\",1,null],{\"1\":null},[false]]", "$[*]", "[[\"b,a\",1,null],{\"1\":null},[false]]"},
+		{"{\"a\":{\"a\":{\"a\":\"x\"}}}", "$..a", "[{\"a\":{\"a\":\"x\"}},{\"a\":\"x\"},\"x\"]"},
+		{"{\"a\":{\"a\":{\"a\":\"x\"}}}", "$.a..a", "[{\"a\":\"x\"},\"x\"]"},
+	} {
+		var want any
+		if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+			t.Fatal(err)
+		}
+		got := config.Plain(SelectJSONPath(tt.path, tt.doc))
+		if got == nil {
+			got = []any{}
+		}
+		if !reflect.DeepEqual(got, want) {
+			gotJSON, _ := json.Marshal(got)
+			t.Errorf("%s on %s = %s, want %s", tt.path, tt.doc, gotJSON, tt.want)
+		}
 	}
 }

@@ -1,10 +1,12 @@
 package behavior
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -245,11 +247,50 @@ func jsonpathValues(expr jp.Expr, from config.Value) []config.Value {
 	w := &walker{orig: map[*any][]any{}}
 	func() {
 		defer func() { _ = recover() }()
-		res = expr.Get(w.wrap(data))
+		res = w.get(expr, w.wrap(data))
 	}()
 	out := make([]config.Value, 0, len(res))
 	for _, r := range res {
 		out = append(out, w.unwrap(r))
+	}
+	return out
+}
+
+// get is expr.Get in the order jsonpath-plus (Mountebank's) gives: recursive descent (`..`)
+// applies the rest of the path to a value, then descends into each of its objects and arrays
+// in turn (`$..name` on {"name":"a","child":{"name":"b"}} is ["a","b"]; ojg gives the deepest
+// first), and an object's members come in JavaScript's order (keyed.Keys).
+func (w *walker) get(expr jp.Expr, v any) []any {
+	d := slices.IndexFunc(expr, func(f jp.Frag) bool { _, ok := f.(jp.Descent); return ok })
+	if d < 0 {
+		return expr.Get(v)
+	}
+	nodes := []any{v}
+	if d > 1 {
+		nodes = expr[:d].Get(v)
+	}
+	rest := append(jp.Expr{jp.Root('$')}, expr[d+1:]...)
+	var out []any
+	var descend func(n any)
+	descend = func(n any) {
+		out = append(out, w.get(rest, n)...)
+		switch t := n.(type) {
+		case *keyed:
+			for _, k := range t.Keys() {
+				c, _ := t.ValueForKey(k)
+				descend(c)
+			}
+		case []any:
+			for _, c := range t {
+				descend(c)
+			}
+		}
+	}
+	for _, n := range nodes {
+		switch n.(type) {
+		case *keyed, []any:
+			descend(n)
+		}
 	}
 	return out
 }
@@ -273,7 +314,26 @@ func (k *keyed) ValueForKey(key string) (any, bool) {
 }
 func (k *keyed) SetValueForKey(string, any) {}
 func (k *keyed) RemoveValueForKey(string)   {}
-func (k *keyed) Keys() []string             { return k.b.O.Keys() }
+
+// Keys are the object's keys in JavaScript's order: those that are array indexes first,
+// ascending, then the others in the order the object has them.
+func (k *keyed) Keys() []string {
+	keys := k.b.O.Keys()
+	slices.SortStableFunc(keys, func(a, b string) int {
+		i, aIndex := jsvalue.ArrayIndex(a)
+		j, bIndex := jsvalue.ArrayIndex(b)
+		switch {
+		case aIndex && bIndex:
+			return cmp.Compare(i, j)
+		case aIndex:
+			return -1
+		case bIndex:
+			return 1
+		}
+		return 0
+	})
+	return keys
+}
 
 func (w *walker) wrap(v config.Value) any {
 	switch t := v.(type) {
