@@ -945,7 +945,7 @@ func (c *evalCtx) selected() any {
 	default:
 		var ok bool
 		if v, ok = c.scanSelect(text); !ok {
-			v = jsonPathSelect(pp.sel, config.Plain(c.bodyJSON()), len(text))
+			v = jsonPathSelect(pp.sel, c.bodyJSON(), len(text))
 		}
 	}
 	c.r.SetMemo(pp.selID, v)

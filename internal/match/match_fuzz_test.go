@@ -7,6 +7,7 @@ import (
 
 	"github.com/ohler55/ojg/jp"
 
+	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -167,7 +168,7 @@ func FuzzChildPath(f *testing.F) {
 			return
 		}
 		want := x.Get(v)
-		got := safeJPGet(&selector{jpExpr: x, jpKeys: keys}, v)
+		got, _ := config.Plain(safeJPGet(&selector{jpExpr: x, jpKeys: keys}, v)).([]any)
 		if len(want) == 0 && len(got) == 0 {
 			return
 		}

@@ -696,7 +696,7 @@ func (ev *evaluator) selectTransform(p params) (func(string) (any, error), error
 			if ev.binary {
 				return nil, validationError("the jsonpath predicate parameter is not allowed in binary mode", nil)
 			}
-			return config.FromPlain(jsonPathSelect(sel, config.Plain(possibleJSON), len(text))), nil
+			return config.FromPlain(jsonPathSelect(sel, possibleJSON, len(text))), nil
 		}, nil
 	case p.xpath != nil:
 		selector, ns := prop(p.xpath, "selector"), map[string]string{}

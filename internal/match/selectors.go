@@ -9,13 +9,16 @@ import (
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
 
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsonpath"
 	"github.com/mockd/mockd/internal/jsvalue"
-	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/xmldoc"
 )
 
 // jsonPathSelect is jsonpath.js select followed by predicates.js select and orderIndependent:
-// what the selector picks from v, the text tryJSON parsed (and forceStrings made strings of).
+// what the selector picks from v, the text tryJSON parsed (and forceStrings made strings of),
+// in jsonpath-plus's order (the order orderIndependent's sort starts from, which decides where
+// predicates.js's comparator orders values inconsistently).
 // textLen is the length of that text (see selectionBudget).
 func jsonPathSelect(sel *selector, v any, textLen int) any {
 	if !sel.jpOK {
@@ -23,8 +26,8 @@ func jsonPathSelect(sel *selector, v any, textLen int) any {
 	}
 	if !isObject(v) {
 		// JSON.parse(possibleJSON)
-		p, ok := request.ParseJSON(jsString(v))
-		if !ok {
+		p, err := config.ParseJSON([]byte(jsString(v)))
+		if err != nil {
 			return jsvalue.Undef
 		}
 		v = p
@@ -39,19 +42,25 @@ func jsonPathSelect(sel *selector, v any, textLen int) any {
 	case 1:
 		// orderIndependent sorts the selection when it is itself an array.
 		if a, ok := res[0].([]any); ok {
-			return sortJS(a)
+			return config.Plain(sortJS(a))
 		}
-		return res[0]
+		return config.Plain(res[0])
 	}
-	// Several values: recursive descent can pick values nested in each other.
+	// Several values: recursive descent can pick values nested in each other, so they are
+	// bounded before anything is made of them.
 	out, ok := sortWithin(res, selectionBudget(textLen))
 	if !ok {
 		return jsvalue.Undef
 	}
-	return out
+	return config.Plain(out)
 }
 
+// safeJPGet is what the selector selects from v (a configuration value, or parsed JSON), as
+// configuration values in jsonpath-plus's order.
 func safeJPGet(sel *selector, v any) (res []any) {
+	if m, isMap := v.(map[string]any); isMap {
+		v = config.FromPlain(m)
+	}
 	defer func() {
 		if recover() != nil {
 			res = nil
@@ -59,14 +68,14 @@ func safeJPGet(sel *selector, v any) (res []any) {
 	}()
 	if sel.jpLength != nil {
 		// jsonpath-plus reads "length" as an own property of arrays and strings.
-		for _, x := range sel.jpLength.Get(v) {
+		for _, x := range jsonpath.Select(sel.jpLength, v) {
 			switch t := x.(type) {
 			case []any:
 				res = append(res, float64(len(t)))
 			case string:
 				res = append(res, float64(jsvalue.Len16(t)))
-			case map[string]any:
-				if l, ok := t["length"]; ok {
+			case *config.Object:
+				if l, ok := t.Get("length"); ok {
 					res = append(res, l)
 				}
 			}
@@ -74,20 +83,20 @@ func safeJPGet(sel *selector, v any) (res []any) {
 		return res
 	}
 	if sel.jpKeys != nil {
-		// What jp.Expr.Get selects on parsed JSON (maps, arrays and scalars), without its
-		// 1 KiB evaluation stack: a name selects only in a map that has it.
+		// What the selector selects on parsed JSON (objects, arrays and scalars), without
+		// walking it: a name selects only in an object that has it.
 		for _, k := range sel.jpKeys {
-			m, isMap := v.(map[string]any)
-			if !isMap {
+			o, isObj := v.(*config.Object)
+			if !isObj || o == nil {
 				return nil
 			}
-			if v, isMap = m[k]; !isMap {
+			if v, isObj = o.Get(k); !isObj {
 				return nil
 			}
 		}
 		return []any{v}
 	}
-	return sel.jpExpr.Get(v)
+	return jsonpath.Select(sel.jpExpr, v)
 }
 
 // xpathSelect is xpath.js select followed by predicates.js select and orderIndependent, for a
