@@ -40,10 +40,12 @@ const (
 // nothing but a new chunk now and then, not a tree of objects), or a request already in that
 // shape (smtp).
 type journalEntry struct {
-	req   *config.Object
-	rec   []byte
-	addr  net.Addr
-	at    time.Time
+	req  *config.Object
+	rec  []byte
+	addr net.Addr
+	// at is the arrival time, in Unix nanoseconds: a time.Time would be one more pointer (its
+	// location) for every append to write and the garbage collector to scan.
+	at    int64
 	bytes int
 	// stub is the index of the stub that answered, NoStub or StubError. For a request no stub
 	// answered, tbl is the stub table it was matched against (nil for protocols without stubs),
@@ -73,12 +75,12 @@ func (j *journal) init(maxCount, maxBytes int) {
 
 // addRequest records r: what the journal shows of it is copied, so r may be recycled after.
 func (j *journal) addRequest(r *request.Request, at time.Time, stub int, tbl *table, why *match.Explanation) {
-	j.add(journalEntry{at: at, bytes: 64 + r.Size()}, r, stub, tbl, why)
+	j.add(journalEntry{at: at.UnixNano(), bytes: 64 + r.Size()}, r, stub, tbl, why)
 }
 
 // addObject records a request already in Mountebank's recorded shape.
 func (j *journal) addObject(req *config.Object, at time.Time, stub int, tbl *table, why *match.Explanation) {
-	j.add(journalEntry{req: req, at: at, bytes: approxSize(req)}, nil, stub, tbl, why)
+	j.add(journalEntry{req: req, at: at.UnixNano(), bytes: approxSize(req)}, nil, stub, tbl, why)
 }
 
 // add appends e, with the record of r when r is not nil.
@@ -216,7 +218,7 @@ func (r RecordedRequest) Explain() *match.Explanation {
 }
 
 func (im *Imposter) journalRequest(e journalEntry) RecordedRequest {
-	return RecordedRequest{At: e.at, Request: e.req, Stub: e.stub, tbl: e.tbl, why: e.why, tcp: im.def.Protocol == "tcp"}
+	return RecordedRequest{At: time.Unix(0, e.at), Request: e.req, Stub: e.stub, tbl: e.tbl, why: e.why, tcp: im.def.Protocol == "tcp"}
 }
 
 // RecentRequests returns up to n of the latest recorded requests, newest first; none when the

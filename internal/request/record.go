@@ -18,6 +18,7 @@ const (
 	recRawHeaders
 	recAddrDone
 	recPlainIPv4
+	recTCPAddr // the client's address not formatted yet is a *net.TCPAddr, in the record
 )
 
 // RecordLen returns how many bytes AppendRecord appends for r.
@@ -28,6 +29,8 @@ func (r *Request) RecordLen() int {
 	}
 	if r.addrDone {
 		n += strLen(len(r.ip)) + strLen(len(r.requestFrom))
+	} else if t, ok := r.addr.(*net.TCPAddr); ok {
+		n += strLen(len(t.IP)) + uvarintLen(uint64(t.Port))
 	}
 	n += kvsLen(r.Query) + kvsLen(r.Form)
 	if r.rawHeaders == nil {
@@ -58,8 +61,8 @@ func kvsLen(kvs []KV) int {
 }
 
 // AppendRecord appends r's record to b: what Mountebank's recorded request shows of it (see
-// FromRecord). The client's address, when not formatted yet, is not in it: addr returns it, to
-// be given to FromRecord.
+// FromRecord). The client's address, when not formatted yet and not a TCP address (whose IP and
+// port are in the record), is not in it: addr returns it, to be given to FromRecord.
 func (r *Request) AppendRecord(b []byte) (out []byte, addr net.Addr) {
 	var flags byte
 	set := func(on bool, bit byte) {
@@ -73,6 +76,9 @@ func (r *Request) AppendRecord(b []byte) (out []byte, addr net.Addr) {
 	set(r.rawHeaders != nil, recRawHeaders)
 	set(r.addrDone, recAddrDone)
 	set(r.plainIPv4, recPlainIPv4)
+	tcpAddr, isTCP := r.addr.(*net.TCPAddr)
+	isTCP = isTCP && !r.addrDone && tcpAddr != nil
+	set(isTCP, recTCPAddr)
 	b = append(b, flags)
 	b = appendStr(b, r.Method)
 	b = appendStr(b, r.Path)
@@ -82,10 +88,15 @@ func (r *Request) AppendRecord(b []byte) (out []byte, addr net.Addr) {
 		b = binary.AppendUvarint(b, uint64(len(r.rawHeaders)))
 		b = append(b, r.rawHeaders...)
 	}
-	if r.addrDone {
+	switch {
+	case r.addrDone:
 		b = appendStr(b, r.ip)
 		b = appendStr(b, r.requestFrom)
-	} else {
+	case isTCP:
+		b = binary.AppendUvarint(b, uint64(len(tcpAddr.IP)))
+		b = append(b, tcpAddr.IP...)
+		b = binary.AppendUvarint(b, uint64(tcpAddr.Port))
+	default:
 		addr = r.addr
 	}
 	b = appendKVs(b, r.Query)
@@ -123,10 +134,16 @@ func (r *Request) FromRecord(rec []byte, addr net.Addr) {
 	if flags&recRawHeaders != 0 {
 		r.rawHeaders = d.bytes()
 	}
-	if flags&recAddrDone != 0 {
+	switch {
+	case flags&recAddrDone != 0:
 		r.ip, r.requestFrom = d.str(), d.str()
 		r.addrDone = true
-	} else {
+	case flags&recTCPAddr != 0:
+		ip := d.bytes()
+		port, k := binary.Uvarint(d.b)
+		d.b = d.b[k:]
+		r.addr, r.plainIPv4 = &net.TCPAddr{IP: net.IP(ip), Port: int(port)}, flags&recPlainIPv4 != 0
+	default:
 		r.addr, r.plainIPv4 = addr, flags&recPlainIPv4 != 0
 	}
 	r.Query = d.kvs(r.Query[:0])

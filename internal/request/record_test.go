@@ -1,6 +1,7 @@
 package request
 
 import (
+	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -51,8 +52,8 @@ func TestRecordRoundTrip(t *testing.T) {
 			if len(rec) != r.RecordLen() {
 				t.Fatalf("%q: record of %d bytes, RecordLen %d", raw, len(rec), r.RecordLen())
 			}
-			if formatted != (addr == nil) {
-				t.Fatalf("%q: address %v with the address formatted %v", raw, addr, formatted)
+			if addr != nil {
+				t.Fatalf("%q: address %v kept apart: a TCP address belongs in the record", raw, addr)
 			}
 			want := shownOf(r)
 			Recycle(r)
@@ -69,9 +70,26 @@ func TestRecordRoundTrip(t *testing.T) {
 			}
 		}
 	}
+	// An address other than TCP's is kept apart, given back to FromRecord.
+	ctx := ctxFor(t, raws[1])
+	ctx.Init(&ctx.Request, &net.UDPAddr{IP: net.ParseIP("2001:db8::1"), Port: 7000}, nil)
+	r := Acquire()
+	FromHTTP(ctx, r)
+	rec, addr := r.AppendRecord(nil)
+	if addr == nil || len(rec) != r.RecordLen() {
+		t.Fatalf("udp: address %v, record of %d bytes, RecordLen %d", addr, len(rec), r.RecordLen())
+	}
+	want := shownOf(r)
+	Release(r)
+	var fromUDP Request
+	fromUDP.FromRecord(rec, addr)
+	if g := shownOf(&fromUDP); !reflect.DeepEqual(g, want) || g.RequestFrom != "2001:db8::1:7000" {
+		t.Errorf("udp: from its record\n%+v\nwant\n%+v", g, want)
+	}
+
 	tcp := &Request{TCP: true, Data: "aGVsbG8="}
 	tcp.SetClient("::1", "[::1]:7")
-	rec, addr := tcp.AppendRecord(nil)
+	rec, addr = tcp.AppendRecord(nil)
 	var got Request
 	got.FromRecord(rec, addr)
 	if g, w := shownOf(&got), shownOf(tcp); !reflect.DeepEqual(g, w) {
