@@ -51,6 +51,7 @@ type Proxy struct {
 	host       string       // the Host header Mountebank sends: hostname[:port]
 	baseURL    string       // scheme://host:port, prefixed to the raw request target
 	client     *fasthttp.HostClient
+	transport  *rawTransport
 }
 
 // Compile validates a proxy object as Mountebank's dry run does and prepares its client.
@@ -128,7 +129,9 @@ func Compile(p *config.Object) (*Proxy, *config.Error) {
 		}
 		tlsConf.Certificates = []tls.Certificate{pair}
 	}
+	out.transport = &rawTransport{}
 	out.client = &fasthttp.HostClient{
+		Transport:                     out.transport,
 		Addr:                          addr,
 		IsTLS:                         isTLS,
 		TLSConfig:                     tlsConf,
@@ -226,10 +229,12 @@ func (p *Proxy) Forward(r *Request) (*config.Object, error) {
 		req.Header.Add(lengthName, strconv.Itoa(len(r.Body)))
 		req.SetBody(r.Body)
 	}
-	if err := p.client.DoTimeout(req, resp, Timeout); err != nil {
+	err := p.client.DoTimeout(req, resp, Timeout)
+	raw := p.transport.take(resp)
+	if err != nil {
 		return nil, p.failure(err)
 	}
-	return answer(resp), nil
+	return answer(resp, raw), nil
 }
 
 // failure maps a transport error to Mountebank's invalid proxy errors.
@@ -275,9 +280,11 @@ func IsBinary(contentEncoding, contentType string) bool {
 	return false
 }
 
-// answer converts the origin's response. Headers keep their order and case; repeated names
-// become arrays at the first one's place, as Mountebank's headersMap.ofRaw does.
-func answer(resp *fasthttp.Response) *config.Object {
+// answer converts the origin's response. Headers keep their order and case (raw is the
+// header block as it arrived; without it, fasthttp's parse is used, which orders and spells
+// its special headers its own way); repeated names become arrays at the first one's place,
+// as Mountebank's headersMap.ofRaw does.
+func answer(resp *fasthttp.Response, raw []byte) *config.Object {
 	headers := &config.Object{}
 	add := func(name, value string) {
 		v, ok := headers.Get(name)
@@ -293,11 +300,15 @@ func answer(resp *fasthttp.Response) *config.Object {
 		}
 	}
 	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
-	for k, v := range resp.Header.All() {
-		add(decodeLatin1(k), decodeLatin1(v))
-	}
-	if resp.Header.ContentLength() == -1 {
-		add("Transfer-Encoding", "chunked")
+	if raw != nil {
+		rawHeaders(raw, add)
+	} else {
+		for k, v := range resp.Header.All() {
+			add(decodeLatin1(k), decodeLatin1(v))
+		}
+		if resp.Header.ContentLength() == -1 {
+			add("Transfer-Encoding", "chunked")
+		}
 	}
 	body := resp.Body()
 	mode := "text"

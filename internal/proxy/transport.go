@@ -1,0 +1,120 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// rawTransport is fasthttp's default round trip (no streamed bodies) that also keeps the
+// origin's header block as it arrived. Node hands Mountebank a response's headers in their
+// order and case (rawHeaders), and Mountebank records them so; fasthttp parses
+// Content-Length, Content-Type, Content-Encoding, Server, Set-Cookie, Connection and
+// Transfer-Encoding into fields of their own, losing both. The block is peeked from the
+// connection's reader before fasthttp parses the same bytes, so nothing is read twice.
+type rawTransport struct {
+	raw sync.Map // *fasthttp.Response -> []byte, taken by Forward after the round trip
+}
+
+// take returns and forgets the header block recorded for resp (nil when none was).
+func (t *rawTransport) take(resp *fasthttp.Response) []byte {
+	v, ok := t.raw.LoadAndDelete(resp)
+	if !ok {
+		return nil
+	}
+	return v.([]byte)
+}
+
+func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
+	cc, err := hc.AcquireConn(Timeout, req.ConnectionClose())
+	if err != nil {
+		return false, err
+	}
+	conn := cc.Conn()
+	resp.ParseNetConn(conn)
+	if err = conn.SetWriteDeadline(time.Now().Add(Timeout)); err != nil {
+		hc.CloseConn(cc)
+		return true, err
+	}
+	bw := hc.AcquireWriter(conn)
+	err = req.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	hc.ReleaseWriter(bw)
+	if x, ok := err.(interface{ Timeout() bool }); ok && x.Timeout() {
+		err = fasthttp.ErrTimeout
+	}
+	if err != nil {
+		hc.CloseConn(cc)
+		return true, err
+	}
+	if err = conn.SetReadDeadline(time.Now().Add(Timeout)); err != nil {
+		hc.CloseConn(cc)
+		return true, err
+	}
+	if req.Header.IsHead() {
+		resp.SkipBody = true
+	}
+	resp.Header.DisableNormalizing()
+	br := hc.AcquireReader(conn)
+	if block := peekHeader(br); block != nil {
+		t.raw.Store(resp, block)
+	}
+	err = resp.ReadLimitBody(br, hc.MaxResponseBodySize)
+	hc.ReleaseReader(br)
+	if err != nil {
+		t.raw.Delete(resp)
+		hc.CloseConn(cc)
+		return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
+	}
+	if req.ConnectionClose() || resp.ConnectionClose() {
+		hc.CloseConn(cc)
+	} else {
+		hc.ReleaseConn(cc)
+	}
+	return false, nil
+}
+
+// peekHeader returns a copy of the response's status line and header block (up to the blank
+// line), or nil when it is not a final response that fits the reader's buffer: fasthttp then
+// parses (or refuses) it alone, and the headers are taken from what it parsed.
+func peekHeader(br *bufio.Reader) []byte {
+	n := 1 // wait for the first bytes; then look at all that is buffered before waiting for more
+	for {
+		if _, err := br.Peek(n); err != nil {
+			return nil
+		}
+		b, _ := br.Peek(br.Buffered())
+		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
+			if bytes.HasPrefix(b, []byte("HTTP/1.1 1")) || bytes.HasPrefix(b, []byte("HTTP/1.0 1")) {
+				return nil // an interim answer (100 Continue): fasthttp skips it
+			}
+			return append([]byte(nil), b[:i+4]...)
+		}
+		n = len(b) + 1
+		if n > br.Size() {
+			return nil
+		}
+	}
+}
+
+// rawHeaders splits a header block into node's rawHeaders: names as sent, values without
+// the spaces around them, in order. A line that is not `name: value` is left out.
+func rawHeaders(block []byte, add func(name, value string)) {
+	lines := bytes.Split(block, []byte("\r\n"))
+	for _, line := range lines[1:] {
+		if len(line) == 0 {
+			continue
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			continue
+		}
+		add(decodeLatin1(line[:colon]), decodeLatin1(bytes.Trim(line[colon+1:], " \t")))
+	}
+}

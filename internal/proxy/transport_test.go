@@ -1,0 +1,75 @@
+package proxy
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// rawOrigin answers every request on 127.0.0.1 with the given bytes (one answer per request
+// on a kept-alive connection) and returns its address.
+func rawOrigin(t *testing.T, answer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					if _, err := c.Write([]byte(answer)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestForwardKeepsRawHeaders: the recorded headers are node's rawHeaders, in the origin's
+// order and case, the headers fasthttp parses into fields of their own included.
+func TestForwardKeepsRawHeaders(t *testing.T) {
+	tests := []struct{ name, answer, want string }{
+		{"special headers in place and case",
+			"HTTP/1.1 201 Created\r\nX-Origin: yes\r\ncontent-type: text/plain\r\nSet-Cookie: a=1\r\nserver: o\r\nx-lower: v\r\nSet-Cookie: b=2\r\ncontent-length: 2\r\nContent-Encoding: identity\r\n\r\nhi",
+			`{"statusCode":201,"headers":{"X-Origin":"yes","content-type":"text/plain","Set-Cookie":["a=1","b=2"],"server":"o","x-lower":"v","content-length":"2","Content-Encoding":"identity"},"body":"hi","_mode":"text"}`},
+		{"chunked and connection close",
+			"HTTP/1.1 200 OK\r\nConnection: close\r\nTransfer-Encoding: chunked\r\nX-A:  spaced \r\n\r\n2\r\nhi\r\n0\r\n\r\n",
+			`{"statusCode":200,"headers":{"Connection":"close","Transfer-Encoding":"chunked","X-A":"spaced"},"body":"hi","_mode":"text"}`},
+		{"latin1 value",
+			"HTTP/1.1 200 OK\r\nX-L: caf\xe9\r\nContent-Length: 0\r\n\r\n",
+			`{"statusCode":200,"headers":{"X-L":"café","Content-Length":"0"},"body":"","_mode":"text"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, cerr := Compile(config.NewObject("to", "http://"+rawOrigin(t, tt.answer)))
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			for i := 0; i < 2; i++ { // the second one on a kept-alive connection when there is one
+				got, err := p.Forward(&Request{Method: "GET", URI: []byte("/x")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := string(config.MarshalJSON(got, 0)); s != tt.want {
+					t.Errorf("request %d: got  %s\nwant %s", i+1, s, tt.want)
+				}
+			}
+		})
+	}
+}
