@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/proxy"
 	"github.com/mockd/mockd/internal/request"
 )
@@ -133,6 +135,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			// length, and appends are serialised by im.mu, each from the current stub.
 			// The recorded stub keeps its tree (newStubTree): the responses are appended to it
 			// rather than its text decoded and rendered again for every response.
+			servedInPlace(resp, im.defaults)
 			o := old[i]
 			odef := o.definition()
 			def := &config.Object{Members: append([]config.Member(nil), odef.Members...)}
@@ -166,6 +169,40 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 	stubs = append(stubs, old[index:]...)
 	if err := im.swap(stubs, nil); err != nil {
 		im.log.Error("cannot record proxy response", "err", err)
+	}
+}
+
+// servedInPlace changes the headers of resp, a proxyAlways response appended to a stub that
+// had recorded before, as Mountebank's postProcess changes the response it serves: Mountebank
+// appends that very object to the stub (a new stub gets a copy), so what it then shows has
+// `Connection: close` added when no Connection header was there, and a Content-Length header
+// set to the number of bytes of the body as sent.
+func servedInPlace(resp *config.Object, def *defaults) {
+	is := config.AsObject(get(resp, "is"))
+	ho, _ := get(is, "headers").(*config.Object)
+	if ho == nil {
+		return
+	}
+	connection, length := -1, -1
+	for i, m := range ho.Members {
+		switch {
+		case connection < 0 && strings.EqualFold(m.Key, "connection"):
+			connection = i
+		case length < 0 && strings.EqualFold(m.Key, "content-length"):
+			length = i
+		}
+	}
+	if connection < 0 {
+		ho.Members = append(ho.Members, config.Member{Key: "Connection", Value: "close"})
+	}
+	if length >= 0 {
+		switch b := get(is, "body").(type) {
+		case float64, bool:
+			if jsvalue.Truthy(b) {
+				return // Buffer.byteLength throws on a number or true: the header is left as it was
+			}
+		}
+		ho.Members[length].Value = float64(len(compileIs(is, def, nil).body))
 	}
 }
 

@@ -97,3 +97,27 @@ func TestProxyAlwaysAppendKeepsTable(t *testing.T) {
 		t.Fatalf("a request no stub matches: stub %v, explanation %v, error %v", st, why, rerr)
 	}
 }
+
+// TestServedInPlace: a proxyAlways response appended to a recorded stub shows what
+// Mountebank's postProcess wrote into it while serving it.
+func TestServedInPlace(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"is":{"headers":{"X-A":"1","content-length":"2"},"body":"hi","_mode":"text"}}`,
+			`{"is":{"headers":{"X-A":"1","content-length":2,"Connection":"close"},"body":"hi","_mode":"text"}}`},
+		{`{"is":{"headers":{"connection":"keep-alive","Content-Length":"7"},"body":{"a":1},"_mode":"text"}}`,
+			`{"is":{"headers":{"connection":"keep-alive","Content-Length":14},"body":{"a":1},"_mode":"text"}}`},
+		{`{"is":{"headers":{"Content-Length":"9"},"body":"aGk=","_mode":"binary"}}`,
+			`{"is":{"headers":{"Content-Length":2,"Connection":"close"},"body":"aGk=","_mode":"binary"}}`},
+		{`{"is":{"headers":{"Content-Length":"1"},"body":5,"_mode":"text"}}`,
+			`{"is":{"headers":{"Content-Length":"1","Connection":"close"},"body":5,"_mode":"text"}}`},
+		{`{"is":{"headers":{},"body":""}}`, `{"is":{"headers":{"Connection":"close"},"body":""}}`},
+		{`{"is":{"body":""}}`, `{"is":{"body":""}}`},
+	}
+	for _, tt := range tests {
+		r := mustJSON(t, tt.in)
+		servedInPlace(r, defaultsOf(nil))
+		if got := string(config.MarshalJSON(r, 0)); got != tt.want {
+			t.Errorf("servedInPlace(%s)\n got  %s\n want %s", tt.in, got, tt.want)
+		}
+	}
+}
