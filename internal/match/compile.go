@@ -163,6 +163,40 @@ type compiler struct {
 	keyScratch []string
 }
 
+// compilers holds compilers between compiles: an imposter's compile is short and its maps of
+// shared pipes, leaves and key lists are garbage after it (an admin POST/DELETE pair made
+// them every time). A compiler that shared more than maxPooledShares is dropped, not kept.
+var compilers = sync.Pool{New: func() any { return &compiler{ev: &evaluator{}} }}
+
+const maxPooledShares = 64
+
+// getCompiler returns a compiler with nothing shared yet, for predicates that are binary or not.
+func getCompiler(binary bool) *compiler {
+	cc := compilers.Get().(*compiler)
+	cc.ev.binary = binary
+	return cc
+}
+
+// release forgets what cc shared (the compiled predicates keep their pipes, leaves and key
+// lists; cc keeps none of them) and returns it to the pool. cc is not used after.
+func (cc *compiler) release() {
+	if len(cc.pipes) > maxPooledShares || len(cc.leaves) > maxPooledShares || len(cc.keyLists) > maxPooledShares ||
+		len(cc.ev.normalized) > maxPooledShares || len(cc.ev.parsed) > maxPooledShares ||
+		cap(cc.keyBuf) > 4096 || cap(cc.keyScratch) > maxPooledShares {
+		return
+	}
+	clear(cc.pipes)
+	clear(cc.leaves)
+	clear(cc.keyLists)
+	clear(cc.keyScratch[:cap(cc.keyScratch)])
+	clear(cc.ev.normalized)
+	clear(cc.ev.parsed)
+	*cc = compiler{ev: cc.ev, pipes: cc.pipes, leaves: cc.leaves, keyLists: cc.keyLists,
+		keyBuf: cc.keyBuf[:0], keyScratch: cc.keyScratch[:0]}
+	*cc.ev = evaluator{normalized: cc.ev.normalized, parsed: cc.ev.parsed}
+	compilers.Put(cc)
+}
+
 // keys returns jsKeys(o), the same slice for the same keys in the same order.
 func (cc *compiler) keys(o *config.Object) []string {
 	b := cc.keyBuf[:0]

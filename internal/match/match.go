@@ -177,12 +177,14 @@ func CompileValues(stubs []config.Value, opts Options) (*Set, error) {
 // stub reuse[i] of prev, compiled with the same options, which they share (stubs[i] is not
 // read): a change to a large imposter compiles only the stubs it adds.
 func CompileReusing(stubs []config.Value, prev *Set, reuse []int, opts Options) (*Set, error) {
-	cc := &compiler{ev: &evaluator{binary: opts.Binary}}
+	cc := getCompiler(opts.Binary)
+	defer cc.release()
 	s := &Set{stubs: make([][]*pred, len(stubs)), binary: opts.Binary, injector: opts.Injector}
 	var errs Errors
-	// One dry run for all stubs: its request is normalized once per set of parameters.
-	dry := &evaluator{binary: opts.Binary}
-	dryReq := dryRunRequest(opts.TCP)
+	// One dry run for all stubs: its request is normalized once per set of parameters. Both
+	// are made on the first stub that needs one (most stubs of plain strings never do).
+	var dry *evaluator
+	var dryReq *config.Object
 	for i, v := range stubs {
 		if prev != nil && i < len(reuse) && reuse[i] >= 0 {
 			s.stubs[i] = prev.stubs[reuse[i]]
@@ -199,6 +201,9 @@ func CompileReusing(stubs []config.Value, prev *Set, reuse []int, opts Options) 
 		err := cc.err
 		if err == nil {
 			if !cannotRaise(ps) {
+				if dry == nil {
+					dry, dryReq = &evaluator{binary: opts.Binary}, dryRunRequest(opts.TCP)
+				}
 				err = dryRun(dry, dryReq, preds)
 			}
 		}
