@@ -309,21 +309,30 @@ func (a *API) deleteSavedRequests(ctx *fasthttp.RequestCtx, im *imposter.Imposte
 func (a *API) checkStubs(im *imposter.Imposter, values []any) ([]*config.Object, *apiError) {
 	opts := a.bodyOptions()
 	stubs := make([]*config.Object, 0, len(values))
-	var all []*config.Error
+	var perStub [][]*config.Error
 	for _, v := range values {
 		s, errs := config.ParseStub(v, opts, "")
-		all = append(all, errs...)
+		if len(errs) > 0 {
+			perStub = append(perStub, errs)
+		}
 		if s != nil {
 			stubs = append(stubs, s)
 		}
 	}
-	if len(all) > 0 {
+	if len(perStub) > 0 {
+		// Mountebank's validator concatenates the stubs' lists of errors in reverse.
+		var all []*config.Error
+		for i := len(perStub) - 1; i >= 0; i-- {
+			all = append(all, perStub[i]...)
+		}
 		return nil, badRequest(all...)
 	}
-	for _, s := range stubs {
-		if err := im.CheckStubs([]*config.Object{s}); err != nil {
-			return nil, toAPIError(err, string(config.MarshalJSON(s, 0)))
+	if err := im.CheckStubs(stubs); err != nil {
+		var source config.Value
+		if len(stubs) == 1 {
+			source = string(config.MarshalJSON(stubs[0], 0))
 		}
+		return nil, toAPIError(err, source)
 	}
 	return stubs, nil
 }

@@ -205,13 +205,20 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	switch s := stubsVal.(type) {
 	case nil:
 	case []any:
+		var stubErrs [][]*Error
 		for i, sv := range s {
 			path := fmt.Sprintf("stubs[%d]", i)
 			stub, serrs := ParseStub(sv, opts, JoinPath(opts.Path, path))
-			errs = append(errs, serrs...)
+			if len(serrs) > 0 {
+				stubErrs = append(stubErrs, serrs)
+			}
 			if stub != nil {
 				imp.Stubs = append(imp.Stubs, stub)
 			}
+		}
+		// Mountebank's validator concatenates the stubs' lists of errors in reverse.
+		for i := len(stubErrs) - 1; i >= 0; i-- {
+			errs = append(errs, stubErrs[i]...)
 		}
 	default:
 		add("stubs", "'stubs' must be an array")

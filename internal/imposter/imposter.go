@@ -410,17 +410,9 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	im.defaults = defaultsOf(def.DefaultResponse)
 	im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), im.defaults)
 	im.journal.init(opts.JournalSize, opts.JournalBytes)
-	stubs := make([]*stub, 0, len(def.Stubs))
-	for i, d := range def.Stubs {
-		s, err := im.newStub(d)
-		if err != nil {
-			var ce *config.Error
-			if errors.As(err, &ce) && ce.Path != "" {
-				ce.Path = fmt.Sprintf("stubs[%d].%s", i, ce.Path)
-			}
-			return nil, err
-		}
-		stubs = append(stubs, s)
+	stubs, err := im.newStubs(def.Stubs)
+	if err != nil {
+		return nil, err
 	}
 	t, err := im.compile(stubs, def.Stubs)
 	if err != nil {
@@ -812,17 +804,61 @@ func (im *Imposter) ReplaceStubs(defs []*config.Object) error {
 	return im.swap(stubs, defs)
 }
 
-// newStubs compiles defs, failing on the first that does not compile.
+// newStubs compiles defs. When some do not compile, the error lists each one's error as
+// Mountebank's validator lists them, last stub first (it concatenates the stubs' lists in
+// reverse); an error that is not Mountebank's (403 insufficient access) is returned alone.
+// Predicates are compiled later (compile), and only when every stub's responses did.
 func (im *Imposter) newStubs(defs []*config.Object) ([]*stub, error) {
 	stubs := make([]*stub, 0, len(defs))
-	for _, d := range defs {
+	var failed []error // by stub, nil for one that compiled
+	for i, d := range defs {
 		s, err := im.newStub(d)
 		if err != nil {
-			return nil, err
+			var ce *config.Error
+			if errors.As(err, &ce) && ce.Path != "" {
+				ce.Path = fmt.Sprintf("stubs[%d].%s", i, ce.Path)
+			}
+			if failed == nil {
+				failed = make([]error, len(defs))
+			}
+			failed[i] = err
+			continue
 		}
 		stubs = append(stubs, s)
 	}
-	return stubs, nil
+	if failed == nil {
+		return stubs, nil
+	}
+	var list config.Errors
+	for i := len(failed) - 1; i >= 0; i-- {
+		if failed[i] == nil {
+			continue
+		}
+		var many config.Errors
+		var one *config.Error
+		switch {
+		case errors.As(failed[i], &many):
+			list = append(list, many...)
+		case errors.As(failed[i], &one) && one.Code != config.CodeInsufficient:
+			list = append(list, one)
+		default:
+			return nil, firstError(failed)
+		}
+	}
+	if len(list) == 1 {
+		return nil, list[0]
+	}
+	return nil, list
+}
+
+// firstError is the first error of errs that is not nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // InsertStub inserts def before index (index = StubCount() appends).
