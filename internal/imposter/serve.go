@@ -60,8 +60,10 @@ type Answer struct {
 	Why *match.Explanation
 	// Err, when set, is the answer: matching failed (an inject predicate threw).
 	Err *config.Error
-	// box holds out when Build made it from the pool (see Done).
-	box *wireBox
+	// box holds out when Build made it from the pool, and slab the objects native script calls
+	// made for it (see Done).
+	box  *wireBox
+	slab *script.Slab
 }
 
 // Resolve counts and records req, finds the first matching stub and returns its next response,
@@ -194,6 +196,11 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 	if p, ok := a.resp.(*proxyResponse); ok {
 		out, err = im.proxyHTTP(ctx, req, uri, body, a.stub, p)
 	} else {
+		if im.js != nil && !im.opts.Debug && scriptedResponse(a.resp) {
+			// --debug keeps the object that answered (RecordMatch): its objects must outlive
+			// the request then.
+			a.slab = script.AttachSlab(req)
+		}
 		out, a.box, err = im.produce(ctx, req, a.resp)
 	}
 	if err != nil {
@@ -212,6 +219,18 @@ func (im *Imposter) Done(a Answer) {
 		*a.box = wireBox{}
 		wirePool.Put(a.box)
 	}
+	if a.slab != nil {
+		a.slab.Release()
+	}
+}
+
+// scriptedResponse reports whether building r may call a script: an inject response, or one
+// with behaviors (a decorate among them).
+func scriptedResponse(r response) bool {
+	if _, ok := r.(*injectResponse); ok {
+		return true
+	}
+	return r.base().behaviors != nil
 }
 
 // Recyclable reports whether nothing kept req's strings once a is written: a static response

@@ -656,6 +656,8 @@ type ncall struct {
 	lits  []*config.Object // the objects object literals made
 	fixes []fixup          // members set to a number that is not finite
 	json  jsonWriter
+	// slab, when the request has one, holds the objects the call makes.
+	slab *Slab
 	// litVals holds the member values of the object literals JSON.stringify is writing.
 	litVals []litVal
 }
@@ -717,6 +719,7 @@ func (f *nativeFn) begin(r *request.Request, inject, pristine bool) *ncall {
 	c := ncallPool.Get().(*ncall)
 	c.pristine = pristine
 	c.req = r
+	c.slab = slabOf(r)
 	c.reqKeys = requestKeys(r)
 	c.hasReq = configHasRequest(r)
 	c.inject = inject
@@ -777,7 +780,7 @@ func (c *ncall) release() {
 	c.kv = [3]*nobj{}
 	clear(c.objs[:c.nobjs])
 	c.nobjs = 0
-	c.req, c.reqKeys = nil, nil
+	c.req, c.reqKeys, c.slab = nil, nil, nil
 	c.cfg, c.root, c.logger, c.reqObj = nobj{}, nobj{}, nobj{}, nobj{}
 	c.ret = nval{}
 	clear(c.lits)
@@ -937,7 +940,7 @@ func (c *ncall) own(o *nobj) {
 	if o.owned {
 		return
 	}
-	cp := newObject(len(o.o.Members) + 1)
+	cp := c.slab.object(len(o.o.Members) + 1)
 	cp.Members = append(cp.Members, o.o.Members...)
 	o.o, o.owned = cp, true
 	if o.parent != nil {
@@ -1128,7 +1131,7 @@ type objectMember struct {
 }
 
 func (e *objectExpr) eval(c *ncall) (nval, bool) {
-	o := newObject(len(e.members))
+	o := c.slab.object(len(e.members))
 	for i := range e.members {
 		m := &e.members[i]
 		v, ok := m.val.e.eval(c)

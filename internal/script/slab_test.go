@@ -1,0 +1,71 @@
+package script
+
+import (
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// TestSlabSameResults: native calls whose objects come from a request's Slab answer as those
+// that allocate them, also past the slab's room (objects and members), and a released slab
+// serves the next request.
+func TestSlabSameResults(t *testing.T) {
+	many := `(config) => ({ body: { a: { b: { c: { d: { e: { f: { g: [1, { h: 'i' }] } } } } } }, x: config.request.path }, headers: { 'A': '1', 'B': '2', 'C': '3', 'D': '4', 'E': '5', 'F': '6', 'G': '7', 'H': '8', 'I': '9', 'J': '10', 'K': '11', 'L': '12', 'M': '13', 'N': '14', 'O': '15', 'P': '16', 'Q': '17', 'R': '18', 'S': '19', 'T': '20', 'U': '21', 'V': '22', 'W': '23', 'X': '24', 'Y': '25' } })`
+	injects := []string{
+		`function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`,
+		`(config) => { const r = { headers: { a: '1' } }; let h = r.headers; r.headers = { z: '0' }; h.b = '2'; r.body = JSON.stringify(h); return r; }`,
+		many,
+	}
+	decorates := []string{
+		`(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }`,
+		`(config) => { config.response.headers.a = { b: { c: config.request.method } }; config.response.body = JSON.stringify(config.response.headers); }`,
+	}
+	resp := config.NewObject("statusCode", 200.0, "headers", config.NewObject("Content-Type", "text/plain"), "body", "hello")
+	for round := range 3 {
+		for i := range nativeRequests() {
+			for _, src := range injects {
+				r := nativeRequests()[i] // fresh: Reset below empties it
+				fn := compileNative(src)
+				if fn == nil {
+					t.Fatalf("%s: not native", src)
+				}
+				want, ok := fn.runInject(r, true)
+				if !ok {
+					continue
+				}
+				wantJSON := string(config.MarshalJSON(want, 0))
+				slab := AttachSlab(r)
+				got, ok := fn.runInject(r, true)
+				gotJSON := string(config.MarshalJSON(got, 0))
+				r.Reset() // drops the memo
+				slab.Release()
+				if !ok || gotJSON != wantJSON {
+					t.Errorf("round %d, %s: with a slab %v %s, want %s", round, src, ok, gotJSON, wantJSON)
+				}
+			}
+			for _, src := range decorates {
+				r := nativeRequests()[i]
+				fn := compileNative(src)
+				if fn == nil {
+					t.Fatalf("%s: not native", src)
+				}
+				want, ok := fn.run(r, resp, true)
+				if !ok {
+					continue
+				}
+				wantJSON := string(config.MarshalJSON(want, 0))
+				slab := AttachSlab(r)
+				got, ok := fn.run(r, resp, true)
+				gotJSON := string(config.MarshalJSON(got, 0))
+				r.Reset()
+				slab.Release()
+				if !ok || gotJSON != wantJSON {
+					t.Errorf("round %d, %s: with a slab %v %s, want %s", round, src, ok, gotJSON, wantJSON)
+				}
+			}
+		}
+	}
+	if got := string(config.MarshalJSON(resp, 0)); got != `{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"hello"}` {
+		t.Errorf("the decorated response changed: %s", got)
+	}
+}
