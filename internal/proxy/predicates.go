@@ -111,13 +111,17 @@ func selection(vals []config.Value) config.Value {
 	return out
 }
 
-// buildEquals keeps, from field, the keys the matcher names, recursing into objects.
+// buildEquals keeps, from field, the keys the matcher names, recursing into objects and, as
+// Mountebank's isObject is typeof 'object', into arrays: a repeated header or query name (an
+// array) matched with `true` gives {} (Object.keys(true) is empty), one matched by index keeps
+// the elements named, as an object.
 func buildEquals(field, matcher config.Value, valueOf func(config.Value) config.Value) config.Value {
 	out := &config.Object{}
 	for _, key := range keysOf(matcher) {
 		v := member(field, key)
-		if o, ok := v.(*config.Object); ok {
-			out.Set(key, buildEquals(o, member(matcher, key), valueOf))
+		switch v.(type) {
+		case *config.Object, []any:
+			out.Set(key, buildEquals(v, member(matcher, key), valueOf))
 			continue
 		}
 		setDefined(out, key, valueOf(v))

@@ -92,3 +92,27 @@ func FuzzPredicatesFor(f *testing.F) {
 		}
 	})
 }
+
+// TestPredicatesForArrays: a repeated name's array is recursed into like an object, as
+// Mountebank's isObject (typeof 'object') does.
+func TestPredicatesForArrays(t *testing.T) {
+	req := `{"method":"GET","path":"/a","query":{"q":["1","2"]},"headers":{"X-G":["y",""]},"body":""}`
+	tests := []struct{ gens, want string }{
+		{`[{"matches":{"query":{"q":true}}}]`, `[{"equals":{"query":{"q":{}}}}]`},
+		{`[{"matches":{"headers":{"X-G":{"0":true}}}}]`, `[{"equals":{"headers":{"X-G":{"0":"y"}}}}]`},
+		{`[{"matches":{"query":{"q":{"1":true,"5":true}}}}]`, `[{"equals":{"query":{"q":{"1":"2"}}}}]`},
+	}
+	for _, tt := range tests {
+		gens := []*config.Object{}
+		for _, g := range mustJSON(t, tt.gens).([]any) {
+			gens = append(gens, config.AsObject(g))
+		}
+		got, err := PredicatesFor(config.AsObject(mustJSON(t, req)), gens, nil, nil)
+		if err != nil {
+			t.Fatalf("PredicatesFor(%s): %v", tt.gens, err)
+		}
+		if s := string(config.MarshalJSON(got, 0)); s != tt.want {
+			t.Errorf("PredicatesFor(%s) = %s, want %s", tt.gens, s, tt.want)
+		}
+	}
+}

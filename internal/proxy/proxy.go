@@ -289,7 +289,7 @@ func answer(resp *fasthttp.Response, raw []byte) *config.Object {
 	add := func(name, value string) {
 		v, ok := headers.Get(name)
 		switch {
-		case !ok:
+		case !ok || v == "": // arrayifyIfExists: an empty value is replaced
 			headers.Set(name, value)
 		default:
 			if list, isList := v.([]any); isList {
