@@ -124,13 +124,31 @@ func (l *IdleListener) Accept() (net.Conn, error) {
 
 // Close stops accepting and closes the listener; accepted connections stay open.
 func (l *IdleListener) Close() error {
+	if first, err := l.shut(); first {
+		return err
+	}
+	return l.Listener.Close() // the error a listener closed already returns
+}
+
+// Stop is Close where a listener closed already is left alone: no error is made (a
+// *net.OpError for each of the several ways an imposter's listener is closed on DELETE).
+func (l *IdleListener) Stop() {
+	_, _ = l.shut()
+}
+
+// shut closes the listener if it is the first to, and returns the wrapped listener's Close error.
+func (l *IdleListener) shut() (first bool, err error) {
 	l.mu.Lock()
-	if !l.closed {
+	first = !l.closed
+	if first {
 		l.closed = true
 		close(l.done)
 	}
 	l.mu.Unlock()
-	return l.Listener.Close()
+	if first {
+		err = l.Listener.Close()
+	}
+	return first, err
 }
 
 // Shutdown stops accepting, closes the idle connections and waits for the others to finish the
@@ -155,7 +173,7 @@ func (l *IdleListener) Shutdown(ctx context.Context) error {
 // busy.
 func (l *IdleListener) CloseIdle() (busy int) {
 	l.draining.Store(true)
-	_ = l.Close()
+	l.Stop()
 	var idle []*idleConn
 	l.mu.Lock()
 	for c := range l.conns {

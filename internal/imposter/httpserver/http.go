@@ -79,7 +79,7 @@ func newServer(im *imposter.Imposter, conf *tls.Config) *server {
 func (h *server) Serve(ln net.Listener) error {
 	opts := h.im.Settings()
 	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: opts.IdleTimeout, HeaderTimeout: opts.HeaderTimeout, TLS: h.tls})
-	defer h.il.Close()
+	defer h.il.Stop()
 	for {
 		c, err := h.il.Accept()
 		if err != nil {
