@@ -346,16 +346,21 @@ func indexable(ps []*pred) (literal, bool) {
 
 // literalMap returns the map of x that indexes l.
 func (x *index) literalMap(l literal) litMap {
+	var m *litMap
 	switch {
 	case l.field == fPath && l.ci:
-		return x.pathCI
+		m = &x.pathCI
 	case l.field == fPath:
-		return x.pathCS
+		m = &x.pathCS
 	case l.ci:
-		return x.methodCI
+		m = &x.methodCI
 	default:
-		return x.methodCS
+		m = &x.methodCS
 	}
+	if *m == nil { // made for the first literal filed in it: most indexes use one or two
+		*m = litMap{}
+	}
+	return *m
 }
 
 // groupKey names the group of stubs sharing a field's key and a pipe's case rules.
@@ -372,9 +377,7 @@ func groupKey(pp *pipe, f fieldLit) string {
 // A field literal must be strictly more selective than a path or method, which cost nothing
 // to look up.
 func buildIndex(stubs [][]*pred) index {
-	x := index{
-		pathCS: litMap{}, pathCI: litMap{}, methodCS: litMap{}, methodCI: litMap{},
-	}
+	var x index
 	type options struct {
 		lit    literal
 		litOK  bool
