@@ -43,7 +43,10 @@ func printImposter(im *imposter.Imposter, opts PrintOptions) *config.Object {
 // printStubs is printImposter with the stubs of stubs.
 func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) *config.Object {
 	def := im.Definition()
-	o := &config.Object{}
+	// Sized for the members an http imposter's echo has (protocol, port, numberOfRequests,
+	// recordRequests, requests, stubs, _links and a name or defaultResponse): grown from none it
+	// took five arrays.
+	o := &config.Object{Members: make([]config.Member, 0, 10)}
 	o.Set("protocol", def.Protocol)
 	o.Set("port", float64(im.Port()))
 	if def.Name != "" {
@@ -241,11 +244,18 @@ func requestList(im *imposter.Imposter, explain bool) config.Value {
 }
 
 func links(self string, withStubs bool) *config.Object {
-	l := config.NewObject("self", config.NewObject("href", self))
+	// One allocation for the object and its members (NewObject and a Set made three).
+	l := &struct {
+		config.Object
+		m [2]config.Member
+	}{}
+	l.m[0] = config.Member{Key: "self", Value: config.NewObject("href", self)}
+	l.Members = l.m[:1]
 	if withStubs {
-		l.Set("stubs", config.NewObject("href", self+"/stubs"))
+		l.m[1] = config.Member{Key: "stubs", Value: config.NewObject("href", self+"/stubs")}
+		l.Members = l.m[:2]
 	}
-	return l
+	return &l.Object
 }
 
 func removeProxyTimes(stub *config.Object) {
