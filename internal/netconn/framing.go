@@ -106,6 +106,35 @@ func ambiguousLength(ctx *fasthttp.RequestCtx) bool {
 	return hasHeader(raw, "transfer-encoding") && hasHeader(raw, "content-length")
 }
 
+// badTransferEncoding reports whether a request names a Transfer-Encoding whose last coding
+// (in the last Transfer-Encoding line) is not chunked, which llhttp refuses ("Request has
+// invalid Transfer-Encoding": its body has no length); fasthttp reads `identity` as if the
+// header were absent (it refuses other codings and lists itself, with a 400 of its own).
+func badTransferEncoding(raw []byte) bool {
+	const name = "transfer-encoding"
+	var last []byte
+	seen := false
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > len(name) && line[len(name)] == ':' && line[0]|0x20 == 't' &&
+			bytes.EqualFold(line[:len(name)], []byte(name)) {
+			last, seen = line[len(name)+1:], true
+		}
+	}
+	if !seen {
+		return false
+	}
+	if i := bytes.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return !bytes.EqualFold(bytes.Trim(last, " \t\r"), []byte("chunked"))
+}
+
 // hasHeader reports whether the raw header block names the header (lower-case name).
 func hasHeader(raw []byte, name string) bool {
 	for len(raw) > 0 {
@@ -126,7 +155,7 @@ func hasHeader(raw []byte, name string) bool {
 // nodeReads reports whether node's parser (llhttp, so Mountebank) reads a request that fasthttp
 // read: one whose length is not ambiguous, whose method is one llhttp knows for HTTP (a method
 // of its own, lower-case letters or RTSP's are refused), whose version is 0.9, 1.0, 1.1 or 2.0,
-// and whose request target is ASCII.
+// whose request target is ASCII, and whose Transfer-Encoding, if any, ends in chunked.
 func nodeReads(ctx *fasthttp.RequestCtx) bool {
 	switch string(ctx.Method()) {
 	case "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "CONNECT", "TRACE",
@@ -147,7 +176,7 @@ func nodeReads(ctx *fasthttp.RequestCtx) bool {
 			return false
 		}
 	}
-	return !ambiguousLength(ctx)
+	return !ambiguousLength(ctx) && !badTransferEncoding(ctx.Request.Header.RawHeaders())
 }
 
 // refuseUnreadable answers 400 and closes the connection of a request node would not read

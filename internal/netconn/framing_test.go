@@ -137,10 +137,14 @@ func TestNodeReads(t *testing.T) {
 		{"GET /\xe9 HTTP/1.1", false},
 		{"GET /p?q=\xff HTTP/1.1", false},
 		{"POST /x HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked", false},
+		{"POST /x HTTP/1.1\r\nTransfer-Encoding: chunked", true},
+		{"POST /x HTTP/1.1\r\nTransfer-Encoding: CHUNKED", true},
+		{"GET /x HTTP/1.1\r\nTransfer-Encoding: identity", false},
+		{"POST /x HTTP/1.1\r\nTransfer-Encoding: Identity", false},
 	} {
 		var req fasthttp.Request
 		raw := tt.head + "\r\nHost: x\r\n\r\n"
-		if strings.Contains(tt.head, "chunked") {
+		if strings.HasSuffix(strings.ToLower(tt.head), "chunked") {
 			raw += "0\r\n\r\n"
 		}
 		if err := req.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
