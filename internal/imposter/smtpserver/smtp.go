@@ -310,7 +310,9 @@ func smtpRequest(ip, envelopeFrom string, envelopeTo []string, msg []byte) *conf
 		o.Set(strings.ToLower(k), list)
 	}
 	if subj := h["Subject"]; len(subj) > 0 {
-		o.Set("subject", decodeHeader(subj[len(subj)-1]))
+		if s := decodeHeader(subj[len(subj)-1]); s != "" { // mailparser leaves an empty one out
+			o.Set("subject", s)
+		}
 	}
 	o.Set("priority", "normal")
 	var refs []any

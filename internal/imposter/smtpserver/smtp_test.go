@@ -131,3 +131,13 @@ func FuzzSMTPSession(f *testing.F) {
 		_ = s.im.ClearRequests(context.Background())
 	})
 }
+
+// TestSMTPRequestEmptySubject: an empty Subject is left out, as Mountebank (mailparser) does.
+func TestSMTPRequestEmptySubject(t *testing.T) {
+	for _, msg := range []string{"From: a@x\r\nSubject: \r\n\r\nhi\r\n", "From: a@x\r\n\r\nhi\r\n"} {
+		got := smtpRequest("127.0.0.1", "e@x", []string{"r@x"}, []byte(msg))
+		if _, ok := got.Get("subject"); ok {
+			t.Errorf("%q: recorded with a subject: %s", msg, config.MarshalJSON(got, 0))
+		}
+	}
+}
