@@ -77,9 +77,6 @@ func newIdleListener(ln net.Listener, opts ListenOptions, every time.Duration) *
 		tls:       opts.TLS,
 		idleLimit: ticks(idle),
 		every:     every,
-		conns:     map[*idleConn]struct{}{},
-		done:      make(chan struct{}),
-		changed:   make(chan struct{}, 1),
 	}
 	if opts.HeaderTimeout > 0 {
 		l.headerLimit = ticks(opts.HeaderTimeout)
@@ -108,11 +105,22 @@ func (l *IdleListener) Accept() (net.Conn, error) {
 		_ = c.Close()
 		return nil, net.ErrClosed
 	}
+	if l.conns == nil {
+		// Made with the first connection, as the sweeper's done is: an imposter a client suite
+		// creates and deletes without connecting to it made them for nothing. changed is
+		// written before any connection that sends on it exists (notify), and read by
+		// Shutdown only while some connection is busy.
+		l.conns = map[*idleConn]struct{}{}
+		if l.changed == nil {
+			l.changed = make(chan struct{}, 1)
+		}
+	}
 	l.conns[ic] = struct{}{}
 	if !l.sweeping {
 		// The sweeper starts with the first connection: an imposter a client suite creates
 		// and deletes without connecting to it costs no goroutine and no ticker.
 		l.sweeping = true
+		l.done = make(chan struct{})
 		go l.sweep()
 	}
 	l.mu.Unlock()
@@ -142,7 +150,9 @@ func (l *IdleListener) shut() (first bool, err error) {
 	first = !l.closed
 	if first {
 		l.closed = true
-		close(l.done)
+		if l.done != nil {
+			close(l.done)
+		}
 	}
 	l.mu.Unlock()
 	if first {
@@ -194,7 +204,7 @@ func (l *IdleListener) CloseIdle() (busy int) {
 func (l *IdleListener) CloseAll() {
 	l.mu.Lock()
 	all := l.conns
-	l.conns = map[*idleConn]struct{}{}
+	l.conns = nil
 	l.mu.Unlock()
 	for c := range all {
 		_ = c.raw.Close()
