@@ -43,10 +43,7 @@ func printImposter(im *imposter.Imposter, opts PrintOptions) *config.Object {
 // printStubs is printImposter with the stubs of stubs.
 func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) *config.Object {
 	def := im.Definition()
-	// Sized for the members an http imposter's echo has (protocol, port, numberOfRequests,
-	// recordRequests, requests, stubs, _links and a name or defaultResponse): grown from none it
-	// took five arrays.
-	o := &config.Object{Members: make([]config.Member, 0, 10)}
+	o := &config.Object{Members: make([]config.Member, 0, printedMembers(def, opts))}
 	o.Set("protocol", def.Protocol)
 	o.Set("port", float64(im.Port()))
 	if def.Name != "" {
@@ -101,7 +98,7 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 			so.Set("hits", float64(stubs.Hits(i)))
 		}
 		if !opts.Replayable {
-			so.Set("_links", config.NewObject("self", config.NewObject("href", self+"/stubs/"+strconv.Itoa(i))))
+			so.Set("_links", selfLink(self+"/stubs/"+strconv.Itoa(i)))
 		}
 		list = append(list, so)
 	}
@@ -140,13 +137,14 @@ func rawStub(stubs imposter.Stubs, i int, self string, opts PrintOptions) *confi
 		so.Text = string(text)
 	}
 	if !opts.Replayable {
+		so.More = make([]config.Member, 0, 3) // matches, hits, _links
 		if m := stubs.Matches(i); m != nil {
 			so.More = append(so.More, config.Member{Key: "matches", Value: m})
 		}
 		if opts.Explain {
 			so.More = append(so.More, config.Member{Key: "hits", Value: float64(stubs.Hits(i))})
 		}
-		so.More = append(so.More, config.Member{Key: "_links", Value: config.NewObject("self", config.NewObject("href", self+"/stubs/"+strconv.Itoa(i)))})
+		so.More = append(so.More, config.Member{Key: "_links", Value: selfLink(self + "/stubs/" + strconv.Itoa(i))})
 	}
 	return so
 }
@@ -243,19 +241,61 @@ func requestList(im *imposter.Imposter, explain bool) config.Value {
 	}}
 }
 
-func links(self string, withStubs bool) *config.Object {
-	// One allocation for the object and its members (NewObject and a Set made three).
-	l := &struct {
-		config.Object
-		m [2]config.Member
-	}{}
-	l.m[0] = config.Member{Key: "self", Value: config.NewObject("href", self)}
-	l.Members = l.m[:1]
-	if withStubs {
-		l.m[1] = config.Member{Key: "stubs", Value: config.NewObject("href", self+"/stubs")}
-		l.Members = l.m[:2]
+// printedMembers is how many members printStubs may set on the object of an imposter of def
+// (at most: its Members are sized once rather than grown).
+func printedMembers(def *config.Imposter, opts PrintOptions) int {
+	n := 8 // protocol, port, numberOfRequests, recordRequests, requests, stubs, _links and one of name, defaultResponse, endOfRequestResolver
+	if def.Name != "" {
+		n++
 	}
-	return &l.Object
+	switch def.Protocol {
+	case "tcp":
+		n++ // mode
+	case "https":
+		n += 6 // httpsMetadata
+	}
+	if opts.List {
+		n = 7 // protocol, port, name, defaultResponse, numberOfRequests, endOfRequestResolver, _links
+	}
+	return n
+}
+
+// linkObjects are the objects of links, made at once.
+type linkObjects struct {
+	l, self, stubs     config.Object
+	lm                 [2]config.Member
+	selfHref, stubHref [1]config.Member
+}
+
+func links(self string, withStubs bool) *config.Object {
+	lo := &linkObjects{}
+	lo.selfHref[0] = config.Member{Key: "href", Value: self}
+	lo.self.Members = lo.selfHref[:]
+	lo.lm[0] = config.Member{Key: "self", Value: &lo.self}
+	lo.l.Members = lo.lm[:1]
+	if withStubs {
+		lo.stubHref[0] = config.Member{Key: "href", Value: self + "/stubs"}
+		lo.stubs.Members = lo.stubHref[:]
+		lo.lm[1] = config.Member{Key: "stubs", Value: &lo.stubs}
+		lo.l.Members = lo.lm[:2]
+	}
+	return &lo.l
+}
+
+// selfLinkObjects are the objects of selfLink, made at once.
+type selfLinkObjects struct {
+	l, self config.Object
+	lm, hm  [1]config.Member
+}
+
+// selfLink is the _links object of a stub whose href is href.
+func selfLink(href string) *config.Object {
+	lo := &selfLinkObjects{}
+	lo.hm[0] = config.Member{Key: "href", Value: href}
+	lo.self.Members = lo.hm[:]
+	lo.lm[0] = config.Member{Key: "self", Value: &lo.self}
+	lo.l.Members = lo.lm[:]
+	return &lo.l
 }
 
 func removeProxyTimes(stub *config.Object) {

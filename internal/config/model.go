@@ -134,14 +134,16 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	}
 	// Every field is copied before anything changes it, but the stubs: ParseStub copies them one
 	// by one (tcp copies them first, below), so a large imposter is not copied twice; or, when
-	// the caller owns v, keeps them.
-	src := obj
-	obj = &Object{Members: make([]Member, len(src.Members))}
-	for i, m := range src.Members {
-		if m.Key != "stubs" {
-			m.Value = Clone(m.Value)
+	// the caller owns v, nothing is copied.
+	if !opts.Owned {
+		src := obj
+		obj = &Object{Members: make([]Member, len(src.Members))}
+		for i, m := range src.Members {
+			if m.Key != "stubs" {
+				m.Value = Clone(m.Value)
+			}
+			obj.Members[i] = m
 		}
-		obj.Members[i] = m
 	}
 	var errs []*Error
 	add := func(path, format string, args ...any) {
@@ -193,11 +195,12 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 		upcastTCPProxy(obj)
 	}
 	stubsVal := mustGet(obj, "stubs")
-	// The header is every field but the stubs, which ParseStub copies one by one.
+	// The header is every field but the stubs, which ParseStub copies one by one. obj is a copy
+	// of its own (or owned) by now: the header takes its values as they are.
 	header := &Object{Members: make([]Member, 0, len(obj.Members))}
 	for _, m := range obj.Members {
 		if m.Key != "stubs" {
-			header.Members = append(header.Members, Member{Key: m.Key, Value: Clone(m.Value)})
+			header.Members = append(header.Members, m)
 		}
 	}
 	imp.Header = header
@@ -206,8 +209,11 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	case nil:
 	case []any:
 		var stubErrs [][]*Error
+		if len(s) > 0 {
+			imp.Stubs = make([]*Object, 0, len(s))
+		}
 		for i, sv := range s {
-			path := fmt.Sprintf("stubs[%d]", i)
+			path := "stubs[" + strconv.Itoa(i) + "]"
 			stub, serrs := ParseStub(sv, opts, JoinPath(opts.Path, path))
 			if len(serrs) > 0 {
 				stubErrs = append(stubErrs, serrs)
