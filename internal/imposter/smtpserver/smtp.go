@@ -20,6 +20,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
@@ -442,7 +443,18 @@ func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, roo
 	if !isText || disposition != "inline" {
 		a := config.NewObject("type", "attachment")
 		a.Set("content", nodeBuffer(content))
-		a.Set("contentType", ctype)
+		name := dparams["filename"]
+		if name == "" {
+			name = params["name"]
+		}
+		if name != "" {
+			name = decodeHeader(name)
+		}
+		if ctype == "application/octet-stream" && name != "" {
+			a.Set("contentType", detectMimeType(name))
+		} else {
+			a.Set("contentType", ctype)
+		}
 		if partID == "" {
 			a.Set("partId", nil)
 		} else {
@@ -452,12 +464,8 @@ func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, roo
 		if h.Get("Content-Disposition") != "" {
 			a.Set("contentDisposition", disposition)
 		}
-		name := dparams["filename"]
-		if name == "" {
-			name = params["name"]
-		}
 		if name != "" {
-			a.Set("filename", decodeHeader(name))
+			a.Set("filename", name)
 		}
 		if cid := h.Get("Content-Id"); cid != "" {
 			a.Set("contentId", strings.TrimSpace(cid))
@@ -533,4 +541,25 @@ func charsetReader(charset string, input io.Reader) io.Reader {
 		return input
 	}
 	return nil
+}
+
+// detectMimeType is libmime's detectMimeType, which mailparser applies to the filename of an
+// application/octet-stream attachment: the text after the last dot (spaces removed, one
+// leading dot dropped, lower case), application/octet-stream when the table has no such
+// extension.
+func detectMimeType(filename string) string {
+	ext := strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '\uFEFF' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(filename))
+	ext = strings.TrimPrefix(ext, ".")
+	if i := strings.LastIndexByte(ext, '.'); i >= 0 {
+		ext = ext[i+1:]
+	}
+	if t, ok := mimeByExtension[ext]; ok {
+		return t
+	}
+	return "application/octet-stream"
 }

@@ -141,3 +141,17 @@ func TestSMTPRequestEmptySubject(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectMimeType: an application/octet-stream attachment's type comes from its filename,
+// as mailparser's libmime.detectMimeType gives it.
+func TestDetectMimeType(t *testing.T) {
+	for name, want := range map[string]string{
+		"é.png": "image/png", "a.XLS": "application/vnd.ms-excel", "zip": "application/zip",
+		".png": "image/png", "a. p ng": "image/png", "a.unknownext": "application/octet-stream",
+		"b c.csv": "text/csv", "noext": "application/octet-stream",
+	} {
+		if got := detectMimeType(name); got != want {
+			t.Errorf("detectMimeType(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
