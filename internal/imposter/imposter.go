@@ -511,6 +511,23 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 	}
 	s.expect = expect
 	list, _ := get(def, "responses").([]any)
+	// Mountebank validates every response's behaviors before its dry run builds any response,
+	// and lists all their errors.
+	var berrs config.Errors
+	for _, rv := range list {
+		if r := config.AsObject(rv); r != nil {
+			if bv, present := r.Get("behaviors"); present {
+				berrs = append(berrs, behavior.Validate(bv)...)
+			}
+		}
+	}
+	switch len(berrs) {
+	case 0:
+	case 1:
+		return nil, berrs[0]
+	default:
+		return nil, berrs
+	}
 	for j, rv := range list {
 		if err := im.addResponse(s, rv); err != nil {
 			var ce *config.Error
