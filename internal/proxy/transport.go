@@ -4,18 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"net"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
 )
 
-// rawTransport is fasthttp's default round trip (no streamed bodies) that also keeps the
-// origin's header block as it arrived. Node hands Mountebank a response's headers in their
-// order and case (rawHeaders), and Mountebank records them so; fasthttp parses
-// Content-Length, Content-Type, Content-Encoding, Server, Set-Cookie, Connection and
-// Transfer-Encoding into fields of their own, losing both. The block is peeked from the
-// connection's reader before fasthttp parses the same bytes, so nothing is read twice.
+// rawTransport exchanges a request with an origin over a connection of fasthttp's HostClient
+// (fasthttp.RoundTripper; no streamed bodies) and also keeps the origin's header block as it
+// arrived. Node hands Mountebank a response's headers in their order and case (rawHeaders),
+// and Mountebank records them so; fasthttp parses Content-Length, Content-Type,
+// Content-Encoding, Server, Set-Cookie, Connection and Transfer-Encoding into fields of their
+// own, losing both. The block is peeked from the connection's reader before fasthttp parses the
+// same bytes, so nothing is read twice.
 type rawTransport struct {
 	raw sync.Map // *fasthttp.Response -> []byte, taken by Forward after the round trip
 }
@@ -29,32 +32,29 @@ func (t *rawTransport) take(resp *fasthttp.Response) []byte {
 	return v.([]byte)
 }
 
+// RoundTrip sends req on a connection of hc and reads the answer into resp, each within
+// Timeout. retry tells hc whether another connection may be tried: after any failure once the
+// connection was had, but a body past the limit. The connection goes back to hc's pool when
+// neither side asked to close it, and is closed otherwise.
 func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
 	cc, err := hc.AcquireConn(Timeout, req.ConnectionClose())
 	if err != nil {
 		return false, err
 	}
+	reuse := false
+	defer func() {
+		if reuse {
+			hc.ReleaseConn(cc)
+		} else {
+			hc.CloseConn(cc)
+		}
+	}()
 	conn := cc.Conn()
 	resp.ParseNetConn(conn)
-	if err = conn.SetWriteDeadline(time.Now().Add(Timeout)); err != nil {
-		hc.CloseConn(cc)
+	if err := send(hc, conn, req); err != nil {
 		return true, err
 	}
-	bw := hc.AcquireWriter(conn)
-	err = req.Write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	hc.ReleaseWriter(bw)
-	if x, ok := err.(interface{ Timeout() bool }); ok && x.Timeout() {
-		err = fasthttp.ErrTimeout
-	}
-	if err != nil {
-		hc.CloseConn(cc)
-		return true, err
-	}
-	if err = conn.SetReadDeadline(time.Now().Add(Timeout)); err != nil {
-		hc.CloseConn(cc)
+	if err := conn.SetReadDeadline(time.Now().Add(Timeout)); err != nil {
 		return true, err
 	}
 	if req.Header.IsHead() {
@@ -62,22 +62,34 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	}
 	resp.Header.DisableNormalizing()
 	br := hc.AcquireReader(conn)
+	defer hc.ReleaseReader(br) // before the connection is released or closed
 	if block := peekHeader(br); block != nil {
 		t.raw.Store(resp, block)
 	}
-	err = resp.ReadLimitBody(br, hc.MaxResponseBodySize)
-	hc.ReleaseReader(br)
-	if err != nil {
+	if err := resp.ReadLimitBody(br, hc.MaxResponseBodySize); err != nil {
 		t.raw.Delete(resp)
-		hc.CloseConn(cc)
 		return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
 	}
-	if req.ConnectionClose() || resp.ConnectionClose() {
-		hc.CloseConn(cc)
-	} else {
-		hc.ReleaseConn(cc)
-	}
+	reuse = !req.ConnectionClose() && !resp.ConnectionClose()
 	return false, nil
+}
+
+// send writes req to conn within Timeout; running out of it is fasthttp.ErrTimeout, as the
+// client reports it.
+func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request) error {
+	if err := conn.SetWriteDeadline(time.Now().Add(Timeout)); err != nil {
+		return err
+	}
+	w := hc.AcquireWriter(conn)
+	defer hc.ReleaseWriter(w)
+	err := req.Write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fasthttp.ErrTimeout
+	}
+	return err
 }
 
 // peekHeader returns a copy of the response's status line and header block (up to the blank
