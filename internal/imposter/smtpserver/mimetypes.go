@@ -1,5 +1,6 @@
-// Code generated from libmime 5.2.1 (lib/mimetypes.js, MIT), the table mailparser uses through
-// libmime.detectMimeType; DO NOT EDIT.
+// Code generated from libmime 5.2.1 lib/mimetypes.js (MIT). DO NOT EDIT.
+
+// The table mailparser uses through libmime.detectMimeType, spelling mistakes included.
 
 package smtpserver
 
