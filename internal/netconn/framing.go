@@ -111,21 +111,7 @@ func ambiguousLength(ctx *fasthttp.RequestCtx) bool {
 // invalid Transfer-Encoding": its body has no length); fasthttp reads `identity` as if the
 // header were absent (it refuses other codings and lists itself, with a 400 of its own).
 func badTransferEncoding(raw []byte) bool {
-	const name = "transfer-encoding"
-	var last []byte
-	seen := false
-	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
-		}
-		if len(line) > len(name) && line[len(name)] == ':' && line[0]|0x20 == 't' &&
-			bytes.EqualFold(line[:len(name)], []byte(name)) {
-			last, seen = line[len(name)+1:], true
-		}
-	}
+	last, seen := lastHeader(raw, "transfer-encoding")
 	if !seen {
 		return false
 	}
@@ -137,6 +123,13 @@ func badTransferEncoding(raw []byte) bool {
 
 // hasHeader reports whether the raw header block names the header (lower-case name).
 func hasHeader(raw []byte, name string) bool {
+	_, found := lastHeader(raw, name)
+	return found
+}
+
+// lastHeader returns the value of the last line of the raw header block that names the header
+// (lower-case name), as it stands after the colon.
+func lastHeader(raw []byte, name string) (value []byte, found bool) {
 	for len(raw) > 0 {
 		line := raw
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -146,10 +139,10 @@ func hasHeader(raw []byte, name string) bool {
 		}
 		if len(line) > len(name) && line[len(name)] == ':' && line[0]|0x20 == name[0] &&
 			bytes.EqualFold(line[:len(name)], []byte(name)) {
-			return true
+			value, found = line[len(name)+1:], true
 		}
 	}
-	return false
+	return value, found
 }
 
 // nodeReads reports whether node's parser (llhttp, so Mountebank) reads a request that fasthttp
