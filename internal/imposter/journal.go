@@ -302,57 +302,16 @@ func recordedRequest(r *request.Request) *config.Object {
 	o.Set("requestFrom", r.RequestFrom())
 	o.Set("method", r.Method)
 	o.Set("path", r.Path)
-	o.Set("query", kvObject(r.Query))
-	o.Set("headers", headersObject(r.HeaderList()))
+	o.Set("query", request.GroupQuery(r.Query))
+	o.Set("headers", request.GroupHeaders(r.HeaderList()))
 	if !r.BodyMissing {
 		o.Set("body", r.Body)
 	}
 	o.Set("ip", r.IP())
 	if r.HasForm {
-		o.Set("form", kvObject(r.Form))
+		o.Set("form", request.GroupQuery(r.Form))
 	}
 	return o
-}
-
-// kvObject groups pairs by name as node does: one value stays a string, repeats become an array.
-func kvObject(kvs []request.KV) *config.Object {
-	o := &config.Object{Members: make([]config.Member, 0, len(kvs))}
-	for _, kv := range kvs {
-		v, ok := o.Get(kv.Name)
-		switch {
-		case !ok:
-			o.Set(kv.Name, kv.Value)
-		case isList(v):
-			o.Set(kv.Name, append(v.([]any), kv.Value))
-		default:
-			o.Set(kv.Name, []any{v, kv.Value})
-		}
-	}
-	return o
-}
-
-// headersObject groups headers as Mountebank's headersMap.ofRaw does: like kvObject, except
-// that a name repeated after an empty value replaces it (arrayifyIfExists tests the value for
-// truth), so `X-A: ` then `X-A: 1` gives "1", not ["", "1"].
-func headersObject(kvs []request.KV) *config.Object {
-	o := &config.Object{Members: make([]config.Member, 0, len(kvs))}
-	for _, kv := range kvs {
-		v, ok := o.Get(kv.Name)
-		switch {
-		case !ok || v == "":
-			o.Set(kv.Name, kv.Value)
-		case isList(v):
-			o.Set(kv.Name, append(v.([]any), kv.Value))
-		default:
-			o.Set(kv.Name, []any{v, kv.Value})
-		}
-	}
-	return o
-}
-
-func isList(v config.Value) bool {
-	_, ok := v.([]any)
-	return ok
 }
 
 // Revision returns counters that change whenever anything the imposter's JSON shows changes:

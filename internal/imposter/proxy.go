@@ -58,7 +58,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	}
 	if p.Mode != proxy.ModeTransparent && st != nil {
 		seen := recordedRequest(req)
-		seen.Set("headers", headersObject(p.Headers(req.HeaderList())))
+		seen.Set("headers", request.GroupHeaders(p.Headers(req.HeaderList())))
 		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
 		if err != nil {
 			return nil, err

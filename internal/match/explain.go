@@ -352,7 +352,7 @@ func RequestFromJSON(v config.Value, tcp bool) (*config.Object, error) {
 	query := asObject(mustValue(in, "query"))
 	if i := strings.IndexByte(path, '?'); i >= 0 {
 		if query == nil {
-			query = queryObject(request.ParseQuery(nil, path[i+1:]))
+			query = request.GroupQuery(request.ParseQuery(nil, path[i+1:]))
 		}
 		path = path[:i]
 	}
@@ -376,7 +376,7 @@ func RequestFromJSON(v config.Value, tcp bool) (*config.Object, error) {
 	if form := asObject(mustValue(in, "form")); form != nil {
 		o.Set("form", form)
 	} else if body != "" && request.IsURLEncodedForm(headerValue(headers, "content-type")) {
-		o.Set("form", queryObject(request.ParseQuery(nil, body)))
+		o.Set("form", request.GroupQuery(request.ParseQuery(nil, body)))
 	}
 	return o, nil
 }

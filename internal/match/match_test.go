@@ -719,9 +719,9 @@ func TestKVRawOneAgreesWithReference(t *testing.T) {
 		}
 		c := &evalCtx{cur: p}
 		o := kvObj{c: c, kvs: kvs, header: rng.Intn(2) == 0}
-		obj := queryObject(kvs)
+		obj := request.GroupQuery(kvs)
 		if o.header {
-			obj = headersObject(kvs)
+			obj = request.GroupHeaders(kvs)
 		}
 		norm, err := cc.ev.normalize(obj, paramsOf(asObject(p.source()), "equals"), false)
 		if err != nil {

@@ -956,7 +956,7 @@ func requestObject(r *request.Request) *config.Object {
 		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data)
 	}
 	o := config.NewObject("requestFrom", r.RequestFrom(), "method", r.Method, "path", r.Path,
-		"query", queryObject(r.Query), "headers", headersObject(r.HeaderList()))
+		"query", request.GroupQuery(r.Query), "headers", request.GroupHeaders(r.HeaderList()))
 	if r.BodyMissing {
 		o.Set("body", jsvalue.Undef)
 	} else {
@@ -964,7 +964,7 @@ func requestObject(r *request.Request) *config.Object {
 	}
 	o.Set("ip", r.IP())
 	if r.HasForm {
-		o.Set("form", queryObject(r.Form))
+		o.Set("form", request.GroupQuery(r.Form))
 	}
 	return o
 }
@@ -977,44 +977,4 @@ func dryRunRequest(tcp bool) *config.Object {
 	}
 	return config.NewObject("requestFrom", "", "method", "GET", "path", "/", "query", &config.Object{},
 		"headers", &config.Object{}, "form", &config.Object{}, "body", "", "isDryRun", true)
-}
-
-// queryObject is querystring.parse's object: a repeated key's values in an array.
-func queryObject(kvs []request.KV) *config.Object {
-	o := &config.Object{}
-	b := config.Builder{O: o}
-	for _, kv := range kvs {
-		switch cur, _ := b.Get(kv.Name); t := cur.(type) {
-		case nil:
-			b.Set(kv.Name, kv.Value)
-		case []any:
-			b.Set(kv.Name, append(t, kv.Value))
-		default:
-			b.Set(kv.Name, []any{t, kv.Value})
-		}
-	}
-	return o
-}
-
-// headersObject is headersMap.ofRaw: arrayifyIfExists keeps a value, or starts an array once a
-// name repeats, replacing a value that is empty.
-func headersObject(kvs []request.KV) *config.Object {
-	o := &config.Object{}
-	b := config.Builder{O: o}
-	for _, kv := range kvs {
-		cur, _ := b.Get(kv.Name)
-		switch t := cur.(type) {
-		case []any:
-			b.Set(kv.Name, append(t, kv.Value))
-		case string:
-			if t != "" {
-				b.Set(kv.Name, []any{t, kv.Value})
-			} else {
-				b.Set(kv.Name, kv.Value)
-			}
-		default:
-			b.Set(kv.Name, kv.Value)
-		}
-	}
-	return o
 }
