@@ -410,6 +410,14 @@ func (a *App) Start() error {
 		port = addr.Port
 	}
 	a.log = slog.New(a.logs.Handler("mb:" + strconv.Itoa(port)))
+	if a.opts.AllowInjection {
+		// Mountebank's first log entry under --allowInjection; client suites read GET /logs by index.
+		host := a.opts.Host
+		if host == "" {
+			host = "localhost"
+		}
+		a.log.Warn(fmt.Sprintf("Running with --allowInjection set. See http://%s:%d/docs/security for security info", host, port))
+	}
 	node := a.nodeName(port)
 	if a.redis != nil {
 		a.redis.SetNode(node, ln.Addr().String())

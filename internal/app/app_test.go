@@ -249,3 +249,38 @@ func TestLoopbackIPs(t *testing.T) {
 		}
 	}
 }
+
+// TestInjectionWarningLogged: as Mountebank, --allowInjection makes the first log entry a warning
+// (before the config file's imposters and the ready line); client suites read GET /logs by index.
+func TestInjectionWarningLogged(t *testing.T) {
+	for _, allow := range []bool{true, false} {
+		port := freePort(t)
+		cfg := loadYAML(t, "imposters:\n  - port: "+strconv.Itoa(port)+"\n    protocol: http\n")
+		a, c, _ := startInmem(t, Options{Port: 2525, Config: cfg, AllowInjection: allow})
+		status, body, err := get(c, "/logs")
+		a.Stop(context.Background())
+		if err != nil || status != 200 {
+			t.Fatalf("GET /logs: %d %v", status, err)
+		}
+		var got struct {
+			Logs []struct{ Level, Message string } `json:"logs"`
+		}
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range got.Logs {
+			lines = append(lines, l.Level+" "+l.Message)
+		}
+		want := []string{
+			"info [http:" + strconv.Itoa(port) + "] Open for business...",
+			"info [mb:2525] mountebank v" + MountebankVersion + " (mockd " + BuildInfo().Version + ") now taking orders - point your browser to http://localhost:2525/ for help",
+		}
+		if allow {
+			want = append([]string{"warn [mb:2525] Running with --allowInjection set. See http://127.0.0.1:2525/docs/security for security info"}, want...)
+		}
+		if len(lines) < len(want) || strings.Join(lines[:len(want)], "\n") != strings.Join(want, "\n") {
+			t.Errorf("allowInjection %v: GET /logs starts\n%s\nwant\n%s", allow, strings.Join(lines, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
