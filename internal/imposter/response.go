@@ -19,6 +19,9 @@ type header struct {
 	// set: the first line of this exact name, without CR or LF, so it may skip the checks of
 	// fasthttp's Add (see httpserver's write).
 	set bool
+	// bad: node's writeHead refuses the line (checkHeader fails): Answer.Status reads the flag
+	// rather than checking every line of every answer again.
+	bad bool
 }
 
 // headerLists shares the header lines of an imposter's responses that send the same headers
@@ -56,12 +59,16 @@ func (c *headerLists) share(hs []header) []header {
 	return hs
 }
 
-// markSettable sets header.set on the lines it applies to.
-func markSettable(hs []header) {
+// markHeaders sets header.set and header.bad on the lines they apply to, once, when the lines
+// are compiled. A line node accepts has no CR or LF (they are control characters, and no
+// token's), so only a refused one needs the scan for line breaks.
+func markHeaders(hs []header) {
 	for i := range hs {
-		hs[i].set = !hasLineBreak(hs[i].name) && !hasLineBreak(hs[i].value)
-		for j := 0; j < i && hs[i].set; j++ {
-			hs[i].set = hs[j].name != hs[i].name
+		h := &hs[i]
+		h.bad = !validHeader(h.name, h.value)
+		h.set = !h.bad || !hasLineBreak(h.name) && !hasLineBreak(h.value)
+		for j := 0; j < i && h.set; j++ {
+			h.set = hs[j].name != h.name
 		}
 	}
 }
@@ -422,7 +429,7 @@ func (out *wire) compileHeaders(ho *config.Object) {
 			out.headers = append(out.headers, header{name: m.Key, value: jsvalue.String(v)})
 		}
 	}
-	markSettable(out.headers)
+	markHeaders(out.headers)
 }
 
 // sameValue reports whether a and b, two values of the same field of two `is` objects, certainly

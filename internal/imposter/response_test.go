@@ -34,11 +34,11 @@ func TestCompileResponse(t *testing.T) {
 		{"JSON body keeps order, 4 spaces", `{"is":{"body":{"b":1,"a":[1,"x"]}}}`, ``, 200, "{\n    \"b\": 1,\n    \"a\": [\n        1,\n        \"x\"\n    ]\n}", nil},
 		{"array body", `{"is":{"body":[1,2]}}`, ``, 200, "[\n    1,\n    2\n]", nil},
 		{"number body", `{"is":{"body":42}}`, ``, 200, "42", nil},
-		{"headers: arrays repeat, numbers as text", `{"is":{"headers":{"X-A":["1","2"],"X-N":5}}}`, ``, 200, "", []header{{"X-A", "1", true}, {"X-A", "2", false}, {"X-N", "5", true}}},
-		{"header with a line break is not settable", `{"is":{"headers":{"X-B":"a\r\nb","x-b":"c"}}}`, ``, 200, "", []header{{"X-B", "a\r\nb", false}, {"x-b", "c", true}}},
+		{"headers: arrays repeat, numbers as text", `{"is":{"headers":{"X-A":["1","2"],"X-N":5}}}`, ``, 200, "", []header{{"X-A", "1", true, false}, {"X-A", "2", false, false}, {"X-N", "5", true, false}}},
+		{"header with a line break is not settable", `{"is":{"headers":{"X-B":"a\r\nb","x-b":"c"}}}`, ``, 200, "", []header{{"X-B", "a\r\nb", false, true}, {"x-b", "c", true, false}}},
 		{"content-length recomputed", `{"is":{"headers":{"Content-Length":"999"},"body":"abc"}}`, ``, 200, "abc", nil},
-		{"defaultResponse fills each field", `{"is":{"body":"own"}}`, `{"statusCode":418,"headers":{"X-D":"d"},"body":"dflt"}`, 418, "own", []header{{"X-D", "d", true}}},
-		{"own headers replace default headers", `{"is":{"headers":{"X-O":"o"}}}`, `{"headers":{"X-D":"d"},"body":"dflt"}`, 200, "dflt", []header{{"X-O", "o", true}}},
+		{"defaultResponse fills each field", `{"is":{"body":"own"}}`, `{"statusCode":418,"headers":{"X-D":"d"},"body":"dflt"}`, 418, "own", []header{{"X-D", "d", true, false}}},
+		{"own headers replace default headers", `{"is":{"headers":{"X-O":"o"}}}`, `{"headers":{"X-D":"d"},"body":"dflt"}`, 200, "dflt", []header{{"X-O", "o", true, false}}},
 		{"binary", `{"is":{"_mode":"binary","body":"aGk=\n"}}`, ``, 200, "hi", nil},
 		{"binary from default mode", `{"is":{"body":"aGk"}}`, `{"_mode":"binary"}`, 200, "hi", nil},
 		{"binary skips the URL-safe alphabet as Mountebank does", `{"is":{"_mode":"binary","body":"QUJD-_"}}`, ``, 200, "ABC", nil},
@@ -390,6 +390,26 @@ func TestCheckHeaderAsNode(t *testing.T) {
 		}
 		if code != tt.code {
 			t.Errorf("checkHeader(%q, %q) = %q, want %q", tt.name, tt.value, code, tt.code)
+		}
+		// Status reads the lines' flags set when they were compiled: the same answer, after a
+		// good line, as a repeated line, and in a wire that takes its lines from a base.
+		for _, hs := range []*config.Object{
+			config.NewObject(tt.name, tt.value),
+			config.NewObject("X-Ok", "fine", tt.name, []any{"first", tt.value}),
+		} {
+			base := compileIs(config.NewObject("headers", hs, "body", "a"), defaultsOf(nil), nil)
+			built := compileIs(config.NewObject("headers", hs, "body", "b"), defaultsOf(nil), base)
+			for _, w := range []*wire{base, built} {
+				_, err := Answer{out: w}.Status()
+				got := ""
+				if err != nil {
+					c, _ := err.(*config.Error).Raw.Get("code")
+					got = c.(string)
+				}
+				if got != tt.code {
+					t.Errorf("Status of headers %s = %q, want %q", config.MarshalJSON(hs, 0), got, tt.code)
+				}
+			}
 		}
 	}
 	if got := Latin1("caf\u00e9"); got != "caf\xe9" {

@@ -110,8 +110,8 @@ func (a Answer) Status() (int, error) {
 		return 0, errors.New(*a.out.statusErr)
 	}
 	for i := range a.out.headers {
-		if err := checkHeader(a.out.headers[i].name, a.out.headers[i].value); err != nil {
-			return 0, err
+		if h := &a.out.headers[i]; h.bad { // checked when the lines were compiled (markHeaders)
+			return 0, checkHeader(h.name, h.value)
 		}
 	}
 	return int(a.out.status), nil
@@ -123,13 +123,25 @@ func checkHeader(name, value string) *config.Error {
 		return &config.Error{Raw: config.NewObject("code", "ERR_INVALID_HTTP_TOKEN",
 			"message", "Header name must be a valid HTTP token [\""+name+"\"]", "name", "TypeError")}
 	}
-	for _, r := range value {
-		if r < ' ' && r != '\t' || r == 0x7f || r > 0xff {
-			return &config.Error{Raw: config.NewObject("code", "ERR_INVALID_CHAR",
-				"message", "Invalid character in header content [\""+name+"\"]", "name", "TypeError")}
-		}
+	if !validValue(value) {
+		return &config.Error{Raw: config.NewObject("code", "ERR_INVALID_CHAR",
+			"message", "Invalid character in header content [\""+name+"\"]", "name", "TypeError")}
 	}
 	return nil
+}
+
+// validHeader reports whether checkHeader accepts the line.
+func validHeader(name, value string) bool { return isToken(name) && validValue(value) }
+
+// validValue reports whether value has no control character other than tab and no character
+// past U+00FF.
+func validValue(value string) bool {
+	for _, r := range value {
+		if r < ' ' && r != '\t' || r == 0x7f || r > 0xff {
+			return false
+		}
+	}
+	return true
 }
 
 // isToken reports whether s is an HTTP token as node checks header names:
