@@ -98,18 +98,22 @@ func newPoller(observe func(fd int, events uint32)) *poller {
 // run wakes waiters, in the order the kernel reports their fds, for as long as the process runs.
 func (p *poller) run() {
 	events := make([]syscall.EpollEvent, 256)
-	for {
-		n := 0
-		err := p.raw.Read(func(fd uintptr) bool {
-			for {
-				m, err := rawEpollPoll(int(fd), events)
-				if err == syscall.EINTR { //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
-					continue
-				}
-				n = max(m, 0)
-				return n > 0 // none: wait until the epoll instance is readable again
+	// One closure for every wake, made before the loop: made inside, it and n would be
+	// allocated anew for each wake (two allocations of every request's wake-up).
+	n := 0
+	poll := func(fd uintptr) bool {
+		for {
+			m, err := rawEpollPoll(int(fd), events)
+			if err == syscall.EINTR { //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+				continue
 			}
-		})
+			n = max(m, 0)
+			return n > 0 // none: wait until the epoll instance is readable again
+		}
+	}
+	for {
+		n = 0
+		err := p.raw.Read(poll)
 		if err != nil {
 			return // the epoll file was closed: never, while the process runs
 		}
