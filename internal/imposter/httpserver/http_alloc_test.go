@@ -3,7 +3,10 @@
 package httpserver
 
 import (
+	"strconv"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/imposter/impostertest"
 )
@@ -18,5 +21,41 @@ func TestPlainIsPathAllocatesNothing(t *testing.T) {
 		if n := testing.AllocsPerRun(200, func() { serveOnce(t, h, ctx) }); n != 0 {
 			t.Errorf("metrics %v: %v allocations per request, want 0", withMetrics, n)
 		}
+	}
+}
+
+// TestListeningAllocations guards what a request costs through a listening imposter (the FIFO
+// poller, the connection's reads and writes, the handler) over one keep-alive connection, the
+// client's own work included: the simple stub allocates nothing, inject and decorate (answered
+// by the native evaluator) at most what the in-process guards allow them. The bounds are
+// averages over many requests, with room for a rare allocation of the runtime.
+func TestListeningAllocations(t *testing.T) {
+	for _, tc := range []struct {
+		name, imposter, path, body string
+		max                        float64
+	}{
+		{"simple", impostertest.SimpleStub, "/hello", "", 0.2},
+		{"inject", injectImposter, "/inject", `{"injected":"/inject"}`, 3.2},
+		{"decorate", decorateImposter(), "/decorate/19", "decorate-19-decorated", 3.2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			im := startBench(t, tc.imposter)
+			c := &fasthttp.HostClient{Addr: "127.0.0.1:" + strconv.Itoa(im.Port()), MaxConns: 1}
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(resp)
+			req.SetRequestURI("http://" + c.Addr + tc.path)
+			do := func() {
+				if err := c.Do(req, resp); err != nil || resp.StatusCode() != 200 || (tc.body != "" && string(resp.Body()) != tc.body) {
+					t.Fatalf("%v %d %q", err, resp.StatusCode(), resp.Body())
+				}
+			}
+			for range 50 {
+				do() // connects, warms the pools
+			}
+			if n := testing.AllocsPerRun(500, do); n > tc.max {
+				t.Errorf("%v allocations per request, want at most %v", n, tc.max)
+			}
+		})
 	}
 }
