@@ -47,6 +47,25 @@ func (c *Compiled) KeepsInput() bool {
 	return true
 }
 
+// Decorates returns the number of decorate steps, the only steps that give a script the
+// request, when every step is a wait or a decorate (KeepsInput); ok is false otherwise (a copy,
+// lookup or shellTransform reads the request without a script).
+func (c *Compiled) Decorates() (n int, ok bool) {
+	if c == nil {
+		return 0, true
+	}
+	for _, s := range c.steps {
+		switch s.(type) {
+		case *decorateStep:
+			n++
+		case *waitStep:
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
+
 // step is one compiled behavior.
 type step interface {
 	apply(ctx context.Context, a *applyState) error

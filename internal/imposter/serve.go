@@ -64,6 +64,9 @@ type Answer struct {
 	// made for it (see Done).
 	box  *wireBox
 	slab *script.Slab
+	// contained says Build made the answer without leaving the request's strings anywhere but
+	// in the answer's header lines (copied when written): see Recyclable.
+	contained bool
 }
 
 // Resolve counts and records req, finds the first matching stub and returns its next response,
@@ -219,7 +222,30 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 		return a, err
 	}
 	a.out = out
+	if a.slab != nil {
+		calls, known := scriptCalls(a.resp)
+		// Every call that saw the request ran natively, and the body (handed over, written
+		// after the handler returns) is not in the memory the request would give the next one.
+		a.contained = known && a.slab.Native() == calls && !req.Holds(out.body)
+	}
 	return a, nil
+}
+
+// scriptCalls is the number of script calls that see the request while r is built (the inject
+// function, the decorates), when nothing else does; known is false for a response something
+// else reads the request for (a template, a copy, lookup or shellTransform behavior).
+func scriptCalls(r response) (calls int, known bool) {
+	n, ok := r.base().behaviors.Decorates()
+	if !ok {
+		return 0, false
+	}
+	switch r := r.(type) {
+	case *injectResponse:
+		return n + 1, true
+	case *isResponse:
+		return n, r.tmpl == nil
+	}
+	return 0, false
 }
 
 // Done says a's answer is written (its headers copied onto the connection's response, its
@@ -245,11 +271,19 @@ func scriptedResponse(r response) bool {
 	return r.base().behaviors != nil
 }
 
-// Recyclable reports whether nothing kept req's strings once a is written: a static response
-// of stubs without scripts, not recorded in a shared store (the journal copies what it keeps).
-// Their memory may then serve the next request.
+// Recyclable reports whether nothing kept req's strings once a is written: a static response,
+// or one Build made with scripts the native evaluator ran and nothing else that reads the
+// request (a.contained), of stubs without script predicates, not recorded in a shared store
+// (the journal copies what it keeps). Their memory may then serve the next request.
+//
+// Why a native call keeps nothing: it reads the request's strings into values that live in the
+// call (pooled, cleared, never read again by a later call) or in the response it returns (the
+// slab's objects, emptied by Done; header values are copied onto the connection's response when
+// written; a body in the request's memory makes a not contained). A call goja runs is not
+// counted by the slab (Slab.Native): a runtime may keep the strings in its state, so that
+// request is released, not recycled.
 func (im *Imposter) Recyclable(a Answer) bool {
-	return static(a.resp) != nil && a.Recorded == nil && (im.shared == nil || !im.Records()) && !im.scripted.Load()
+	return (static(a.resp) != nil || a.contained) && a.Recorded == nil && (im.shared == nil || !im.Records()) && !im.scripted.Load()
 }
 
 // RecordMatch keeps, with --debug, the match of the stub that answered for the imposter's JSON.

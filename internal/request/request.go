@@ -5,6 +5,7 @@ package request
 import (
 	"net"
 	"sync"
+	"unsafe"
 )
 
 // KV is one name/value pair, in the order it arrived.
@@ -112,7 +113,8 @@ const maxArena = 64 << 10
 // script and its state, a proxy recording, a response built from the request: copy, lookup,
 // decorate, templates) either copies it (strings.Clone) or makes its owner call Release. The
 // http imposter's handler is that owner: it recycles only a request answered by a static
-// response, unrecorded, on an imposter without scripts (imposter's handle, "recycle").
+// response, or by one built by native script calls alone whose body is not in this memory
+// (Holds), unrecorded, on an imposter without script predicates (imposter.Recyclable).
 func Recycle(r *Request) {
 	a := r.arena[:0]
 	r.Reset()
@@ -120,6 +122,19 @@ func Recycle(r *Request) {
 		r.arena = a
 	}
 	pool.Put(r)
+}
+
+// Holds reports whether b lies in the memory Recycle would give the next request (the arena
+// the request's strings were last made in): a caller that hands b on past the answer (an
+// answer's body, written after the handler returns) must then Release the request instead.
+// Memory of earlier arenas is never reused.
+func (r *Request) Holds(b []byte) bool {
+	if len(b) == 0 || cap(r.arena) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(r.arena)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p < lo+uintptr(cap(r.arena))
 }
 
 // reserve makes room for n more bytes in the arena. A new arena never reuses the old one's

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -553,4 +554,25 @@ func sameKVs(a, b []KV) bool {
 		}
 	}
 	return true
+}
+
+// TestHolds: Holds tells the strings a Recycle would hand to the next request (those of the
+// arena the request's strings were last made in) from any other memory.
+func TestHolds(t *testing.T) {
+	ctx := ctxFor(t, "POST /first?a=1 HTTP/1.1\r\nHost: one\r\nContent-Length: 5\r\n\r\nhello")
+	r := Acquire()
+	defer Release(r)
+	if r.Holds([]byte("x")) {
+		t.Error("an empty request holds memory")
+	}
+	FromHTTP(ctx, r)
+	for _, s := range []string{r.Path, r.Query[0].Value, r.HeaderList()[0].Value, r.Body} {
+		if !r.Holds(unsafe.Slice(unsafe.StringData(s), len(s))) {
+			t.Errorf("%q: not held", s)
+		}
+	}
+	other := []byte("hello")
+	if r.Holds(other) || r.Holds(nil) || r.Holds(ctx.Request.Body()) {
+		t.Error("memory the request does not own is held")
+	}
 }

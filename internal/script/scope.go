@@ -137,6 +137,7 @@ func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
 func (s *Scope) Response(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
 	if fn, pristine := s.native(source, kindResponse); fn != nil {
 		if out, ok := fn.runInject(r, pristine); ok {
+			countNative(r)
 			return out, nil
 		}
 	}
@@ -195,6 +196,7 @@ func (s *Scope) responseJS(ctx context.Context, source string, r *request.Reques
 func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
 	if fn, pristine := s.native(source, kindDecorate); fn != nil {
 		if out, ok := fn.run(r, resp, pristine); ok {
+			countNative(r)
 			return out, nil
 		}
 	}

@@ -17,6 +17,8 @@ type Slab struct {
 	mems [24]config.Member
 	no   int
 	nm   int
+	// native counts the calls for the request that the native evaluator answered (see Native).
+	native int
 }
 
 var slabPool = sync.Pool{New: func() any { return new(Slab) }}
@@ -35,8 +37,24 @@ func AttachSlab(r *request.Request) *Slab {
 func (s *Slab) Release() {
 	clear(s.objs[:s.no])
 	clear(s.mems[:s.nm])
-	s.no, s.nm = 0, 0
+	s.no, s.nm, s.native = 0, 0, 0
 	slabPool.Put(s)
+}
+
+// Native is the number of Response and Decorate calls for the slab's request that the native
+// evaluator answered since the slab was attached. A call it answered kept nothing of the
+// request once it returned: what it made from the request is in the response it returned
+// (whose objects are the slab's), and no runtime, state or logger saw the request. A call goja
+// ran (the function is not of the native subset, or the evaluator gave up) is not counted: a
+// runtime may keep the request's strings (in its state, or as values it still refers to), so a
+// caller that compares Native with the calls it made knows whether any did.
+func (s *Slab) Native() int { return s.native }
+
+// countNative counts a call the native evaluator answered for r (see Native).
+func countNative(r *request.Request) {
+	if s := slabOf(r); s != nil {
+		s.native++
+	}
 }
 
 func slabOf(r *request.Request) *Slab {

@@ -1,7 +1,9 @@
 package script
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -68,4 +70,49 @@ func TestSlabSameResults(t *testing.T) {
 	if got := string(config.MarshalJSON(resp, 0)); got != `{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"hello"}` {
 		t.Errorf("the decorated response changed: %s", got)
 	}
+}
+
+// TestSlabCountsNativeCalls: a request's slab counts the Response and Decorate calls the
+// native evaluator answered, and not those goja ran (not of the subset, or given up on), which
+// the imposter reads to know whether a runtime saw the request.
+func TestSlabCountsNativeCalls(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	resp := config.NewObject("statusCode", 200.0, "body", "hello")
+	r := testRequest()
+	slab := AttachSlab(r)
+	steps := []struct {
+		inject bool
+		src    string
+		native bool
+	}{
+		{true, `function (config) { return { body: JSON.stringify({ p: config.request.path }) }; }`, true},
+		{false, `(config) => { config.response.body = config.response.body + config.request.path; }`, true},
+		{true, `function (config) { var s = ''; for (var i = 0; i < 2; i++) { s += config.request.path; } return { body: s }; }`, false},
+		{false, `(config) => { config.state.kept = config.request.path; }`, false},
+		{true, `function (config) { return config.request.missing.x; }`, false}, // native gives up: goja throws
+	}
+	want := 0
+	for _, st := range steps {
+		var err error
+		if st.inject {
+			_, err = s.Response(context.Background(), st.src, r)
+		} else {
+			_, err = s.Decorate(context.Background(), st.src, r, resp)
+		}
+		if err != nil && st.native {
+			t.Fatalf("%s: %v", st.src, err)
+		}
+		if st.native {
+			want++
+		}
+		if got := slab.Native(); got != want {
+			t.Fatalf("after %s: Native() = %d, want %d", st.src, got, want)
+		}
+	}
+	slab.Release()
+	slab = AttachSlab(r)
+	if n := slab.Native(); n != 0 {
+		t.Errorf("a slab from the pool counts %d", n)
+	}
+	slab.Release()
 }

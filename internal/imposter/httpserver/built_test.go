@@ -2,10 +2,13 @@ package httpserver
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/imposter/impostertest"
 )
 
 // TestBuiltAnswersConcurrently: answers built per request (inject, decorate) come from a pool
@@ -47,4 +50,89 @@ func TestBuiltAnswersConcurrently(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestRecycledRequestsKeepTheirStrings: a request whose answer the native evaluator built gives
+// its memory to the next request once written, and nothing may still read it then. Served on
+// many connections at once, each answer shows its own request's strings: a body that is the
+// request's own text (so the request is not recycled), header values read from the request
+// (copied when written), and a goja decorate that keeps the first path in the imposter's state
+// (its requests are never recycled: the state's string must stay as it was).
+func TestRecycledRequestsKeepTheirStrings(t *testing.T) {
+	im := startBench(t, `{"protocol":"http","port":4545,"stubs":[`+
+		`{"predicates":[{"startsWith":{"path":"/own/"}}],"responses":[{"inject":"function (config) { return { headers: { 'X-Path': config.request.path, 'X-Q': config.request.query.q }, body: config.request.path }; }"}]},`+
+		`{"predicates":[{"startsWith":{"path":"/native/"}}],"responses":[{"inject":"function (config) { return { headers: { 'X-Path': config.request.path }, body: JSON.stringify({ p: config.request.path, q: config.request.query.q }) }; }"}]},`+
+		`{"predicates":[{"startsWith":{"path":"/state/"}}],"responses":[{"is":{"body":"s"},`+
+		`"_behaviors":{"decorate":"(config) => { config.state.first = config.state.first || config.request.path; config.response.body = config.state.first + '|' + config.request.path; }"}}]}]}`)
+	c := &fasthttp.HostClient{Addr: "127.0.0.1:" + strconv.Itoa(im.Port()), MaxConns: 16}
+	get := func(req *fasthttp.Request, resp *fasthttp.Response, path string) bool {
+		req.SetRequestURI("http://" + c.Addr + path)
+		if err := c.Do(req, resp); err != nil || resp.StatusCode() != 200 {
+			t.Errorf("%s: %v %d %q", path, err, resp.StatusCode(), resp.Body())
+			return false
+		}
+		return true
+	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	if !get(req, resp, "/state/first") || string(resp.Body()) != "/state/first|/state/first" {
+		t.Fatalf("first state answer %q", resp.Body())
+	}
+	fasthttp.ReleaseRequest(req)
+	fasthttp.ReleaseResponse(resp)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(resp)
+			for i := range 300 {
+				id := strconv.Itoa(g) + "-" + strconv.Itoa(i)
+				switch i % 3 {
+				case 0:
+					path := "/own/" + id + "/" + strings.Repeat("x", i%50)
+					if get(req, resp, path+"?q="+id) && (string(resp.Body()) != path || string(resp.Header.Peek("X-Path")) != path ||
+						string(resp.Header.Peek("X-Q")) != id) {
+						t.Errorf("%s: %q X-Path %q X-Q %q", path, resp.Body(), resp.Header.Peek("X-Path"), resp.Header.Peek("X-Q"))
+						return
+					}
+				case 1:
+					path := "/native/" + id
+					if get(req, resp, path+"?q="+id) && (string(resp.Body()) != `{"p":"`+path+`","q":"`+id+`"}` ||
+						string(resp.Header.Peek("X-Path")) != path) {
+						t.Errorf("%s: %q X-Path %q", path, resp.Body(), resp.Header.Peek("X-Path"))
+						return
+					}
+				default:
+					path := "/state/" + id
+					if get(req, resp, path) && string(resp.Body()) != "/state/first|"+path {
+						t.Errorf("%s: %q", path, resp.Body())
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestRecycledRequestsBodyWrittenLater: an answer's body is written after the handler returns,
+// so a request whose body is the request's own text (in the memory the next request would
+// reuse) is not recycled. Two requests served one after the other in this goroutine: the
+// second takes the first's request from the pool; the first's body must not have changed.
+func TestRecycledRequestsBodyWrittenLater(t *testing.T) {
+	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"inject":"function (config) { return { headers: { 'X-Path': config.request.path }, body: config.request.path }; }"}]}]}`
+	h, first := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/first/aaaaaaaa", "", ""), false)
+	second := impostertest.RequestCtx(t, impostertest.RawRequest("GET", "/other/bbbbbbbb", "", ""))
+	for range 3 {
+		serveOnce(t, h, first)
+		serveOnce(t, h, second)
+		if got := string(first.Response.Body()); got != "/first/aaaaaaaa" {
+			t.Fatalf("first body %q after the second request", got)
+		}
+		if got := string(first.Response.Header.Peek("X-Path")); got != "/first/aaaaaaaa" {
+			t.Fatalf("first X-Path %q after the second request", got)
+		}
+	}
 }

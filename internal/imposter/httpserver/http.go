@@ -194,6 +194,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			return
 		}
 		a = built
+		recycle = im.Recyclable(a) // built natively, it may be recyclable now
 		if m != nil {
 			m.RespDuration.Observe(t0.Since())
 		}

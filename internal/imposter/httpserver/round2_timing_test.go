@@ -17,9 +17,11 @@ import (
 )
 
 // startBench creates and starts an imposter from JSON on a free loopback port, with scripts
-// allowed.
+// allowed: a port the JSON names (4545) is left out, so that tests running at once in other
+// processes do not collide on it.
 func startBench(tb testing.TB, def string) *imposter.Imposter {
 	tb.Helper()
+	def = strings.Replace(def, `,"port":4545`, ``, 1)
 	d := impostertest.Def(tb, def)
 	log := slog.New(slog.DiscardHandler)
 	im, err := imposter.New(d, imposter.Options{Host: "127.0.0.1", Logger: log, Script: script.New(script.Options{Logger: log}), Protocols: map[string]imposter.Protocol{"http": HTTP, "https": HTTPS}})
