@@ -992,6 +992,24 @@ func (im *Imposter) ClearRequests(ctx context.Context) error {
 	return nil
 }
 
+// matchedConfig is a response's configuration as a match shows it: Mountebank sets a proxy's
+// mode to proxyOnce, on the copy it answers with, when it is missing or not one it knows.
+func matchedConfig(cfg *config.Object) *config.Object {
+	p, _ := cfg.Get("proxy")
+	proxy, ok := p.(*config.Object)
+	if !ok {
+		return cfg
+	}
+	switch mode, _ := proxy.Get("mode"); mode {
+	case "proxyOnce", "proxyAlways", "proxyTransparent":
+		return cfg
+	}
+	c, _ := config.Clone(cfg).(*config.Object)
+	cp, _ := c.Get("proxy")
+	cp.(*config.Object).Set("mode", "proxyOnce")
+	return c
+}
+
 // recordMatch keeps a match of stub s for the imposter's JSON (--debug).
 // is is the `is` object of the response sent, resp the configured response.
 func (im *Imposter) recordMatch(s *stub, req *config.Object, is *config.Object, resp response) {
@@ -1004,7 +1022,7 @@ func (s *stub) recordMatch(req *config.Object, is *config.Object, resp response)
 		"timestamp", time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
 		"request", req,
 		"response", is,
-		"responseConfig", resp.base().config,
+		"responseConfig", matchedConfig(resp.base().config),
 		"processingTime", 0.0,
 	)
 	a := s.more()
