@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,5 +38,30 @@ func TestServerCommandsHelp(t *testing.T) {
 				t.Errorf("mockd %s --help:\n%s\nwant (%s; -update rewrites it):\n%s", name, got, golden, want)
 			}
 		})
+	}
+}
+
+// TestDefaultToStart: Mountebank's command line without a command starts the server.
+func TestDefaultToStart(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		argv0 string
+		want  []string
+	}{
+		{nil, "/usr/local/bin/mockd", nil},
+		{nil, "/usr/local/bin/mb", []string{"start"}},
+		{[]string{"--port", "3000"}, "mockd", []string{"start", "--port", "3000"}},
+		{[]string{"-h", "127.0.0.1"}, "mockd", []string{"start", "-h", "127.0.0.1"}},
+		{[]string{"-h"}, "mockd", []string{"-h"}},
+		{[]string{"-h", "--port", "1"}, "mockd", []string{"-h", "--port", "1"}},
+		{[]string{"--help"}, "mb", []string{"--help"}},
+		{[]string{"--version"}, "mockd", []string{"--version"}},
+		{[]string{"-v"}, "mockd", []string{"-v"}},
+		{[]string{"serve", "-c", "x.yaml"}, "mockd", []string{"serve", "-c", "x.yaml"}},
+		{[]string{"save", "--port", "1"}, "mb", []string{"save", "--port", "1"}},
+	} {
+		if got := defaultToStart(tc.args, tc.argv0); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("defaultToStart(%q, %q) = %q, want %q", tc.args, tc.argv0, got, tc.want)
+		}
 	}
 }

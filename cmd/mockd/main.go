@@ -30,6 +30,7 @@ func main() {
 	}()
 	root := newRootCmd()
 	root.SetContext(ctx)
+	root.SetArgs(defaultToStart(os.Args[1:], os.Args[0]))
 	if err := root.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {

@@ -20,14 +20,22 @@ import (
 // adminClient talks to a running mockd (or Mountebank) as `mb save` and `mb replay` do.
 type adminClient struct {
 	host, apikey string
+	rcfile       string
 	port         int
 	timeout      time.Duration // per request; 0 = 5 minutes
 }
 
 func (c *adminClient) register(cmd *cobra.Command) {
-	cmd.Flags().IntVar(&c.port, "port", 2525, "admin port of the running mockd")
-	cmd.Flags().StringVar(&c.host, "host", "localhost", "host of the running mockd")
+	cmd.Flags().IntVarP(&c.port, "port", "p", 2525, "admin port of the running mockd")
+	cmd.Flags().StringVarP(&c.host, "host", "h", "localhost", "host of the running mockd")
 	cmd.Flags().StringVar(&c.apikey, "apikey", "", "sent in the x-api-key header")
+	registerRCFile(cmd.Flags(), &c.rcfile)
+	mbHelpFlag(cmd) // -h is --host, as in mb
+}
+
+// applyRCFile reads --rcfile into the flags the command line did not set.
+func (c *adminClient) applyRCFile(cmd *cobra.Command) error {
+	return applyRCFile(cmd, c.rcfile, cmd.ErrOrStderr())
 }
 
 func (c *adminClient) base() string {
@@ -93,9 +101,12 @@ func newSaveCmd() *cobra.Command {
 		Use:   "save",
 		Short: "Save the running imposters to a config file (as `mb save`)",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if formatter != "mountebank-formatters" {
-				return fmt.Errorf("--formatter %q: only Mountebank's default formatter is supported", formatter)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := c.applyRCFile(cmd); err != nil {
+				return err
+			}
+			if err := checkFormatter(formatter); err != nil {
+				return err
 			}
 			v, err := c.replayable(removeProxies)
 			if err != nil {
@@ -106,8 +117,8 @@ func newSaveCmd() *cobra.Command {
 	}
 	c.register(cmd)
 	cmd.Flags().StringVar(&savefile, "savefile", "mb.json", "file to save imposters to")
-	cmd.Flags().BoolVar(&removeProxies, "removeProxies", false, "leave proxy responses out of the saved file")
-	cmd.Flags().StringVar(&formatter, "formatter", "mountebank-formatters", "accepted for compatibility; only the default is supported")
+	cmd.Flags().BoolVarP(&removeProxies, "removeProxies", "r", false, "leave proxy responses out of the saved file")
+	registerFormatter(cmd.Flags(), &formatter)
 	return cmd
 }
 
@@ -117,7 +128,10 @@ func newReplayCmd() *cobra.Command {
 		Use:   "replay",
 		Short: "Switch from record mode to replay by removing proxies (as `mb replay`)",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := c.applyRCFile(cmd); err != nil {
+				return err
+			}
 			v, err := c.replayable(true)
 			if err != nil {
 				return err

@@ -17,7 +17,6 @@ import (
 
 	"github.com/mockd/mockd/internal/app"
 	"github.com/mockd/mockd/internal/config"
-	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // serverFlags are what the server commands read: app.Options, whose flags app.BindFlags
@@ -25,6 +24,7 @@ import (
 // cannot set).
 type serverFlags struct {
 	opts          app.Options
+	mb            mbOptions // Mountebank-style commands only
 	configs       []string
 	configfile    string
 	watch         bool
@@ -50,52 +50,29 @@ func newServeCmd(name string, mbStyle bool) *cobra.Command {
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if mbStyle {
+				if err := f.mb.apply(cmd, f); err != nil {
+					return err
+				}
+			}
 			return runServer(cmd, f)
 		},
 	}
 	f.register(cmd.Flags(), mbStyle)
+	if mbStyle {
+		f.mb.register(cmd.Flags())
+		mbHelpFlag(cmd)
+	}
 	return cmd
 }
 
-// applyServerBlock sets every flag the command line did not set from the YAML server block.
+// applyServerBlock sets every flag the command line did not set from the YAML server block
+// (whose keys config.LoadWith has checked against app.ServerKeys).
 func applyServerBlock(cmd *cobra.Command, server *config.Object) error {
-	for _, m := range server.Members {
-		if cmd.Flags().Changed(m.Key) {
-			continue
-		}
-		var text string
-		switch v := m.Value.(type) {
-		case string:
-			text = v
-		case bool:
-			text = strconv.FormatBool(v)
-		case float64:
-			text = jsvalue.FormatNumber(v)
-		case []any:
-			parts := make([]string, 0, len(v))
-			for _, e := range v {
-				parts = append(parts, fmt.Sprint(e))
-			}
-			if fl := cmd.Flags().Lookup(m.Key); fl != nil && fl.Value.Type() == "stringArray" {
-				for _, p := range parts { // a repeatable flag: once per element
-					if err := cmd.Flags().Set(m.Key, p); err != nil {
-						return fmt.Errorf("server.%s: %w", m.Key, err)
-					}
-				}
-				continue
-			}
-			text = strings.Join(parts, "|")
-		default:
-			return fmt.Errorf("server.%s: unsupported value", m.Key)
-		}
-		if m.Key == "configfile" {
-			return fmt.Errorf("server.configfile: not allowed inside a config file")
-		}
-		if err := cmd.Flags().Set(m.Key, text); err != nil {
-			return fmt.Errorf("server.%s: %w", m.Key, err)
-		}
+	if server.Has("configfile") {
+		return fmt.Errorf("server.configfile: not allowed inside a config file")
 	}
-	return nil
+	return setFlags(cmd.Flags(), server, "server.", func(key string) (string, bool) { return key, true })
 }
 
 func runServer(cmd *cobra.Command, f *serverFlags) error {
@@ -234,16 +211,20 @@ func configError(err error) error {
 }
 
 func newStopCmd() *cobra.Command {
-	var pidfile string
+	var pidfile, rcfile string
 	cmd := &cobra.Command{
 		Use:   "stop",
 		Short: "Stop a mockd started with a pid file (as `mb stop`)",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyRCFile(cmd, rcfile, cmd.ErrOrStderr()); err != nil {
+				return err
+			}
 			return stopByPidfile(pidfile)
 		},
 	}
 	cmd.Flags().StringVar(&pidfile, "pidfile", "mb.pid", "the pid file mockd start wrote")
+	registerRCFile(cmd.Flags(), &rcfile)
 	return cmd
 }
 
@@ -287,6 +268,9 @@ func newRestartCmd() *cobra.Command {
 		Short: "Stop the mockd named by --pidfile and start again (as `mb restart`)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.mb.apply(cmd, f); err != nil {
+				return err
+			}
 			if err := stopByPidfile(f.opts.PidFile); err != nil {
 				return err
 			}
@@ -294,6 +278,8 @@ func newRestartCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd.Flags(), true)
+	f.mb.register(cmd.Flags())
+	mbHelpFlag(cmd)
 	return cmd
 }
 

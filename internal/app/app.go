@@ -679,18 +679,22 @@ func (a *App) closeLog() {
 
 // publicOptions is what GET /config reports, with Mountebank's option names and defaults.
 func (a *App) publicOptions(port int) *config.Object {
+	// In the order mb 2.9.1 lists its options when they are not given on the command line.
 	o := config.NewObject("port", float64(port))
 	if a.opts.Host != "" {
 		o.Set("host", a.opts.Host)
 	}
+	if a.opts.Mock {
+		o.Set("mock", true)
+	}
+	o.Set("noParse", a.opts.NoParse)
+	o.Set("formatter", "mountebank-formatters")
+	o.Set("pidfile", orDefault(a.opts.PidFile, "mb.pid"))
 	o.Set("allowInjection", a.opts.AllowInjection)
 	o.Set("localOnly", a.opts.LocalOnly)
 	o.Set("ipWhitelist", stringList(a.opts.IPWhitelist))
 	o.Set("debug", a.opts.Debug)
-	if a.opts.Mock {
-		o.Set("mock", true)
-	}
-	o.Set("pidfile", orDefault(a.opts.PidFile, "mb.pid"))
+	o.Set("protofile", "protocols.json")
 	if a.opts.Origin != "" {
 		o.Set("origin", a.opts.Origin)
 	} else {
@@ -701,7 +705,6 @@ func (a *App) publicOptions(port int) *config.Object {
 	} else {
 		o.Set("apikey", nil)
 	}
-	o.Set("noParse", false)
 	consoleFormat := "%level: %message"
 	if strings.EqualFold(a.opts.LogFormat, "json") {
 		consoleFormat = "json"
@@ -711,8 +714,6 @@ func (a *App) publicOptions(port int) *config.Object {
 		transports.Set("file", config.NewObject("path", a.opts.LogFile, "format", "json"))
 	}
 	o.Set("log", config.NewObject("level", orDefault(a.opts.LogLevel, "info"), "transports", transports))
-	o.Set("formatter", "mountebank-formatters")
-	o.Set("protofile", "protocols.json")
 	return o
 }
 

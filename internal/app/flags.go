@@ -14,13 +14,21 @@ import (
 // these flags, and their names are the keys a YAML server block takes (ServerKeys). mbStyle
 // gives --pidfile Mountebank's default, mb.pid.
 func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
-	fs.IntVar(&o.Port, "port", 2525, "admin API port (0 picks a free port)")
-	fs.StringVar(&o.Host, "host", "", "address to bind the admin API and imposters to (default all interfaces)")
-	fs.BoolVar(&o.AllowInjection, "allowInjection", false, "allow JavaScript injection and shell commands in stubs")
-	fs.BoolVar(&o.LocalOnly, "localOnly", false, "accept requests to the admin API and every imposter from loopback only")
-	fs.Var((*pipeList)(&o.IPWhitelist), "ipWhitelist", "pipe-separated client addresses (besides loopback) the admin API and every imposter accept")
-	fs.BoolVar(&o.Mock, "mock", false, "record requests on every imposter")
-	fs.BoolVar(&o.Debug, "debug", false, "record stub matches (shown as \"matches\" on each stub)")
+	// mb's one-letter aliases (-p, -h, -i, -l, -w, -m, -d, -o) on the Mountebank-style commands;
+	// there -h is the host, as in mb, and help is --help only.
+	short := func(s string) string {
+		if mbStyle {
+			return s
+		}
+		return ""
+	}
+	fs.IntVarP(&o.Port, "port", short("p"), 2525, "admin API port (0 picks a free port)")
+	fs.StringVarP(&o.Host, "host", short("h"), "", "address to bind the admin API and imposters to (default all interfaces)")
+	fs.BoolVarP(&o.AllowInjection, "allowInjection", short("i"), false, "allow JavaScript injection and shell commands in stubs")
+	fs.BoolVarP(&o.LocalOnly, "localOnly", short("l"), false, "accept requests to the admin API and every imposter from loopback only")
+	fs.VarP((*pipeList)(&o.IPWhitelist), "ipWhitelist", short("w"), "pipe-separated client addresses (besides loopback) the admin API and every imposter accept")
+	fs.BoolVarP(&o.Mock, "mock", short("m"), false, "record requests on every imposter")
+	fs.BoolVarP(&o.Debug, "debug", short("d"), false, "record stub matches (shown as \"matches\" on each stub)")
 	defaultPid := ""
 	if mbStyle {
 		defaultPid = "mb.pid"
@@ -30,7 +38,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&o.LogLevel, "loglevel", "info", "debug, info, warn or error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "console log lines: text (Mountebank's \"info: message\") or json (one JSON object a line)")
 	fs.BoolVar(&o.NoLogFile, "nologfile", false, "write no log file")
-	fs.StringVar(&o.Origin, "origin", "", "CORS origin allowed on the admin API")
+	fs.StringVarP(&o.Origin, "origin", short("o"), "", "CORS origin allowed on the admin API")
 	fs.StringVar(&o.APIKey, "apikey", "", "require this key in the x-api-key header of admin requests")
 	fs.StringVar(&o.DataDir, "datadir", "", "persist imposters in this directory and start with the ones saved there")
 	fs.BoolVar(&o.NoParse, "noParse", false, "do not render JSON config files as EJS templates")
