@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"bytes"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,8 @@ func New() *Registry {
 	r.reg.MustRegister(shownOnceUsed{r.storeDuration}, shownOnceUsed{r.storeErrors})
 	r.reg.MustRegister(r.imposters,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	r.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{}))
+	// Uncompressed, as Mountebank serves them (and the text can be rewritten, see Handler).
+	r.handler = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{DisableCompression: true}))
 	return r
 }
 
@@ -99,8 +101,48 @@ func (r *Registry) ObserveStore(op string, seconds float64, err error) {
 	}
 }
 
-// Handler serves the metrics in Prometheus' text format.
-func (r *Registry) Handler(ctx *fasthttp.RequestCtx) { r.handler(ctx) }
+// Handler serves the metrics in Prometheus' text format (or what the scraper negotiates). In the
+// text format Mountebank's histograms print `le` first, as prom-client does: the Go client
+// always prints it last, and Mountebank's own tests match the series with `{.+imposter`.
+func (r *Registry) Handler(ctx *fasthttp.RequestCtx) {
+	r.handler(ctx)
+	if bytes.HasPrefix(ctx.Response.Header.ContentType(), []byte("text/plain")) && len(ctx.Response.Header.ContentEncoding()) == 0 {
+		if body := ctx.Response.Body(); bytes.Contains(body, []byte(`",le="`)) {
+			ctx.Response.SetBodyRaw(leFirst(body))
+		}
+	}
+}
+
+// leFirst moves the `le` label of each mb_ histogram bucket line to the front of its labels:
+// `mb_x_bucket{imposter="…",le="0.1"} 1` becomes `mb_x_bucket{le="0.1",imposter="…"} 1`.
+func leFirst(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line = text[:i+1]
+		}
+		text = text[len(line):]
+		open := bytes.IndexByte(line, '{')
+		le := bytes.LastIndex(line, []byte(`,le="`))
+		if !bytes.HasPrefix(line, []byte("mb_")) || open < 0 || le < open {
+			out = append(out, line...)
+			continue
+		}
+		end := bytes.IndexByte(line[le+len(`,le="`):], '"')
+		if end < 0 {
+			out = append(out, line...)
+			continue
+		}
+		end += le + len(`,le="`) + 1 // past the closing quote
+		out = append(out, line[:open+1]...)
+		out = append(out, line[le+1:end]...) // le="…"
+		out = append(out, ',')
+		out = append(out, line[open+1:le]...)
+		out = append(out, line[end:]...)
+	}
+	return out
+}
 
 // Imposter is one imposter's series, counted in place. A nil *Imposter records nothing.
 type Imposter struct {

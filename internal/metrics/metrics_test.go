@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/valyala/fasthttp"
 )
 
 // TestInstantSince checks that an Instant measures elapsed time: never less than what passed.
@@ -121,5 +123,43 @@ func TestHistogramAsPrometheus(t *testing.T) {
 		if gb := gh.GetBucket()[i]; gb.GetUpperBound() != b.GetUpperBound() || gb.GetCumulativeCount() != b.GetCumulativeCount() {
 			t.Errorf("bucket le=%v: %d, want %d", b.GetUpperBound(), gb.GetCumulativeCount(), b.GetCumulativeCount())
 		}
+	}
+}
+
+// TestLeFirst: Mountebank's histogram buckets print le before the imposter label; other lines
+// (other families, sums, counts, comments) are kept byte for byte.
+func TestLeFirst(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"mb_x_bucket{imposter=\"[http:1] \",le=\"0.01\"} 1\n", "mb_x_bucket{le=\"0.01\",imposter=\"[http:1] \"} 1\n"},
+		{"mb_x_bucket{imposter=\"a,le=\\\"b\",le=\"+Inf\"} 2", "mb_x_bucket{le=\"+Inf\",imposter=\"a,le=\\\"b\"} 2"},
+		{"mb_x_sum{imposter=\"[http:1] \"} 0.5\n", "mb_x_sum{imposter=\"[http:1] \"} 0.5\n"},
+		{"mockd_store_operation_duration_seconds_bucket{op=\"save\",le=\"1\"} 1\n", "mockd_store_operation_duration_seconds_bucket{op=\"save\",le=\"1\"} 1\n"},
+		{"# HELP mb_x_bucket x,le=\"y\"\n", "# HELP mb_x_bucket x,le=\"y\"\n"},
+		{"", ""},
+	} {
+		if got := string(leFirst([]byte(tc.in))); got != tc.want {
+			t.Errorf("leFirst(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestHandlerLeFirst: GET /metrics in the text format shows the buckets as Mountebank does,
+// uncompressed even when the client accepts gzip (as Mountebank).
+func TestHandlerLeFirst(t *testing.T) {
+	r := New()
+	m := r.ForImposter("[http:4545] ")
+	m.Requests.Inc()
+	m.MatchDuration.Observe(0.001)
+	var ctx fasthttp.RequestCtx
+	ctx.Request.SetRequestURI("/metrics")
+	ctx.Request.Header.Set("Accept-Encoding", "gzip")
+	r.Handler(&ctx)
+	body := string(ctx.Response.Body())
+	if len(ctx.Response.Header.ContentEncoding()) != 0 {
+		t.Fatalf("Content-Encoding %q", ctx.Response.Header.ContentEncoding())
+	}
+	want := `mb_predicate_match_duration_seconds_bucket{le="0.01",imposter="[http:4545] "} 1`
+	if !strings.Contains(body, want) || !regexp.MustCompile(`mb_predicate_match_duration_seconds.+\{.+imposter.+\}`).MatchString(body) {
+		t.Errorf("GET /metrics lacks %s:\n%s", want, body)
 	}
 }
