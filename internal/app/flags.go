@@ -49,7 +49,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.DurationVar(&o.HeaderTimeout, "header-timeout", time.Minute, "close an http connection (imposter or admin API) whose request takes longer to arrive, from its first byte to its last, answering 408 (slowloris); 0 = no limit")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
 	o.MaxBody = 64 << 20
-	fs.Var((*ByteSize)(&o.MaxBody), "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), and largest tcp request or smtp message")
+	fs.Var((*ByteSize)(&o.MaxBody), "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), largest tcp request or smtp message, and largest answer a proxy reads from its origin")
 	fs.StringArrayVar(&o.FileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
 	fs.IntVar(&o.JournalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
 	o.JournalBytes = 256 << 20

@@ -39,7 +39,7 @@ func stubSource(err error, def *config.Object) error {
 func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, body []byte, st *stub, r *proxyResponse) (*wire, error) {
 	p := r.http
 	start := time.Now()
-	answer, err := p.Forward(&proxy.Request{
+	answer, err := p.Forward(rctx, &proxy.Request{
 		Method:  req.Method,
 		URI:     uri,
 		Headers: req.HeaderList(),

@@ -51,12 +51,12 @@ func TestCompileErrors(t *testing.T) {
 		{`{"to":"not a url"}`, "ERR_INVALID_URL", "Invalid URL"},
 	}
 	for _, tt := range tests {
-		_, err := Compile(config.AsObject(mustJSON(t, tt.proxy)))
+		_, err := Compile(config.AsObject(mustJSON(t, tt.proxy)), 0)
 		if err == nil || err.Code != tt.code || err.Message != tt.msg {
 			t.Errorf("Compile(%s) = %v, want %s %q", tt.proxy, err, tt.code, tt.msg)
 		}
 	}
-	if _, err := Compile(config.AsObject(mustJSON(t, `{"to":"https://h/"}`))); err != nil {
+	if _, err := Compile(config.AsObject(mustJSON(t, `{"to":"https://h/"}`)), 0); err != nil {
 		t.Errorf("Compile(https://h/) = %v, want nil", err)
 	}
 }

@@ -4,6 +4,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
@@ -54,9 +55,11 @@ type Proxy struct {
 	transport  *rawTransport
 }
 
-// Compile validates a proxy object as Mountebank's dry run does and prepares its client.
-// The error carries Mountebank's code and message and no source; the caller names the stub.
-func Compile(p *config.Object) (*Proxy, *config.Error) {
+// Compile validates a proxy object as Mountebank's dry run does and prepares its client, which
+// reads origins' answers of at most maxBody bytes (0 = no limit): an origin announcing or
+// streaming more fails the request instead of taking the memory. The error carries
+// Mountebank's code and message and no source; the caller names the stub.
+func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 	if p == nil {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type"}
 	}
@@ -141,7 +144,7 @@ func Compile(p *config.Object) (*Proxy, *config.Error) {
 		ReadTimeout:                   Timeout,
 		WriteTimeout:                  Timeout,
 		MaxIdleConnDuration:           5 * time.Second,
-		MaxResponseBodySize:           0,
+		MaxResponseBodySize:           maxBody,
 	}
 	return out, nil
 }
@@ -185,8 +188,9 @@ type Error = config.Error
 
 // Forward sends r to the origin and returns its answer as Mountebank's httpProxy records it:
 // {statusCode, headers, body, _mode}, the body parsed as JSON when it is JSON text and base64
-// for binary content. A failure is a *config.Error with code "invalid proxy".
-func (p *Proxy) Forward(r *Request) (*config.Object, error) {
+// for binary content. A failure is a *config.Error with code "invalid proxy", or ctx's error when
+// ctx ended the exchange.
+func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error) {
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
@@ -229,9 +233,16 @@ func (p *Proxy) Forward(r *Request) (*config.Object, error) {
 		req.Header.Add(lengthName, strconv.Itoa(len(r.Body)))
 		req.SetBody(r.Body)
 	}
+	if ctx != nil {
+		p.transport.ctxs.Store(req, ctx)
+		defer p.transport.ctxs.Delete(req)
+	}
 	err := p.client.DoTimeout(req, resp, Timeout)
 	raw := p.transport.take(resp)
 	if err != nil {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, p.failure(err)
 	}
 	return answer(resp, raw), nil
@@ -242,6 +253,8 @@ func (p *Proxy) failure(err error) error {
 	quoted := string(config.MarshalJSON(p.To, 0))
 	var dnsErr *net.DNSError
 	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		return &config.Error{Code: config.CodeInvalidProxy, Message: fmt.Sprintf("the answer of %s is larger than %d bytes (--max-body)", quoted, p.client.MaxResponseBodySize)}
 	case errors.As(err, &dnsErr):
 		return &config.Error{Code: config.CodeInvalidProxy, Message: "Cannot resolve " + quoted}
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),

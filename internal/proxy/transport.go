@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -20,8 +21,12 @@ import (
 // own, losing both. The block is peeked from the connection's reader before fasthttp parses the
 // same bytes, so nothing is read twice.
 type rawTransport struct {
-	raw sync.Map // *fasthttp.Response -> []byte, taken by Forward after the round trip
+	raw  sync.Map // *fasthttp.Response -> []byte, taken by Forward after the round trip
+	ctxs sync.Map // *fasthttp.Request -> context.Context, the request's while Forward runs
 }
+
+// longAgo is a deadline already past: setting it ends a blocked read or write at once.
+var longAgo = time.Unix(1, 0)
 
 // take returns and forgets the header block recorded for resp (nil when none was).
 func (t *rawTransport) take(resp *fasthttp.Response) []byte {
@@ -34,9 +39,19 @@ func (t *rawTransport) take(resp *fasthttp.Response) []byte {
 
 // RoundTrip sends req on a connection of hc and reads the answer into resp, each within
 // Timeout. retry tells hc whether another connection may be tried: after any failure once the
-// connection was had, but a body past the limit. The connection goes back to hc's pool when
-// neither side asked to close it, and is closed otherwise.
+// connection was had, but a body past the limit or a cancelled request. The connection goes back
+// to hc's pool when neither side asked to close it, and is closed otherwise. The context Forward
+// gave req ends the exchange when it is done (the client went away, or the imposter was deleted
+// and its drain time ran out): the connection's deadline is set in the past, so the read or write
+// waiting on the origin returns at once instead of after Timeout.
 func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
+	var ctx context.Context
+	if v, ok := t.ctxs.Load(req); ok {
+		ctx = v.(context.Context)
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+	}
 	cc, err := hc.AcquireConn(Timeout, req.ConnectionClose())
 	if err != nil {
 		return false, err
@@ -50,6 +65,17 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 		}
 	}()
 	conn := cc.Conn()
+	if ctx != nil && ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(longAgo) })
+		defer func() {
+			if !stop() {
+				reuse = false // the deadline may be set: the connection is not used again
+			}
+			if err != nil && ctx.Err() != nil {
+				retry, err = false, ctx.Err()
+			}
+		}()
+	}
 	resp.ParseNetConn(conn)
 	if err := send(hc, conn, req); err != nil {
 		return true, err

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"net/http"
 	"testing"
@@ -60,12 +61,12 @@ func TestForwardKeepsRawHeaders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, cerr := Compile(config.NewObject("to", "http://"+rawOrigin(t, tt.answer)))
+			p, cerr := Compile(config.NewObject("to", "http://"+rawOrigin(t, tt.answer)), 0)
 			if cerr != nil {
 				t.Fatal(cerr)
 			}
 			for i := 0; i < 2; i++ { // the second one on a kept-alive connection when there is one
-				got, err := p.Forward(&Request{Method: "GET", URI: []byte("/x")})
+				got, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/x")})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -204,6 +204,11 @@ func (s *server) proxy(req *request.Request, addr, to string) (*config.Object, *
 			if s.endOfRequest == nil || s.endOfRequest(got) {
 				break
 			}
+			if len(got) > s.maxRequest { // an answer the resolver never ends is not kept whole
+				im.Log().Error(fmt.Sprintf("Proxy %s answer larger than %d bytes", addr, s.maxRequest))
+				return nil, config.NewObject("code", "invalid proxy", "message",
+					fmt.Sprintf("the answer of %s is larger than %d bytes (--max-body)", quoteJS(to), s.maxRequest))
+			}
 		}
 		if err != nil {
 			if len(got) == 0 || isEOF(err) {

@@ -1,0 +1,126 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// hostileOrigin reads one request per connection and then runs serve on it; it returns its
+// address. The connections are closed when the test ends.
+func hostileOrigin(t *testing.T, serve func(c net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				go func() { <-done; c.Close() }()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+					return
+				}
+				serve(c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestForwardCancelled: an origin that never answers holds a request only until its context
+// ends (its client went away, or its imposter was deleted and drained), not for Timeout.
+func TestForwardCancelled(t *testing.T) {
+	addr := hostileOrigin(t, func(c net.Conn) { _, _ = c.Read(make([]byte, 1)) }) // silent until closed
+	p, cerr := Compile(config.NewObject("to", "http://"+addr), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Forward(ctx, &Request{Method: "GET", URI: []byte("/")})
+		errc <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // not a threshold: the cancel may come before or after the send
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Forward = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Forward still waits on the silent origin after its context ended")
+	}
+	// A context already done sends nothing.
+	if _, err := p.Forward(ctx, &Request{Method: "GET", URI: []byte("/")}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Forward with a done context = %v, want context.Canceled", err)
+	}
+}
+
+// TestForwardBoundsTheAnswer: an origin announcing 100 GB, or streaming a chunked body without
+// end, fails the request at the limit instead of taking the memory (a 100 GB Content-Length
+// made the process die of running out of memory).
+func TestForwardBoundsTheAnswer(t *testing.T) {
+	const limit = 1 << 20
+	tests := []struct {
+		name  string
+		serve func(c net.Conn)
+	}{
+		{"100 GB Content-Length", func(c net.Conn) {
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 100000000000\r\n\r\nabc"))
+			_, _ = c.Read(make([]byte, 1))
+		}},
+		{"endless chunked body", func(c net.Conn) {
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"))
+			chunk := []byte("10000\r\n" + strings.Repeat("x", 0x10000) + "\r\n")
+			for i := 0; i < 1000; i++ { // 64 MiB at most
+				if _, err := c.Write(chunk); err != nil {
+					return
+				}
+			}
+		}},
+		{"Content-Length past the limit", func(c net.Conn) {
+			_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2000000\r\n\r\n" + strings.Repeat("y", 2000000)))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, cerr := Compile(config.NewObject("to", "http://"+hostileOrigin(t, tt.serve)), limit)
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			got, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/")})
+			var ce *config.Error
+			if !errors.As(err, &ce) || ce.Code != config.CodeInvalidProxy || !strings.Contains(ce.Message, "larger than 1048576 bytes") {
+				t.Fatalf("Forward = %v, %v; want an invalid proxy error naming the limit", got, err)
+			}
+		})
+	}
+	// An answer of exactly the limit is read.
+	body := strings.Repeat("z", limit)
+	p, _ := Compile(config.NewObject("to", "http://"+hostileOrigin(t, func(c net.Conn) {
+		_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n\r\n" + body))
+	})), limit)
+	got, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := got.Get("body"); b != body {
+		t.Errorf("body of %d bytes not read whole", limit)
+	}
+}
