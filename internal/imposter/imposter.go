@@ -348,7 +348,8 @@ type Imposter struct {
 
 	ln      net.Listener
 	server  Server
-	done    chan struct{}
+	done    chan struct{} // closed when Serve has returned, once serving is serveStarted
+	serving atomic.Int32  // serveDeferred, serveStarted or serveNever
 	closing atomic.Bool
 	// plainIPv4 reports IPv4 clients as a.b.c.d (node does when bound to an IPv4 address)
 	// rather than ::ffff:a.b.c.d.
@@ -716,6 +717,29 @@ func (im *Imposter) Start() error {
 	}
 	im.server = prepared.New(im)
 	im.done = make(chan struct{})
+	// The server's accept loop starts with the first connection (FIFO listeners): an imposter
+	// a client suite creates and deletes without connecting to it costs no goroutine, and its
+	// DELETE does not wait for one to end.
+	if !netconn.StartOnConn(ln, im.startServing) {
+		im.startServing()
+	}
+	im.log.Info("Open for business...")
+	return nil
+}
+
+// States of Imposter.serving.
+const (
+	serveDeferred int32 = iota // Serve waits for the first connection
+	serveStarted               // Serve runs (or ran) on a goroutine of its own
+	serveNever                 // the listener closed before any connection: Serve never runs
+)
+
+// startServing runs the server's Serve on a goroutine of its own, unless it runs already or
+// the listener was closed first. It does not block.
+func (im *Imposter) startServing() {
+	if !im.serving.CompareAndSwap(serveDeferred, serveStarted) {
+		return
+	}
 	go func() {
 		defer close(im.done)
 		defer func() {
@@ -727,8 +751,6 @@ func (im *Imposter) Start() error {
 			im.log.Error("imposter stopped serving", "err", err)
 		}
 	}()
-	im.log.Info("Open for business...")
-	return nil
 }
 
 func (im *Imposter) scope() string {
@@ -757,6 +779,9 @@ func (im *Imposter) closeListener() (ok bool, busy int) {
 	}
 	// Closing the listener ends the server's accept loop, whether or not it has begun.
 	_ = im.ln.Close()
+	if im.serving.CompareAndSwap(serveDeferred, serveNever) {
+		return true, 0 // no connection was ever accepted, and none will be
+	}
 	<-im.done
 	return true, im.server.CloseIdle()
 }
@@ -764,7 +789,9 @@ func (im *Imposter) closeListener() (ok bool, busy int) {
 // drain lets the requests in flight finish until ctx ends, then closes every connection; it
 // follows closeListener.
 func (im *Imposter) drain(ctx context.Context) {
-	_ = im.server.Shutdown(ctx)
+	if im.serving.Load() == serveStarted {
+		_ = im.server.Shutdown(ctx)
+	}
 	im.metrics.Remove()
 	im.log.Info("Ciao for now")
 }

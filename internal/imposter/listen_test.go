@@ -101,3 +101,88 @@ func TestImposterListeners(t *testing.T) {
 		})
 	}
 }
+
+// recordingServer records whether the core ran Serve and Shutdown.
+type recordingServer struct {
+	netHTTPServer
+	served, shut chan struct{}
+}
+
+func (s *recordingServer) Serve(ln net.Listener) error {
+	close(s.served)
+	return s.netHTTPServer.Serve(ln)
+}
+
+func (s *recordingServer) Shutdown(ctx context.Context) error {
+	close(s.shut)
+	return s.netHTTPServer.Shutdown(ctx)
+}
+
+// An imposter on a FIFO listener serves from its first connection on: one created and stopped
+// without a connection never ran Serve (no goroutine: a client suite's create-then-delete pair)
+// nor Shutdown, and frees its port; one connected to serves and is shut down.
+func TestServeStartsWithTheFirstConnection(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the FIFO poller is Linux's")
+	}
+	for _, connect := range []bool{false, true} {
+		t.Run(fmt.Sprintf("connect=%v", connect), func(t *testing.T) {
+			var rs *recordingServer
+			proto := func(*config.Imposter) (Prepared, error) {
+				return Prepared{FIFO: true, New: func(im *Imposter) Server {
+					inner := netHTTP(true)
+					p, _ := inner(nil)
+					rs = &recordingServer{netHTTPServer: *p.New(im).(*netHTTPServer), served: make(chan struct{}), shut: make(chan struct{})}
+					return rs
+				}}, nil
+			}
+			v, err := config.ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":[{"is":{"body":"hi"}}]}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, errs := config.ParseImposter(v, config.ParseOptions{})
+			if len(errs) > 0 {
+				t.Fatal(errs[0])
+			}
+			im, err := New(d, Options{Host: "127.0.0.1", Logger: slog.New(slog.DiscardHandler), Protocols: map[string]Protocol{"http": proto}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := im.Start(); err != nil {
+				t.Fatal(err)
+			}
+			addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(im.Port()))
+			if connect {
+				resp, err := http.Get("http://" + addr + "/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				if string(body) != "hi" {
+					t.Errorf("body %q, want \"hi\"", body)
+				}
+			} else if im.serving.Load() != serveDeferred {
+				t.Errorf("serving = %d before any connection, want %d (deferred)", im.serving.Load(), serveDeferred)
+			}
+			im.Stop(context.Background())
+			for name, ch := range map[string]chan struct{}{"Serve": rs.served, "Shutdown": rs.shut} {
+				select {
+				case <-ch:
+					if !connect {
+						t.Errorf("%s was called for an imposter no one connected to", name)
+					}
+				default:
+					if connect {
+						t.Errorf("%s was not called for an imposter that served a request", name)
+					}
+				}
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				t.Fatalf("port still bound after Stop: %v", err)
+			}
+			_ = ln.Close()
+		})
+	}
+}

@@ -22,14 +22,17 @@ import (
 
 // Server serves one protocol on a started imposter's listener.
 type Server interface {
-	// Serve accepts connections on ln until shutdown; it returns nil after a shutdown.
+	// Serve accepts connections on ln until shutdown; it returns nil after a shutdown. On a
+	// FIFO listener it runs from the first connection on (netconn.StartOnConn): a server
+	// whose listener closed before any connection came is never served, and then neither
+	// CloseIdle nor Shutdown is called.
 	Serve(ln net.Listener) error
 	// CloseIdle closes, at once, every connection that waits for its next request; busy ones
 	// close after their answer. Serve has returned. It returns how many connections may still
 	// be busy: with none, Shutdown has nothing to wait for.
 	CloseIdle() (busy int)
 	// Shutdown stops accepting, lets requests in flight finish until ctx ends, and closes every
-	// connection.
+	// connection. Serve has returned.
 	Shutdown(ctx context.Context) error
 }
 

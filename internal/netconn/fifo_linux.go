@@ -221,11 +221,23 @@ type fdWaiters struct {
 	r, w signal
 	// gone, for a connection, is done when the peer closes or resets it.
 	gone *connContext
+	// start, for a listener, runs once on its first read event (see StartOnConn).
+	start atomic.Pointer[func()]
+}
+
+// runStart runs the start function, if it has not run (or been dropped) yet.
+func (w *fdWaiters) runStart() {
+	if f := w.start.Swap(nil); f != nil {
+		(*f)()
+	}
 }
 
 func (w *fdWaiters) dispatch(events uint32) {
 	if events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 		w.r.notify()
+		if w.start.Load() != nil {
+			w.runStart()
+		}
 	}
 	if events&(syscall.EPOLLOUT|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 		w.w.notify()
@@ -404,7 +416,29 @@ func (l *FIFOListener) Close() error {
 	if !l.close() {
 		return l.opError("close", net.ErrClosed)
 	}
+	l.start.Store(nil) // a start that has not run never will: nothing is accepted now
 	return nil
+}
+
+// StartOnConn calls start once a connection first waits to be accepted on ln, on the FIFO
+// poller's goroutine (start must not block: it starts the goroutine that accepts) or on the
+// caller's, if one waits already; never once ln is closed (but a start that began may still be
+// running). It reports false when ln cannot defer its accept loop (it is not a FIFOListener
+// that has not accepted yet): the caller then starts it at once.
+//
+// An imposter's accept loop starts this way: one a client suite creates and deletes without
+// connecting to it (bench's admin-pairs) costs no goroutine.
+func StartOnConn(ln net.Listener, start func()) bool {
+	l, ok := ln.(*FIFOListener)
+	if !ok || !l.fresh {
+		return false
+	}
+	l.start.Store(&start)
+	// The poller stores ready before it looks at start: one of the two sees the other.
+	if l.r.state.Load() == ready && !l.ref.closed() {
+		l.runStart()
+	}
+	return true
 }
 
 // Addr returns the listener's network address.

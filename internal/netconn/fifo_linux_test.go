@@ -251,3 +251,89 @@ func TestFirstAcceptFindsEarlyConnections(t *testing.T) {
 		_ = c.Close()
 	}
 }
+
+// StartOnConn defers a listener's accept loop to its first connection: start runs once, when a
+// connection waits (one queued before StartOnConn is called included), and never after Close.
+func TestStartOnConn(t *testing.T) {
+	t.Run("first connection", func(t *testing.T) {
+		l, err := ListenTCP("127.0.0.1", 0, PollerFIFO)
+		if err != nil {
+			t.Skip(err)
+		}
+		defer l.Close()
+		var runs atomic.Int32
+		started := make(chan struct{})
+		if !StartOnConn(l, func() {
+			if runs.Add(1) == 1 {
+				close(started)
+			}
+		}) {
+			t.Fatalf("StartOnConn(%T) = false", l)
+		}
+		if n := runs.Load(); n != 0 {
+			t.Fatalf("start ran %d times before any connection", n)
+		}
+		for i := range 2 {
+			c, err := net.Dial("tcp", l.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			<-started
+			s, err := l.Accept()
+			if err != nil {
+				t.Fatalf("accept %d: %v", i, err)
+			}
+			_ = s.Close()
+		}
+		if n := runs.Load(); n != 1 {
+			t.Errorf("start ran %d times, want once", n)
+		}
+	})
+	t.Run("connection before", func(t *testing.T) {
+		l, err := ListenTCP("127.0.0.1", 0, PollerFIFO)
+		if err != nil {
+			t.Skip(err)
+		}
+		defer l.Close()
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		started := make(chan struct{})
+		StartOnConn(l, func() { close(started) }) // a second run would panic
+		<-started
+		s, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Close()
+	})
+	t.Run("closed first", func(t *testing.T) {
+		l, err := ListenTCP("127.0.0.1", 0, PollerFIFO)
+		if err != nil {
+			t.Skip(err)
+		}
+		StartOnConn(l, func() { t.Error("start ran for a listener closed without a connection") })
+		fl := l.(*FIFOListener)
+		_ = l.Close()
+		if fl.start.Load() != nil {
+			t.Error("Close kept the start function")
+		}
+		if c, err := net.Dial("tcp", l.Addr().String()); err == nil {
+			_ = c.Close()
+			t.Fatal("a closed listener accepted a connection")
+		}
+	})
+	t.Run("runtime poller", func(t *testing.T) {
+		l, err := ListenTCP("127.0.0.1", 0, PollerGo)
+		if err != nil {
+			t.Skip(err)
+		}
+		defer l.Close()
+		if StartOnConn(l, func() {}) {
+			t.Error("StartOnConn deferred a listener of the runtime's poller")
+		}
+	})
+}

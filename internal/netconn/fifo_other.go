@@ -6,3 +6,6 @@ import "net"
 
 // ListenFIFO returns ln: without epoll the runtime poller serves its connections.
 func ListenFIFO(ln *net.TCPListener) (net.Listener, error) { return ln, nil }
+
+// StartOnConn reports false: without the FIFO poller an accept loop starts at once.
+func StartOnConn(net.Listener, func()) bool { return false }
