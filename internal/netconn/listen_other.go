@@ -10,3 +10,6 @@ import (
 var errNoRaw = errors.New("no raw listener")
 
 func listenRaw(net.IP, int) (net.Listener, error) { return nil, errNoRaw }
+
+// PrepareSpares reports false: listeners are made by the net package.
+func PrepareSpares() bool { return false }

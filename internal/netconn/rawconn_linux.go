@@ -43,11 +43,20 @@ func (c *rawIOConn) Read(b []byte) (int, error) {
 	}
 	var n int
 	var err error
+	prepared := false
 	werr := c.rc.Read(func(fd uintptr) bool {
 		for {
 			n, err = rawRead(int(fd), b)
-			if err != syscall.EINTR { //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
-				return err != syscall.EAGAIN //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+			switch {
+			case err == syscall.EINTR: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+			case err != syscall.EAGAIN: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+				return true
+			case prepared || !PrepareSpares():
+				return false
+			default:
+				// Nothing to read: the client has the answer and sends its next request
+				// meanwhile. The spare socket is made now rather than on the next POST.
+				prepared = true
 			}
 		}
 	})
