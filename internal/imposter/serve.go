@@ -202,6 +202,10 @@ func (a Answer) HasConnection() bool { return a.out.hasConnection }
 // Body is the body; it must not be modified.
 func (a Answer) Body() []byte { return a.out.body }
 
+// MustCopyBody reports whether the body is in memory Done gives back for the next request's
+// answer: the connection must copy it, not refer to it, since it is written after Done.
+func (a Answer) MustCopyBody() bool { return a.slab.Holds(a.out.body) }
+
 // Build builds a Dynamic http answer for req: the proxy's origin is asked (uri and body are the
 // request's as received), or the inject function, template and behaviors run, cancelled with
 // ctx. An answer already built is returned as it is.
@@ -218,6 +222,11 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 			// --debug keeps the object that answered (RecordMatch): its objects must outlive
 			// the request then.
 			a.slab = script.AttachSlab(req)
+			if calls, known := scriptCalls(a.resp); known && calls == 1 {
+				// The one script call that sees the request is the last to read what it makes:
+				// its strings may be the slab's (the body is copied when written: MustCopyBody).
+				a.slab.AllowText()
+			}
 		}
 		out, a.box, err = im.produce(ctx, req, a.resp)
 	}

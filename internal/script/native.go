@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
@@ -931,6 +932,8 @@ func (c *ncall) store(v nval, sv *storedValue) (config.Value, bool) {
 			return v.o.arr, true
 		}
 		return v.o.o, true
+	case v.k == kStr:
+		return c.slab.box(v.s), true // without an allocation when the request has a slab
 	}
 	return v.boxed(), true
 }
@@ -1099,7 +1102,7 @@ func (e *assignMember) eval(c *ncall) (nval, bool) {
 	}
 	sv := &e.val
 	if e.add {
-		if v, ok = add(old, v); !ok {
+		if v, ok = c.add(old, v); !ok {
 			return nval{}, false
 		}
 		sv = &storedValue{} // the sum, not the literal
@@ -1220,7 +1223,7 @@ func (e *stringifyExpr) eval(c *ncall) (nval, bool) {
 	if !w.value(val) || len(w.buf) > maxNativeString {
 		return nval{}, false
 	}
-	return strVal(string(w.buf)), true
+	return strVal(c.text(w.buf)), true
 }
 
 // litVal is a member value of an object literal JSON.stringify writes: a primitive as it is
@@ -1291,7 +1294,15 @@ func (e *stringifyExpr) literal(c *ncall, lit *objectExpr) (nval, bool) {
 	if len(w.buf) > maxNativeString {
 		return nval{}, false
 	}
-	return strVal(string(w.buf)), true
+	return strVal(c.text(w.buf)), true
+}
+
+// text returns b as a string, in the slab's memory for strings when the call may use it.
+func (c *ncall) text(b []byte) string {
+	if s, ok := c.slab.join(unsafe.String(unsafe.SliceData(b), len(b))); ok {
+		return s
+	}
+	return string(b)
 }
 
 type templateExpr struct {
@@ -1319,7 +1330,7 @@ func (e *templateExpr) eval(c *ncall) (nval, bool) {
 const maxNativeString = 1 << 20
 
 // add is the + operator on primitives: strings join, numbers add; anything else gives up.
-func add(a, b nval) (nval, bool) {
+func (c *ncall) add(a, b nval) (nval, bool) {
 	switch {
 	case a.k == kObj || b.k == kObj:
 		return nval{}, false
@@ -1327,6 +1338,11 @@ func add(a, b nval) (nval, bool) {
 		as, bs := a.str(), b.str()
 		if len(as)+len(bs) > maxNativeString {
 			return nval{}, false
+		}
+		if as != "" && bs != "" {
+			if s, ok := c.slab.join(as, bs); ok {
+				return strVal(s), true
+			}
 		}
 		return strVal(as + bs), true
 	case a.k == kNum && b.k == kNum:
@@ -1350,7 +1366,7 @@ func (e *binaryExpr) eval(c *ncall) (nval, bool) {
 		return nval{}, false
 	}
 	if e.op == token.PLUS {
-		return add(a, b)
+		return c.add(a, b)
 	}
 	if a.k == kObj || b.k == kObj {
 		return nval{}, false

@@ -2,6 +2,7 @@ package script
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
@@ -15,11 +16,21 @@ import (
 type Slab struct {
 	objs [6]config.Object
 	mems [24]config.Member
-	no   int
-	nm   int
+	// strs holds the strings native calls store in objects, each boxed as a configuration
+	// value that refers to its slot (see box).
+	strs [6]string
+	// text holds the bytes of the strings a native call makes, when AllowText allowed it.
+	text   []byte
+	no     int
+	nm     int
+	ns     int
+	textOK bool
 	// native counts the calls for the request that the native evaluator answered (see Native).
 	native int
 }
+
+// maxSlabText is the room for strings a slab keeps (a larger string is allocated as usual).
+const maxSlabText = 2 << 10
 
 var slabPool = sync.Pool{New: func() any { return new(Slab) }}
 
@@ -37,8 +48,66 @@ func AttachSlab(r *request.Request) *Slab {
 func (s *Slab) Release() {
 	clear(s.objs[:s.no])
 	clear(s.mems[:s.nm])
-	s.no, s.nm, s.native = 0, 0, 0
+	clear(s.strs[:s.ns])
+	s.text = s.text[:0]
+	s.no, s.nm, s.ns, s.native, s.textOK = 0, 0, 0, 0, false
 	slabPool.Put(s)
+}
+
+// AllowText lets the native calls made for the request put the bytes of the strings they make
+// in s. The caller allows it only when the call that makes them is the last of the request's
+// script calls (no later script, which could keep a string, sees them), and it copies an
+// answer's body s Holds before releasing s; header values are copied when written.
+func (s *Slab) AllowText() { s.textOK = true }
+
+// Holds reports whether b lies in s's memory for strings (see AllowText).
+func (s *Slab) Holds(b []byte) bool {
+	if s == nil || len(b) == 0 || cap(s.text) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(s.text)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p < lo+uintptr(cap(s.text))
+}
+
+// join returns the strings of parts joined, in s's memory for strings when it is allowed and
+// has room; ok is false otherwise.
+func (s *Slab) join(parts ...string) (string, bool) {
+	if s == nil || !s.textOK {
+		return "", false
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n == 0 || n > maxSlabText-len(s.text) {
+		return "", false
+	}
+	if cap(s.text) == 0 {
+		s.text = make([]byte, 0, maxSlabText)
+	}
+	start := len(s.text)
+	for _, p := range parts {
+		s.text = append(s.text, p...)
+	}
+	return unsafe.String(&s.text[start], n), true
+}
+
+// box returns str as a configuration value, without the allocation converting a string to an
+// interface makes, when s has a free slot: the value refers to the slot, which holds str until
+// Release (as the slab's objects hold their members), and nothing may use it afterwards.
+func (s *Slab) box(str string) config.Value {
+	if s == nil || s.ns == len(s.strs) {
+		return str
+	}
+	p := &s.strs[s.ns]
+	s.ns++
+	*p = str
+	// An interface holding a string refers to the string's header, which the conversion
+	// copies to the heap; this one refers to the slot instead.
+	var v config.Value = ""
+	(*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] = unsafe.Pointer(p)
+	return v
 }
 
 // Native is the number of Response and Decorate calls for the slab's request that the native

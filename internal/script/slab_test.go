@@ -17,10 +17,14 @@ func TestSlabSameResults(t *testing.T) {
 		`function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`,
 		`(config) => { const r = { headers: { a: '1' } }; let h = r.headers; r.headers = { z: '0' }; h.b = '2'; r.body = JSON.stringify(h); return r; }`,
 		many,
+		// More strings stored than the slab has slots for.
+		`(config) => ({ headers: { a: config.request.path, b: config.request.path + '1', c: config.request.method, d: config.request.method + '2', e: '' + config.request.path, f: config.request.path + config.request.method, g: config.request.path + '3', h: config.request.method + config.request.path }, body: config.request.path + '!' })`,
 	}
 	decorates := []string{
 		`(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }`,
 		`(config) => { config.response.headers.a = { b: { c: config.request.method } }; config.response.body = JSON.stringify(config.response.headers); }`,
+		// Strings past the slab's room for text (each doubling joins two of its strings).
+		`(config) => { let s = config.request.path + '-'; s = s + s; s = s + s; s = s + s; s = s + s; s = s + s; s = s + s; s = s + s; s = s + s; config.response.headers.x = s + '|'; config.response.body = s + s + config.response.body; }`,
 	}
 	resp := config.NewObject("statusCode", 200.0, "headers", config.NewObject("Content-Type", "text/plain"), "body", "hello")
 	for round := range 3 {
@@ -36,13 +40,19 @@ func TestSlabSameResults(t *testing.T) {
 					continue
 				}
 				wantJSON := string(config.MarshalJSON(want, 0))
-				slab := AttachSlab(r)
-				got, ok := fn.runInject(r, true)
-				gotJSON := string(config.MarshalJSON(got, 0))
-				r.Reset() // drops the memo
-				slab.Release()
-				if !ok || gotJSON != wantJSON {
-					t.Errorf("round %d, %s: with a slab %v %s, want %s", round, src, ok, gotJSON, wantJSON)
+				for _, text := range []bool{false, true} {
+					r := nativeRequests()[i]
+					slab := AttachSlab(r)
+					if text {
+						slab.AllowText()
+					}
+					got, ok := fn.runInject(r, true)
+					gotJSON := string(config.MarshalJSON(got, 0))
+					r.Reset() // drops the memo
+					slab.Release()
+					if !ok || gotJSON != wantJSON {
+						t.Errorf("round %d, %s: with a slab (text %v) %v %s, want %s", round, src, text, ok, gotJSON, wantJSON)
+					}
 				}
 			}
 			for _, src := range decorates {
@@ -56,13 +66,19 @@ func TestSlabSameResults(t *testing.T) {
 					continue
 				}
 				wantJSON := string(config.MarshalJSON(want, 0))
-				slab := AttachSlab(r)
-				got, ok := fn.run(r, resp, true)
-				gotJSON := string(config.MarshalJSON(got, 0))
-				r.Reset()
-				slab.Release()
-				if !ok || gotJSON != wantJSON {
-					t.Errorf("round %d, %s: with a slab %v %s, want %s", round, src, ok, gotJSON, wantJSON)
+				for _, text := range []bool{false, true} {
+					r := nativeRequests()[i]
+					slab := AttachSlab(r)
+					if text {
+						slab.AllowText()
+					}
+					got, ok := fn.run(r, resp, true)
+					gotJSON := string(config.MarshalJSON(got, 0))
+					r.Reset()
+					slab.Release()
+					if !ok || gotJSON != wantJSON {
+						t.Errorf("round %d, %s: with a slab (text %v) %v %s, want %s", round, src, text, ok, gotJSON, wantJSON)
+					}
 				}
 			}
 		}

@@ -63,7 +63,11 @@ func TestRecycledRequestsKeepTheirStrings(t *testing.T) {
 		`{"predicates":[{"startsWith":{"path":"/own/"}}],"responses":[{"inject":"function (config) { return { headers: { 'X-Path': config.request.path, 'X-Q': config.request.query.q }, body: config.request.path }; }"}]},`+
 		`{"predicates":[{"startsWith":{"path":"/native/"}}],"responses":[{"inject":"function (config) { return { headers: { 'X-Path': config.request.path }, body: JSON.stringify({ p: config.request.path, q: config.request.query.q }) }; }"}]},`+
 		`{"predicates":[{"startsWith":{"path":"/state/"}}],"responses":[{"is":{"body":"s"},`+
-		`"_behaviors":{"decorate":"(config) => { config.state.first = config.state.first || config.request.path; config.response.body = config.state.first + '|' + config.request.path; }"}}]}]}`)
+		`"_behaviors":{"decorate":"(config) => { config.state.first = config.state.first || config.request.path; config.response.body = config.state.first + '|' + config.request.path; }"}}]},`+
+		// A native decorate, then one on goja that keeps the first's first result in the state.
+		`{"predicates":[{"startsWith":{"path":"/chain/"}}],"responses":[{"is":{"body":"c"},"behaviors":[`+
+		`{"decorate":"(config) => { config.response.body = config.response.body + config.request.path; }"},`+
+		`{"decorate":"(config) => { config.state.chain = config.state.chain || config.response.body; config.response.body = config.state.chain + '|' + config.response.body; }"}]}]}]}`)
 	c := &fasthttp.HostClient{Addr: "127.0.0.1:" + strconv.Itoa(im.Port()), MaxConns: 16}
 	get := func(req *fasthttp.Request, resp *fasthttp.Response, path string) bool {
 		req.SetRequestURI("http://" + c.Addr + path)
@@ -77,6 +81,9 @@ func TestRecycledRequestsKeepTheirStrings(t *testing.T) {
 	if !get(req, resp, "/state/first") || string(resp.Body()) != "/state/first|/state/first" {
 		t.Fatalf("first state answer %q", resp.Body())
 	}
+	if !get(req, resp, "/chain/first") || string(resp.Body()) != "c/chain/first|c/chain/first" {
+		t.Fatalf("first chain answer %q", resp.Body())
+	}
 	fasthttp.ReleaseRequest(req)
 	fasthttp.ReleaseResponse(resp)
 	var wg sync.WaitGroup
@@ -87,9 +94,9 @@ func TestRecycledRequestsKeepTheirStrings(t *testing.T) {
 			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseRequest(req)
 			defer fasthttp.ReleaseResponse(resp)
-			for i := range 300 {
+			for i := range 400 {
 				id := strconv.Itoa(g) + "-" + strconv.Itoa(i)
-				switch i % 3 {
+				switch i % 4 {
 				case 0:
 					path := "/own/" + id + "/" + strings.Repeat("x", i%50)
 					if get(req, resp, path+"?q="+id) && (string(resp.Body()) != path || string(resp.Header.Peek("X-Path")) != path ||
@@ -102,6 +109,12 @@ func TestRecycledRequestsKeepTheirStrings(t *testing.T) {
 					if get(req, resp, path+"?q="+id) && (string(resp.Body()) != `{"p":"`+path+`","q":"`+id+`"}` ||
 						string(resp.Header.Peek("X-Path")) != path) {
 						t.Errorf("%s: %q X-Path %q", path, resp.Body(), resp.Header.Peek("X-Path"))
+						return
+					}
+				case 3:
+					path := "/chain/" + id
+					if get(req, resp, path) && string(resp.Body()) != "c/chain/first|c"+path {
+						t.Errorf("%s: %q", path, resp.Body())
 						return
 					}
 				default:
@@ -118,21 +131,30 @@ func TestRecycledRequestsKeepTheirStrings(t *testing.T) {
 }
 
 // TestRecycledRequestsBodyWrittenLater: an answer's body is written after the handler returns,
-// so a request whose body is the request's own text (in the memory the next request would
-// reuse) is not recycled. Two requests served one after the other in this goroutine: the
-// second takes the first's request from the pool; the first's body must not have changed.
+// so a body in memory the next request reuses is either not reused (the request's own text: the
+// request is not recycled) or copied (a string the native call made in the request's slab).
+// Two requests served one after the other in this goroutine: the second takes the first's
+// request and slab from the pools; the first's body must not have changed.
 func TestRecycledRequestsBodyWrittenLater(t *testing.T) {
-	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"inject":"function (config) { return { headers: { 'X-Path': config.request.path }, body: config.request.path }; }"}]}]}`
-	h, first := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/first/aaaaaaaa", "", ""), false)
-	second := impostertest.RequestCtx(t, impostertest.RawRequest("GET", "/other/bbbbbbbb", "", ""))
-	for range 3 {
-		serveOnce(t, h, first)
-		serveOnce(t, h, second)
-		if got := string(first.Response.Body()); got != "/first/aaaaaaaa" {
-			t.Fatalf("first body %q after the second request", got)
-		}
-		if got := string(first.Response.Header.Peek("X-Path")); got != "/first/aaaaaaaa" {
-			t.Fatalf("first X-Path %q after the second request", got)
+	for _, tc := range []struct{ name, response, want string }{
+		{"request's text", `{"inject":"function (config) { return { headers: { 'X-Path': config.request.path }, body: config.request.path }; }"}`, "/first/aaaaaaaa"},
+		{"slab's text", `{"inject":"function (config) { return { headers: { 'X-Path': config.request.path }, body: JSON.stringify({ p: config.request.path }) }; }"}`,
+			`{"p":"/first/aaaaaaaa"}`},
+		{"decorated", `{"is":{"headers":{"X-Path":"p"},"body":"b"},"_behaviors":{"decorate":"(config) => { config.response.body = config.response.body + config.request.path; config.response.headers['X-Path'] = config.request.path; }"}}`,
+			"b/first/aaaaaaaa"},
+	} {
+		imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[` + tc.response + `]}]}`
+		h, first := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/first/aaaaaaaa", "", ""), false)
+		second := impostertest.RequestCtx(t, impostertest.RawRequest("GET", "/other/bbbbbbbb", "", ""))
+		for range 3 {
+			serveOnce(t, h, first)
+			serveOnce(t, h, second)
+			if got := string(first.Response.Body()); got != tc.want {
+				t.Fatalf("%s: first body %q after the second request, want %q", tc.name, got, tc.want)
+			}
+			if got := string(first.Response.Header.Peek("X-Path")); got != "/first/aaaaaaaa" {
+				t.Fatalf("%s: first X-Path %q after the second request", tc.name, got)
+			}
 		}
 	}
 }

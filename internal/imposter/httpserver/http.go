@@ -264,6 +264,10 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 			ctx.SetConnectionClose()
 		}
 	}
+	if a.MustCopyBody() {
+		ctx.Response.SetBody(a.Body()) // copied: the memory serves the next request once Done
+		return
+	}
 	ctx.Response.SetBodyRaw(a.Body())
 }
 
