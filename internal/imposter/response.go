@@ -337,7 +337,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	if base != nil {
 		_, baseHeaders, baseBody, baseMode = isFields(base.is)
 	}
-	if !jsvalue.Truthy(status) {
+	if !truthy(status) {
 		status = def.statusCode
 	}
 	code, err := statusCode(status)
@@ -350,7 +350,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	if base != nil && sameValue(hv, baseHeaders) {
 		out.headers, out.hasConnection, out.hasContentLength = base.headers, base.hasConnection, base.hasContentLength
 	} else {
-		if !jsvalue.Truthy(hv) {
+		if !truthy(hv) {
 			hv = def.headers
 		}
 		out.compileHeaders(config.AsObject(hv))
@@ -360,10 +360,10 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 		out.body, out.binaryNotText = base.body, base.binaryNotText
 		return
 	}
-	if !jsvalue.Truthy(body) {
+	if !truthy(body) {
 		body = def.body
 	}
-	if !jsvalue.Truthy(mode) {
+	if !truthy(mode) {
 		mode = def.mode
 	}
 	var text string
@@ -379,7 +379,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	case nil:
 		text = ""
 	default:
-		if jsvalue.Truthy(b) {
+		if truthy(b) {
 			text = jsvalue.String(b)
 			if _, isString := b.(string); !isString && mode == "binary" {
 				out.binaryNotText = true
@@ -432,11 +432,23 @@ func (out *wire) compileHeaders(ho *config.Object) {
 	markHeaders(out.headers)
 }
 
+// truthy is jsvalue.Truthy, deciding the response fields' usual kinds first: an object or an
+// array is truthy (jsvalue.Truthy reaches them only after asking for its Valuer interface).
+func truthy(v config.Value) bool {
+	switch t := v.(type) {
+	case string:
+		return t != ""
+	case *config.Object, []any:
+		return true
+	}
+	return jsvalue.Truthy(v)
+}
+
 // sameValue reports whether a and b, two values of the same field of two `is` objects, certainly
 // compile alike: both absent or falsy (the default applies to both), the same object or array,
 // or equal strings.
 func sameValue(a, b config.Value) bool {
-	if !jsvalue.Truthy(a) && !jsvalue.Truthy(b) {
+	if !truthy(a) && !truthy(b) {
 		return true
 	}
 	switch x := a.(type) {

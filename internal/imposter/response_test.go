@@ -366,6 +366,30 @@ func TestStatusCodeAsWriteHead(t *testing.T) {
 	}
 }
 
+// TestHeaderCharacters checks isToken and validValue, one character at a time and as part of
+// longer text, against node's definitions written out.
+func TestHeaderCharacters(t *testing.T) {
+	token := func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("^_`-!#$%&'*+.|~", r)
+	}
+	value := func(r rune) bool { return !(r < ' ' && r != '\t' || r == 0x7f || r > 0xff) }
+	for r := rune(0); r < 0x180; r++ {
+		for _, s := range []string{string(r), "ab" + string(r), string(r) + "cd", "é" + string(r)} {
+			wantToken, wantValue := true, true
+			for _, c := range s {
+				wantToken = wantToken && token(c)
+				wantValue = wantValue && value(c)
+			}
+			if got := isToken(s); got != wantToken {
+				t.Errorf("isToken(%q) = %v", s, got)
+			}
+			if got := validValue(s); got != wantValue {
+				t.Errorf("validValue(%q) = %v", s, got)
+			}
+		}
+	}
+}
+
 func TestCheckHeaderAsNode(t *testing.T) {
 	tests := []struct {
 		name, value, code string

@@ -142,7 +142,11 @@ func validHeader(name, value string) bool { return isToken(name) && validValue(v
 // validValue reports whether value has no control character other than tab and no character
 // past U+00FF.
 func validValue(value string) bool {
-	for _, r := range value {
+	i := 0
+	for i < len(value) && byteClass[value[i]]&valueByte != 0 {
+		i++
+	}
+	for _, r := range value[i:] { // past the ASCII prefix
 		if r < ' ' && r != '\t' || r == 0x7f || r > 0xff {
 			return false
 		}
@@ -157,16 +161,32 @@ func isToken(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("^_`-!#$%&'*+.|~", c) >= 0:
-		default:
+		if byteClass[s[i]]&tokenByte == 0 {
 			return false
 		}
 	}
 	return true
 }
+
+// Classes of bytes (byteClass) for the checks of header lines.
+const (
+	tokenByte = 1 << iota // in an HTTP token
+	valueByte             // an ASCII character a header value may hold
+)
+
+// byteClass classifies each byte for isToken and validValue: one lookup a character.
+var byteClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("^_`-!#$%&'*+.|~", byte(c)) >= 0:
+			t[c] |= tokenByte
+		}
+		if c < 0x80 && (c >= ' ' && c != 0x7f || c == '\t') {
+			t[c] |= valueByte
+		}
+	}
+	return t
+}()
 
 // Latin1 is a header value as node writes it, one byte a character (latin1): "ü" is the byte
 // 0xFC, not its UTF-8. Status has checked that every character fits in a byte; a value of
@@ -215,6 +235,7 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 	}
 	var out *wire
 	var err error
+	calls, known := 0, false // the script calls that see req (scriptCalls), with a slab
 	if p, ok := a.resp.(*proxyResponse); ok {
 		out, err = im.proxyHTTP(ctx, req, uri, body, a.stub, p)
 	} else {
@@ -222,7 +243,7 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 			// --debug keeps the object that answered (RecordMatch): its objects must outlive
 			// the request then.
 			a.slab = script.AttachSlab(req)
-			if calls, known := scriptCalls(a.resp); known && calls == 1 {
+			if calls, known = scriptCalls(a.resp); known && calls == 1 {
 				// The one script call that sees the request is the last to read what it makes:
 				// its strings may be the slab's (the body is copied when written: MustCopyBody).
 				a.slab.AllowText()
@@ -235,7 +256,6 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 	}
 	a.out = out
 	if a.slab != nil {
-		calls, known := scriptCalls(a.resp)
 		// Every call that saw the request ran natively, and the body (handed over, written
 		// after the handler returns) is not in the memory the request would give the next one.
 		a.contained = known && a.slab.Native() == calls && !req.Holds(out.body)
