@@ -286,7 +286,10 @@ func scriptCalls(r response) (calls int, known bool) {
 // valid for the connection to write. a must not be used afterwards.
 func (im *Imposter) Done(a Answer) {
 	if a.box != nil {
-		*a.box = wireBox{}
+		// Clear only the header lines that can have been used (a list of the base's or a
+		// longer one of its own left them empty), not the whole box.
+		clear(a.box.h[:min(len(a.box.w.headers), len(a.box.h))])
+		a.box.w = wire{}
 		wirePool.Put(a.box)
 	}
 	if a.slab != nil {

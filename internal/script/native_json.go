@@ -147,34 +147,46 @@ const hexDigits = "0123456789abcdef"
 
 // quote writes s as a JSON string, or returns false when s is not valid UTF-8.
 func (w *jsonWriter) quote(s string) bool {
-	w.buf = append(w.buf, '"')
+	buf := append(w.buf, '"') // a local: appends to the field would store it back each time
 	start, ascii := 0, true
 	for i := 0; i < len(s); i++ {
 		b := s[i]
-		if b >= 0x20 && b != '"' && b != '\\' {
-			ascii = ascii && b < utf8.RuneSelf
+		if jsonPlain[b] {
 			continue
 		}
-		w.buf = append(w.buf, s[start:i]...)
+		if b >= utf8.RuneSelf {
+			ascii = false
+			continue
+		}
+		buf = append(buf, s[start:i]...)
 		switch b {
 		case '"', '\\':
-			w.buf = append(w.buf, '\\', b)
+			buf = append(buf, '\\', b)
 		case '\b':
-			w.buf = append(w.buf, `\b`...)
+			buf = append(buf, `\b`...)
 		case '\t':
-			w.buf = append(w.buf, `\t`...)
+			buf = append(buf, `\t`...)
 		case '\n':
-			w.buf = append(w.buf, `\n`...)
+			buf = append(buf, `\n`...)
 		case '\f':
-			w.buf = append(w.buf, `\f`...)
+			buf = append(buf, `\f`...)
 		case '\r':
-			w.buf = append(w.buf, `\r`...)
+			buf = append(buf, `\r`...)
 		default:
-			w.buf = append(w.buf, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			buf = append(buf, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
 		}
 		start = i + 1
 	}
-	w.buf = append(w.buf, s[start:]...)
-	w.buf = append(w.buf, '"')
+	buf = append(buf, s[start:]...)
+	w.buf = append(buf, '"')
 	return ascii || utf8.ValidString(s)
 }
+
+// jsonPlain marks the bytes quote writes as they are and that are ASCII: printable, not '"'
+// or '\\'.
+var jsonPlain = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
