@@ -337,7 +337,10 @@ func (c *idleConn) Close() error {
 // timeOut answers a request that took too long to arrive with 408 and closes the connection,
 // as node does when its headersTimeout passes.
 func (c *idleConn) timeOut() {
-	_ = c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+	// The deadline is the TCP connection's, for reads too: over TLS the write first waits for
+	// a handshake in progress (a client that stopped in the middle of it), which only its
+	// failing read ends.
+	_ = c.raw.SetDeadline(time.Now().Add(time.Second))
 	_, _ = c.Conn.Write([]byte("HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
 	_ = c.raw.Close()
 }

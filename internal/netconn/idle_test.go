@@ -304,6 +304,29 @@ func TestHeaderTimeout(t *testing.T) {
 	}
 }
 
+// A TLS client that stops in the middle of its handshake is a stalled request too: its
+// connection closes at the header timeout. The 408 written through TLS waited for the
+// handshake in progress, which waited for the client: the connection and its goroutines
+// stayed for as long as the client kept it open.
+func TestHeaderTimeoutInTLSHandshake(t *testing.T) {
+	il, _, _ := holdServer(t, ListenOptions{
+		HeaderTimeout: 50 * time.Millisecond,
+		TLS:           &tls.Config{Certificates: []tls.Certificate{testCert(t)}},
+	})
+	c, err := net.Dial("tcp", il.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The first bytes of a ClientHello announcing 512 bytes, and nothing more.
+	if _, err := c.Write([]byte("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")); err != nil {
+		t.Fatal(err)
+	}
+	if !closedWithin(c, 30*time.Second) {
+		t.Fatal("the connection of a handshake stalled midway was left open")
+	}
+}
+
 // failingListener fails its first n accepts as a process out of file descriptors does.
 type failingListener struct {
 	net.Listener

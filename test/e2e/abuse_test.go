@@ -186,3 +186,26 @@ func TestTCPProxyAnswerIsBounded(t *testing.T) {
 		t.Errorf("peak RSS %d MiB, want the answer bounded at 1 MiB", rss>>20)
 	}
 }
+
+// A client that stops in the middle of its TLS handshake on an https imposter is closed at
+// --header-timeout, as a slowloris request is; before, its connection (and two goroutines)
+// stayed for as long as the client kept it open, so such clients could use up the fds.
+func TestHTTPSHandshakeStalledMidway(t *testing.T) {
+	s := start(t, "--header-timeout", "1s")
+	port := listenFree(t)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"https","port":%d}`, port)); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")); err != nil { // a ClientHello's first bytes
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+	if b, err := io.ReadAll(c); err != nil {
+		t.Errorf("the stalled handshake's connection is still open: %q, %v", b, err)
+	}
+}
