@@ -616,15 +616,82 @@ func (im *Imposter) compile(stubs []*stub, trees []*config.Object) (*table, erro
 	if prev != nil {
 		prevSet = prev.set
 	}
-	set, err := match.CompileReusing(ordered, prevSet, reuse, opts)
-	if err != nil {
-		return nil, predicateErrors(err, stubs)
+	var set *match.Set
+	if prev == nil {
+		set = lastCompiled.find(stubs, opts)
+	}
+	if set == nil {
+		var err error
+		if set, err = match.CompileReusing(ordered, prevSet, reuse, opts); err != nil {
+			return nil, predicateErrors(err, stubs)
+		}
+		if prev == nil {
+			lastCompiled.keep(stubs, opts, set)
+		}
 	}
 	t := &table{stubs: stubs, set: set, ref: &lazyReference{stubs: stubs, opts: opts}}
 	for _, s := range stubs {
 		t.scenarios = t.scenarios || s.scen != nil
 	}
 	return t, nil
+}
+
+// lastCompiled is the predicates last compiled for a new imposter's stubs (a small one's),
+// by the stubs' text: a client suite creates the same imposter around each test, whose
+// predicates then compile once. A match.Set is immutable; with no inject predicate (those run
+// in the imposter's own scope), one compiled from the same stubs, with the same mode and
+// protocol, is the same.
+var lastCompiled compiledCache
+
+type compiledCache struct {
+	last atomic.Pointer[compiledSet]
+}
+
+type compiledSet struct {
+	texts       []string // the stubs' text (stub.raw), in order
+	binary, tcp bool
+	set         *match.Set // without an injector
+}
+
+// Bounds of the imposters lastCompiled keeps: a client suite's imposters are small.
+const (
+	maxCompiledStubs = 16
+	maxCompiledText  = 16 << 10
+)
+
+// find returns the predicates of stubs compiled with opts, if they are the last kept.
+func (c *compiledCache) find(stubs []*stub, opts match.Options) *match.Set {
+	e := c.last.Load()
+	if e == nil || len(e.texts) != len(stubs) || e.binary != opts.Binary || e.tcp != opts.TCP {
+		return nil
+	}
+	for i, s := range stubs {
+		if s.raw == "" || s.raw != e.texts[i] {
+			return nil
+		}
+	}
+	return e.set.WithInjector(opts.Injector)
+}
+
+// keep makes set, compiled from stubs with opts, the last kept, unless it has an inject
+// predicate or stubs are not a small imposter's texts.
+func (c *compiledCache) keep(stubs []*stub, opts match.Options, set *match.Set) {
+	if set.Scripted() || len(stubs) == 0 || len(stubs) > maxCompiledStubs {
+		return
+	}
+	texts := make([]string, len(stubs))
+	n := 0
+	for i, s := range stubs {
+		if s.raw == "" {
+			return
+		}
+		n += len(s.raw)
+		texts[i] = s.raw
+	}
+	if n > maxCompiledText {
+		return
+	}
+	c.last.Store(&compiledSet{texts: texts, binary: opts.Binary, tcp: opts.TCP, set: set.WithInjector(nil)})
 }
 
 // predicateErrors turns match's errors into Mountebank's: an error without a source names the

@@ -107,6 +107,20 @@ type Set struct {
 // request's strings.
 func (s *Set) Scripted() bool { return s.scripted }
 
+// Shares reports whether s and o hold the same compiled predicates (one is the other
+// WithInjector), not only alike ones.
+func (s *Set) Shares(o *Set) bool {
+	return len(s.stubs) > 0 && len(s.stubs) == len(o.stubs) && &s.stubs[0] == &o.stubs[0]
+}
+
+// WithInjector returns s with inj running its inject predicates (s is left as it is): the
+// compiled predicates are shared.
+func (s *Set) WithInjector(inj Injector) *Set {
+	c := *s
+	c.injector = inj
+	return &c
+}
+
 // Len is the number of stubs in s.
 func (s *Set) Len() int { return len(s.stubs) }
 

@@ -1,0 +1,62 @@
+package imposter
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/mockd/mockd/internal/imposter/impostertest"
+	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
+)
+
+// Imposters created with the same stubs one after the other (a client suite's, around each
+// test) share their compiled predicates, each with its own injector; an imposter whose stubs,
+// mode or protocol differ, or with an inject predicate, compiles its own.
+func TestSameStubsCompileOnce(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	eng := script.New(script.Options{Logger: log})
+	newIm := func(js string) *Imposter {
+		t.Helper()
+		im, err := New(impostertest.Def(t, js), Options{Logger: log, Script: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+	const health = `{"protocol":"http","stubs":[{"predicates":[{"equals":{"method":"GET","path":"/health"}}],"responses":[{"is":{"body":"ok"}}]}]}`
+	a, b := newIm(health), newIm(health)
+	if !sameStubs(a, b) {
+		t.Error("two imposters of the same stubs compiled their predicates twice")
+	}
+	if a.tbl.Load().set == b.tbl.Load().set {
+		t.Error("two imposters share one Set (and its injector)")
+	}
+	for _, im := range []*Imposter{a, b} {
+		req := &request.Request{Method: "GET", Path: "/health"}
+		if got := im.Resolve(req); string(got.Body()) != "ok" {
+			t.Errorf("GET /health answered %q, want ok", got.Body())
+		}
+		req = &request.Request{Method: "GET", Path: "/other"}
+		if got := im.Resolve(req); string(got.Body()) == "ok" {
+			t.Error("GET /other matched the /health stub")
+		}
+	}
+	for name, js := range map[string]string{
+		"other path": `{"protocol":"http","stubs":[{"predicates":[{"equals":{"method":"GET","path":"/ready"}}],"responses":[{"is":{"body":"ok"}}]}]}`,
+		"binary":     `{"protocol":"tcp","mode":"binary","stubs":[{"predicates":[{"equals":{"data":"AQI="}}],"responses":[{"is":{"data":"AQI="}}]}]}`,
+		"inject":     `{"protocol":"http","stubs":[{"predicates":[{"inject":"function (r) { return r.path === '/health'; }"}],"responses":[{"is":{"body":"ok"}}]}]}`,
+	} {
+		c, d := newIm(health), newIm(js)
+		if sameStubs(c, d) {
+			t.Errorf("%s: shares the compiled predicates of another imposter", name)
+		}
+		if name == "inject" {
+			if e := newIm(js); sameStubs(d, e) {
+				t.Error("two imposters with an inject predicate share their compiled predicates")
+			}
+		}
+	}
+}
+
+// sameStubs reports whether a's and b's compiled predicates are the same objects.
+func sameStubs(a, b *Imposter) bool { return a.tbl.Load().set.Shares(b.tbl.Load().set) }
