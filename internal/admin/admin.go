@@ -66,6 +66,7 @@ type API struct {
 	log       *slog.Logger
 	changeMu  sync.Mutex // one change at a time, each saved before the next
 	unsaved   bool       // the last save to the node's own store failed (under changeMu)
+	saves     bool       // changes are saved: the store is not the in-memory one (see New)
 	listed    atomic.Pointer[renderedList]
 	rendered  renderings
 	created   atomic.Pointer[createdEcho] // the answer to the last POST /imposters
@@ -92,6 +93,11 @@ func New(reg *imposter.Registry, opts Options) *API {
 	if ss, ok := opts.Store.(SharedStore); ok {
 		a.shared, a.applied = ss, map[int]int64{}
 	}
+	// The in-memory store (no --datadir, no --store) keeps nothing: the running imposters are
+	// the state. A change is not diffed for it (a snapshot of the imposters before each
+	// change and a walk after: a client suite's POST and DELETE per test paid them).
+	_, inMemory := opts.Store.(*store.Memory)
+	a.saves = !inMemory || a.shared != nil
 	return a
 }
 
@@ -161,7 +167,9 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 				return
 			}
 		}
-		defer a.saveAfter(ctx, a.snapshot())
+		if a.saves {
+			defer a.saveAfter(ctx, a.snapshot())
+		}
 	} else if a.shared != nil && a.shared.Available() && readsImposters(path) {
 		_ = a.catchUp(ctx) // a lost store: answer with what this node runs
 	}

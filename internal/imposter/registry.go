@@ -2,7 +2,7 @@ package imposter
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,7 +66,7 @@ func (r *Registry) relist() {
 	for _, im := range r.byPort {
 		list = append(list, im)
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].port < list[j].port })
+	slices.SortFunc(list, func(a, b *Imposter) int { return a.port - b.port }) // sort.Slice allocated thrice
 	r.listing.Store(&Listing{Imposters: list})
 }
 

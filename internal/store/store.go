@@ -39,8 +39,9 @@ type Change struct {
 func (c *Change) Empty() bool { return len(c.Put) == 0 && len(c.Deleted) == 0 && !c.Replace }
 
 // Memory keeps imposter definitions in the process only: the running imposters are the state,
-// and Save only counts versions. It is mockd's store without --datadir or --store. Its methods
-// are safe for concurrent use.
+// and Save only counts versions (the admin API does not diff its own changes for it: see
+// admin.New). It is mockd's store without --datadir or --store. Its methods are safe for
+// concurrent use.
 type Memory struct {
 	version atomic.Int64
 }
