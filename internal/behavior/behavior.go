@@ -20,6 +20,10 @@ type Options struct {
 	// Timeout bounds one shellTransform command; the command is killed when it runs out.
 	// Zero means script.DefaultTimeout. (Scripts are bounded by the script.Engine's limit.)
 	Timeout time.Duration
+	// MaxOutput bounds what a shellTransform command writes to its standard output (and to its
+	// standard error): past it the command is killed and the request fails. Zero means
+	// DefaultMaxOutput.
+	MaxOutput int
 	// Logger receives Mountebank's behavior log lines (missing CSV files, shell stderr…).
 	// Nil means slog.Default().
 	Logger *slog.Logger
@@ -103,6 +107,10 @@ func Compile(behaviors []any, opts Options) (*Compiled, error) {
 	if timeout <= 0 {
 		timeout = script.DefaultTimeout
 	}
+	maxOutput := opts.MaxOutput
+	if maxOutput <= 0 {
+		maxOutput = DefaultMaxOutput
+	}
 	for _, b := range behaviors {
 		obj := config.AsObject(b)
 		if obj == nil {
@@ -123,7 +131,7 @@ func Compile(behaviors []any, opts Options) (*Compiled, error) {
 			case "decorate":
 				s = &decorateStep{source: jsvalue.String(m.Value)}
 			case "shellTransform":
-				s = &shellStep{command: jsvalue.String(m.Value), timeout: timeout}
+				s = &shellStep{command: jsvalue.String(m.Value), timeout: timeout, maxOutput: maxOutput}
 			}
 			if s != nil {
 				c.steps = append(c.steps, s)

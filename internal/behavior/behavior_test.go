@@ -204,6 +204,35 @@ func TestShellTransform(t *testing.T) {
 	}
 }
 
+// A command writing without end (here, 1 GB of zeros; and to its standard error) is killed at
+// MaxOutput: mockd held everything it wrote (4 GB resident for 2 GB of output) until it ended.
+func TestShellTransformOutputBounded(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no shell")
+	}
+	req := &request.Request{Method: "GET", Path: "/shell"}
+	for _, tc := range []struct{ cmd, want string }{
+		{"head -c 1000000000 /dev/zero #", "its standard output was larger than 65536 bytes"},
+		{"head -c 1000000000 /dev/zero >&2 #", "its standard error was larger than 65536 bytes"},
+	} {
+		comp, _ := Compile([]any{config.NewObject("shellTransform", tc.cmd)}, Options{Timeout: time.Minute, MaxOutput: 64 << 10})
+		_, err := comp.Apply(context.Background(), req, config.NewObject("body", "hello"), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 4096 {
+			t.Errorf("%s: error %.300v, want %q", tc.cmd, err, tc.want)
+		}
+	}
+	// Output of exactly the limit is read.
+	comp, _ := Compile([]any{config.NewObject("shellTransform", `printf '{"body":"%s"}' "$(head -c 65525 /dev/zero | tr '\0' x)" #`)}, Options{Timeout: time.Minute, MaxOutput: 64 << 10})
+	got, err := comp.Apply(context.Background(), req, config.NewObject("body", "hello"), nil)
+	if err != nil {
+		t.Fatalf("output of exactly the limit: %v", err)
+	}
+	body, _ := got.Get("body")
+	if b, _ := body.(string); len(b) != 65525 {
+		t.Errorf("output of exactly the limit: body of %d bytes, want 65525", len(b))
+	}
+}
+
 // TestCopyRegexECMAScript: a copy regex RE2 cannot run (lookaround, backreferences) runs on the
 // ECMAScript engine: the whole match, then each group (undefined when it took no part, which
 // Mountebank renders as ","; past the last group ${M} is the whole match, as with RE2).

@@ -25,7 +25,7 @@ func (im *Imposter) compileBehaviors(r *config.Object) (*behavior.Compiled, erro
 		return nil, config.Errors(errs)
 	}
 	list, _ := bv.([]any)
-	comp, err := behavior.Compile(list, behavior.Options{Timeout: im.scriptTimeout(), Logger: im.log, Files: im.opts.Files})
+	comp, err := behavior.Compile(list, behavior.Options{Timeout: im.scriptTimeout(), MaxOutput: im.MaxBody(), Logger: im.log, Files: im.opts.Files})
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
