@@ -52,7 +52,9 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 	switch {
 	case len(raw) == 0:
 		for k, v := range req.Header.All() {
-			r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
+			if !protoKey(k) {
+				r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
+			}
 		}
 	case !hasHeaderFold(raw, "content-encoding") && (len(body) == 0 || !bytes.Contains(raw, formType)):
 		// Nothing below needs a header (no encoding to undo, and no Content-Type can name a
@@ -226,7 +228,8 @@ var octets = func() (t [256]string) {
 }()
 
 // parseRawHeaders splits raw header bytes ("Name: value\r\n"...) into KVs in
-// arrival order, values trimmed and decoded as latin1, like node rawHeaders.
+// arrival order, values trimmed and decoded as latin1, like node rawHeaders. A header named
+// __proto__ is left out, as Mountebank loses it (see protoKey).
 func (r *Request) parseRawHeaders(dst []KV, raw []byte) []KV {
 	for len(raw) > 0 {
 		i := 0
@@ -252,9 +255,21 @@ func (r *Request) parseRawHeaders(dst []KV, raw []byte) []KV {
 		if c == len(line) {
 			continue
 		}
-		dst = append(dst, KV{r.latin1(trimOWS(line[:c])), r.latin1(trimOWS(line[c+1:]))})
+		name := trimOWS(line[:c])
+		if protoKey(name) {
+			continue
+		}
+		dst = append(dst, KV{r.latin1(name), r.latin1(trimOWS(line[c+1:]))})
 	}
 	return dst
+}
+
+// protoKey reports whether a header name is __proto__ (exactly: the name is case-sensitive
+// there). Mountebank's headersMap.ofRaw collects the raw headers into a plain object, where
+// assigning result['__proto__'] sets the object's prototype instead of adding a key, so the
+// header is in none of its requests' headers (recorded, matched, scripted or proxied).
+func protoKey(name []byte) bool {
+	return len(name) == 9 && string(name) == "__proto__"
 }
 
 // hasHeaderFold reports whether a line of the raw header block starts (after white space)
