@@ -353,6 +353,50 @@ func TestSelectJSONPathWideAndDeep(t *testing.T) {
 	}
 }
 
+// TestSelectJSONPathProperties: a name or an index is a JavaScript property access in
+// jsonpath-plus: `[1]` on an object selects its key "1", `[-1]` an object's key "-1" and
+// nothing in an array, `.1` an array's element, `.length` and `[i]` read arrays and strings.
+// Each want's first value is what Mountebank 2.9.1's copy behavior took.
+func TestSelectJSONPathProperties(t *testing.T) {
+	const doc = `{"1":"b","x":{"1":"a","2":"c","-1":"m","length":"L"},"0":9,"y":["p","q"],"s":"str"}`
+	for path, want := range map[string]string{
+		"$[1]":       `["b"]`,
+		"$.x[1]":     `["a"]`,
+		"$[-1]":      `[]`,
+		"$.x[-1]":    `["m"]`,
+		"$.y[-1]":    `[]`,
+		"$.y[-1:]":   `["q"]`,
+		"$.x[1,2]":   `["a","c"]`,
+		"$.x[2,1]":   `["c","a"]`,
+		"$..[1]":     `["b","a","q"]`,
+		"$..[0]":     `[9,"p"]`,
+		"$.y.1":      `["q"]`,
+		"$.y['1']":   `["q"]`,
+		"$.y.length": `[2]`,
+		"$.x.length": `["L"]`,
+		"$.s[1]":     `["t"]`,
+		"$.s.length": `[3]`,
+		"$.x[1][0]":  `["a"]`,
+		"$.x[*][0]":  `["a","c","m","L"]`,
+		"$.y[1]":     `["q"]`,
+		"$..y[1]":    `["q"]`,
+		"$.x.1":      `["a"]`,
+	} {
+		var w any
+		if err := json.Unmarshal([]byte(want), &w); err != nil {
+			t.Fatal(err)
+		}
+		got := config.Plain(SelectJSONPath(path, doc))
+		if got == nil {
+			got = []any{}
+		}
+		if !reflect.DeepEqual(got, w) {
+			gotJSON, _ := json.Marshal(got)
+			t.Errorf("%s = %s, want %s", path, gotJSON, want)
+		}
+	}
+}
+
 // TestSelectJSONPathOrder: values come in the order jsonpath-plus (Mountebank's) gives them,
 // which copy's ${x}[n] and lookup's index read: recursive descent applies the rest of the path
 // to a value before descending into its members, objects' members in JavaScript's order (array

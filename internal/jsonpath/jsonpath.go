@@ -6,6 +6,7 @@ package jsonpath
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"github.com/ohler55/ojg/jp"
 
@@ -29,12 +30,16 @@ func Select(x jp.Expr, v config.Value) (out []config.Value) {
 	return out
 }
 
-// get is expr.Get in the order jsonpath-plus (Mountebank's) gives: recursive descent (`..`)
+// get is expr.Get as jsonpath-plus (Mountebank's) evaluates it. Recursive descent (`..`)
 // applies the rest of the path to a value, then descends into each of its objects and arrays
 // in turn (`$..name` on {"name":"a","child":{"name":"b"}} is ["a","b"]; ojg gives the deepest
-// first), and an object's members come in JavaScript's order (keyed.Keys).
+// first), and an object's members come in JavaScript's order (keyed.Keys). A name or an index
+// is a JavaScript property access (see prop): `[1]` on an object selects its key "1", `[-1]`
+// selects an object's key "-1" and nothing in an array, and `.length` and `[1]` read arrays and
+// strings as JavaScript does; ojg reads `[i]` on arrays only (negative from the end) and names
+// on objects only. Other steps (wildcards, slices, filters) are ojg's.
 func (w *walker) get(expr jp.Expr, v any) []any {
-	d := slices.IndexFunc(expr, func(f jp.Frag) bool { _, ok := f.(jp.Descent); return ok })
+	d := slices.IndexFunc(expr, own)
 	if d < 0 {
 		return expr.Get(v)
 	}
@@ -44,28 +49,123 @@ func (w *walker) get(expr jp.Expr, v any) []any {
 	}
 	rest := append(jp.Expr{jp.Root('$')}, expr[d+1:]...)
 	var out []any
-	var descend func(n any)
-	descend = func(n any) {
-		out = append(out, w.get(rest, n)...)
-		switch t := n.(type) {
-		case *keyed:
-			for _, k := range t.Keys() {
-				c, _ := t.ValueForKey(k)
-				descend(c)
-			}
-		case []any:
-			for _, c := range t {
-				descend(c)
-			}
+	// next applies the rest of the path to n (or takes n, when the step is the last).
+	next := func(n any) {
+		if len(rest) == 1 {
+			out = append(out, n)
+		} else {
+			out = append(out, w.get(rest, n)...)
 		}
 	}
-	for _, n := range nodes {
-		switch n.(type) {
-		case *keyed, []any:
-			descend(n)
+	switch f := expr[d].(type) {
+	case jp.Descent:
+		// Only objects and arrays are descended into (jsonpath-plus: typeof val[m] === 'object').
+		var descend func(n any)
+		descend = func(n any) {
+			out = append(out, w.get(rest, n)...)
+			switch t := n.(type) {
+			case *keyed:
+				for _, k := range t.Keys() {
+					if c, _ := t.ValueForKey(k); container(c) {
+						descend(c)
+					}
+				}
+			case []any:
+				for _, c := range t {
+					if container(c) {
+						descend(c)
+					}
+				}
+			}
+		}
+		for _, n := range nodes {
+			if container(n) {
+				descend(n)
+			}
+		}
+	case jp.Child:
+		for _, n := range nodes {
+			if c, ok := prop(n, string(f)); ok {
+				next(c)
+			}
+		}
+	case jp.Nth:
+		name := strconv.Itoa(int(f))
+		for _, n := range nodes {
+			if c, ok := prop(n, name); ok {
+				next(c)
+			}
+		}
+	case jp.Union:
+		// jsonpath-plus splits the bracket at its commas and follows each term in turn.
+		for _, n := range nodes {
+			for _, u := range f {
+				var name string
+				switch t := u.(type) {
+				case string:
+					name = t
+				case int64:
+					name = strconv.FormatInt(t, 10)
+				default:
+					continue
+				}
+				if c, ok := prop(n, name); ok {
+					next(c)
+				}
+			}
 		}
 	}
 	return out
+}
+
+// container reports whether n is an object or an array.
+func container(n any) bool {
+	switch n.(type) {
+	case *keyed, []any:
+		return true
+	}
+	return false
+}
+
+// own reports whether get evaluates the step itself rather than ojg: recursive descent, an
+// index, a union of names and indexes, and a name that reads arrays or strings in JavaScript
+// (an array index or "length"); other names read objects only, which ojg does alike.
+func own(f jp.Frag) bool {
+	switch t := f.(type) {
+	case jp.Descent, jp.Nth, jp.Union:
+		return true
+	case jp.Child:
+		if string(t) == "length" {
+			return true
+		}
+		_, isIndex := jsvalue.ArrayIndex(string(t))
+		return isIndex
+	}
+	return false
+}
+
+// prop is JavaScript's n[name] where jsonpath-plus follows it: an object's own key, an array's
+// element (a canonical index in range) or length, a string's UTF-16 code unit or length.
+func prop(n any, name string) (any, bool) {
+	switch t := n.(type) {
+	case *keyed:
+		return t.ValueForKey(name)
+	case []any:
+		if name == "length" {
+			return float64(len(t)), true
+		}
+		if i, ok := jsvalue.ArrayIndex(name); ok && i < len(t) {
+			return t[i], true
+		}
+	case string:
+		if name == "length" {
+			return float64(jsvalue.Len16(t)), true
+		}
+		if i, ok := jsvalue.ArrayIndex(name); ok {
+			return jsvalue.CharAt16(t, i)
+		}
+	}
+	return nil, false
 }
 
 // walker lets ojg walk configuration values: objects in their key order (keyed), arrays with

@@ -845,7 +845,9 @@ func numberFor(s string) (float64, bool) {
 }
 
 // childNames returns the names of x when x is $ followed by names only, as $.a.b is: such a path
-// selects at most one value, which walking the maps finds (see safeJPGet). Else it returns nil.
+// selects at most one value, which walking the maps finds (see safeJPGet). Else it returns nil,
+// and so for a name that also reads arrays or strings (an array index or "length": see
+// jsonpath.Select).
 func childNames(x jp.Expr) []string {
 	if len(x) < 2 {
 		return nil
@@ -857,6 +859,9 @@ func childNames(x jp.Expr) []string {
 	for _, f := range x[1:] {
 		ch, ok := f.(jp.Child)
 		if !ok {
+			return nil
+		}
+		if _, isIndex := jsvalue.ArrayIndex(string(ch)); isIndex || ch == "length" {
 			return nil
 		}
 		keys = append(keys, string(ch))
