@@ -123,6 +123,14 @@ type ParseOptions struct {
 	// doubled what building them allocated, and left the heap fragmented (the copies kept
 	// alive among the freed originals).
 	Owned bool
+	// Behaviors, when set, validates a response's (upcast) behaviors as Mountebank's
+	// behaviorsValidator does (behavior.Validate, which this package cannot import): in a stub
+	// that fails for another reason (an injection refused, a repeat), their errors are listed
+	// with the stub's others, as Mountebank's dry-run validator lists them
+	// (the API sets it; config files have CheckImposter's positioned problems instead).
+	// Unset, behaviors are checked only when the stub is compiled, and only if nothing else
+	// failed.
+	Behaviors func(Value) []*Error
 }
 
 // ParseImposter validates one imposter creation request as Mountebank's imposters controller does
@@ -272,12 +280,31 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 		}
 	}
 	errs = append(errs, scenarioErrors(stub, path)...)
+	// A stub that fails here lists each response's behavior errors, then its repeat error
+	// (dryRunValidator's addBehaviorErrors). One that does not leaves its behaviors to the
+	// compiler, which lists their errors with the other stubs' (Mountebank's dry run of the
+	// stubs whose validation passed).
+	badRepeat := func(ro *Object) bool {
+		rv, present := ro.Get("repeat")
+		return present && !validRepeat(rv)
+	}
+	failing := len(errs) > 0
+	for _, r := range responses {
+		if ro, ok := r.(*Object); ok && badRepeat(ro) {
+			failing = true
+		}
+	}
 	for i, r := range responses {
 		ro, ok := r.(*Object)
-		if !ok {
+		if !ok || !failing {
 			continue
 		}
-		if rv, present := ro.Get("repeat"); present && !validRepeat(rv) {
+		if opts.Behaviors != nil {
+			if bv, present := ro.Get("behaviors"); present {
+				errs = append(errs, opts.Behaviors(bv)...)
+			}
+		}
+		if badRepeat(ro) {
 			errs = append(errs, &Error{Code: CodeBadData, Message: `"repeat" field must be an integer greater than 0`,
 				Source: ro, Path: fmt.Sprintf("%s.responses[%d].repeat", path, i)})
 		}

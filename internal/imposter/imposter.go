@@ -477,6 +477,10 @@ func ReleaseMemorySoon() {
 	}()
 }
 
+// ValidateBehaviors checks a response's behaviors as Mountebank's behaviorsValidator does, for
+// config.ParseOptions.Behaviors (the API lists their errors with a stub's others).
+func ValidateBehaviors(behaviors config.Value) []*config.Error { return behavior.Validate(behaviors) }
+
 // newStub compiles def into a stub that keeps def's text (not def: see stub).
 func (im *Imposter) newStub(def *config.Object) (*stub, error) {
 	s, err := im.newStubTree(def)
