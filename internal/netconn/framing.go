@@ -183,3 +183,84 @@ func refuseUnreadable(ctx *fasthttp.RequestCtx) bool {
 	ctx.SetConnectionClose()
 	return true
 }
+
+// http09 is the version tidyRequestLine gives a request line that has none.
+const http09 = " HTTP/0.9"
+
+// tidyRequestLine rewrites, in place, a request line that llhttp (so Mountebank) reads and
+// fasthttp refuses into one fasthttp reads the same way. b[:n] is the first read of a request
+// (startsRequest); the new length is returned. Only a whole request line ending in CRLF is
+// touched:
+//   - spaces after the method and after the request target beyond the first are removed
+//     (`GET  /x  HTTP/1.1`: llhttp skips them);
+//   - a target `*?query` becomes `/*?query` (node's URL parser reads `*` as the path "/*", which
+//     fasthttp gives a lone `*` too, but it refuses `*` followed by anything);
+//   - a line without a version (`GET /x`: llhttp reads HTTP/0.9, headers and all) gets
+//     " HTTP/0.9", which fasthttp reads as a request without keep-alive, as node does.
+//
+// Insertions need room in b past n; without it the line is left as it is (and refused). A
+// request line like these pipelined behind another in the same read is not rewritten.
+func tidyRequestLine(b []byte, n int) int {
+	// The usual line: one space, a target not starting with '*', one space and a version.
+	if m := bytes.IndexByte(b[:n], ' '); m > 0 && m+1 < n && b[m+1] != ' ' && b[m+1] != '*' {
+		if t := bytes.IndexByte(b[m+1:n], ' '); t > 0 && m+t+2 < n && b[m+t+2] == 'H' {
+			return n
+		}
+	}
+	lf := bytes.IndexByte(b[:n], '\n')
+	if lf < 1 || b[lf-1] != '\r' {
+		return n
+	}
+	end := lf - 1 // the CR ending the line
+	m := bytes.IndexByte(b[:end], ' ')
+	if m <= 0 {
+		return n
+	}
+	// Extra spaces after the method.
+	if k := spacesAt(b[:end], m+1); k > 0 {
+		if m+1+k == end {
+			return n // nothing but spaces after the method
+		}
+		n, end = cut(b, n, m+1, k), end-k
+	}
+	target := m + 1
+	if target == end {
+		return n // no target
+	}
+	t := bytes.IndexByte(b[target:end], ' ')
+	if t >= 0 {
+		t += target // the space after the target
+		if k := spacesAt(b[:end], t+1); k > 0 && t+1+k < end {
+			n, end = cut(b, n, t+1, k), end-k
+		}
+	}
+	if end-target >= 2 && b[target] == '*' && b[target+1] == '?' && n < len(b) {
+		copy(b[target+1:n+1], b[target:n])
+		b[target] = '/'
+		n, end = n+1, end+1
+		if t >= 0 {
+			t++
+		}
+	}
+	if t < 0 && n+len(http09) <= len(b) {
+		copy(b[end+len(http09):n+len(http09)], b[end:n])
+		copy(b[end:], http09)
+		n += len(http09)
+	}
+	return n
+}
+
+// spacesAt counts the spaces in line from i.
+func spacesAt(line []byte, i int) int {
+	k := 0
+	for i+k < len(line) && line[i+k] == ' ' {
+		k++
+	}
+	return k
+}
+
+// cut removes k bytes of b[:n] at i and returns the new length.
+func cut(b []byte, n, i, k int) int {
+	copy(b[i:], b[i+k:n])
+	return n - k
+}

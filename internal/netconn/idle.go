@@ -289,6 +289,9 @@ func (c *idleConn) Read(b []byte) (int, error) {
 		if first {
 			c.next = false
 			c.head.begin(b[:n])
+			if c.head.active {
+				n = tidyRequestLine(b, n)
+			}
 		}
 		if c.head.active {
 			if _, bad := c.head.feed(b[:n]); bad {
