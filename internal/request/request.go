@@ -284,6 +284,40 @@ func (r *Request) Header(name string) (string, bool) {
 	return "", false
 }
 
+// MBHeader returns the values of a header as Mountebank's headersMap.get gives them from the
+// recorded headers: those of the first name matching case-insensitively, combined as ofRaw
+// combines them (one value, or several, an empty first value replaced by the next). It returns
+// nil when there is no such header.
+func (r *Request) MBHeader(name string) []string {
+	headers := r.HeaderList()
+	value, isArray, found := mbHeader(headers, name)
+	switch {
+	case !found:
+		return nil
+	case !isArray:
+		return []string{value}
+	}
+	var exact string
+	for _, kv := range headers {
+		if EqualFoldASCII(kv.Name, name) {
+			exact = kv.Name
+			break
+		}
+	}
+	var values []string
+	for _, kv := range headers {
+		if kv.Name != exact {
+			continue
+		}
+		if len(values) == 1 && values[0] == "" {
+			values[0] = kv.Value
+			continue
+		}
+		values = append(values, kv.Value)
+	}
+	return values
+}
+
 // EqualFoldASCII reports whether a and b are equal with ASCII letters compared case-insensitively
 // (other bytes must be identical).
 func EqualFoldASCII(a, b string) bool {

@@ -460,6 +460,26 @@ func TestProtoHeader(t *testing.T) {
 	}
 }
 
+// TestMBHeaderValues: a header's values as Mountebank's headersMap.get gives them: the first
+// name matching case-insensitively, its values combined as ofRaw combines them.
+func TestMBHeaderValues(t *testing.T) {
+	r := Acquire()
+	defer Release(r)
+	FromHTTP(ctxFor(t, "GET /x HTTP/1.1\r\nHost: h\r\nOrigin: \r\nOrigin: a\r\norigin: lower\r\nX-E: \r\n"+
+		"X-M: 1\r\nX-M: \r\nX-M: 2\r\nX-T: \r\nX-T: \r\n\r\n"), r)
+	for name, want := range map[string][]string{
+		"origin": {"a"},
+		"X-E":    {""},
+		"x-m":    {"1", "", "2"},
+		"X-T":    {""},
+		"X-None": nil,
+	} {
+		if got := r.MBHeader(name); !reflect.DeepEqual(got, want) {
+			t.Errorf("MBHeader(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
 func TestHasHeaderFold(t *testing.T) {
 	for raw, want := range map[string]bool{
 		"Host: a\r\nContent-Encoding: gzip\r\n":    true,

@@ -238,8 +238,15 @@ func responseJSON(status int, a imposter.Answer) *config.Object {
 func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposter.Answer, allowCORS bool) {
 	h := &ctx.Response.Header
 	setStatus(h, status)
+	var cors *corsAnswer
+	if allowCORS && req.Method == "OPTIONS" {
+		cors = preflight(req)
+	}
 	for i := range a.NumHeaders() {
 		name, value, first := a.Header(i)
+		if cors != nil && cors.replaces(h, name) {
+			continue
+		}
 		value = imposter.Latin1(value) // node writes header values one byte a character
 		if first {
 			// Nothing to replace and nothing to clean: SetCanonical only copies.
@@ -248,15 +255,8 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 			h.Add(name, value)
 		}
 	}
-	if allowCORS && req.Method == "OPTIONS" {
-		acrh, _ := req.Header("Access-Control-Request-Headers")
-		acrm, _ := req.Header("Access-Control-Request-Method")
-		origin, _ := req.Header("Origin")
-		if acrh != "" && acrm != "" && origin != "" {
-			setCORS(h, a, "Access-Control-Allow-Headers", acrh)
-			setCORS(h, a, "Access-Control-Allow-Methods", acrm)
-			setCORS(h, a, "Access-Control-Allow-Origin", origin)
-		}
+	if cors != nil {
+		cors.rest(h)
 	}
 	if a.HasConnection() {
 		// fasthttp honours Connection: close only through its own flag.
@@ -269,6 +269,67 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 		return
 	}
 	ctx.Response.SetBodyRaw(a.Body())
+}
+
+// corsNames are the headers allowCORS answers a preflight with, in Mountebank's order.
+var corsNames = [3]string{"Access-Control-Allow-Headers", "Access-Control-Allow-Methods", "Access-Control-Allow-Origin"}
+
+// corsAnswer is what allowCORS adds to the answer of a preflight: the values of each of
+// corsNames, and the configured header each replaced (headersMap.set replaces the first
+// configured name matching case-insensitively, in its place and spelling, and appends the
+// others).
+type corsAnswer struct {
+	values   [3][]string
+	replaced [3]string
+}
+
+// preflight returns what allowCORS adds to the answer of an OPTIONS request, or nil when it is
+// not a preflight: Mountebank reads the recorded headers (headersMap.get), where several values
+// of one name are an array, truthy, written back as as many header lines.
+func preflight(req *request.Request) *corsAnswer {
+	c := &corsAnswer{values: [3][]string{
+		req.MBHeader("Access-Control-Request-Headers"),
+		req.MBHeader("Access-Control-Request-Method"),
+		req.MBHeader("Origin"),
+	}}
+	for _, v := range c.values {
+		if len(v) == 0 || len(v) == 1 && v[0] == "" {
+			return nil
+		}
+	}
+	return c
+}
+
+// replaces writes the CORS values in place of a configured header name, when it is the first
+// of its CORS header (or that header's same spelling again), and reports whether it did.
+func (c *corsAnswer) replaces(h *fasthttp.ResponseHeader, name string) bool {
+	for k, cn := range corsNames {
+		if !strings.EqualFold(name, cn) {
+			continue
+		}
+		switch c.replaced[k] {
+		case "":
+			c.replaced[k] = name
+			for _, v := range c.values[k] {
+				h.Add(name, imposter.Latin1(v))
+			}
+			return true
+		case name:
+			return true // the configured name's further values: replaced already
+		}
+	}
+	return false
+}
+
+// rest appends the CORS headers no configured header stood for.
+func (c *corsAnswer) rest(h *fasthttp.ResponseHeader) {
+	for k, cn := range corsNames {
+		if c.replaced[k] == "" {
+			for _, v := range c.values[k] {
+				h.Add(cn, imposter.Latin1(v))
+			}
+		}
+	}
 }
 
 // ErrorHandler answers a request fasthttp could not read as fasthttp does (400, 408 or 431),
@@ -312,18 +373,6 @@ func requestContext(ctx *fasthttp.RequestCtx) context.Context {
 
 // bytesOf views s as bytes for fasthttp calls that copy them.
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
-
-// setCORS sets a CORS header, replacing a configured one of the same name in any case.
-func setCORS(h *fasthttp.ResponseHeader, a imposter.Answer, name, value string) {
-	for i := range a.NumHeaders() {
-		if have, _, _ := a.Header(i); strings.EqualFold(have, name) {
-			h.Del(have)
-			h.Set(have, value)
-			return
-		}
-	}
-	h.Set(name, value)
-}
 
 // writeError answers a request that failed inside the imposter as Mountebank does: a 500 with
 // its error body.
