@@ -203,7 +203,9 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 	if err != nil {
 		var ce *config.Error
 		if !errors.As(err, &ce) {
-			ce = &config.Error{Code: "ERR_HTTP_INVALID_STATUS_CODE", Message: err.Error()}
+			// node's writeHead throws a RangeError (its stack is left out, as in every 500).
+			ce = &config.Error{Raw: config.NewObject("code", "ERR_HTTP_INVALID_STATUS_CODE",
+				"message", err.Error(), "name", "RangeError")}
 		}
 		writeError(ctx, ce)
 		return
