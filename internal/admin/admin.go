@@ -439,14 +439,15 @@ const maxEchoed = 4 << 10
 // echoed is the body an invalid JSON error shows as its source: all of it, as Mountebank shows
 // it, up to maxEchoed bytes, then a note of how much was left out.
 func echoed(body []byte) string {
+	// Express reads the body as UTF-8 text (an invalid byte is U+FFFD) before parsing it.
 	if len(body) <= maxEchoed {
-		return string(body)
+		return jsvalue.DecodeUTF8(body)
 	}
 	cut := maxEchoed
 	for cut > 0 && !utf8.RuneStart(body[cut]) {
 		cut--
 	}
-	return string(body[:cut]) + fmt.Sprintf("… (%d more bytes not shown)", len(body)-cut)
+	return jsvalue.DecodeUTF8(body[:cut]) + fmt.Sprintf("… (%d more bytes not shown)", len(body)-cut)
 }
 
 func queryFlag(ctx *fasthttp.RequestCtx, key string) (set, isTrue bool) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
@@ -65,8 +66,12 @@ func do(t *testing.T, c *fasthttp.Client, method, uri, body string, headers ...s
 	return got, nil
 }
 
-// sameJSON reports whether a and b are the same JSON value (key order aside).
+// sameJSON reports whether a and b are the same JSON value (key order aside). a must be valid
+// UTF-8 (encoding/json would read an invalid byte as U+FFFD).
 func sameJSON(a, b string) bool {
+	if !utf8.ValidString(a) {
+		return false
+	}
 	var va, vb any
 	if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
 		return false
@@ -110,6 +115,9 @@ func TestRoutes(t *testing.T) {
 		{"stubs of a missing imposter", "POST", "/imposters/1/stubs", `{"stub":{}}`, 404, jsonType, noSuch},
 		{"invalid JSON", "POST", "/imposters", "{not json", 400, jsonType,
 			`{"errors":[{"code":"invalid JSON","message":"Unable to parse body as JSON","source":"{not json"}]}`},
+		// Express reads the body as UTF-8 text first: an invalid byte is U+FFFD.
+		{"invalid JSON, invalid UTF-8", "POST", "/imposters", "\xff\xfe{\xc3", 400, jsonType,
+			`{"errors":[{"code":"invalid JSON","message":"Unable to parse body as JSON","source":"\ufffd\ufffd{\ufffd"}]}`},
 		{"PUT without imposters", "PUT", "/imposters", `{}`, 400, jsonType,
 			`{"errors":[{"code":"bad data","message":"'imposters' is a required field"}]}`},
 		// Mountebank's process dies on these; the imposter stays (the rows below still find it).
