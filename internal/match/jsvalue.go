@@ -153,21 +153,7 @@ func sortWithin(a []any, budget int) ([]any, bool) {
 		}
 		return jsLess(x.v, y.v)
 	}
-	if len(items) < 64 {
-		v8SortShort(items, less)
-	} else {
-		// TimSort's merges, which this does not follow, order values the comparator orders
-		// consistently as any stable sort does.
-		slices.SortStableFunc(items, func(x, y sortItem) int {
-			switch {
-			case less(&x, &y):
-				return -1
-			case less(&y, &x):
-				return 1
-			}
-			return 0
-		})
-	}
+	v8TimSort(items, less)
 	out := make([]any, len(items), len(items)+undefined)
 	for i := range items {
 		out[i] = items[i].v

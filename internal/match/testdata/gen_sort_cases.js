@@ -30,7 +30,7 @@ function value(depth) {
 const cases = [];
 for (let i = 0; i < 1200; i++) {
     // Mixed values below 64 (one TimSort run); above, values of one kind the comparator orders
-    // consistently.
+    // consistently (the mixed ones from 64 up follow).
     const long = i % 8 === 7;
     const n = long ? 64 + rnd(60) : rnd(20 + (i % 3) * 20);
     const kind = rnd(3);
@@ -40,6 +40,24 @@ for (let i = 0; i < 1200; i++) {
         if (kind === 1) { return ['a', 'b', 'c', 'é', '😀', '\uffff'][rnd(6)] + rnd(5); }
         return { k: rnd(30) };
     });
+    cases.push({ in: input, out: input.slice().sort(compare) });
+}
+// Then mixed values from 64 up (several runs merged, with galloping): random, and made of
+// stretches the comparator orders (sorted, some reversed) so that one run keeps winning.
+for (let i = 0; i < 120; i++) {
+    const n = 64 + rnd(256);
+    let input;
+    if (i % 2 === 0) {
+        input = Array.from({ length: n }, () => value(0));
+    } else {
+        input = [];
+        while (input.length < n) {
+            const chunk = Array.from({ length: 1 + rnd(40) }, () => scalars[rnd(scalars.length)]).sort(compare);
+            if (rnd(3) === 0) { chunk.reverse(); }
+            input.push(...chunk);
+        }
+        input.length = n;
+    }
     cases.push({ in: input, out: input.slice().sort(compare) });
 }
 process.stdout.write(JSON.stringify(cases) + '\n');
