@@ -334,8 +334,9 @@ func (c *corsAnswer) rest(h *fasthttp.ResponseHeader) {
 	}
 }
 
-// ErrorHandler answers a request fasthttp could not read as fasthttp does (400, 408 or 431),
-// except a body larger than maxBody: 413 with an error body in Mountebank's shape. The
+// ErrorHandler answers a request fasthttp could not read as fasthttp does (408 or 431), or as
+// node does (400 without a body), except a body larger than maxBody: 413 with an error body in
+// Mountebank's shape. The
 // connection is closed after the answer.
 func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
 	return func(ctx *fasthttp.RequestCtx, err error) {
@@ -349,7 +350,10 @@ func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
 		case errors.As(err, &ne) && ne.Timeout():
 			ctx.Error("Request timeout", fasthttp.StatusRequestTimeout)
 		default:
-			ctx.Error("Error when parsing request", fasthttp.StatusBadRequest)
+			// node answers a request it cannot parse with a bare 400, no body.
+			ctx.Response.Reset()
+			ctx.SetStatusCode(fasthttp.StatusBadRequest)
+			ctx.SetConnectionClose()
 		}
 	}
 }
