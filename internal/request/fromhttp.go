@@ -51,7 +51,14 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 
 	switch {
 	case len(raw) == 0:
+		// No header line came (or the request was built in-process): fasthttp's own view then
+		// holds only what it adds itself, such as an HTTP/1.0 request's Connection: close,
+		// which the client never sent and Mountebank does not record.
+		synthetic := !req.Header.IsHTTP11() && req.Header.ConnectionClose()
 		for k, v := range req.Header.All() {
+			if synthetic && bytes.EqualFold(k, []byte("Connection")) {
+				continue
+			}
 			if !protoKey(k) {
 				r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
 			}

@@ -620,3 +620,24 @@ func TestHolds(t *testing.T) {
 		t.Error("memory the request does not own is held")
 	}
 }
+
+// TestNoHeaderLines: a request without header lines has no headers, also over HTTP/1.0, where
+// fasthttp adds a Connection: close of its own (Mountebank records {}).
+func TestNoHeaderLines(t *testing.T) {
+	for _, raw := range []string{"GET /c HTTP/1.0\r\n\r\n", "GET /c HTTP/1.1\r\nHost: h\r\n\r\n"} {
+		r := Acquire()
+		FromHTTP(ctxFor(t, raw), r)
+		var got []string
+		for _, h := range r.HeaderList() {
+			got = append(got, h.Name+": "+h.Value)
+		}
+		want := []string(nil)
+		if strings.Contains(raw, "Host") {
+			want = []string{"Host: h"}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: headers %q, want %q", raw, got, want)
+		}
+		Release(r)
+	}
+}
