@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -94,6 +95,11 @@ func (p *jsonParser) shared(b []byte) string {
 		return string(b)
 	}
 	if p.strings++; p.strings <= shareAfter {
+		if len(b) <= maxWellKnown {
+			if v, ok := wellKnown[string(b)]; ok {
+				return v.(string)
+			}
+		}
 		return string(b)
 	}
 	if s, ok := p.strs[string(b)]; ok {
@@ -111,11 +117,47 @@ func (p *jsonParser) shared(b []byte) string {
 
 // box returns s as a Value, boxed once for each short string.
 func (p *jsonParser) box(s string) Value {
-	if len(s) > internLen || p.strings <= shareAfter {
+	if len(s) > internLen {
+		return s
+	}
+	if p.strings <= shareAfter {
+		if len(s) <= maxWellKnown {
+			if v, ok := wellKnown[s]; ok {
+				return v
+			}
+		}
 		return s
 	}
 	return boxOnce(&p.boxed, s)
 }
+
+// wellKnown holds, boxed once for the process, the strings most imposters repeat: Mountebank's
+// keys and the common values of a small imposter's definition (a client suite POSTs one per
+// test, whose few strings the document-wide sharing above does not share: each key was a
+// string of its own, each value a box too). A document's first shareAfter short strings are
+// looked up in it; a larger one's are shared by the document's own maps from then on.
+var wellKnown = func() map[string]Value {
+	m := map[string]Value{}
+	for _, s := range strings.Fields(`protocol port host name stubs predicates responses is
+		statusCode headers body equals deepEquals contains startsWith endsWith matches exists
+		not or and inject caseSensitive except jsonpath xpath selector ns method path query
+		data requestFrom ip form keyCaseSensitive behaviors wait decorate copy lookup
+		shellTransform repeat proxy to mode predicateGenerators addWaitBehavior
+		addDecorateBehavior injectHeaders cert key mutualAuth ciphers recordRequests
+		defaultResponse allowCORS _mode _links href self
+		endOfRequestResolver scenarioName requiredScenarioState newScenarioState fault
+		expect times
+		http https tcp smtp text binary proxyOnce proxyAlways proxyTransparent
+		GET POST PUT DELETE PATCH HEAD OPTIONS
+		Content-Type content-type application/json text/plain text/html
+		localhost 127.0.0.1 0.0.0.0 :: / ok OK`) {
+		m[s] = s
+	}
+	return m
+}()
+
+// maxWellKnown is the length of the longest wellKnown string, about.
+const maxWellKnown = 24
 
 // boxOnce returns k as a Value, the box m holds for it if any, else a new one m keeps (while m
 // holds fewer than maxInterned).
