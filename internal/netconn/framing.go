@@ -39,8 +39,8 @@ type headScan struct {
 	seen   int
 }
 
-// startsRequest reports whether b begins as a request line does: an upper-case method and a
-// space. A read that does not (one that begins in the middle of a request pipelined behind
+// startsRequest reports whether b begins as a request line does: an upper-case method (or
+// M-SEARCH) and a space. A read that does not (one that begins in the middle of a request pipelined behind
 // another) is not scanned.
 func startsRequest(b []byte) bool {
 	i := bytes.IndexByte(b, ' ')
@@ -48,7 +48,7 @@ func startsRequest(b []byte) bool {
 		return false
 	}
 	for _, c := range b[:i] {
-		if c < 'A' || c > 'Z' {
+		if (c < 'A' || c > 'Z') && c != '-' { // M-SEARCH
 			return false
 		}
 	}
@@ -193,8 +193,8 @@ const http09 = " HTTP/0.9"
 // touched:
 //   - spaces after the method and after the request target beyond the first are removed
 //     (`GET  /x  HTTP/1.1`: llhttp skips them);
-//   - a target `*?query` becomes `/*?query` (node's URL parser reads `*` as the path "/*", which
-//     fasthttp gives a lone `*` too, but it refuses `*` followed by anything);
+//   - a target `*?query` or `**` becomes `/*?query`, `/**` (node's URL parser reads `*` as the
+//     path "/*", which fasthttp gives a lone `*` too, but it refuses `*` followed by anything);
 //   - a line without a version (`GET /x`: llhttp reads HTTP/0.9, headers and all) gets
 //     " HTTP/0.9", which fasthttp reads as a request without keep-alive, as node does.
 //
@@ -234,7 +234,11 @@ func tidyRequestLine(b []byte, n int) int {
 			n, end = cut(b, n, t+1, k), end-k
 		}
 	}
-	if end-target >= 2 && b[target] == '*' && b[target+1] == '?' && n < len(b) {
+	targetEnd := end
+	if t >= 0 {
+		targetEnd = t
+	}
+	if targetEnd-target >= 2 && b[target] == '*' && n < len(b) {
 		copy(b[target+1:n+1], b[target:n])
 		b[target] = '/'
 		n, end = n+1, end+1

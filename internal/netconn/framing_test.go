@@ -176,6 +176,9 @@ func TestTidyRequestLine(t *testing.T) {
 		{"GET /x", "GET /x HTTP/0.9"},
 		{"GET  /x?q=1", "GET /x?q=1 HTTP/0.9"},
 		{"GET *?a", "GET /*?a HTTP/0.9"},
+		{"GET ** HTTP/1.1", "GET /** HTTP/1.1"},
+		{"GET  *x  HTTP/1.1", "GET /*x HTTP/1.1"},
+		{"M-SEARCH   /x", "M-SEARCH /x HTTP/0.9"},
 		{"GET /x HTTP/1.1 ", "GET /x HTTP/1.1 "}, // refused by both
 		{"GET /x ", "GET /x "},                   // refused by both
 		{"GET ", "GET "},
@@ -192,6 +195,9 @@ func TestTidyRequestLine(t *testing.T) {
 		if len(tc.to) <= len(tc.from) && got != tc.to+rest || len(tc.to) > len(tc.from) && len(got) > len(tc.from+rest) {
 			t.Errorf("%q without room: got %q", tc.from, got)
 		}
+	}
+	if !startsRequest([]byte("M-SEARCH   /x\r\n")) {
+		t.Error("M-SEARCH does not start a request")
 	}
 	// A line not whole yet, or ending with a bare LF, is left alone.
 	for _, in := range []string{"GET  /x HTTP/1.1", "GET  /x HTTP/1.1\n", "GET  /x\nHost: a\r\n"} {

@@ -25,6 +25,8 @@ func TestOddRequestLines(t *testing.T) {
 		"GET  http://h/y?z=1 HTTP/1.1": `GET /y {"z":"1"}`,
 		"OPTIONS *?a=1 HTTP/1.1":       `OPTIONS /* {"a":"1"}`,
 		"GET /v?q=1":                   `GET /v {"q":"1"}`,
+		"GET ** HTTP/1.1":              `GET /** {}`,
+		"M-SEARCH  /m":                 `M-SEARCH /m {}`,
 	} {
 		do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(port)+"/savedRequests", "")
 		answer, closed := rawExchange(t, port, line+"\r\nHost: x\r\nConnection: close\r\n\r\n")
