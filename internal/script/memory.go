@@ -14,6 +14,19 @@ import (
 // is zero.
 const DefaultMemoryLimit = 256 << 20
 
+// maxBufferBytes bounds one buffer or typed array a script makes when calls have no memory limit
+// (node's buffer.constants.MAX_LENGTH before Node 22).
+const maxBufferBytes = 4 << 30
+
+// maxBytes is the largest buffer or typed array one script operation may make: no more than a
+// call may take (a larger one would be interrupted once made, if the process survived making it).
+func (e *Engine) maxBytes() int64 {
+	if e.memLimit > 0 {
+		return e.memLimit
+	}
+	return maxBufferBytes
+}
+
 // errMemory is the value a runtime is interrupted with when its call makes the heap grow past
 // the limit.
 type errMemory struct{ limit int64 }

@@ -96,6 +96,10 @@ const nodePreludeSource = `(function (g, native, modules) {
 'use strict';
 const Buffer = g.Buffer;
 const P = Buffer.prototype;
+// A Buffer larger than a call may take is refused before goja is asked for it (see prelude.js).
+const allocGuard = function (n) {
+    if (Number(n) > native.maxBytes) { throw new RangeError('Array buffer allocation failed'); }
+};
 
 // --- Buffer: node's read/write methods, search, compare, copy, fill ---
 function typeName(v) {
@@ -240,6 +244,7 @@ Buffer.concat = function (list, total) {
         throw codeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'The "list" argument must be an instance of Array. Received ' + typeName(list));
     }
     if (total === undefined) { total = list.reduce(function (n, b) { return n + b.length; }, 0); }
+    allocGuard(total);
     const out = new Buffer(total);
     let pos = 0;
     for (const b of list) {
@@ -274,11 +279,12 @@ P.fill = function (value, offset, end, enc) {
     return this;
 };
 Buffer.alloc = function (n, fill, enc) {
+    allocGuard(n);
     const b = new Buffer(n);
     if (fill !== undefined && fill !== 0) { b.fill(fill, enc); }
     return b;
 };
-Buffer.allocUnsafe = Buffer.allocUnsafeSlow = function (n) { return new Buffer(n); };
+Buffer.allocUnsafe = Buffer.allocUnsafeSlow = function (n) { allocGuard(n); return new Buffer(n); };
 Buffer.poolSize = 8192;
 P.toLocaleString = P.toString;
 P.inspect = function () { return '<Buffer ' + Array.from(this.subarray(0, 50), function (b) { return (b < 16 ? '0' : '') + b.toString(16); }).join(' ') + (this.length > 50 ? ' ... ' + (this.length - 50) + ' more bytes' : '') + '>'; };

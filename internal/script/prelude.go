@@ -6,6 +6,46 @@ package script
 // the Go natives (see newRuntime).
 const preludeSource = `(function (g, native) {
 'use strict';
+// V8's limits on what one operation may make, where goja has none: asking goja for a
+// 100 GB string or buffer ended the process (the Go runtime cannot recover from running out of
+// memory). A string is at most V8's String::kMaxLength characters ('Invalid string length', as
+// node says); a Buffer at most native.maxBytes bytes ('Array buffer allocation failed', V8's
+// error when the memory is not there). (new ArrayBuffer(n) and typed arrays are not guarded:
+// goja's instanceof refuses a Proxy, and a subclass would not be the class of the arrays goja
+// makes itself.)
+const maxString = 536870888;
+const maxBytes = native.maxBytes;
+const stringLength = function () { throw new RangeError('Invalid string length'); };
+const strProto = String.prototype;
+const repeat = strProto.repeat, padStart = strProto.padStart, padEnd = strProto.padEnd, join = Array.prototype.join;
+const method = function (proto, name, fn) {
+    Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+};
+method(strProto, 'repeat', { repeat(count) {
+    const n = Math.floor(Number(count));
+    if (n > 0 && n < Infinity && String(this).length * n > maxString) { stringLength(); }
+    return repeat.call(this, count);
+} }.repeat);
+const padGuard = function (s, maxLength, fill) {
+    if (Number(maxLength) > maxString && (fill === undefined || String(fill) !== '') && Number(maxLength) > String(s).length) { stringLength(); }
+};
+method(strProto, 'padStart', { padStart(maxLength, fillString) {
+    padGuard(this, maxLength, fillString);
+    return padStart.call(this, maxLength, fillString);
+} }.padStart);
+method(strProto, 'padEnd', { padEnd(maxLength, fillString) {
+    padGuard(this, maxLength, fillString);
+    return padEnd.call(this, maxLength, fillString);
+} }.padEnd);
+method(Array.prototype, 'join', { join(separator) {
+    const n = Number(Object(this).length);
+    const sep = separator === undefined ? 1 : String(separator).length;
+    if (n > 1 && (n - 1) * sep > maxString) { stringLength(); }
+    return join.call(this, separator);
+} }.join);
+const allocGuard = function (n) {
+    if (Number(n) > maxBytes) { throw new RangeError('Array buffer allocation failed'); }
+};
 const format = native.format;
 const console = {};
 ['log', 'info', 'warn', 'error', 'debug', 'trace'].forEach(function (level) {
@@ -45,6 +85,7 @@ Buffer.from = function (v, enc, length) {
     }
     if (v !== null && typeof v === 'object') {
         if (v.type === 'Buffer' && Array.isArray(v.data)) { v = v.data; }
+        allocGuard(v.length >>> 0);
         const b = new Buffer(v.length >>> 0);
         for (let i = 0; i < b.length; i += 1) { b[i] = v[i]; }
         return b;
@@ -52,6 +93,7 @@ Buffer.from = function (v, enc, length) {
     throw new TypeError('The first argument must be of type string or an instance of Buffer, ArrayBuffer, or Array or an Array-like Object.');
 };
 Buffer.alloc = function (n, fill) {
+    allocGuard(n);
     const b = new Buffer(n);
     if (fill !== undefined) { b.fill(typeof fill === 'string' ? fill.charCodeAt(0) : fill); }
     return b;
@@ -64,6 +106,7 @@ Buffer.byteLength = function (s, enc) {
 };
 Buffer.concat = function (list, total) {
     if (total === undefined) { total = list.reduce(function (n, b) { return n + b.length; }, 0); }
+    allocGuard(total);
     const out = new Buffer(total);
     let pos = 0;
     for (const b of list) {
