@@ -83,6 +83,7 @@ func rawListenOn(family int, sa syscall.Sockaddr, ip net.IP, port int) (int, sys
 		if fd, call, err = newListenSocket(family); err != nil {
 			return -1, nil, listenError(ip, port, call, err)
 		}
+		spares.wanted(family) // a family the system has (the wildcard tries IPv6 first)
 	}
 	fail := func(call string, e error) (int, syscall.Sockaddr, error) {
 		_ = rawClose(fd)
@@ -127,8 +128,8 @@ var spares spareSockets
 
 type spareSockets struct {
 	fd      [2]atomic.Int64 // by familyIndex: a spare's fd + 1, 0 for none
-	want    [2]atomic.Bool  // by familyIndex: a listener was made in that family
-	pending atomic.Bool     // a spare was taken, or a family wanted, since the last prepare
+	want    [2]atomic.Bool  // by familyIndex: a socket was made in that family
+	pending atomic.Bool     // a spare was taken, or a socket made, since the last prepare
 }
 
 func familyIndex(family int) int {
@@ -140,15 +141,19 @@ func familyIndex(family int) int {
 
 // take returns the spare socket of family, if there is one, and asks for the next.
 func (s *spareSockets) take(family int) (int, bool) {
-	i := familyIndex(family)
-	if !s.want[i].Load() {
-		s.want[i].Store(true)
-	}
-	s.pending.Store(true)
-	if v := s.fd[i].Swap(0); v != 0 {
+	if v := s.fd[familyIndex(family)].Swap(0); v != 0 {
+		s.pending.Store(true)
 		return int(v - 1), true
 	}
 	return -1, false
+}
+
+// wanted asks for spares of family, in which a socket was just made.
+func (s *spareSockets) wanted(family int) {
+	if i := familyIndex(family); !s.want[i].Load() {
+		s.want[i].Store(true)
+	}
+	s.pending.Store(true)
 }
 
 // prepare makes the spare of each family a listener was made in, if it has none; false if
