@@ -381,6 +381,11 @@ func TestSelectJSONPathProperties(t *testing.T) {
 		"$.y[1]":     `["q"]`,
 		"$..y[1]":    `["q"]`,
 		"$.x.1":      `["a"]`,
+		// jsonpath-plus replaces an @ followed by '.', white space, ')' or '[' only; any other
+		// is a syntax error and the selection throws.
+		"$.y[?(@ == 'q')]": `["q"]`,
+		"$.y[?(@=='q')]":   `[]`,
+		"$.y[?(@)]":        `[]`,
 	} {
 		var w any
 		if err := json.Unmarshal([]byte(want), &w); err != nil {

@@ -83,7 +83,7 @@ func compileSelector(using *config.Object) selector {
 		return xpathSelector{xp}
 	case "jsonpath":
 		// JSONPath-plus throws on a selector it cannot parse, and Mountebank then selects nothing.
-		expr, _ := jp.ParseString(sel)
+		expr, _ := jsonpath.Parse(sel)
 		return jsonpathSelector{expr}
 	}
 	return noSelector{}

@@ -2,7 +2,7 @@ package behavior
 
 import (
 	"github.com/antchfx/xpath"
-	"github.com/ohler55/ojg/jp"
+	"github.com/mockd/mockd/internal/jsonpath"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
@@ -12,7 +12,7 @@ import (
 // already an object), as Mountebank's jsonpath.select; nil when nothing is selected or the
 // selector or field does not parse.
 func SelectJSONPath(selector string, field config.Value) []config.Value {
-	expr, err := jp.ParseString(selector)
+	expr, err := jsonpath.Parse(selector)
 	if err != nil {
 		return nil
 	}

@@ -5,8 +5,10 @@ package jsonpath
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ohler55/ojg/jp"
 
@@ -252,4 +254,68 @@ func (w *walker) unwrap(v any) config.Value {
 		return float64(t)
 	}
 	return v
+}
+
+// Parse parses a JSONPath selector for Select. Besides ojg's parse errors it refuses a
+// selector whose filter jsonpath-plus (7.2, Mountebank's) cannot run: it turns a filter into
+// JavaScript by replacing @parentProperty, @parent, @property, @root, @path, and an @ followed
+// by '.', white space, ')' or '['; any other @ (`?(@==1)`, `?(@)`) stays, a syntax error, and
+// the whole selection throws, so Mountebank selects nothing. An @ inside a string literal
+// stays harmlessly.
+func Parse(src string) (jp.Expr, error) {
+	if unsubstituted(src) {
+		return nil, errFilter
+	}
+	return jp.ParseString(src)
+}
+
+var errFilter = errors.New("a filter holds an @ jsonpath-plus does not replace")
+
+// unsubstituted reports whether a filter (`?(…)`, up to `)]`) of src holds an @ outside string
+// literals that jsonpath-plus leaves as it is (see Parse).
+func unsubstituted(src string) bool {
+	for i := 0; ; {
+		k := strings.Index(src[i:], "?(")
+		if k < 0 {
+			return false
+		}
+		start := i + k + 2
+		code := src[start:]
+		if end := strings.Index(code, ")]"); end >= 0 {
+			code = code[:end]
+		}
+		var quote byte
+		for j := 0; j < len(code); j++ {
+			c := code[j]
+			switch {
+			case quote != 0:
+				if c == '\\' {
+					j++
+				} else if c == quote {
+					quote = 0
+				}
+				continue
+			case c == '\'' || c == '"' || c == '`':
+				quote = c
+				continue
+			case c != '@':
+				continue
+			}
+			rest := code[j+1:]
+			if rest != "" && strings.IndexByte(".)[ \t\n\r\v\f", rest[0]) >= 0 {
+				continue
+			}
+			substituted := false
+			for _, name := range []string{"parentProperty", "parent", "property", "root", "path"} {
+				if strings.HasPrefix(rest, name) {
+					substituted = true
+					break
+				}
+			}
+			if !substituted {
+				return true
+			}
+		}
+		i = start
+	}
 }

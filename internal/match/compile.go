@@ -20,6 +20,7 @@ import (
 	"github.com/ohler55/ojg/jp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsonpath"
 	"github.com/mockd/mockd/internal/jsvalue"
 )
 
@@ -742,7 +743,7 @@ func newPipe(p params, binary bool) *pipe {
 // newJSONPathSelector compiles a jsonpath selector; one that does not parse selects nothing.
 func newJSONPathSelector(src string) *selector {
 	sel := &selector{srcText: src}
-	if x, err := jp.ParseString(src); err == nil {
+	if x, err := jsonpath.Parse(src); err == nil {
 		sel.jpExpr, sel.jpOK = x, true
 		if n := len(x); n > 1 {
 			if ch, ok := x[n-1].(jp.Child); ok && string(ch) == "length" {
