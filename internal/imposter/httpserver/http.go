@@ -44,8 +44,15 @@ type server struct {
 }
 
 func newServer(im *imposter.Imposter, conf *tls.Config) *server {
+	return &server{im: im, tls: conf}
+}
+
+// serving makes the fasthttp.Server. Serve makes it: an imposter deleted before any connection
+// (a client suite's create-then-delete pair) never makes one, nor its handler closures.
+func (h *server) serving() {
+	im := h.im
 	maxBody := im.MaxBody()
-	h := &server{im: im, tls: conf, live: new(atomic.Pointer[server])}
+	h.live = new(atomic.Pointer[server])
 	h.live.Store(h)
 	live := h.live
 	h.srv = &fasthttp.Server{
@@ -67,7 +74,6 @@ func newServer(im *imposter.Imposter, conf *tls.Config) *server {
 		ConnState:                     netconn.IdleConnState, // the timeouts, with the IdleListener of Serve
 		Logger:                        fasthttpLogger{im.Log()},
 	}
-	return h
 }
 
 // Serve accepts connections until ln is closed, and serves each on a goroutine of its own with
@@ -77,6 +83,7 @@ func newServer(im *imposter.Imposter, conf *tls.Config) *server {
 // in a loop (a test suite, bench's admin-pairs) paid on every imposter: thousands of stopped
 // servers at once, for the collector to scan.
 func (h *server) Serve(ln net.Listener) error {
+	h.serving()
 	opts := h.im.Settings()
 	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: opts.IdleTimeout, HeaderTimeout: opts.HeaderTimeout, TLS: h.tls})
 	defer h.il.Stop()
@@ -121,6 +128,9 @@ func (h *server) CloseIdle() (busy int) {
 }
 
 func (h *server) Shutdown(ctx context.Context) error {
+	if h.il == nil {
+		return nil // never served (see imposter.Server): no connection to wait for
+	}
 	err := h.il.Shutdown(ctx)
 	h.live.Store(nil) // every connection is closed: let the imposter go (see live)
 	return err

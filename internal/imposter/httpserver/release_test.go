@@ -77,3 +77,24 @@ func TestStoppedServerLeavesNoPoolGoroutine(t *testing.T) {
 		t.Fatalf("a goroutine of fasthttp's worker pool outlives the stopped imposter:\n%s", stacks)
 	}
 }
+
+// A server is made without its fasthttp.Server, which Serve makes: one never served (an
+// imposter deleted before any connection) has none, and shuts down as having no connection.
+func TestServerMadeWhenServed(t *testing.T) {
+	d := impostertest.Def(t, impostertest.SimpleStub)
+	log := slog.New(slog.DiscardHandler)
+	im, err := imposter.New(d, imposter.Options{Host: "127.0.0.1", Logger: log, Protocols: map[string]imposter.Protocol{"http": HTTP}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newServer(im, nil)
+	if h.srv != nil || h.live != nil {
+		t.Fatal("newServer made the fasthttp.Server before Serve")
+	}
+	if busy := h.CloseIdle(); busy != 0 {
+		t.Errorf("CloseIdle of a server never served: %d busy", busy)
+	}
+	if err := h.Shutdown(context.Background()); err != nil {
+		t.Errorf("Shutdown of a server never served: %v", err)
+	}
+}
