@@ -661,6 +661,8 @@ type ncall struct {
 	slab *Slab
 	// litVals holds the member values of the object literals JSON.stringify is writing.
 	litVals []litVal
+	// slabs says the call state is the slab's own (Slab.takeCall), not the pool's.
+	slabs bool
 }
 
 // fixup is a member set to NaN or an infinity: JavaScript reads it back as it is, and fromJS
@@ -717,10 +719,14 @@ func (f *nativeFn) runInject(r *request.Request, pristine bool) (*config.Object,
 // begin readies a call for request r: the first slot is config, the others the arguments
 // a call passes that no native function may use (logger, state, callback) and locals.
 func (f *nativeFn) begin(r *request.Request, inject, pristine bool) *ncall {
-	c := ncallPool.Get().(*ncall)
+	slab := slabOf(r)
+	c := slab.takeCall()
+	if c == nil {
+		c = ncallPool.Get().(*ncall)
+	}
 	c.pristine = pristine
 	c.req = r
-	c.slab = slabOf(r)
+	c.slab = slab
 	c.reqKeys = requestKeys(r)
 	c.hasReq = configHasRequest(r)
 	c.inject = inject
@@ -788,6 +794,10 @@ func (c *ncall) release() {
 	clear(c.fixes)
 	c.lits, c.fixes = c.lits[:0], c.fixes[:0]
 	c.json.reset()
+	if c.slabs {
+		c.slabs = false
+		return // the request's slab's own call (see Slab.takeCall), free again
+	}
 	ncallPool.Put(c)
 }
 

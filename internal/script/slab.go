@@ -27,6 +27,9 @@ type Slab struct {
 	textOK bool
 	// native counts the calls for the request that the native evaluator answered (see Native).
 	native int
+	// call is the state of the native calls made for the request, one after the other (see
+	// takeCall): kept with the slab rather than taken from ncallPool for each call.
+	call ncall
 }
 
 // maxSlabText is the room for strings a slab keeps (a larger string is allocated as usual).
@@ -108,6 +111,16 @@ func (s *Slab) box(str string) config.Value {
 	var v config.Value = ""
 	(*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] = unsafe.Pointer(p)
 	return v
+}
+
+// takeCall returns s's call state for a native call, or nil when s is nil or its state is in
+// use (calls for one request run one after the other; ncall.release frees it).
+func (s *Slab) takeCall() *ncall {
+	if s == nil || s.call.slabs {
+		return nil
+	}
+	s.call.slabs = true
+	return &s.call
 }
 
 // Native is the number of Response and Decorate calls for the slab's request that the native
