@@ -61,11 +61,18 @@ func (c *headerLists) share(hs []header) []header {
 
 // markHeaders sets header.set and header.bad on the lines they apply to, once, when the lines
 // are compiled. A line node accepts has no CR or LF (they are control characters, and no
-// token's), so only a refused one needs the scan for line breaks.
-func markHeaders(hs []header) {
+// token's), so only a refused one needs the scan for line breaks. A line equal to the line at
+// the same place of like (a base's lines, which a decorate mostly keeps) takes its bad flag
+// from it rather than checking the text again (equal strings that share their bytes compare
+// at once).
+func markHeaders(hs, like []header) {
 	for i := range hs {
 		h := &hs[i]
-		h.bad = !validHeader(h.name, h.value)
+		if i < len(like) && like[i].name == h.name && like[i].value == h.value {
+			h.bad = like[i].bad
+		} else {
+			h.bad = !validHeader(h.name, h.value)
+		}
 		h.set = !h.bad || !hasLineBreak(h.name) && !hasLineBreak(h.value)
 		for j := 0; j < i && h.set; j++ {
 			h.set = hs[j].name != h.name
@@ -353,7 +360,11 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 		if !truthy(hv) {
 			hv = def.headers
 		}
-		out.compileHeaders(config.AsObject(hv))
+		var like []header
+		if base != nil {
+			like = base.headers
+		}
+		out.compileHeaders(config.AsObject(hv), like)
 	}
 
 	if base != nil && sameValue(body, baseBody) && sameValue(mode, baseMode) {
@@ -393,8 +404,8 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 	}
 }
 
-// compileHeaders sets the header lines of ho (nil for none).
-func (out *wire) compileHeaders(ho *config.Object) {
+// compileHeaders sets the header lines of ho (nil for none); like is as markHeaders reads it.
+func (out *wire) compileHeaders(ho *config.Object, like []header) {
 	if ho == nil {
 		return
 	}
@@ -429,7 +440,7 @@ func (out *wire) compileHeaders(ho *config.Object) {
 			out.headers = append(out.headers, header{name: m.Key, value: jsvalue.String(v)})
 		}
 	}
-	markHeaders(out.headers)
+	markHeaders(out.headers, like)
 }
 
 // truthy is jsvalue.Truthy, deciding the response fields' usual kinds first: an object or an

@@ -3,6 +3,7 @@ package imposter
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -423,7 +424,11 @@ func TestCheckHeaderAsNode(t *testing.T) {
 		} {
 			base := compileIs(config.NewObject("headers", hs, "body", "a"), defaultsOf(nil), nil)
 			built := compileIs(config.NewObject("headers", hs, "body", "b"), defaultsOf(nil), base)
-			for _, w := range []*wire{base, built} {
+			// Lines a decorate keeps from the base, and lines it puts where the base had others.
+			kept := compileIs(config.NewObject("headers", &config.Object{Members: append(slices.Clone(hs.Members), config.Member{Key: "X-New", Value: "n"})}, "body", "c"), defaultsOf(nil), base)
+			other := compileIs(config.NewObject("headers", config.NewObject("X-Ok", "fine"), "body", "a"), defaultsOf(nil), nil)
+			replaced := compileIs(config.NewObject("headers", hs, "body", "d"), defaultsOf(nil), other)
+			for _, w := range []*wire{base, built, kept, replaced} {
 				_, err := Answer{out: w}.Status()
 				got := ""
 				if err != nil {
