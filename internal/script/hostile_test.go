@@ -45,3 +45,19 @@ func TestOneOperationCannotTakeTheProcess(t *testing.T) {
 		}
 	}
 }
+
+// A join of an array of 2^32-1 holes ran in goja's own loop, which the time limit cannot
+// interrupt, for minutes; it is now joined a slice at a time and stopped at the limit. A long
+// array still joins as before.
+func TestLongJoinIsInterrupted(t *testing.T) {
+	s := newEngine(t, time.Second).NewScope(nil)
+	got := evalBody(t, s, `(function () { const a = []; a.length = 4294967295; return a.join(''); })()`)
+	if !strings.Contains(got, "timed out") {
+		t.Errorf("joining 2^32-1 holes: %.200q, want the time limit's error", got)
+	}
+	s = newEngine(t, time.Minute).NewScope(nil) // a limit a loaded machine cannot reach
+	got = evalBody(t, s, `(function () { const a = new Array(3000000); a[0] = 'a'; a[1048576] = 'b'; a[2999999] = 'c'; const j = a.join('-'); return j.length + j.replace(/-+/g, '|'); })()`)
+	if got != "3000002a|b|c" {
+		t.Errorf("a long join: %q, want %q", got, "3000002a|b|c")
+	}
+}
