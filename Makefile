@@ -31,12 +31,17 @@ build:
 run: build
 	./$(BIN) serve -c configs/example.yaml
 
-# Unit tests (with the race detector), black-box tests against the built binary, and the
+# The allocation guards (allocs per request or pair) are built without the race detector, which
+# allocates on its own: they run in a second, plain pass.
+ALLOC_PKGS := $(addprefix ./,$(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build !race' internal cmd pkg))))
+
+# Unit tests (with the race detector), the allocation guards, black-box tests against the built binary, and the
 # Mountebank comparison suite (installs Mountebank 2.9.1 from npm into test/compat/node_modules),
 # and the bench/ harness's own tests.
 test: vet
 	@$(MAKE) --no-print-directory tools || echo "make tools failed: the lint tests of the packaging will skip"
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(UNIT_PKGS)
+	$(GO) test -count=1 -run 'Alloc' $(ALLOC_PKGS)
 	$(GO) test -count=1 ./test/...
 	$(MAKE) -C bench vet test
 
