@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mockd/mockd/internal/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -62,6 +65,48 @@ func TestDefaultToStart(t *testing.T) {
 	} {
 		if got := defaultToStart(tc.args, tc.argv0); fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("defaultToStart(%q, %q) = %q, want %q", tc.args, tc.argv0, got, tc.want)
+		}
+	}
+}
+
+// TestApplyServerBlock: a YAML server block sets the flags the command line left alone; a
+// null value or a configfile key is an error.
+func TestApplyServerBlock(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		block   string
+		wantErr string
+		want    map[string]string
+	}{
+		{nil, `{"port": 3000, "debug": true, "ipWhitelist": ["127.0.0.2", "127.0.0.3"]}`, "",
+			map[string]string{"port": "3000", "debug": "true", "ipWhitelist": "127.0.0.2|127.0.0.3"}},
+		{[]string{"--port", "4000"}, `{"port": 3000}`, "", map[string]string{"port": "4000"}},
+		{nil, `{"port": null}`, "server.port: unsupported value", nil},
+		{nil, `{"configfile": "x.json"}`, "server.configfile: not allowed", nil},
+		{nil, `{"port": "many"}`, "server.port:", nil},
+	} {
+		cmd := newServeCmd("serve", false)
+		if err := cmd.Flags().Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		v, err := config.ParseJSON([]byte(tc.block))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = applyServerBlock(cmd, v.(*config.Object))
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: error %v, want %q", tc.block, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.block, err)
+		}
+		for k, want := range tc.want {
+			if got := cmd.Flags().Lookup(k).Value.String(); got != want {
+				t.Errorf("%s: --%s = %q, want %q", tc.block, k, got, want)
+			}
 		}
 	}
 }

@@ -72,6 +72,11 @@ func applyServerBlock(cmd *cobra.Command, server *config.Object) error {
 	if server.Has("configfile") {
 		return fmt.Errorf("server.configfile: not allowed inside a config file")
 	}
+	for _, m := range server.Members {
+		if m.Value == nil {
+			return fmt.Errorf("server.%s: unsupported value", m.Key)
+		}
+	}
 	return setFlags(cmd.Flags(), server, "server.", func(key string) (string, bool) { return key, true })
 }
 
