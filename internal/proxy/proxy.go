@@ -234,8 +234,8 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 		req.SetBody(r.Body)
 	}
 	if ctx != nil {
-		p.transport.ctxs.Store(req, ctx)
-		defer p.transport.ctxs.Delete(req)
+		p.transport.setContext(req, ctx)
+		defer p.transport.setContext(req, nil)
 	}
 	err := p.client.DoTimeout(req, resp, Timeout)
 	raw := p.transport.take(resp)

@@ -21,8 +21,34 @@ import (
 // own, losing both. The block is peeked from the connection's reader before fasthttp parses the
 // same bytes, so nothing is read twice.
 type rawTransport struct {
-	raw  sync.Map // *fasthttp.Response -> []byte, taken by Forward after the round trip
-	ctxs sync.Map // *fasthttp.Request -> context.Context, the request's while Forward runs
+	raw sync.Map // *fasthttp.Response -> []byte, taken by Forward after the round trip
+
+	// ctxs holds each request's context while Forward runs. A plain map under a lock: its
+	// slots are reused once deleted, where sync.Map allocates an entry for every store.
+	mu   sync.Mutex
+	ctxs map[*fasthttp.Request]context.Context
+}
+
+// setContext makes ctx req's context for the round trips of Forward; nil forgets it.
+func (t *rawTransport) setContext(req *fasthttp.Request, ctx context.Context) {
+	t.mu.Lock()
+	if ctx == nil {
+		delete(t.ctxs, req)
+	} else {
+		if t.ctxs == nil {
+			t.ctxs = map[*fasthttp.Request]context.Context{}
+		}
+		t.ctxs[req] = ctx
+	}
+	t.mu.Unlock()
+}
+
+// contextOf returns req's context, nil when it has none.
+func (t *rawTransport) contextOf(req *fasthttp.Request) context.Context {
+	t.mu.Lock()
+	ctx := t.ctxs[req]
+	t.mu.Unlock()
+	return ctx
 }
 
 // longAgo is a deadline already past: setting it ends a blocked read or write at once.
@@ -45,9 +71,8 @@ func (t *rawTransport) take(resp *fasthttp.Response) []byte {
 // and its drain time ran out): the connection's deadline is set in the past, so the read or write
 // waiting on the origin returns at once instead of after Timeout.
 func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
-	var ctx context.Context
-	if v, ok := t.ctxs.Load(req); ok {
-		ctx = v.(context.Context)
+	ctx := t.contextOf(req)
+	if ctx != nil {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
