@@ -384,17 +384,18 @@ func TestProgramCacheBounded(t *testing.T) {
 // deadline, not at the one of the call before it. Only lower bounds on time are checked: a slow
 // machine makes the calls longer, never shorter.
 func TestTimeoutAcrossCalls(t *testing.T) {
-	const limit = time.Second
+	// Wide margins, so a loaded machine (a late start of the busy call) cannot fail it: the busy
+	// call takes 2.5 s of its own 4 s and still runs past the quick call's deadline, at 4 s.
+	const limit = 4 * time.Second
 	s := newEngine(t, limit).NewScope(nil)
 	quick := `function () { return 1; }`
-	// 700 ms of a 1 s limit: it passes the quick call's deadline with 300 ms to spare.
-	busy := `function () { var end = Date.now() + 700; while (Date.now() < end) {} return 1; }`
+	busy := `function () { var end = Date.now() + 2500; while (Date.now() < end) {} return 1; }`
 	for i := 0; i < 2; i++ {
 		if _, err := s.Wait(quick); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(limit / 2)
-		// Runs from limit/2 to limit/2+700ms after the quick call began: past its deadline.
+		// Runs from limit/2 to limit/2+2.5s after the quick call began: past its deadline.
 		if _, err := s.Wait(busy); err != nil {
 			t.Fatalf("round %d: a call within its own limit failed: %v", i, err)
 		}
