@@ -2,9 +2,9 @@ package behavior
 
 import (
 	"github.com/antchfx/xpath"
-	"github.com/mockd/mockd/internal/jsonpath"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsonpath"
 	"github.com/mockd/mockd/internal/jsvalue"
 )
 
