@@ -75,6 +75,9 @@ func run(m *testing.M) int {
 			chromedp.Flag("disable-default-apps", true),
 			chromedp.Flag("disable-dev-shm-usage", true),
 			chromedp.UserDataDir(profile),
+			// Chromium's own scratch directory (org.chromium.Chromium.*) goes with the profile,
+			// not into the machine's /tmp, where one was left behind per run.
+			chromedp.Env("TMPDIR="+profile),
 			chromedp.WindowSize(1280, 860),
 		)
 		// Cancelling the allocator ends the Chromium it started, and only that one.
