@@ -16,29 +16,15 @@ import (
 // once for every connection whose other end (mockd) hung up while serve waited on it.
 func misbehavingOrigin(t *testing.T, serve func(c net.Conn)) (addr string, closed chan struct{}) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	closed = make(chan struct{}, 100)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				serve(c)
-				closed <- struct{}{}
-			}()
+	addr = serveLoopback(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
 		}
-	}()
-	return ln.Addr().String(), closed
+		serve(c)
+		closed <- struct{}{}
+	})
+	return addr, closed
 }
 
 // silent answers nothing: it returns when the peer closes the connection (or after 10 minutes).
@@ -133,35 +119,21 @@ func TestProxyAnswerIsBounded(t *testing.T) {
 // idle timeout (two minutes of loopback streaming is gigabytes).
 func TestTCPProxyAnswerIsBounded(t *testing.T) {
 	s := start(t, "--allowInjection", "--max-body", "1MiB")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
+	origin := serveLoopback(t, func(c net.Conn) {
+		if _, err := c.Read(make([]byte, 4096)); err != nil {
+			return
+		}
+		chunk := strings.Repeat("x", 0x10000)
+		for i := 0; i < 4096; i++ { // 256 MiB at most
+			if _, err := io.WriteString(c, chunk); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				if _, err := c.Read(make([]byte, 4096)); err != nil {
-					return
-				}
-				chunk := strings.Repeat("x", 0x10000)
-				for i := 0; i < 4096; i++ { // 256 MiB at most
-					if _, err := io.WriteString(c, chunk); err != nil {
-						return
-					}
-				}
-			}()
 		}
-	}()
+	})
 	port := listenFree(t)
 	imp := fmt.Sprintf(`{"protocol":"tcp","port":%d,
 		"endOfRequestResolver":{"inject":"function (data) { return data.toString().indexOf('END') >= 0; }"},
-		"stubs":[{"responses":[{"proxy":{"to":"tcp://%s"}}]}]}`, port, ln.Addr())
+		"stubs":[{"responses":[{"proxy":{"to":"tcp://%s"}}]}]}`, port, origin)
 	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
 		t.Fatalf("create: %d %s", status, body)
 	}

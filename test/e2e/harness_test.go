@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -88,4 +89,30 @@ func jsonBody(t *testing.T, body string) map[string]any {
 		t.Fatalf("not a JSON object: %v\n%s", err, body)
 	}
 	return v
+}
+
+// serveLoopback listens on a free loopback port until the test ends and runs handle on each
+// connection in a goroutine of its own, closing the connection when handle returns; it
+// returns the listener's address. The stand-in servers of the tests (origins, a fake admin
+// API) are this with their own handle.
+func serveLoopback(t *testing.T, handle func(c net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				handle(c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }

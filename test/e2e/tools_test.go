@@ -55,29 +55,16 @@ func TestHealthcheck(t *testing.T) {
 	// An imposter whose port stops accepting fails the check: stand a closed port in with a
 	// fake admin API that lists it.
 	closed := refusedPort(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			// Read the request before answering: an answer that arrives before the request is
-			// written is one Go's client may take for an unsolicited response and drop.
-			if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-				c.Close()
-				continue
-			}
-			body := fmt.Sprintf(`{"imposters": [{"protocol": "http", "port": %d}]}`, closed)
-			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
-			c.Close()
+	fake := serveLoopback(t, func(c net.Conn) {
+		// Read the request before answering: an answer that arrives before the request is
+		// written is one Go's client may take for an unsolicited response and drop.
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
 		}
-	}()
-	fakePort := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+		body := fmt.Sprintf(`{"imposters": [{"protocol": "http", "port": %d}]}`, closed)
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(body), body)
+	})
+	_, fakePort, _ := net.SplitHostPort(fake)
 	if out, err := healthcheck("--port", fakePort); err != nil {
 		t.Errorf("healthcheck without --imposters: err=%v\n%s", err, out)
 	}
