@@ -202,6 +202,14 @@ func applyLogConfig(text string, o *app.Options, errw io.Writer) {
 // reportProtofile says that the custom protocols a --protofile names are not served. mb reads
 // protocols.json from the working directory when it exists; a missing file is fine, as there.
 func reportProtofile(path string, given bool, errw io.Writer) {
+	// Only read for a warning: a FIFO or device (which could block the start) or a file past
+	// 1 MiB is not read at all.
+	if info, err := os.Stat(path); err == nil && (!info.Mode().IsRegular() || info.Size() > 1<<20) {
+		if given {
+			fmt.Fprintf(errw, "mockd: --protofile %s: not read (not a regular file of at most 1 MiB); custom protocols are not run\n", path)
+		}
+		return
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if given && !errors.Is(err, os.ErrNotExist) {
