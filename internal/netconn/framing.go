@@ -30,14 +30,27 @@ var errBareLF = errors.New("a request header line ends with a bare LF")
 const maxHeadScan = 64 << 10
 
 // headScan follows the header block of one request as its bytes arrive, to tell whether any of
-// its lines (request line, header lines, the blank line) ends with a bare LF.
+// its lines (request line, header lines, the blank line) ends with a bare LF, and to rewrite the
+// Host lines fasthttp refuses and node reads (see tidyHost).
 type headScan struct {
 	active bool
 	lines  int  // lines seen, the request line included
 	open   int  // bytes of the line in progress
 	lastCR bool // the last byte seen is a CR
-	seen   int
+	at     int  // bytes of the request before the current read's unscanned part
+	head   int  // where the header block begins (after the request line)
+	hosts  int  // Host lines seen
+	// fixes are the Host lines rewritten for fasthttp, put back by restore; saved holds
+	// their original bytes, and host (when hostSet) the first Host's value as sent.
+	fixes   []hostFix
+	saved   []byte
+	host    [2]int
+	hostSet bool
 }
+
+// hostFix is a Host line rewritten in place: its offset in the header block and its original
+// bytes, saved[from:to] (as long as the rewritten line).
+type hostFix struct{ off, from, to int }
 
 // startsRequest reports whether b begins as a request line does: an upper-case method (or
 // M-SEARCH) and a space. A read that does not (one that begins in the middle of a request pipelined behind
@@ -57,46 +70,173 @@ func startsRequest(b []byte) bool {
 
 // begin starts scanning a request whose first bytes are b.
 func (h *headScan) begin(b []byte) {
-	*h = headScan{active: startsRequest(b)}
+	*h = headScan{active: startsRequest(b), fixes: h.fixes[:0], saved: h.saved[:0]}
 }
 
-// feed scans the next bytes of the request. It returns done once the header block ended (or
-// scanning gave up), and bad when a line of it ended with a bare LF.
-func (h *headScan) feed(b []byte) (done, bad bool) {
+// feed scans the next bytes of the request, buf[:n], rewriting its Host lines in place as
+// tidyHost says (an insertion uses room in buf past n). It returns the new length, done once
+// the header block ended (or scanning gave up), and bad when a line of it ended with a bare LF.
+func (h *headScan) feed(buf []byte, n int) (m int, done, bad bool) {
 	if !h.active {
-		return true, false
+		return n, true, false
 	}
-	h.seen += len(b)
+	p := 0
 	for {
-		i := bytes.IndexByte(b, '\n')
+		i := bytes.IndexByte(buf[p:n], '\n')
 		if i < 0 {
-			if len(b) > 0 {
-				h.open += len(b)
-				h.lastCR = b[len(b)-1] == '\r'
+			if p < n {
+				h.open += n - p
+				h.lastCR = buf[n-1] == '\r'
 			}
-			if h.seen > maxHeadScan {
+			h.at += n - p
+			if h.at > maxHeadScan {
 				h.active = false
-				return true, false
+				return n, true, false
 			}
-			return false, false
+			return n, false, false
 		}
-		cr := (i > 0 && b[i-1] == '\r') || (i == 0 && h.lastCR)
+		cr := (i > 0 && buf[p+i-1] == '\r') || (i == 0 && h.lastCR)
 		length := h.open + i
 		if cr {
 			length--
 		}
 		if !cr {
 			h.active = false
-			return true, true
+			return n, true, true
 		}
 		h.lines++
 		if length == 0 && h.lines > 1 {
 			h.active = false
-			return true, false
+			return n, true, false
+		}
+		if h.lines == 1 {
+			h.head = h.at + i + 1
+		} else if h.open == 0 && length >= 5 && buf[p+4] == ':' && buf[p]|0x20 == 'h' &&
+			buf[p+1]|0x20 == 'o' && buf[p+2]|0x20 == 's' && buf[p+3]|0x20 == 't' {
+			var grown int
+			n, grown = h.tidyHost(buf, n, p, length)
+			i += grown
 		}
 		h.open, h.lastCR = 0, false
-		b = b[i+1:]
+		h.at += i + 1
+		p += i + 1
 	}
+}
+
+// tidyHost rewrites, in place, a Host line (buf[p:p+length], CRLF not included, all of it in
+// this read) that node reads and fasthttp refuses, keeping what it replaced for restore:
+//   - a value that is not a plain host name (`localhost: 2525`, `a b`, `a:b:c`, `a%zz`)
+//     becomes as many x's (one holding a control character is left: node refuses it too);
+//   - an empty value gets an x (in a space after the colon, or inserted when buf has room);
+//   - a second Host line is renamed Xost (node keeps both; fasthttp refuses two).
+//
+// It returns the new length of buf's contents and how many bytes the line grew.
+func (h *headScan) tidyHost(buf []byte, n, p, length int) (int, int) {
+	h.hosts++
+	off := h.at - h.head
+	if h.hosts > 1 {
+		h.save(buf[p:p+4], off, 0)
+		buf[p] = 'X'
+		return n, 0
+	}
+	v0 := p + 5
+	for v0 < p+length && (buf[v0] == ' ' || buf[v0] == '\t') {
+		v0++
+	}
+	v1 := p + length
+	for v1 > v0 && (buf[v1-1] == ' ' || buf[v1-1] == '\t') {
+		v1--
+	}
+	if plainHost(buf[v0:v1]) {
+		return n, 0
+	}
+	for _, c := range buf[v0:v1] {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return n, 0 // node refuses it too
+		}
+	}
+	grown, from := 0, len(h.saved)
+	switch {
+	case v1 > v0:
+		h.save(buf[p:p+length], off, 0)
+		for i := v0; i < v1; i++ {
+			buf[i] = 'x'
+		}
+	case length > 5: // white space only
+		h.save(buf[p:p+length], off, 0)
+		buf[p+5] = 'x'
+	case n < len(buf): // "Host:"
+		h.save(buf[p:p+length], off, 1)
+		copy(buf[p+6:n+1], buf[p+5:n])
+		buf[p+5] = 'x'
+		n, grown = n+1, 1
+	default:
+		return n, 0 // no room: refused
+	}
+	h.host, h.hostSet = [2]int{from + v0 - p, from + v1 - p}, true
+	return n, grown
+}
+
+// save keeps the original bytes b of a line at off in the header block, padded with spaces to
+// the rewritten line's length.
+func (h *headScan) save(b []byte, off, pad int) {
+	from := len(h.saved)
+	h.saved = append(h.saved, b...)
+	for range pad {
+		h.saved = append(h.saved, ' ')
+	}
+	h.fixes = append(h.fixes, hostFix{off, from, len(h.saved)})
+}
+
+// plainHost reports whether a Host value is a plain host name, with a port or none: letters,
+// digits, dots, hyphens and underscores, then at most one colon and digits. Those are what
+// clients send; anything else is rewritten (and put back) whether fasthttp would read it or not.
+func plainHost(v []byte) bool {
+	if len(v) == 0 {
+		return false
+	}
+	for i, c := range v {
+		if hostByte[c] {
+			continue
+		}
+		if c != ':' {
+			return false
+		}
+		for _, d := range v[i+1:] {
+			if d < '0' || d > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return true
+}
+
+// hostByte marks the bytes of a plain host name.
+var hostByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
+	}
+	return t
+}()
+
+// restore puts back the Host lines tidyHost rewrote in the request's raw header block (what
+// mockd records and matches, as node's rawHeaders), and the first Host's value as fasthttp's
+// Host (what the admin API builds its links from).
+func (h *headScan) restore(hdr *fasthttp.RequestHeader) {
+	if len(h.fixes) == 0 {
+		return
+	}
+	raw := hdr.RawHeaders()
+	for _, f := range h.fixes {
+		if f.off >= 0 && f.off+f.to-f.from <= len(raw) {
+			copy(raw[f.off:], h.saved[f.from:f.to])
+		}
+	}
+	if h.hostSet {
+		hdr.SetHostBytes(h.saved[h.host[0]:h.host[1]])
+	}
+	h.fixes, h.saved, h.hostSet = h.fixes[:0], h.saved[:0], false
 }
 
 // ambiguousLength reports whether a request names both Content-Length and Transfer-Encoding.

@@ -294,7 +294,8 @@ func (c *idleConn) Read(b []byte) (int, error) {
 			}
 		}
 		if c.head.active {
-			if _, bad := c.head.feed(b[:n]); bad {
+			var bad bool
+			if n, _, bad = c.head.feed(b, n); bad {
 				if first {
 					// fasthttp has nothing of this request yet: it would close the
 					// connection without a word.
@@ -431,6 +432,7 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 			ic.since.Store(0) // a pipelined request may begin without a read or a state change
 			ic.reading.Store(0)
 			ic.head.active = false
+			ic.head.restore(&ctx.Request.Header)
 		}
 		if refuseUnreadable(ctx) {
 			return
