@@ -61,7 +61,26 @@ func (w *walker) get(expr jp.Expr, v any) []any {
 	}
 	switch f := expr[d].(type) {
 	case jp.Descent:
-		// Only objects and arrays are descended into (jsonpath-plus: typeof val[m] === 'object').
+		if len(rest) == 1 {
+			// A path ending in `..` selects each value it reaches, whatever it is, and every
+			// object, array and null under it (null's typeof is 'object' too).
+			var all func(n any)
+			all = func(n any) {
+				out = append(out, n)
+				for _, c := range children(n) {
+					if c == nil || container(c) {
+						all(c)
+					}
+				}
+			}
+			for _, n := range nodes {
+				all(n)
+			}
+			break
+		}
+		// The rest of the path applies to each value reached, whatever it is (`$.s..length`
+		// reads a string's length); only objects and arrays are descended into
+		// (jsonpath-plus: typeof val[m] === 'object', where null leads nowhere).
 		var descend func(n any)
 		descend = func(n any) {
 			out = append(out, w.get(rest, n)...)
@@ -81,8 +100,19 @@ func (w *walker) get(expr jp.Expr, v any) []any {
 			}
 		}
 		for _, n := range nodes {
-			if container(n) {
-				descend(n)
+			descend(n)
+		}
+	case *jp.Filter:
+		// ojg's filter, but a filter that reads a property of @ throws in JavaScript on a
+		// null (TypeError), and the whole selection with it: Mountebank selects nothing.
+		throws := readsProperty(f)
+		one := jp.Expr{jp.Root('$'), f}
+		for _, n := range nodes {
+			if throws && slices.Contains(children(n), nil) {
+				panic(errNullProperty)
+			}
+			for _, c := range one.Get(n) {
+				next(c)
 			}
 		}
 	case jp.Child:
@@ -120,6 +150,35 @@ func (w *walker) get(expr jp.Expr, v any) []any {
 	return out
 }
 
+// children are the values of an object (in JavaScript's key order) or an array.
+func children(n any) []any {
+	switch t := n.(type) {
+	case *keyed:
+		keys := t.Keys()
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i], _ = t.ValueForKey(k)
+		}
+		return out
+	case []any:
+		return t
+	}
+	return nil
+}
+
+var errNullProperty = errors.New("a filter reads a property of null")
+
+// readsProperty reports whether a filter reads a property of @ (`@.a`, `@['a']`, JavaScript's
+// `@.length`) for every value it tests: not when it starts with `@ &&`, which guards them.
+func readsProperty(f *jp.Filter) bool {
+	code := f.String()
+	if !strings.Contains(code, "@.") && !strings.Contains(code, "@[") && !strings.Contains(code, "length(@)") {
+		return false
+	}
+	inner := strings.TrimLeft(strings.TrimPrefix(code, "[?"), "( ")
+	return !strings.HasPrefix(inner, "@ &&")
+}
+
 // container reports whether n is an object or an array.
 func container(n any) bool {
 	switch n.(type) {
@@ -134,7 +193,7 @@ func container(n any) bool {
 // (an array index or "length"); other names read objects only, which ojg does alike.
 func own(f jp.Frag) bool {
 	switch t := f.(type) {
-	case jp.Descent, jp.Nth, jp.Union:
+	case jp.Descent, jp.Nth, jp.Union, *jp.Filter:
 		return true
 	case jp.Child:
 		if string(t) == "length" {
@@ -147,7 +206,8 @@ func own(f jp.Frag) bool {
 }
 
 // prop is JavaScript's n[name] where jsonpath-plus follows it: an object's own key, an array's
-// element (a canonical index in range) or length, a string's UTF-16 code unit or length.
+// element (a canonical index in range) or length, a string's UTF-16 code unit or length (not
+// the empty string's: jsonpath-plus follows a name only from a truthy value).
 func prop(n any, name string) (any, bool) {
 	switch t := n.(type) {
 	case *keyed:
@@ -160,6 +220,9 @@ func prop(n any, name string) (any, bool) {
 			return t[i], true
 		}
 	case string:
+		if t == "" {
+			return nil, false // jsonpath-plus reads no property of a falsy value (val && …)
+		}
 		if name == "length" {
 			return float64(jsvalue.Len16(t)), true
 		}
@@ -261,12 +324,245 @@ func (w *walker) unwrap(v any) config.Value {
 // JavaScript by replacing @parentProperty, @parent, @property, @root, @path, and an @ followed
 // by '.', white space, ')' or '['; any other @ (`?(@==1)`, `?(@)`) stays, a syntax error, and
 // the whole selection throws, so Mountebank selects nothing. An @ inside a string literal
-// stays harmlessly.
+// stays harmlessly. Brackets and `@.length` in filters are first rewritten to what ojg reads
+// as jsonpath-plus does (see jsBrackets and jsLength).
 func Parse(src string) (jp.Expr, error) {
 	if unsubstituted(src) {
 		return nil, errFilter
 	}
-	return jp.ParseString(src)
+	return jp.ParseString(jsLength(jsBrackets(src)))
+}
+
+// jsBrackets rewrites the brackets of src that hold unquoted text other than an index, a
+// wildcard or a slice into quoted names, as jsonpath-plus reads them: the text between the
+// brackets, split at its commas, each part taken as it is as a property name. So `[x]` is the
+// name "x", `[01]` the name "01" (an object's key; nothing in an array, where 01 is not an
+// index), `[ 1 ]` the name " 1 ", `[-0]` the name "-0", and `[ 0 , 2 ]` the names " 0 " and " 2 ";
+// ojg reads them as indexes or refuses them. Brackets holding quotes, filters and scripts, and
+// the text of quoted names, are left as they are.
+func jsBrackets(src string) string {
+	var b []byte // the rewritten selector, once something is rewritten
+	done := 0    // src[:done] is in b
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\'', '"':
+			// A quoted name: skip to its closing quote.
+			q := src[i]
+			for i++; i < len(src) && src[i] != q; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+			continue
+		case '[':
+		default:
+			continue
+		}
+		if rest := src[i+1:]; strings.HasPrefix(rest, "?(") || strings.HasPrefix(rest, "(") {
+			// A filter or a script: skip to its end.
+			if e := strings.Index(rest, ")]"); e >= 0 {
+				i += e + 2
+			}
+			continue
+		}
+		end := strings.IndexByte(src[i+1:], ']')
+		if end < 0 {
+			break
+		}
+		text := src[i+1 : i+1+end]
+		if !bareName(text) {
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(src)+8)
+		}
+		b = append(b, src[done:i+1]...)
+		for k, part := range strings.Split(text, ",") {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '\'')
+			for j := 0; j < len(part); j++ {
+				if part[j] == '\\' {
+					b = append(b, '\\')
+				}
+				b = append(b, part[j])
+			}
+			b = append(b, '\'')
+		}
+		i += end + 1 // the ']'
+		done = i
+	}
+	if b == nil {
+		return src
+	}
+	return string(append(b, src[done:]...))
+}
+
+// bareName reports whether the text between brackets is unquoted text jsonpath-plus takes as
+// property names and ojg does not: not empty, holding no quote, bracket, parenthesis or
+// wildcard, not a slice, and not only canonical indexes (`0`, `12`, `-1`: ojg reads those as
+// jsonpath-plus does, see get).
+func bareName(text string) bool {
+	if text == "" || strings.ContainsAny(text, "'\"[]()*?@$") || sliceText(text) {
+		return false
+	}
+	for _, part := range strings.Split(text, ",") {
+		if !canonicalIndex(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalIndex reports whether s is an integer as JavaScript writes it: 0, or digits not
+// led by 0, with a minus sign or none (but not -0).
+func canonicalIndex(s string) bool {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	if s == "0" {
+		return !neg
+	}
+	return s != "" && s[0] != '0' && digits(s)
+}
+
+// sliceText reports whether text is a slice as jsonpath-plus tells one
+// (/^(-?\d*):(-?\d*):?(\d*)$/).
+func sliceText(text string) bool {
+	i := strings.IndexByte(text, ':')
+	if i < 0 || !signedDigits(text[:i]) {
+		return false
+	}
+	rest := text[i+1:]
+	if j := strings.IndexByte(rest, ':'); j >= 0 {
+		return signedDigits(rest[:j]) && digits(rest[j+1:])
+	}
+	return signedDigits(rest)
+}
+
+func signedDigits(s string) bool { return digits(strings.TrimPrefix(s, "-")) }
+
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// jsLength rewrites `@.length` in the filters of src (outside string literals, and not followed
+// by more of a name or path) into jslength(@), which reads it as JavaScript does: a string's
+// length in UTF-16 code units, an array's length, an object's "length" key; ojg reads a
+// "length" key only. A filter that is `@.length` alone, or `!@.length`, tests JavaScript's
+// truthiness of it (a length of 0 is false), where ojg tests that the path exists. `===` and
+// `!==` become ojg's `==` and `!=`, which do not coerce either.
+func jsLength(src string) string {
+	if !strings.Contains(src, "?(") || !strings.Contains(src, "@.length") && !strings.Contains(src, "==") {
+		return src
+	}
+	var b strings.Builder
+	for i := 0; ; {
+		k := strings.Index(src[i:], "?(")
+		if k < 0 {
+			b.WriteString(src[i:])
+			return b.String()
+		}
+		start := i + k + 2
+		b.WriteString(src[i:start])
+		end := strings.Index(src[start:], ")]")
+		if end < 0 {
+			end = len(src) - start
+		}
+		code := src[start : start+end]
+		if strings.TrimSpace(code) == "@.length" {
+			b.WriteString("jstruthylength(@)")
+		} else {
+			var quote byte
+			for j := 0; j < len(code); j++ {
+				c := code[j]
+				switch {
+				case quote != 0:
+					if c == '\\' && j+1 < len(code) {
+						b.WriteByte(c)
+						j++
+						c = code[j]
+					} else if c == quote {
+						quote = 0
+					}
+				case c == '\'' || c == '"':
+					quote = c
+				case (c == '=' || c == '!') && strings.HasPrefix(code[j+1:], "=="):
+					// JavaScript's strict (in)equality: ojg's compares without coercion too.
+					b.WriteString(code[j : j+2])
+					j += 2
+					continue
+				case c == '!' && strings.HasPrefix(code[j:], "!@.length") && lengthEnds(code, j+9):
+					b.WriteString("!jstruthylength(@)")
+					j += 8
+					continue
+				case c == '@' && strings.HasPrefix(code[j:], "@.length") && lengthEnds(code, j+8):
+					b.WriteString("jslength(@)")
+					j += 7
+					continue
+				}
+				b.WriteByte(c)
+			}
+		}
+		i = start + end
+	}
+}
+
+// lengthEnds reports whether `@.length` ending at code[i] is not followed by more of a name
+// or a path.
+func lengthEnds(code string, i int) bool {
+	return i == len(code) || !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.[", rune(code[i]))
+}
+
+func init() {
+	jp.RegisterUnaryFunction("jslength", false, jsLengthOf)
+	jp.RegisterUnaryFunction("jstruthylength", false, func(v any) any { return truthy(jsLengthOf(v)) })
+}
+
+// jsLengthOf is JavaScript's v.length for a value as the walker gives it to ojg, or ojg's
+// Nothing when it is undefined.
+func jsLengthOf(v any) any {
+	switch t := v.(type) {
+	case string:
+		return int64(jsvalue.Len16(t))
+	case []any:
+		return int64(len(t))
+	case nil:
+		panic(errNullProperty) // JavaScript's TypeError: the selection throws
+	case *keyed:
+		if l, ok := t.ValueForKey("length"); ok {
+			return l
+		}
+	case keyed: // ojg hands a function the object itself
+		if l, ok := t.ValueForKey("length"); ok {
+			return l
+		}
+	}
+	return jp.Nothing
+}
+
+// truthy is JavaScript's truthiness of a value as the walker gives it to ojg.
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case int64:
+		return t != 0
+	case float64:
+		return t != 0 && t == t
+	case int:
+		return t != 0
+	}
+	return v != jp.Nothing
 }
 
 var errFilter = errors.New("a filter holds an @ jsonpath-plus does not replace")

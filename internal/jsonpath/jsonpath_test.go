@@ -1,0 +1,76 @@
+package jsonpath
+
+import (
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// TestSelectJS: brackets holding unquoted text and `@.length` in filters select what
+// jsonpath-plus 7.2 (Mountebank 2.9.1's) selects, as Mountebank answered them (copy behavior,
+// the values selected joined with commas; "" for nothing).
+func TestSelectJS(t *testing.T) {
+	doc := `{"x":{"a":1},"y":["ab","",5,[1,2],{"length":0},{"length":3},"\ud83d\ude00"],"01":"z","1":"one","a":[10,20,30]," 1":"sp","length":7,"n":[{"a":1},null]}`
+	v, err := config.ParseJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ sel, want string }{
+		{"$[x]", `{"a":1}`},
+		{"$.x[a]", `1`},
+		{"$[a]", `[10,20,30]`},
+		{"$[ 1 ]", ``},
+		{"$.a[ 1 ]", ``},
+		{"$.a[1 ]", ``},
+		{"$.a[01]", ``},
+		{"$[01]", `"z"`},
+		{"$[1]", `"one"`},
+		{"$.a[1]", `20`},
+		{"$.a[-1]", ``},
+		{"$.a[-0]", ``},
+		{"$.a[+1]", ``},
+		{"$.a[ 0 , 2 ]", ``},
+		{"$.a[0,2]", `10,30`},
+		{"$[a,x]", `[10,20,30],{"a":1}`},
+		{"$.a[0:2]", `10,20`},
+		{"$.a[*]", `10,20,30`},
+		{"$['a'][1]", `20`},
+		{`$["x"]`, `{"a":1}`},
+		{"$.y[?(@.length)]", `"ab",[1,2],{"length":3},"😀"`},
+		{"$.y[?(@.length > 1)]", `"ab",[1,2],{"length":3},"😀"`},
+		{"$.y[?(@.length == 2)]", `"ab",[1,2],"😀"`},
+		{"$.y[?(@.length == 0)]", `"",{"length":0}`},
+		{"$.y[?(@.length < 3 && @.length > 1)]", `"ab",[1,2],"😀"`},
+		{"$.y[?(@ == '@.length')]", ``},
+		{"$.a[?(@ > 15)]", `20,30`},
+		{"$.y[0].length", `2`},
+		{"$.y[1].length", ``},
+		{"$.y[1,x].length", ``},
+		{"$.1..length", `3`},
+		{"$.x..", `{"a":1}`},
+		{"$.n[?(@.a == 1)]", ``},
+		{"$.n[?(@ && @.a == 1)]", `{"a":1}`},
+		{"$..[?(@.a == 1)]", ``},
+		{"$.n[?(@.length)]", ``},
+		{"$.n..", `[{"a":1},null],{"a":1},null`},
+		{"$.y[?(!@.length)]", `"",5,{"length":0}`},
+		{"$.y[?(@.length === 2)]", `"ab",[1,2],"😀"`},
+		{"$.y[?(@.length !== 2)]", `"",5,{"length":0},{"length":3}`},
+		{"$.y[?(@ === 'ab')]", `"ab"`},
+	} {
+		x, err := Parse(tc.sel)
+		got := ""
+		if err == nil {
+			for i, r := range Select(x, v) {
+				if i > 0 {
+					got += ","
+				}
+				b := config.MarshalJSON(r, 0)
+				got += string(b)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %s, want %s (err %v)", tc.sel, got, tc.want, err)
+		}
+	}
+}
