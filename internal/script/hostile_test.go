@@ -61,3 +61,67 @@ func TestLongJoinIsInterrupted(t *testing.T) {
 		t.Errorf("a long join: %q, want %q", got, "3000002a|b|c")
 	}
 }
+
+// TestBuiltinLoopsAreBounded: typed arrays, ArrayBuffers and goja's Go loops over an array's
+// length (Array methods, Array.from, apply) past --script-memory are node's RangeErrors, before
+// goja is asked: new ArrayBuffer(1e11) or new Uint8Array(1e11) ended the process (fatal out of
+// memory), new Array(1e9).fill(0) or [].concat(new Array(1e9)) ran past the time limit, which
+// cannot interrupt a built-in. The constructors keep instanceof, prototypes, subclasses and
+// species; what stays within the limits answers as before.
+func TestBuiltinLoopsAreBounded(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	for _, tc := range []struct{ expr, want string }{
+		{`new ArrayBuffer(1e11)`, "Array buffer allocation failed"},
+		{`new ArrayBuffer({ valueOf() { return 1e11; } })`, "Array buffer allocation failed"},
+		{`new Uint8Array(1e11)`, "Array buffer allocation failed"},
+		{`new Float64Array(2e10)`, "Array buffer allocation failed"},
+		{`new BigInt64Array(1e10)`, "Array buffer allocation failed"},
+		{`new Uint8Array({ length: 1e11 })`, "Invalid array length"},
+		{`new Uint8Array(new Array(1e9))`, "Invalid array length"},
+		{`Uint8Array.from({ length: 1e11 })`, "Invalid array length"},
+		{`new Buffer(1e11)`, "Array buffer allocation failed"},
+		{`new (class extends Uint8Array {})(1e11)`, "Array buffer allocation failed"},
+		{`new Array(1e9).fill(0)`, "Invalid array length"},
+		{`[].concat(new Array(1e9))`, "Invalid array length"},
+		{`[].concat([], new Array(1e9))`, "Invalid array length"},
+		{`new Array(1e9).sort()`, "Invalid array length"},
+		{`new Array(1e9).indexOf(1)`, "Invalid array length"},
+		{`new Array(1e9).splice(0, 5e8)`, "Invalid array length"},
+		{`new Array(1e9).map(function (x) { return x; })`, "Invalid array length"},
+		{`new Array(1e9).find(Boolean)`, "Invalid array length"},
+		{`Array.prototype.fill.call({ length: 1e9 }, 0)`, "Invalid array length"},
+		{`Array.from({ length: 1e9 })`, "Invalid array length"},
+		{`Array.apply(null, { length: 1e9 })`, "Invalid array length"},
+		{`Reflect.apply(Math.max, null, { length: 1e9 })`, "Invalid array length"},
+		{`Reflect.construct(Array, { length: 1e9 })`, "Invalid array length"},
+		{`'x'.repeat(3e7).split('')`, "Invalid array length"},
+		{`'x'.repeat(3e7).split('x')`, "Invalid array length"},
+		{`Uint8Array(3)`, "Constructor Uint8Array requires 'new'"},
+		{`ArrayBuffer(3)`, "Constructor ArrayBuffer requires 'new'"},
+	} {
+		if got := evalBody(t, s, tc.expr); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %.200q, want the error %q", tc.expr, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ expr, want string }{
+		{`new ArrayBuffer(8).byteLength + ',' + new Uint8Array(3).length + ',' + new Float64Array([1.5, 2])[0]`, "8,3,1.5"},
+		{`new ArrayBuffer({ valueOf() { return 4; } }).byteLength + new ArrayBuffer().byteLength + new ArrayBuffer('x').byteLength`, "4"},
+		{`new Uint8Array(3) instanceof Uint8Array && new ArrayBuffer(1) instanceof ArrayBuffer && Buffer.alloc(1) instanceof Uint8Array`, "true"},
+		{`Object.getPrototypeOf(new Uint8Array(1)) === Uint8Array.prototype && Uint8Array.prototype.constructor === Uint8Array`, "true"},
+		{`new Uint8Array(4).subarray(1).constructor === Uint8Array && new Uint8Array([1, 2]).map(function (x) { return x * 2; }).join()`, "2,4"},
+		{`new Uint8Array(new ArrayBuffer(8), 2, 3).length + ',' + new Uint16Array(new Uint8Array([1, 2, 3])).join()`, "3,1,2,3"},
+		{`new Uint8Array({ length: 2, 0: 7, 1: 9 }).join() + ';' + new Uint8Array(new Set([4, 5])).join() + ';' + Uint8Array.from([1, 2]).join()`, "7,9;4,5;1,2"},
+		{`(function () { class B extends Uint8Array { sum() { return this.reduce(function (a, b) { return a + b; }, 0); } } const b = new B([1, 2, 3]); return b.sum() + ',' + (b instanceof B) + ',' + (b.slice(1) instanceof B); })()`, "6,true,true"},
+		{`Uint8Array.name + Uint8Array.length + Uint8Array.BYTES_PER_ELEMENT + ArrayBuffer.name + ArrayBuffer.length + Array.prototype.map.length + Array.prototype.indexOf.name`, "Uint8Array31ArrayBuffer11indexOf"},
+		{`Object.getPrototypeOf(Int8Array) === Object.getPrototypeOf(Uint8Array) && typeof Uint8Array.from === 'function' && ArrayBuffer.isView(new Uint8Array(1)) && ArrayBuffer[Symbol.species] === ArrayBuffer`, "true"},
+		{`new ArrayBuffer(8).slice(2).byteLength + ',' + (new ArrayBuffer(8).slice(2) instanceof ArrayBuffer)`, "6,true"},
+		{`[1, 2, 3].concat([4], 5).join() + ';' + [3, 1, 2].sort().join() + ';' + [1, 2, 3].indexOf(2) + ';' + [1, 2, 3].lastIndexOf(3, undefined) + ';' + [1, 2, 3].splice(1).join()`, "1,2,3,4,5;1,2,3;1;-1;2,3"},
+		{`[1, 2, 3].reduce(function (a, b) { return a + b; }) + ',' + Array.from({ length: 3 }, function (_, i) { return i; }).join() + ',' + Math.max.apply(null, [1, 5, 2])`, "6,0,1,2,5"},
+		{`'a,b,c'.split(',').length + ',' + 'abc'.split('').length + ',' + 'abc'.split('', 1).length + ',' + 'x'.repeat(3e7).split('y').length`, "3,3,1,1"},
+		{`new Array(1e9).length + ',' + [].concat(new Array(1e6)).length + ',' + Array.prototype.slice.call('abc').join('')`, "1000000000,1000000,abc"},
+	} {
+		if got := evalBody(t, s, tc.expr); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package script
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -15,6 +16,7 @@ func (rt *runtime) installNode(g, native *goja.Object, modules goja.Value) {
 	rt.socketNatives(native)
 	rt.httpNatives(native)
 	rt.fsNatives(native)
+	_ = native.Set("count", strings.Count) // split's guard: the pieces of a long string
 	v, err := rt.vm.RunProgram(nodePrelude())
 	if err != nil {
 		panic("BUG: node prelude: " + err.Error())
@@ -94,6 +96,108 @@ var nodePrelude = sync.OnceValue(func() *goja.Program {
 // the Go natives and the module table.
 const nodePreludeSource = `(function (g, native, modules) {
 'use strict';
+// goja's built-ins are Go loops that neither the time limit nor the memory limit interrupts,
+// and they ask the Go runtime at once for what they make: new ArrayBuffer(1e11) or
+// new Uint8Array(1e11) ended the process (the Go runtime cannot recover from running out of
+// memory), new Array(1e9).fill(0), Array.from({length: 1e9}) or [].concat(new Array(1e9)) took
+// all the machine's memory or minutes past the time limit. So a typed array or ArrayBuffer is at
+// most maxBytes bytes ('Array buffer allocation failed', V8's error when the memory is not
+// there), and an Array method, Array.from, a typed array's from, apply, Reflect.apply and
+// Reflect.construct, and String split go through at most maxElements elements (16 bytes a goja
+// value): past them node's 'Invalid array length' RangeError is thrown before goja is asked.
+// The constructors are replaced by functions that check and then construct with the original:
+// they share its prototype (instanceof, subclasses and species work as before, and the arrays
+// goja makes itself have the same prototype); Buffer extends the checked one. They are node's
+// additions here (installNode) because a runtime with them is four times the size.
+const slice = Array.prototype.slice, maxBytes = native.maxBytes, strProto = String.prototype;
+const method = function (proto, name, fn) {
+    Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+};
+const maxElements = Math.floor(maxBytes / 16);
+const tooLong = function (n) {
+    throw new RangeError('Invalid array length: ' + n + ' elements are more than one operation may go through (' + maxElements + ', see --script-memory)');
+};
+const bufferTooLarge = function () { throw new RangeError('Array buffer allocation failed'); };
+const construct = Reflect.construct, apply = Reflect.apply, isArray = Array.isArray, getProto = Object.getPrototypeOf;
+const lengthOf = function (o) {
+    if (o === null || o === undefined) { return 0; }
+    const n = Number(typeof o === 'string' ? o.length : Object(o).length);
+    return n > 0 ? n : 0;
+};
+const TypedArray = getProto(Uint8Array), isView = ArrayBuffer.isView;
+const guardCtor = function (name, bytes) {
+    const Orig = g[name];
+    const check = { [name]: function () {
+        if (new.target === undefined) { throw new TypeError("Constructor " + name + " requires 'new'"); }
+        let a = arguments[0];
+        if (a !== null && typeof a === 'object' && bytes !== 0 && !(a instanceof ArrayBuffer) && !isView(a)) {
+            // an array-like or iterable: its length read once (a getter cannot answer 1 here
+            // and 1e11 to goja)
+            const n = lengthOf(a);
+            if (n > maxElements) { tooLong(n); }
+            if (!isArray(a) && typeof a[Symbol.iterator] !== 'function') {
+                const args = slice.call(arguments);
+                args[0] = slice.call(a, 0, n);
+                return construct(Orig, args, new.target);
+            }
+        } else if (arguments.length > 0 && (typeof a !== 'object' || (bytes === 0 && a !== null))) {
+            // a length, converted once (valueOf runs once, as in goja)
+            a = typeof a === 'bigint' || typeof a === 'symbol' ? a : Number(a);
+            if (a * (bytes || 1) > maxBytes) { bufferTooLarge(); }
+            const args = slice.call(arguments);
+            args[0] = a;
+            return construct(Orig, args, new.target);
+        }
+        return construct(Orig, arguments, new.target);
+    } }[name];
+    Object.setPrototypeOf(check, getProto(Orig));
+    for (const k of Reflect.ownKeys(Orig)) {
+        if (k !== 'prototype') { Object.defineProperty(check, k, Object.getOwnPropertyDescriptor(Orig, k)); }
+    }
+    Object.defineProperty(check, 'prototype', { value: Orig.prototype, writable: false, enumerable: false, configurable: false });
+    Object.defineProperty(Orig.prototype, 'constructor', { value: check, writable: true, enumerable: false, configurable: true });
+    Object.defineProperty(g, name, { value: check, writable: true, enumerable: false, configurable: true });
+};
+guardCtor('ArrayBuffer', 0);
+['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
+    'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'].forEach(function (name) {
+    if (typeof g[name] === 'function') { guardCtor(name, g[name].BYTES_PER_ELEMENT); }
+});
+const guardMethod = function (obj, name, count) {
+    const orig = obj[name];
+    if (typeof orig !== 'function') { return; }
+    method(obj, name, { [name]: function () {
+        const n = count(this, arguments);
+        if (n > maxElements) { tooLong(n); }
+        return apply(orig, this, arguments);
+    } }[name]);
+    Object.defineProperty(obj[name], 'length', { value: orig.length, configurable: true });
+};
+const thisLength = function (o) { return lengthOf(o); };
+['concat', 'copyWithin', 'every', 'fill', 'filter', 'find', 'findIndex', 'findLast', 'findLastIndex', 'flat',
+    'flatMap', 'forEach', 'includes', 'indexOf', 'lastIndexOf', 'map', 'reduce', 'reduceRight', 'reverse', 'shift',
+    'slice', 'some', 'sort', 'splice', 'toLocaleString', 'toReversed', 'toSorted', 'toSpliced', 'unshift', 'with'].forEach(function (name) {
+    guardMethod(Array.prototype, name, name !== 'concat' ? thisLength : function (o, args) {
+        let n = lengthOf(o);
+        for (let i = 0; i < args.length; i += 1) { n += isArray(args[i]) ? args[i].length : 1; }
+        return n;
+    });
+});
+const secondLength = function (o, args) { return lengthOf(args[1]); };
+guardMethod(Array, 'from', function (o, args) { return lengthOf(args[0]); });
+guardMethod(TypedArray, 'from', function (o, args) { return lengthOf(args[0]); });
+guardMethod(Function.prototype, 'apply', secondLength);
+guardMethod(Reflect, 'apply', function (o, args) { return lengthOf(args[2]); });
+guardMethod(Reflect, 'construct', secondLength);
+guardMethod(strProto, 'split', function (o, args) {
+    // one piece a character at most, or one a separator (counted in Go) and one more
+    if (args[1] !== undefined || args[0] === undefined || args[0] === null) { return 0; }
+    const s = String(o);
+    if (!(s.length > maxElements)) { return s.length; }
+    return typeof args[0] === 'string' && args[0] !== '' ? native.count(s, args[0]) + 1 : s.length;
+});
+Object.setPrototypeOf(g.Buffer, g.Uint8Array);
+
 const Buffer = g.Buffer;
 const P = Buffer.prototype;
 // A Buffer larger than a call may take is refused before goja is asked for it (see prelude.js).

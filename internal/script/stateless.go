@@ -429,6 +429,12 @@ var nodeNames = func() map[string]bool {
 		"require", "Buffer", "logger", "console", "process", "util", "format",
 		"clearTimeout", "clearInterval", "clearImmediate",
 		"Object", "getPrototypeOf", "getOwnPropertyNames", "getOwnPropertyDescriptor", "getOwnPropertyDescriptors",
+		// the constructors and methods whose size node.go's prelude bounds, and the ways to them
+		"ArrayBuffer", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
+		"Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array", "constructor",
+		"Array", "Reflect", "Function", "apply", "construct", "split", "copyWithin", "every", "filter", "find",
+		"findIndex", "findLast", "findLastIndex", "flat", "flatMap", "forEach", "map", "reduce", "reduceRight",
+		"reverse", "shift", "slice", "some", "sort", "splice", "toReversed", "toSorted", "toSpliced", "unshift", "with",
 	} {
 		names[n] = true
 	}

@@ -79,3 +79,44 @@ func TestScriptLoggerAsMountebank(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeAllocationsInScriptsFailOneRequest: a script asking goja for a 100 GB ArrayBuffer or
+// typed array, or a built-in loop over a billion elements, ended mockd (fatal error: runtime: out
+// of memory) or ran past --script-timeout, which cannot interrupt goja's built-ins. Each now
+// fails its request with a 500 naming node's RangeError, and mockd keeps answering.
+func TestHugeAllocationsInScriptsFailOneRequest(t *testing.T) {
+	s := start(t, "--allowInjection", "--script-timeout", "3s")
+	port := listenFree(t)
+	scripts := []struct{ path, fn, want string }{
+		{"/ab", "new ArrayBuffer(1e11).byteLength", "Array buffer allocation failed"},
+		{"/u8", "new Uint8Array(1e11).length", "Array buffer allocation failed"},
+		{"/f64", "new Float64Array({ length: 2e10 }).length", "Invalid array length"},
+		{"/buf", "new Buffer(1e11).length", "Array buffer allocation failed"},
+		{"/fill", "new Array(1e10).fill(1).length", "Invalid array length"},
+		{"/concat", "[].concat(new Array(1e9)).length", "Invalid array length"},
+		{"/from", "Array.from({ length: 1e9 }).length", "Invalid array length"},
+		{"/sort", "new Array(1e9).sort().length", "Invalid array length"},
+	}
+	var stubs []string
+	for _, sc := range scripts {
+		stubs = append(stubs, fmt.Sprintf(`{"predicates":[{"equals":{"path":%q}}],"responses":[{"inject":"function (config) { return { body: String(%s) }; }"}]}`, sc.path, sc.fn))
+	}
+	stubs = append(stubs, `{"responses":[{"is":{"body":"still here"}}]}`)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, port, strings.Join(stubs, ","))
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	for _, sc := range scripts {
+		status, _, body := do(t, "GET", base+sc.path, "")
+		if status != 500 || !strings.Contains(body, sc.want) {
+			t.Errorf("GET %s (%s) → %d %.300s, want a 500 containing %q", sc.path, sc.fn, status, body, sc.want)
+		}
+		if _, _, body := do(t, "GET", base+"/other", ""); body != "still here" {
+			t.Fatalf("after GET %s the imposter answers %q, want %q", sc.path, body, "still here")
+		}
+	}
+	if status, _, _ := do(t, "GET", s.Admin+"/imposters", ""); status != 200 {
+		t.Errorf("the admin API answers %d", status)
+	}
+}
