@@ -1,0 +1,142 @@
+#!/bin/bash
+# Runs other projects' Mountebank test suites against Mountebank 2.9.1 and against mockd, one
+# engine after the other (same commands, same ports), and prints each suite's counts per engine.
+# Nothing of theirs is copied into this repository: give a directory holding checkouts named
+#   gobank             github.com/durmaze/gobank           Go client, ginkgo specs (MOUNTEBANK_URI)
+#   pay-run-amock      github.com/alphagov/pay-run-amock   spec/equality-with-mountebank.spec.js
+#   rift               github.com/EtaCassiopeia/rift       tests/compatibility: run-tests.sh and the
+#                                                          cucumber suite, both side by side
+#   mountebank-client  github.com/vgcpaulino/mountebank-client   jest unit + integration projects
+#   mountebank-helper  github.com/Tzinov15/mountebank-helper     mocha
+#
+#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper ...]
+#
+# Each suite runs in a scratch copy, adapted only where it would otherwise start Mountebank itself
+# (docker, testcontainers, an in-process mb): the server under test is started here instead.
+# rift's suites compare two servers at once: Mountebank listens on 127.0.0.1 and mockd on 127.0.0.2,
+# both with the admin API on 2525 and imposters on the ports the tests name (their docker port
+# offset of 1000 is dropped). Ports used: 2525, 3000-3010, 4545-4547, 7117, 1112 and a few more the
+# suites pick; the script refuses to start when 2525 is taken. Needs Go, Node.js/npm, curl, jq and,
+# for rift-bdd, cargo (it builds a cucumber harness: minutes). Not part of `make test`.
+set -u
+dir=$(cd "${1:?usage: scripts/client-suites.sh DIR [suite ...]}" && pwd)
+shift
+suites=${*:-gobank amock rift mbclient mbhelper}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/client-suites.XXXXXX")
+pids=
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+if ss -ltn | grep -q '[:.]2525 '; then
+	echo "port 2525 is in use; stop what listens there first" >&2
+	exit 1
+fi
+mb=${MB:-$root/test/compat/node_modules/.bin/mb}
+if [ ! -x "$mb" ]; then
+	(cd "$root/test/compat" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || exit 1
+fi
+(cd "$root" && go build -o "$work/mockd" ./cmd/mockd) || exit 1
+
+# start ENGINE HOST: an admin API on HOST:2525 (localhost: --localOnly, as the suites' clients may
+# resolve localhost to either loopback address), waits until it answers.
+start() {
+	local engine=$1 host=$2 where
+	if [ "$host" = localhost ]; then where=--localOnly; else where="--host $host"; fi
+	if [ "$engine" = mb ]; then
+		(cd "$work" && exec "$mb" start --port 2525 $where --allowInjection --nologfile) >"$work/$engine-$host.log" 2>&1 &
+	else
+		"$work/mockd" start --port 2525 $where --allowInjection >"$work/$engine-$host.log" 2>&1 &
+	fi
+	pids="$pids $!"
+	for _ in $(seq 1 100); do
+		curl -s -o /dev/null "http://$host:2525/" && return 0
+		sleep 0.1
+	done
+	echo "$engine did not start on $host:2525" >&2
+	return 1
+}
+stop() {
+	for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	pids=
+}
+# each SUITE ENGINE COMMAND...: runs COMMAND against ENGINE alone on localhost:2525.
+each() {
+	local suite=$1 engine=$2
+	shift 2
+	start "$engine" localhost || return
+	"$@" >"$work/$suite.$engine.out" 2>&1
+	echo "  $engine (exit $?): $(grep -E -i "$summary" "$work/$suite.$engine.out" | tr -s ' \n' ' ' | sed 's/\x1b\[[0-9;]*m//g')"
+	stop
+}
+copy() { rm -rf "$work/$1" && cp -R "$dir/$2" "$work/$1" && cd "$work/$1"; }
+
+for s in $suites; do
+	echo "== $s"
+	case $s in
+	gobank)
+		copy gobank gobank || continue
+		[ -f go.mod ] || { go mod init github.com/durmaze/gobank && GOFLAGS=-mod=mod go mod tidy; } >/dev/null 2>&1
+		summary='Passed|^(ok|FAIL) '
+		for e in mb mockd; do each gobank $e env MOUNTEBANK_URI=http://localhost:2525 go test -count=1 -v ./...; done
+		;;
+	amock)
+		copy amock pay-run-amock || continue
+		summary='^# (pass|fail) '
+		for e in mb mockd; do each amock $e env TEST_MB=true TEST_SELF=false node --test spec/equality-with-mountebank.spec.js; done
+		;;
+	rift | rift-bdd)
+		copy rift rift/tests/compatibility || continue
+		# 127.0.0.1 is "mountebank", 127.0.0.2 is "rift"; both use the same imposter ports.
+		sed -i -e 's#localhost:2525#127.0.0.1:2525#g' -e 's#localhost:3525#127.0.0.2:2525#g' \
+			-e 's#\(MB_IMPOSTER_BASE\|mb_imposter_base\)\(.*\)http://localhost#\1\2http://127.0.0.1#' \
+			-e 's#\(RIFT_IMPOSTER_BASE\|rift_imposter_base\)\(.*\)http://localhost#\1\2http://127.0.0.2#' \
+			-e 's#localhost:\(454[5-7]\)#127.0.0.1:\1#g' -e 's#localhost:55\(4[5-7]\)#127.0.0.2:45\1#g' \
+			-e 's#\(45[45][5-7]\)) echo 55\(4[5-7]\)#\1) echo 45\2#' \
+			-e 's#PORT_OFFSET: u16 = 1000#PORT_OFFSET: u16 = 0#' run-tests.sh src/world.rs
+		start mb 127.0.0.1 && start mockd 127.0.0.2 || continue
+		if [ "$s" = rift ]; then
+			bash run-tests.sh >"$work/rift.out" 2>&1
+			echo "  exit $?: $(grep -E 'Passed:|Failed:|Skipped:' "$work/rift.out" | sed 's/\x1b\[[0-9;]*m//g' | tr -s ' \n' ' ')"
+			grep -F '[FAIL]' "$work/rift.out" | sed 's/\x1b\[[0-9;]*m//g' | head -40
+		else
+			cargo test --test compatibility >"$work/rift-bdd.out" 2>&1
+			echo "  exit $?: $(grep -E '^[0-9]+ (features|scenarios|steps)' "$work/rift-bdd.out" | tr -s ' \n' ' ')"
+			grep -E -B2 -A6 'Step failed|✘' "$work/rift-bdd.out" | head -200
+		fi
+		stop
+		;;
+	mbclient)
+		copy mbclient mountebank-client || continue
+		# mb-graphql (a custom protocol only one unit test names) is not in the npm registry; jest's
+		# globalSetup would start an in-process mb on 2525.
+		sed -i '/"mb-graphql"/d' package.json && rm -f yarn.lock
+		npm install --no-audit --no-fund --loglevel=error --ignore-scripts >/dev/null 2>&1
+		cat >jest.ext.config.js <<-'EOF'
+			const base = require('./jest.config.js');
+			const integ = { ...base.projects.find((p) => p.id === 'integration') };
+			delete integ.globalSetup;
+			delete integ.globalTeardown;
+			module.exports = { projects: [base.projects.find((p) => p.id === 'unit'), integ] };
+		EOF
+		summary='^Tests:'
+		for e in mb mockd; do each mbclient $e npx jest --config jest.ext.config.js --runInBand; done
+		;;
+	mbhelper)
+		copy mbhelper mountebank-helper || continue
+		# Its package.json names Mountebank's GitHub head; the published 2.9.1 stands in.
+		sed -i 's#"mountebank": "bbyars/mountebank"#"mountebank": "2.9.1"#' package.json && rm -f package-lock.json yarn.lock
+		npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1
+		summary='passing|failing'
+		# "when Mountebank is not running" must run with nothing on 2525.
+		./node_modules/mocha/bin/mocha --grep 'not running' test/*.test.js >"$work/mbhelper.none.out" 2>&1
+		echo "  no server: $(grep -E "$summary" "$work/mbhelper.none.out" | tr -s ' \n' ' ')"
+		for e in mb mockd; do each mbhelper $e ./node_modules/mocha/bin/mocha --grep 'not running' --invert test/*.test.js; done
+		;;
+	*) echo "  unknown suite $s" ;;
+	esac
+	cd "$work" || exit 1
+done
