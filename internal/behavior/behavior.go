@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
@@ -35,6 +36,19 @@ type Options struct {
 type Compiled struct {
 	steps []step
 	log   *slog.Logger
+	// memo is the owner's: see Memo.
+	memo atomic.Value
+}
+
+// Memo is a slot the response that owns c keeps what it learns from the answers c builds in
+// (the imposter keeps the header lines it compiled, for answers whose headers come out alike):
+// Compiled has it so that a response without behaviors pays nothing for it. c is nil-safe:
+// nil has no slot.
+func (c *Compiled) Memo() *atomic.Value {
+	if c == nil {
+		return nil
+	}
+	return &c.memo
 }
 
 // KeepsInput reports whether Apply leaves the response it is given as it was: every step is a

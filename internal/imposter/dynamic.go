@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mockd/mockd/internal/behavior"
@@ -59,15 +60,20 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 		return nil, nil, err
 	}
 	base := &im.defaultResp.http // what an empty `is` compiles to: inject and faults start there
-	if is, ok := r.(*isResponse); ok {
-		base = &is.http
+	var memo *atomic.Value       // where the answers of r keep their header lines (headerMemo)
+	switch r := r.(type) {
+	case *isResponse:
+		base = &r.http
+		memo = r.behaviors.Memo()
+	case *injectResponse:
+		memo = &r.memo
 	}
 	if base.is == obj {
 		return base, nil, nil
 	}
 	box := wirePool.Get().(*wireBox)
 	box.w.headers = box.h[:0]
-	box.w.compile(obj, im.defaults, base)
+	box.w.compile(obj, im.defaults, base, memo)
 	return &box.w, box, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
@@ -133,6 +134,8 @@ type proxyResponse struct {
 type injectResponse struct {
 	respBase
 	source string // the function
+	// memo keeps the header lines of its answers (see headerMemo).
+	memo atomic.Value
 }
 
 // faultResponse is a `fault` response: the connection is broken in the named way.
@@ -277,7 +280,7 @@ func newIsResponse(r *config.Object, def *defaults) *isResponse {
 		is = &config.Object{}
 	}
 	out := &isResponse{respBase: respBase{config: r}, is: is}
-	out.http.compile(is, def, nil)
+	out.http.compile(is, def, nil, nil)
 	return out
 }
 
@@ -301,7 +304,7 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 	} else {
 		out = &wire{}
 	}
-	out.compile(is, def, base)
+	out.compile(is, def, base, nil)
 	return out
 }
 
@@ -336,8 +339,10 @@ func isFields(o *config.Object) (status, headers, body, mode config.Value) {
 	return
 }
 
-// compile sets out to the wire form of is, as compileIs describes.
-func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
+// compile sets out to the wire form of is, as compileIs describes. memo, when not nil, is the
+// slot of a headerMemo for answers built for one response: header lines equal to the ones it
+// holds are taken from it, compiled once.
+func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *atomic.Value) {
 	out.is, out.compiled = is, true
 	status, hv, body, mode := isFields(is)
 	var baseHeaders, baseBody, baseMode config.Value
@@ -360,11 +365,25 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire) {
 		if !truthy(hv) {
 			hv = def.headers
 		}
-		var like []header
-		if base != nil {
-			like = base.headers
+		ho := config.AsObject(hv)
+		var m *headerMemo
+		if memo != nil && ho != nil {
+			m, _ = memo.Load().(*headerMemo)
 		}
-		out.compileHeaders(config.AsObject(hv), like)
+		if m != nil && m.matches(ho) {
+			out.headers, out.hasConnection, out.hasContentLength = m.lines, m.hasConnection, m.hasContentLength
+		} else {
+			var like []header
+			if base != nil {
+				like = base.headers
+			}
+			out.compileHeaders(ho, like)
+			if memo != nil && ho != nil && m == nil {
+				if m = newHeaderMemo(ho, out); m != nil {
+					memo.CompareAndSwap(nil, m)
+				}
+			}
+		}
 	}
 
 	if base != nil && sameValue(body, baseBody) && sameValue(mode, baseMode) {
@@ -443,6 +462,66 @@ func (out *wire) compileHeaders(ho *config.Object, like []header) {
 	markHeaders(out.headers, like)
 }
 
+// headerMemo is the header lines compiled from the first headers object of a response's built
+// answers (an inject function's result, or what its decorates left), kept for the answers after
+// it: a script that returns the same names and values for every request (the usual
+// Content-Type) has its lines compiled and checked once, not for every answer. A later headers
+// object equal to src, member for member, compiles to lines; one that is not is compiled as
+// usual (the memo is made once, never replaced, so that headers that change cost no
+// allocation). Its strings are its own copies: the first answer's may be in memory the request
+// gives back.
+type headerMemo struct {
+	src                             []string // names and values, one after the other
+	lines                           []header // read only: answers share them
+	hasConnection, hasContentLength bool
+}
+
+// matches reports whether ho's members are src's names and string values, in order.
+func (m *headerMemo) matches(ho *config.Object) bool {
+	if 2*len(ho.Members) != len(m.src) {
+		return false
+	}
+	for i := range ho.Members {
+		mb := &ho.Members[i]
+		v, ok := mb.Value.(string)
+		if !ok || mb.Key != m.src[2*i] || v != m.src[2*i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// newHeaderMemo returns the memo of out's header lines, compiled from ho; nil when a value of
+// ho is not a string (arrays and numbers are compiled each time).
+func newHeaderMemo(ho *config.Object, out *wire) *headerMemo {
+	m := &headerMemo{src: make([]string, 0, 2*len(ho.Members)), hasConnection: out.hasConnection, hasContentLength: out.hasContentLength}
+	for _, mb := range ho.Members {
+		v, ok := mb.Value.(string)
+		if !ok {
+			return nil
+		}
+		m.src = append(m.src, strings.Clone(mb.Key), strings.Clone(v))
+	}
+	m.lines = make([]header, len(out.headers))
+	for i, h := range out.headers {
+		// The lines' strings are ho's (the configured names and values, or jsvalue.String of
+		// them): the memo's copies serve as well.
+		h.name, h.value = cloneLike(h.name, m.src), cloneLike(h.value, m.src)
+		m.lines[i] = h
+	}
+	return m
+}
+
+// cloneLike returns the string of src equal to s, or a copy of s.
+func cloneLike(s string, src []string) string {
+	for _, c := range src {
+		if c == s {
+			return c
+		}
+	}
+	return strings.Clone(s)
+}
+
 // truthy is jsvalue.Truthy, deciding the response fields' usual kinds first: an object or an
 // array is truthy (jsvalue.Truthy reaches them only after asking for its Valuer interface).
 func truthy(v config.Value) bool {
@@ -484,6 +563,9 @@ func get(o *config.Object, key string) config.Value {
 // statusCode converts a configured statusCode as node's writeHead does: statusCode |= 0
 // (ToNumber, then ToInt32: [200], "0x70" and 2^32+200 are valid), then 100..999.
 func statusCode(v config.Value) (int, error) {
+	if f, ok := v.(float64); ok && f >= 100 && f <= 999 && f == math.Trunc(f) {
+		return int(f), nil // the usual: an integer in range is its own ToInt32
+	}
 	if v == nil || !jsvalue.Truthy(v) {
 		return 200, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter/impostertest"
@@ -507,5 +508,41 @@ func TestJournalOfRecycledRequests(t *testing.T) {
 		if got := string(config.MarshalJSON(r.Request, 0)); got != want[i%len(want)] {
 			t.Errorf("request %d lists\n%s\nwant\n%s", i, got, want[i%len(want)])
 		}
+	}
+}
+
+// TestHeaderMemoOwnsItsStrings: a headerMemo keeps copies of the names and values it was made
+// from (a built answer's strings may be in memory the next request reuses), matches only
+// headers equal to them member for member, and is not made for a value that is not a string.
+func TestHeaderMemoOwnsItsStrings(t *testing.T) {
+	buf := []byte("X-Path/first!")
+	name, value := unsafe.String(&buf[0], 6), unsafe.String(&buf[6], 7)
+	ho := config.NewObject("Content-Type", "text/plain", name, value)
+	out := &wire{}
+	out.compileHeaders(ho, nil)
+	m := newHeaderMemo(ho, out)
+	if m == nil {
+		t.Fatal("no memo")
+	}
+	copy(buf, "X-Nope/other!")
+	if !m.matches(config.NewObject("Content-Type", "text/plain", "X-Path", "/first!")) {
+		t.Errorf("memo changed with the memory it was made from: %q", m.src)
+	}
+	if got := m.lines[1]; got.name != "X-Path" || got.value != "/first!" || !got.set || got.bad {
+		t.Errorf("line %+v", got)
+	}
+	for _, other := range []*config.Object{
+		config.NewObject("Content-Type", "text/plain", "X-Path", "/second"),
+		config.NewObject("Content-Type", "text/plain"),
+		config.NewObject("Content-Type", "text/plain", "X-Path", "/first!", "X-More", "1"),
+		config.NewObject("Content-Type", "text/plain", "x-path", "/first!"),
+		config.NewObject("Content-Type", "text/plain", "X-Path", []any{"/first!"}),
+	} {
+		if m.matches(other) {
+			t.Errorf("memo matches %s", config.MarshalJSON(other, 0))
+		}
+	}
+	if newHeaderMemo(config.NewObject("X-N", 1.0), out) != nil || newHeaderMemo(config.NewObject("X-L", []any{"a"}), out) != nil {
+		t.Error("memo made for a value that is not a string")
 	}
 }

@@ -158,3 +158,32 @@ func TestRecycledRequestsBodyWrittenLater(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltHeadersMemo: the header lines of a response's built answers are compiled once and
+// kept (imposter's headerMemo) for answers with the same names and values: the kept lines are
+// the first answer's, copied (its strings were in memory the next request reuses), and an
+// answer with other headers gets its own. Inject and decorate, one request after the other.
+func TestBuiltHeadersMemo(t *testing.T) {
+	for _, tc := range []struct{ name, response string }{
+		{"inject", `{"inject":"function (config) { return { headers: { 'Content-Type': 'text/plain', 'X-J': config.request.path + '!' }, body: 'b' }; }"}`},
+		{"decorate", `{"is":{"headers":{"Content-Type":"text/plain"},"body":"b"},"_behaviors":{"decorate":"(config) => { config.response.headers['X-J'] = config.request.path + '!'; }"}}`},
+		{"decorate-array", `{"is":{"headers":{"Content-Type":"text/plain","X-L":["1","2"]},"body":"b"},"_behaviors":{"decorate":"(config) => { config.response.headers['X-J'] = config.request.path + '!'; }"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := newBenchHandler(t, `{"protocol":"http","port":4545,"stubs":[{"responses":[`+tc.response+`]}]}`, impostertest.RawRequest("GET", "/", "", ""), false)
+			for _, path := range []string{"/first", "/second", "/first", "/third-and-longer", "/first"} {
+				ctx := impostertest.RequestCtx(t, impostertest.RawRequest("GET", path, "", ""))
+				serveOnce(t, h, ctx)
+				if got := string(ctx.Response.Header.Peek("X-J")); got != path+"!" {
+					t.Fatalf("%s: X-J %q", path, got)
+				}
+				if got := string(ctx.Response.Header.ContentType()); got != "text/plain" {
+					t.Fatalf("%s: Content-Type %q", path, got)
+				}
+				if tc.name == "decorate-array" && !strings.Contains(ctx.Response.Header.String(), "\r\nX-L: 1\r\nX-L: 2\r\nX-J: "+path+"!\r\n") {
+					t.Fatalf("%s: %q", path, ctx.Response.Header.String())
+				}
+			}
+		})
+	}
+}

@@ -169,3 +169,22 @@ func BenchmarkInjectKeepAlive(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScriptedHandler serves bench/'s inject and decorate scenarios (and the simple stub,
+// for the share every answer pays) through the handler alone, without a connection: what the
+// answer costs, separated from the network path, for callgrind and pprof.
+func BenchmarkScriptedHandler(b *testing.B) {
+	for _, sc := range []struct{ name, imposter, raw string }{
+		{"simple", impostertest.SimpleStub, impostertest.SimpleRequest},
+		{"inject", injectImposter, impostertest.RawRequest("GET", "/inject", "", "")},
+		{"decorate", decorateImposter(), impostertest.RawRequest("GET", "/decorate/19", "", "")},
+	} {
+		b.Run(sc.name, func(b *testing.B) {
+			h, ctx := newBenchHandler(b, sc.imposter, sc.raw, false)
+			b.ReportAllocs()
+			for b.Loop() {
+				serveOnce(b, h, ctx)
+			}
+		})
+	}
+}
