@@ -23,6 +23,9 @@ type header struct {
 	// bad: node's writeHead refuses the line (checkHeader fails): Answer.Status reads the flag
 	// rather than checking every line of every answer again.
 	bad bool
+	// wide: the value has a character past ASCII, written one byte a character (Latin1); a
+	// value without one is written as it is, not scanned again for every answer.
+	wide bool
 }
 
 // headerLists shares the header lines of an imposter's responses that send the same headers
@@ -75,10 +78,20 @@ func markHeaders(hs, like []header) {
 			h.bad = !validHeader(h.name, h.value)
 		}
 		h.set = !h.bad || !hasLineBreak(h.name) && !hasLineBreak(h.value)
+		h.wide = !isASCII(h.value)
 		for j := 0; j < i && h.set; j++ {
 			h.set = hs[j].name != h.name
 		}
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func hasLineBreak(s string) bool {

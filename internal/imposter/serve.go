@@ -216,6 +216,15 @@ func (a Answer) Header(i int) (name, value string, first bool) {
 	return h.name, h.value, h.set
 }
 
+// WireHeader is Header with the value as node writes it (Latin1).
+func (a Answer) WireHeader(i int) (name, value string, first bool) {
+	h := &a.out.headers[i]
+	if value = h.value; h.wide {
+		value = Latin1(value)
+	}
+	return h.name, value, h.set
+}
+
 // HasConnection reports whether the configured headers name Connection.
 func (a Answer) HasConnection() bool { return a.out.hasConnection }
 

@@ -187,3 +187,22 @@ func TestBuiltHeadersMemo(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderValuesWrittenAsLatin1: a header value past ASCII goes on the wire one byte a
+// character, as node writes it, whether compiled with the stub or built per request (the line's
+// flag is set when it is compiled); an ASCII value is written as it is.
+func TestHeaderValuesWrittenAsLatin1(t *testing.T) {
+	for _, response := range []string{
+		`{"is":{"headers":{"X-U":"grün","X-A":"plain"}}}`,
+		`{"inject":"function (config) { return { headers: { 'X-U': 'gr\u00fcn', 'X-A': 'plain' } }; }"}`,
+		`{"is":{"headers":{"X-A":"plain"}},"_behaviors":{"decorate":"(config) => { config.response.headers['X-U'] = 'gr\u00fcn'; }"}}`,
+	} {
+		h, ctx := newBenchHandler(t, `{"protocol":"http","port":4545,"stubs":[{"responses":[`+response+`]}]}`, impostertest.RawRequest("GET", "/", "", ""), false)
+		for range 3 {
+			serveOnce(t, h, ctx)
+			if u, a := string(ctx.Response.Header.Peek("X-U")), string(ctx.Response.Header.Peek("X-A")); u != "gr\xfcn" || a != "plain" {
+				t.Fatalf("%s: X-U %q X-A %q", response, u, a)
+			}
+		}
+	}
+}

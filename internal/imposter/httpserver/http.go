@@ -255,11 +255,10 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 		cors = preflight(req)
 	}
 	for i := range a.NumHeaders() {
-		name, value, first := a.Header(i)
+		name, value, first := a.WireHeader(i) // node writes a value one byte a character
 		if cors != nil && cors.replaces(h, name) {
 			continue
 		}
-		value = imposter.Latin1(value) // node writes header values one byte a character
 		if first {
 			// Nothing to replace and nothing to clean: SetCanonical only copies.
 			h.SetCanonical(bytesOf(name), bytesOf(value))
