@@ -10,6 +10,7 @@ import (
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // compileBehaviors validates a response's behaviors as Mountebank's behaviorsValidator does and
@@ -53,8 +54,9 @@ func (im *Imposter) scriptTimeout() time.Duration {
 // Parts the behaviors left as they were keep their compiled form; the result is the stub's
 // compiled answer itself when nothing changed, and must not be modified.
 //
-// The wire is taken from the pool (box, which Done gives back) unless it is the stub's.
-func (im *Imposter) produce(ctx context.Context, req *request.Request, r response) (*wire, *wireBox, error) {
+// The wire is the stub's, or box's: slab's own (see boxOf) or, without a slab, one taken from
+// the pool (Done gives it back).
+func (im *Imposter) produce(ctx context.Context, req *request.Request, r response, slab *script.Slab) (*wire, *wireBox, error) {
 	obj, err := im.buildObject(ctx, req, r)
 	if err != nil {
 		return nil, nil, err
@@ -71,7 +73,7 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 	if base.is == obj {
 		return base, nil, nil
 	}
-	box := wirePool.Get().(*wireBox)
+	box := boxOf(slab)
 	box.w.headers = box.h[:0]
 	box.w.compile(obj, im.defaults, base, memo)
 	return &box.w, box, nil
@@ -85,6 +87,21 @@ type wireBox struct {
 }
 
 var wirePool = sync.Pool{New: func() any { return new(wireBox) }}
+
+// boxOf returns the wireBox kept with slab (made at its first use: a slab serves one request
+// at a time, and keeps its box from one to the next), or one from the pool when slab is nil.
+func boxOf(slab *script.Slab) *wireBox {
+	if slab == nil {
+		return wirePool.Get().(*wireBox)
+	}
+	aux := slab.Aux()
+	box, _ := (*aux).(*wireBox)
+	if box == nil {
+		box = new(wireBox)
+		*aux = box
+	}
+	return box
+}
 
 // buildObject returns the response object of r for req: the inject function's result or a copy
 // of the `is` object (rendered when it is a template), passed through the behaviors. A fault

@@ -282,7 +282,7 @@ func TestProduceKeepsCompiledParts(t *testing.T) {
 		if rerr != nil {
 			t.Fatal(rerr)
 		}
-		out, _, err := h.im.produce(context.Background(), req, resp)
+		out, _, err := h.im.produce(context.Background(), req, resp, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,8 +63,8 @@ type Answer struct {
 	Why *match.Explanation
 	// Err, when set, is the answer: matching failed (an inject predicate threw).
 	Err *config.Error
-	// box holds out when Build made it from the pool, and slab the objects native script calls
-	// made for it (see Done).
+	// box holds out when Build made it (the slab's box, or the pool's without a slab), and slab
+	// the objects native script calls made for it (see Done).
 	box  *wireBox
 	slab *script.Slab
 	// contained says Build made the answer without leaving the request's strings anywhere but
@@ -258,7 +258,7 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 				a.slab.AllowText()
 			}
 		}
-		out, a.box, err = im.produce(ctx, req, a.resp)
+		out, a.box, err = im.produce(ctx, req, a.resp, a.slab)
 	}
 	if err != nil {
 		return a, err
@@ -299,7 +299,9 @@ func (im *Imposter) Done(a Answer) {
 		// longer one of its own left them empty), not the whole box.
 		clear(a.box.h[:min(len(a.box.w.headers), len(a.box.h))])
 		a.box.w = wire{}
-		wirePool.Put(a.box)
+		if a.slab == nil {
+			wirePool.Put(a.box) // with a slab, the box is the slab's (boxOf)
+		}
 	}
 	if a.slab != nil {
 		a.slab.Release()

@@ -31,7 +31,7 @@ func TestTemplatedResponses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, _, perr := im.produce(context.Background(), req, resp)
+		out, _, perr := im.produce(context.Background(), req, resp, nil)
 		if perr != nil {
 			t.Fatal(perr)
 		}

@@ -30,6 +30,8 @@ type Slab struct {
 	// call is the state of the native calls made for the request, one after the other (see
 	// takeCall): kept with the slab rather than taken from ncallPool for each call.
 	call ncall
+	// aux is the caller's (see Aux).
+	aux any
 }
 
 // maxSlabText is the room for strings a slab keeps (a larger string is allocated as usual).
@@ -56,6 +58,12 @@ func (s *Slab) Release() {
 	s.no, s.nm, s.ns, s.native, s.textOK = 0, 0, 0, 0, false
 	slabPool.Put(s)
 }
+
+// Aux is where the caller keeps a value of its own with s from one request to the next (the
+// imposter keeps the box of a built answer there): Release leaves it as it is, so that it is
+// made once for the slab rather than taken from a pool for each request. The caller empties
+// what it keeps there before it releases s.
+func (s *Slab) Aux() *any { return &s.aux }
 
 // AllowText lets the native calls made for the request put the bytes of the strings they make
 // in s. The caller allows it only when the call that makes them is the last of the request's
