@@ -366,7 +366,15 @@ func (c *nativeCompiler) object(x *ast.ObjectLiteral) nexpr {
 		for _, m := range o.members {
 			o.repeats = o.repeats || m.key == key
 		}
-		o.members = append(o.members, objectMember{key: key, val: *val})
+		m := objectMember{key: key, val: *val}
+		var w jsonWriter
+		if w.quote(key) {
+			m.json = string(w.buf)
+		}
+		if w.reset(); val.isConst && w.value(val.konst) {
+			m.jsonVal = string(w.buf)
+		}
+		o.members = append(o.members, m)
 	}
 	return o
 }
@@ -1141,6 +1149,9 @@ type objectExpr struct {
 type objectMember struct {
 	key string
 	val storedValue
+	// json is the key as JSON.stringify writes it, quoted; jsonVal the value's JSON when it is
+	// a constant primitive: written as prepared bytes, not quoted again on every call.
+	json, jsonVal string
 }
 
 func (e *objectExpr) eval(c *ncall) (nval, bool) {
@@ -1282,7 +1293,10 @@ func (e *stringifyExpr) literal(c *ncall, lit *objectExpr) (nval, bool) {
 			w.buf = append(w.buf, ',')
 		}
 		w.newline(inner)
-		if !w.quote(lit.members[i].key) {
+		m := &lit.members[i]
+		if m.json != "" {
+			w.buf = append(w.buf, m.json...)
+		} else if !w.quote(m.key) {
 			return nval{}, false
 		}
 		w.buf = append(w.buf, ':')
@@ -1290,7 +1304,9 @@ func (e *stringifyExpr) literal(c *ncall, lit *objectExpr) (nval, bool) {
 			w.buf = append(w.buf, ' ')
 		}
 		lv := &c.litVals[base+i]
-		if lv.boxed {
+		if m.jsonVal != "" {
+			w.buf = append(w.buf, m.jsonVal...)
+		} else if lv.boxed {
 			if !w.value(lv.val) {
 				return nval{}, false
 			}

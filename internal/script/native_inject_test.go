@@ -108,6 +108,9 @@ func TestNativeInjectMatchesGoja(t *testing.T) {
 		`(config) => ({ body: JSON.stringify({ a: JSON.stringify({ b: config.request.path, c: [JSON.stringify({ d: 1 })] }), e: config.request.method, f: 1e308 + 1e308, g: 1e21, h: { i: JSON.stringify({ j: 'k' }, null, 2) } }, null, '--') })`,
 		`(config) => ({ body: JSON.stringify({ q: config.request.query.b, n: null, t: true, f: false, x: 0.1, o: {}, l: [] }) + JSON.stringify({ only: {}, after: { z: 1 } }, null, 4) })`,
 		`(config) => ({ body: JSON.stringify({ s: config.request.body + config.request.path, m: config.request.headers['X-Id'] }, null, ' ') })`,
+		// Keys and constant values written as prepared JSON (quotes, escapes, characters past
+		// ASCII, numbers in JSON's forms), beside values of the request, with and without a gap.
+		`(config) => ({ body: JSON.stringify({ 'k"\u00e9\\': 'v"\u00e9\\n\u2028', n: 5e-324, big: 1e21, t: true, nil: null, p: config.request.path, 'a b': '' }, null, 2) + JSON.stringify({ '': 'e', x: 'y', p: config.request.path }) })`,
 	} {
 		if compileNative(src) == nil {
 			t.Errorf("%s: not native", src)
