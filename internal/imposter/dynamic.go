@@ -75,7 +75,9 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 	}
 	box := boxOf(slab)
 	box.w.headers = box.h[:0]
-	box.w.compile(obj, im.defaults, base, memo)
+	box.w.compile(obj, im.defaults, base, memo, func(s string) bool {
+		return req.Holds(bytesOf(s)) || slab.Holds(bytesOf(s))
+	})
 	return &box.w, box, nil
 }
 

@@ -293,7 +293,7 @@ func newIsResponse(r *config.Object, def *defaults) *isResponse {
 		is = &config.Object{}
 	}
 	out := &isResponse{respBase: respBase{config: r}, is: is}
-	out.http.compile(is, def, nil, nil)
+	out.http.compile(is, def, nil, nil, nil)
 	return out
 }
 
@@ -317,7 +317,7 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 	} else {
 		out = &wire{}
 	}
-	out.compile(is, def, base, nil)
+	out.compile(is, def, base, nil, nil)
 	return out
 }
 
@@ -354,8 +354,8 @@ func isFields(o *config.Object) (status, headers, body, mode config.Value) {
 
 // compile sets out to the wire form of is, as compileIs describes. memo, when not nil, is the
 // slot of a headerMemo for answers built for one response: header lines equal to the ones it
-// holds are taken from it, compiled once.
-func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *atomic.Value) {
+// holds are taken from it, compiled once; volatile is as newHeaderMemo reads it.
+func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *atomic.Value, volatile func(string) bool) {
 	out.is, out.compiled = is, true
 	status, hv, body, mode := isFields(is)
 	var baseHeaders, baseBody, baseMode config.Value
@@ -392,7 +392,7 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *ato
 			}
 			out.compileHeaders(ho, like)
 			if memo != nil && ho != nil && m == nil {
-				if m = newHeaderMemo(ho, out); m != nil {
+				if m = newHeaderMemo(ho, out, volatile); m != nil {
 					memo.CompareAndSwap(nil, m)
 				}
 			}
@@ -481,8 +481,9 @@ func (out *wire) compileHeaders(ho *config.Object, like []header) {
 // Content-Type) has its lines compiled and checked once, not for every answer. A later headers
 // object equal to src, member for member, compiles to lines; one that is not is compiled as
 // usual (the memo is made once, never replaced, so that headers that change cost no
-// allocation). Its strings are its own copies: the first answer's may be in memory the request
-// gives back.
+// allocation). A string of the first answer in memory the request gives back (volatile) is
+// copied; the others (the configured ones, a script's literals) are kept as they are, so that
+// the next answer's same strings compare at once.
 type headerMemo struct {
 	src                             []string // names and values, one after the other
 	lines                           []header // read only: answers share them
@@ -505,34 +506,41 @@ func (m *headerMemo) matches(ho *config.Object) bool {
 }
 
 // newHeaderMemo returns the memo of out's header lines, compiled from ho; nil when a value of
-// ho is not a string (arrays and numbers are compiled each time).
-func newHeaderMemo(ho *config.Object, out *wire) *headerMemo {
+// ho is not a string (arrays and numbers are compiled each time). volatile says a string is in
+// memory that serves another request once this answer is written.
+func newHeaderMemo(ho *config.Object, out *wire, volatile func(string) bool) *headerMemo {
 	m := &headerMemo{src: make([]string, 0, 2*len(ho.Members)), hasConnection: out.hasConnection, hasContentLength: out.hasContentLength}
+	keep := func(s string) string {
+		if volatile(s) {
+			return strings.Clone(s)
+		}
+		return s
+	}
 	for _, mb := range ho.Members {
 		v, ok := mb.Value.(string)
 		if !ok {
 			return nil
 		}
-		m.src = append(m.src, strings.Clone(mb.Key), strings.Clone(v))
+		m.src = append(m.src, keep(mb.Key), keep(v))
 	}
 	m.lines = make([]header, len(out.headers))
 	for i, h := range out.headers {
 		// The lines' strings are ho's (the configured names and values, or jsvalue.String of
-		// them): the memo's copies serve as well.
-		h.name, h.value = cloneLike(h.name, m.src), cloneLike(h.value, m.src)
+		// them): the memo's serve as well.
+		h.name, h.value = kept(h.name, m.src, keep), kept(h.value, m.src, keep)
 		m.lines[i] = h
 	}
 	return m
 }
 
-// cloneLike returns the string of src equal to s, or a copy of s.
-func cloneLike(s string, src []string) string {
+// kept returns the string of src equal to s, or keep(s).
+func kept(s string, src []string, keep func(string) string) string {
 	for _, c := range src {
 		if c == s {
 			return c
 		}
 	}
-	return strings.Clone(s)
+	return keep(s)
 }
 
 // truthy is jsvalue.Truthy, deciding the response fields' usual kinds first: an object or an

@@ -513,7 +513,7 @@ func TestJournalOfRecycledRequests(t *testing.T) {
 }
 
 // TestHeaderMemoOwnsItsStrings: a headerMemo keeps copies of the names and values it was made
-// from (a built answer's strings may be in memory the next request reuses), matches only
+// from that are in memory the next request reuses, the others as they are, matches only
 // headers equal to them member for member, and is not made for a value that is not a string.
 func TestHeaderMemoOwnsItsStrings(t *testing.T) {
 	buf := []byte("X-Path/first!")
@@ -521,7 +521,11 @@ func TestHeaderMemoOwnsItsStrings(t *testing.T) {
 	ho := config.NewObject("Content-Type", "text/plain", name, value)
 	out := &wire{}
 	out.compileHeaders(ho, nil)
-	m := newHeaderMemo(ho, out)
+	inBuf := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		return p >= uintptr(unsafe.Pointer(&buf[0])) && p < uintptr(unsafe.Pointer(&buf[0]))+uintptr(len(buf))
+	}
+	m := newHeaderMemo(ho, out, inBuf)
 	if m == nil {
 		t.Fatal("no memo")
 	}
@@ -543,7 +547,10 @@ func TestHeaderMemoOwnsItsStrings(t *testing.T) {
 			t.Errorf("memo matches %s", config.MarshalJSON(other, 0))
 		}
 	}
-	if newHeaderMemo(config.NewObject("X-N", 1.0), out) != nil || newHeaderMemo(config.NewObject("X-L", []any{"a"}), out) != nil {
+	if unsafe.StringData(m.src[0]) != unsafe.StringData(ho.Members[0].Key) || unsafe.StringData(m.lines[0].value) != unsafe.StringData("text/plain") {
+		t.Error("memo copied a string that is not volatile")
+	}
+	if newHeaderMemo(config.NewObject("X-N", 1.0), out, inBuf) != nil || newHeaderMemo(config.NewObject("X-L", []any{"a"}), out, inBuf) != nil {
 		t.Error("memo made for a value that is not a string")
 	}
 }
