@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
@@ -434,5 +435,14 @@ func BenchmarkNativeDecorate(b *testing.B) {
 			b.Fatal(err)
 		}
 		sink = out
+	}
+}
+
+// TestValidText: validText is utf8.ValidString.
+func TestValidText(t *testing.T) {
+	for _, s := range []string{"", "a", "/inject", "decorate-19", "0123456789abcdefg", "caf\u00e9", "caf\xe9", "abc\xff", "\xff", "\u2028", "ab\xed\xa0\x80", "abcdefgh\xc3", "abcdefgh\xc3\xa9"} {
+		if got, want := validText(s), utf8.ValidString(s); got != want {
+			t.Errorf("validText(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
