@@ -1,6 +1,7 @@
 package script
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -598,7 +599,13 @@ func (v nval) boxed() config.Value {
 // validText is utf8.ValidString, deciding ASCII text (the usual path, method, body) with a
 // plain loop first: ValidString's own setup costs more than the few bytes it then reads.
 func validText(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return utf8.ValidString(s[i:]) // what precedes is ASCII
 		}
@@ -1084,8 +1091,16 @@ type memberExpr struct {
 
 // target evaluates the object and the key.
 func (e *memberExpr) target(c *ncall) (*nobj, string, bool) {
-	o, ok := e.obj.eval(c)
-	if !ok || o.k != kObj {
+	var o nval
+	if l, isLocal := e.obj.(localExpr); isLocal {
+		o = c.slots[l] // the usual config.…: read without a call
+	} else {
+		var ok bool
+		if o, ok = e.obj.eval(c); !ok {
+			return nil, "", false
+		}
+	}
+	if o.k != kObj {
 		return nil, "", false
 	}
 	if e.lit {

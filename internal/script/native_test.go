@@ -440,7 +440,8 @@ func BenchmarkNativeDecorate(b *testing.B) {
 
 // TestValidText: validText is utf8.ValidString.
 func TestValidText(t *testing.T) {
-	for _, s := range []string{"", "a", "/inject", "decorate-19", "0123456789abcdefg", "caf\u00e9", "caf\xe9", "abc\xff", "\xff", "\u2028", "ab\xed\xa0\x80", "abcdefgh\xc3", "abcdefgh\xc3\xa9"} {
+	for _, s := range []string{"", "a", "/inject", "decorate-19", "0123456789abcdefg", "caf\u00e9", "caf\xe9", "abc\xff", "\xff", "\u2028", "ab\xed\xa0\x80", "abcdefgh\xc3", "abcdefgh\xc3\xa9",
+		"abcdefghijklmnopq\xff", "abcdefghi\xe9klmnopqrstuvwxyz", "abcdefghijklmno\u00e9pqrstuvw", "0123456789abcdef", "\xed\xa0\x80abcdefgh"} {
 		if got, want := validText(s), utf8.ValidString(s); got != want {
 			t.Errorf("validText(%q) = %v, want %v", s, got, want)
 		}
