@@ -330,21 +330,23 @@ func isFields(o *config.Object) (status, headers, body, mode config.Value) {
 	var seen uint8
 	for i := range o.Members {
 		m := &o.Members[i]
-		switch m.Key {
-		case "statusCode":
-			if seen&1 == 0 {
+		// The four names differ in length: one comparison of the text decides (a switch on
+		// the text orders it by comparisons of their own).
+		switch len(m.Key) {
+		case len("statusCode"):
+			if seen&1 == 0 && m.Key == "statusCode" {
 				status, seen = m.Value, seen|1
 			}
-		case "headers":
-			if seen&2 == 0 {
+		case len("headers"):
+			if seen&2 == 0 && m.Key == "headers" {
 				headers, seen = m.Value, seen|2
 			}
-		case "body":
-			if seen&4 == 0 {
+		case len("body"):
+			if seen&4 == 0 && m.Key == "body" {
 				body, seen = m.Value, seen|4
 			}
-		case "_mode":
-			if seen&8 == 0 {
+		case len("_mode"):
+			if seen&8 == 0 && m.Key == "_mode" {
 				mode, seen = m.Value, seen|8
 			}
 		}

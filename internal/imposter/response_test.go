@@ -554,3 +554,22 @@ func TestHeaderMemoOwnsItsStrings(t *testing.T) {
 		t.Error("memo made for a value that is not a string")
 	}
 }
+
+// TestIsFields: isFields takes the first member of each of the four names, and no other member
+// (names of the same lengths included).
+func TestIsFields(t *testing.T) {
+	o := config.NewObject("bodx", "no", "_modf", "no", "headerz", "no", "statusCodf", "no", "x", "no")
+	o.Members = append(o.Members, config.Member{Key: "body", Value: "b"}, config.Member{Key: "statusCode", Value: 201.0},
+		config.Member{Key: "body", Value: "second"}, config.Member{Key: "_mode", Value: "binary"}, config.Member{Key: "headers", Value: "h"},
+		config.Member{Key: "_mode", Value: "text"}, config.Member{Key: "statusCode", Value: 500.0})
+	status, headers, body, mode := isFields(o)
+	if status != 201.0 || headers != "h" || body != "b" || mode != "binary" {
+		t.Errorf("isFields = %v %v %v %v", status, headers, body, mode)
+	}
+	if s, h, b, m := isFields(nil); s != nil || h != nil || b != nil || m != nil {
+		t.Error("isFields(nil) found fields")
+	}
+	if s, h, b, m := isFields(config.NewObject("bodx", "no", "_modf", "no")); s != nil || h != nil || b != nil || m != nil {
+		t.Error("isFields found a field of another name")
+	}
+}
