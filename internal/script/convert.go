@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/dop251/goja"
@@ -86,13 +87,21 @@ func fromJS(rt *runtime, v goja.Value, depth int) (config.Value, bool) {
 	if tj, ok := goja.AssertFunction(o.Get("toJSON")); ok {
 		r, err := tj(o)
 		if err != nil {
-			return nil, true
+			// thrown on, as JSON.stringify throws it; the time limit's interrupt ends the
+			// conversion (it was read as null, and an endless toJSON answered 200 once timed out)
+			panic(err)
 		}
 		return fromJS(rt, r, depth+1)
 	}
 	switch o.ClassName() {
 	case "Array":
 		n := int(o.Get("length").ToInteger())
+		if n > rt.maxElements() {
+			// an array of 1e9 holes was a Go loop of 1e9 reads into a slice of 16 GB, which
+			// no limit stops (see node.go's prelude for the built-ins)
+			e, _ := rt.vm.New(rt.vm.Get("RangeError"), rt.vm.ToValue(fmt.Sprintf("Invalid array length: %d elements are more than one operation may go through (%d, see --script-memory)", n, rt.maxElements())))
+			panic(e)
+		}
 		arr := make([]any, n)
 		for i := 0; i < n; i++ {
 			e, ok := fromJS(rt, o.Get(itoa(i)), depth+1)

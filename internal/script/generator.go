@@ -30,7 +30,10 @@ func (s *Scope) PredicateGenerator(source string, req *config.Object) ([]any, er
 	if err != nil {
 		return nil, injectionError(MsgPredicateGenerator, src, err)
 	}
-	out, _ := fromJS(rt, v, 0)
+	var out config.Value
+	if ex := rt.vm.Try(func() { out, _ = fromJS(rt, v, 0) }); ex != nil {
+		return nil, injectionError(MsgPredicateGenerator, src, ex)
+	}
 	list, ok := out.([]any)
 	if !ok {
 		// predicates.push(...result) throws for anything that is not iterable.

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,34 @@ func TestBuiltinLoopsAreBounded(t *testing.T) {
 	} {
 		if got := evalBody(t, s, tc.expr); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// TestResponseConversionIsBounded: what converting a script's response runs (getters, toJSON)
+// is under the call's time limit and fails the call as its own timeout does. An endless toJSON
+// was read as null once interrupted (mockd answered 200 with an empty body), a throwing one too,
+// and a returned array of 3e7 holes was a Go loop of that many reads into one slice.
+func TestResponseConversionIsBounded(t *testing.T) {
+	s := newEngine(t, 300*time.Millisecond).NewScope(nil)
+	for _, tc := range []struct{ src, want string }{
+		{`function () { return { body: { toJSON: function () { while (true) {} } } }; }`, "error: script timed out after 300ms"},
+		{`function () { return { get body() { while (true) {} } }; }`, "error: script timed out after 300ms"},
+		{`function () { return { body: { a: 1, get b() { for (;;) {} } } }; }`, "error: script timed out after 300ms"},
+		{`function () { return { body: { toJSON: function () { throw new Error('tj'); } } }; }`, "error: Error: tj"},
+		{`function () { const a = []; a.length = 3e7; return { body: a }; }`, "error: RangeError: Invalid array length: 30000000 elements"},
+	} {
+		if got := respond(t, s, context.Background(), tc.src); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %.200q, want %q", tc.src, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ src, want string }{
+		{`function () { return { body: { toJSON: function () { return 'tj'; } } }; }`, "tj"},
+		{`function () { return { body: JSON.stringify({ d: new Date(0), b: Buffer.from('a') }) }; }`, `{"d":"1970-01-01T00:00:00.000Z","b":{"type":"Buffer","data":[97]}}`},
+		{`function () { return { body: [1, , 3] }; }`, "1,,3"},
+	} {
+		if got := respond(t, s, context.Background(), tc.src); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.src, got, tc.want)
 		}
 	}
 }

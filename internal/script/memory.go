@@ -27,6 +27,15 @@ func (e *Engine) maxBytes() int64 {
 	return maxBufferBytes
 }
 
+// maxElements is how many elements a conversion of a script's array may go through (as the
+// prelude's guards: 16 bytes a goja value).
+func (rt *runtime) maxElements() int {
+	if rt.memMax > 0 {
+		return int(rt.memMax / 16)
+	}
+	return maxBufferBytes / 16
+}
+
 // errMemory is the value a runtime is interrupted with when its call makes the heap grow past
 // the limit.
 type errMemory struct{ limit int64 }

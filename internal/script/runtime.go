@@ -554,7 +554,11 @@ func display(rt *runtime, v goja.Value) string {
 
 // inspect renders v compactly as JSON (undefined as "undefined").
 func inspect(rt *runtime, v goja.Value) string {
-	c, ok := fromJS(rt, v, 0)
+	var c config.Value
+	var ok bool
+	if rt.vm.Try(func() { c, ok = fromJS(rt, v, 0) }) != nil {
+		return "null" // a toJSON that throws (the limits' interrupts go on up)
+	}
 	if !ok {
 		if v == nil || goja.IsUndefined(v) {
 			return "undefined"

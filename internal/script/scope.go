@@ -183,7 +183,11 @@ func (s *Scope) responseJS(ctx context.Context, source string, r *request.Reques
 	if err != nil {
 		return fail(err)
 	}
-	return rt.responseFrom(result)
+	out, err := rt.responseFrom(result)
+	if _, stopped := err.(*goja.InterruptedError); stopped {
+		return fail(err) // as the call's own timeout
+	}
+	return out, err
 }
 
 // Decorate runs a decorate behavior as Mountebank's behaviors.js does,
@@ -234,7 +238,11 @@ func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Reques
 	if err != nil {
 		return fail(err)
 	}
-	return rt.responseFrom(v)
+	out, err := rt.responseFrom(v)
+	if _, stopped := err.(*goja.InterruptedError); stopped {
+		return fail(err) // as the call's own timeout
+	}
+	return out, err
 }
 
 // Wait runs a wait behavior function as Mountebank does, `(fn)()`, and returns its result as a
@@ -509,8 +517,19 @@ func (rt *runtime) settle(ctx context.Context, v goja.Value) (goja.Value, error)
 }
 
 // responseFrom converts the response a script produced. null fails as Mountebank fails when it
-// reads statusCode from it; any other non-object gives an empty response.
-func (rt *runtime) responseFrom(v goja.Value) (*config.Object, error) {
+// reads statusCode from it; any other non-object gives an empty response. A getter or toJSON
+// stopped by the time or memory limit fails as the call would have: the error is the
+// *goja.InterruptedError.
+func (rt *runtime) responseFrom(v goja.Value) (out *config.Object, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			ie, ok := x.(*goja.InterruptedError)
+			if !ok {
+				panic(x)
+			}
+			out, err = nil, ie
+		}
+	}()
 	if v == nil || goja.IsNull(v) {
 		return nil, &config.Error{Message: "Cannot read properties of null (reading 'statusCode')"}
 	}

@@ -19,6 +19,8 @@ func TestRunawayScriptsFailOneRequest(t *testing.T) {
 		{"predicates":[{"equals":{"path":"/decorate-loop"}}],"responses":[{"is":{"body":"x"},"behaviors":[{"decorate":"function (config) { for (;;) {} }"}]}]},
 		{"predicates":[{"equals":{"path":"/shell"}}],"responses":[{"is":{"body":"x"},"behaviors":[{"shellTransform":"sleep 30"}]}]},
 		{"predicates":[{"inject":"function (config) { return config.request.path === '/pred-loop' && (function () { while (true) {} })(); }"}],"responses":[{"is":{"body":"never"}}]},
+		{"predicates":[{"equals":{"path":"/tojson-loop"}}],"responses":[{"inject":"function (config) { return { body: { toJSON: function () { while (true) {} } } }; }"}]},
+		{"predicates":[{"equals":{"path":"/getter-loop"}}],"responses":[{"inject":"function (config) { return { get body() { while (true) {} } }; }"}]},
 		{"responses":[{"is":{"body":"still here"}}]}]}`, port)
 	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
 		t.Fatalf("create: %d %s", status, body)
@@ -30,6 +32,8 @@ func TestRunawayScriptsFailOneRequest(t *testing.T) {
 		{"/decorate-loop", "invalid injection"},
 		{"/shell", ""},
 		{"/pred-loop", "invalid injection"},
+		{"/tojson-loop", "invalid injection"}, // was 200 with an empty body
+		{"/getter-loop", "invalid injection"}, // was an internal error, logged as a panic
 	} {
 		status, _, body := do(t, "GET", base+tt.path, "")
 		if status != 500 || !strings.Contains(body, tt.want) {
