@@ -58,7 +58,7 @@ func parseYAML(data []byte, expandEnv bool) (Value, Positions, error) {
 		}
 		return nil, nil, err
 	}
-	d := &yamlDecoder{pos: Positions{}, expandEnv: expandEnv}
+	d := &yamlDecoder{pos: Positions{}, expandEnv: expandEnv, budget: maxAliasValues + 10*countYAMLNodes(&doc)}
 	v, err := d.value(&doc, "", 0)
 	if err != nil {
 		return nil, nil, err
@@ -70,12 +70,31 @@ func parseYAML(data []byte, expandEnv bool) (Value, Positions, error) {
 type yamlDecoder struct {
 	pos       Positions
 	expandEnv bool
+	budget    int // values it may still make (see maxAliasValues)
+}
+
+// maxAliasValues bounds what aliases may add to a YAML document's values: a document makes at
+// most this many values plus ten for each node written in it. Each alias is expanded into a copy
+// of what it names, so nine lines of aliases of aliases (the "billion laughs") made 10^9 values:
+// mockd took 50 s and 3.4 GB before it started.
+const maxAliasValues = 1_000_000
+
+// countYAMLNodes counts the nodes written in a document, aliases not followed.
+func countYAMLNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countYAMLNodes(k)
+	}
+	return c
 }
 
 func (d *yamlDecoder) value(n *yaml.Node, path string, depth int) (Value, error) {
 	pos := d.pos
 	if depth > 1000 {
 		return nil, fmt.Errorf("line %d: nesting too deep", n.Line)
+	}
+	if d.budget--; d.budget < 0 {
+		return nil, fmt.Errorf("line %d: aliases expand the document past %d values (an alias bomb?)", n.Line, maxAliasValues)
 	}
 	if n.Line > 0 {
 		if _, seen := pos[path]; !seen {
