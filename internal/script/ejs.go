@@ -40,6 +40,10 @@ func RenderEJS(file string) (string, error) {
 // renderTemplate renders file with a JavaScript runtime (RenderEJS without its shortcut).
 func renderTemplate(file string) (string, error) {
 	vm := goja.New()
+	// new ArrayBuffer(1e11) in a template ended mockd (fatal error: out of memory)
+	native := vm.NewObject()
+	_ = native.Set("maxBytes", DefaultMemoryLimit)
+	installGuards(vm, vm.GlobalObject(), native)
 	timer := time.AfterFunc(ejsTimeout, func() { vm.Interrupt("config template took longer than " + ejsTimeout.String()) })
 	defer timer.Stop()
 	r := &ejsRenderer{vm: vm, root: file}

@@ -51,6 +51,9 @@ func TestRenderEJSErrors(t *testing.T) {
 		{"missing.ejs", "<% include nothere.ejs %>", "nothere.ejs"},
 		{"self.ejs", "<%- include('self.ejs') %>", "nest deeper"},
 		{"throws.ejs", "<% throw new Error('boom') %>", "boom"},
+		// these ended mockd (fatal error: out of memory) before it started
+		{"buffer.ejs", "<% new ArrayBuffer(1e11) %>", "Array buffer allocation failed"},
+		{"fill.ejs", "<% new Array(1e10).fill(0) %>", "Invalid array length"},
 	}
 	for _, tt := range tests {
 		_, err := RenderEJS(write(tt.name, tt.body))

@@ -16,7 +16,7 @@ func (rt *runtime) installNode(g, native *goja.Object, modules goja.Value) {
 	rt.socketNatives(native)
 	rt.httpNatives(native)
 	rt.fsNatives(native)
-	_ = native.Set("count", strings.Count) // split's guard: the pieces of a long string
+	installGuards(rt.vm, g, native)
 	v, err := rt.vm.RunProgram(nodePrelude())
 	if err != nil {
 		panic("BUG: node prelude: " + err.Error())
@@ -88,13 +88,26 @@ func (rt *runtime) httpNatives(native *goja.Object) {
 	})
 }
 
-var nodePrelude = sync.OnceValue(func() *goja.Program {
-	return goja.MustCompile("node.js", nodePreludeSource, true)
+// installGuards bounds what one built-in of vm may make or go through (guardSource); native
+// must hold maxBytes.
+func installGuards(vm *goja.Runtime, g, native *goja.Object) {
+	_ = native.Set("count", strings.Count) // split's guard: the pieces of a long string
+	v, err := vm.RunProgram(guardProgram())
+	if err != nil {
+		panic("BUG: guards: " + err.Error())
+	}
+	fn, _ := goja.AssertFunction(v)
+	if _, err := fn(goja.Undefined(), g, native); err != nil {
+		panic("BUG: guards: " + err.Error())
+	}
+}
+
+var guardProgram = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("guards.js", guardSource, true)
 })
 
-// nodePreludeSource is a function expression called once per runtime with the global object,
-// the Go natives and the module table.
-const nodePreludeSource = `(function (g, native, modules) {
+// guardSource is a function expression called with the global object and the Go natives.
+const guardSource = `(function (g, native) {
 'use strict';
 // goja's built-ins are Go loops that neither the time limit nor the memory limit interrupts,
 // and they ask the Go runtime at once for what they make: new ArrayBuffer(1e11) or
@@ -107,8 +120,9 @@ const nodePreludeSource = `(function (g, native, modules) {
 // value): past them node's 'Invalid array length' RangeError is thrown before goja is asked.
 // The constructors are replaced by functions that check and then construct with the original:
 // they share its prototype (instanceof, subclasses and species work as before, and the arrays
-// goja makes itself have the same prototype); Buffer extends the checked one. They are node's
-// additions here (installNode) because a runtime with them is four times the size.
+// goja makes itself have the same prototype); Buffer extends the checked one. They come with node's
+// additions (installNode) because a runtime with them is four times the size, and run in the
+// runtime of an EJS config template.
 const slice = Array.prototype.slice, maxBytes = native.maxBytes, strProto = String.prototype;
 const method = function (proto, name, fn) {
     Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
@@ -196,7 +210,18 @@ guardMethod(strProto, 'split', function (o, args) {
     if (!(s.length > maxElements)) { return s.length; }
     return typeof args[0] === 'string' && args[0] !== '' ? native.count(s, args[0]) + 1 : s.length;
 });
-Object.setPrototypeOf(g.Buffer, g.Uint8Array);
+})
+`
+
+var nodePrelude = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("node.js", nodePreludeSource, true)
+})
+
+// nodePreludeSource is a function expression called once per runtime with the global object,
+// the Go natives and the module table.
+const nodePreludeSource = `(function (g, native, modules) {
+'use strict';
+Object.setPrototypeOf(g.Buffer, g.Uint8Array); // the checked one (see guardSource)
 
 const Buffer = g.Buffer;
 const P = Buffer.prototype;
