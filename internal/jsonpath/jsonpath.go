@@ -522,6 +522,57 @@ func lengthEnds(code string, i int) bool {
 func init() {
 	jp.RegisterUnaryFunction("jslength", false, jsLengthOf)
 	jp.RegisterUnaryFunction("jstruthylength", false, func(v any) any { return truthy(jsLengthOf(v)) })
+	jp.CompileScript = compileScript
+}
+
+// compileScript is ojg's hook for a script bracket, `[(code)]`. jsonpath-plus runs the code as
+// JavaScript with @ the value it is applied to and takes the result as a property name; mockd
+// reads the one form selectors use, Goessner's `(@.length-N)` (N >= 1): `$.a[(@.length-1)]` is
+// an array's last element, and on an object or a string the property named @.length-N, as
+// JavaScript computes it. Any other script selects nothing (jsonpath-plus would run it).
+func compileScript(code []byte) jp.Procedure {
+	src := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(string(code), "("), ")"))
+	if rest, ok := strings.CutPrefix(src, "@.length"); ok {
+		if n, ok := strings.CutPrefix(strings.TrimSpace(rest), "-"); ok {
+			n = strings.TrimSpace(n)
+			if k, err := strconv.Atoi(n); err == nil && k >= 1 && digits(n) {
+				return fromEnd(k)
+			}
+		}
+	}
+	return fromEnd(0)
+}
+
+// fromEnd selects the property named @.length-k; 0 selects nothing.
+type fromEnd int
+
+func (k fromEnd) Get(data any) []any {
+	if k < 1 || data == nil {
+		return nil
+	}
+	var l int64
+	switch t := jsLengthOf(data).(type) {
+	case int64:
+		l = t
+	case float64:
+		if t != float64(int64(t)) {
+			return nil
+		}
+		l = int64(t)
+	default:
+		return nil // undefined - k is NaN, a name no value has
+	}
+	if c, ok := prop(data, strconv.FormatInt(l-int64(k), 10)); ok {
+		return []any{c}
+	}
+	return nil
+}
+
+func (k fromEnd) First(data any) any {
+	if got := k.Get(data); len(got) > 0 {
+		return got[0]
+	}
+	return nil
 }
 
 // jsLengthOf is JavaScript's v.length for a value as the walker gives it to ojg, or ojg's

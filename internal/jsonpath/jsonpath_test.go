@@ -57,6 +57,15 @@ func TestSelectJS(t *testing.T) {
 		{"$.y[?(@.length === 2)]", `"ab",[1,2],"😀"`},
 		{"$.y[?(@.length !== 2)]", `"",5,{"length":0},{"length":3}`},
 		{"$.y[?(@ === 'ab')]", `"ab"`},
+		{"$.a[(@.length-1)]", `30`},
+		{"$.a[( @.length - 3 )]", `10`},
+		{"$.a[(@.length-4)]", ``},
+		{"$.a[(@.length-0)]", ``},
+		{"$.a[(@.length)]", ``},
+		{"$.x[(@.length-1)]", ``},
+		{"$[(@.length-6)]", `"one"`},
+		{"$.y[0][(@.length-1)]", `"b"`},
+		{"$.y[5][(@.length-3)]", ``},
 	} {
 		x, err := Parse(tc.sel)
 		got := ""
