@@ -545,6 +545,19 @@ func (c *FIFOConn) write(b []byte) (int, error) {
 	return done, nil
 }
 
+// CloseWrite shuts down the sending side of the connection (FIN); reads go on.
+func (c *FIFOConn) CloseWrite() error {
+	if !c.ref.acquire() {
+		return c.opError("close", net.ErrClosed)
+	}
+	err := syscall.Shutdown(c.fd, syscall.SHUT_WR)
+	c.end()
+	if err != nil {
+		return c.opError("close", os.NewSyscallError("shutdown", err))
+	}
+	return nil
+}
+
 // Close closes the connection. Waiting reads and writes return an error that wraps
 // net.ErrClosed; the socket is closed when the last call in progress returns.
 func (c *FIFOConn) Close() error {

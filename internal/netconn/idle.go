@@ -277,6 +277,45 @@ type idleConn struct {
 	// was answered); head scans that request's header block (see framing.go).
 	next bool
 	head headScan
+	// linger makes Close read what the client is still sending before it closes (see
+	// LingerOnClose).
+	linger atomic.Bool
+}
+
+// lingerBytes and lingerTime bound what a lingering Close reads and how long it waits.
+const (
+	lingerBytes = 1 << 20
+	lingerTime  = 500 * time.Millisecond
+)
+
+// LingerOnClose makes the close of connection c (one an IdleListener accepted) graceful for an
+// answer given before the request was read in full (431: a header block too large): the
+// answer is followed by a FIN, and what the client is still sending is read and dropped (up
+// to 1 MiB, for at most half a second) before the socket closes. Closing a socket with unread
+// bytes sends a reset instead, and the client may lose the answer with it; node reads a
+// request's bytes as they come and closes after them.
+func LingerOnClose(c net.Conn) {
+	if ic := trackedConn(c); ic != nil {
+		ic.linger.Store(true)
+	}
+}
+
+// drain shuts the sending side of the TCP connection and reads what the client still sends,
+// as LingerOnClose says.
+func (c *idleConn) drain() {
+	cw, ok := c.raw.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	_ = c.raw.SetReadDeadline(time.Now().Add(lingerTime))
+	buf := make([]byte, 32<<10)
+	for total := 0; total < lingerBytes; {
+		n, err := c.raw.Read(buf)
+		total += n
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
@@ -335,6 +374,9 @@ func (c *rawConn) Read(b []byte) (int, error) {
 
 func (c *idleConn) Close() error {
 	c.once.Do(func() { c.l.forget(c) })
+	if c.linger.Swap(false) {
+		c.drain()
+	}
 	return c.Conn.Close()
 }
 

@@ -376,3 +376,55 @@ func TestRetryListener(t *testing.T) {
 		t.Fatal("Accept on a closed RetryListener returned a connection")
 	}
 }
+
+// An answer given before the request was read in full (431 for a header block too large) reaches
+// the client whole, followed by a FIN, however much of the request the client is still
+// sending: LingerOnClose reads it before closing. Closing with unread bytes sends a reset, and
+// the client lost the answer with it (node answers 431 and closes cleanly).
+func TestLingerOnClose(t *testing.T) {
+	for _, fifo := range []bool{false, true} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fifo {
+			if ln, err = ListenFIFO(ln.(*net.TCPListener)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		srv := &fasthttp.Server{
+			Handler:        TrackRequests(func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("ok") }),
+			ConnState:      IdleConnState,
+			Logger:         quietLogger{},
+			ReadBufferSize: 4096,
+			ErrorHandler: func(ctx *fasthttp.RequestCtx, _ error) {
+				ctx.SetStatusCode(fasthttp.StatusRequestHeaderFieldsTooLarge)
+				ctx.SetConnectionClose()
+				LingerOnClose(ctx.Conn())
+			},
+		}
+		il := newIdleListener(ln, ListenOptions{}, 10*time.Millisecond)
+		go func() { _ = srv.Serve(il) }()
+		c, err := net.Dial("tcp", il.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			// 256 KiB of header in pieces: most of it arrives after the answer.
+			_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: ")
+			piece := strings.Repeat("a", 16<<10)
+			for range 16 {
+				if _, err := io.WriteString(c, piece); err != nil {
+					return
+				}
+			}
+		}()
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got, err := io.ReadAll(c)
+		if err != nil || !strings.HasPrefix(string(got), "HTTP/1.1 431 ") {
+			t.Errorf("fifo %v: %q, %v; want the 431 and a clean close", fifo, got, err)
+		}
+		_ = c.Close()
+		_ = il.Shutdown(context.Background())
+	}
+}

@@ -343,10 +343,10 @@ func (c *corsAnswer) rest(h *fasthttp.ResponseHeader) {
 	}
 }
 
-// ErrorHandler answers a request fasthttp could not read as fasthttp does (408 or 431), or as
-// node does (400 without a body), except a body larger than maxBody: 413 with an error body in
-// Mountebank's shape. The
-// connection is closed after the answer.
+// ErrorHandler answers a request fasthttp could not read as node (so Mountebank) does, with a
+// status line and no body: 431 for a header block too large, 408 for one too slow to arrive,
+// 400 for anything else it cannot parse; except a body larger than maxBody: 413 with an error
+// body in Mountebank's shape. The connection is closed after the answer.
 func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
 	return func(ctx *fasthttp.RequestCtx, err error) {
 		var small *fasthttp.ErrSmallBuffer
@@ -355,16 +355,24 @@ func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
 		case errors.Is(err, fasthttp.ErrBodyTooLarge):
 			tooLarge(ctx, maxBody)
 		case errors.As(err, &small):
-			ctx.Error("Too big request header", fasthttp.StatusRequestHeaderFieldsTooLarge)
+			bare(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge)
+			// The rest of the header block is still coming: read it before closing, or
+			// the client may get a reset instead of the answer.
+			netconn.LingerOnClose(ctx.Conn())
 		case errors.As(err, &ne) && ne.Timeout():
-			ctx.Error("Request timeout", fasthttp.StatusRequestTimeout)
+			bare(ctx, fasthttp.StatusRequestTimeout)
 		default:
-			// node answers a request it cannot parse with a bare 400, no body.
-			ctx.Response.Reset()
-			ctx.SetStatusCode(fasthttp.StatusBadRequest)
-			ctx.SetConnectionClose()
+			bare(ctx, fasthttp.StatusBadRequest)
 		}
 	}
+}
+
+// bare answers status with no body and closes the connection, as node answers a request its
+// parser refused (fasthttp's own answers carry a text body).
+func bare(ctx *fasthttp.RequestCtx, status int) {
+	ctx.Response.Reset()
+	ctx.SetStatusCode(status)
+	ctx.SetConnectionClose()
 }
 
 // tooLarge answers 413 for a body past the limit and closes the connection: the client may
