@@ -635,6 +635,26 @@ func TestTranslateRegex(t *testing.T) {
 		{`\/`, "/", false, true},
 		{`a]`, "a]", false, true},
 		{`\0`, "\x00", false, true},
+		// Case-insensitive matches as V8 (no u flag) finds them, not RE2's folding.
+		{`^ß$`, "ẞ", true, false},
+		{`^ẞ$`, "ß", true, false},
+		{`^ß$`, "ß", true, true},
+		{`^k$`, "\u212a", true, false},
+		{`^K$`, "k", true, true},
+		{"^\u212a$", "K", true, false},
+		{`^s+$`, "Ss\u017f", true, false},
+		{`^s+$`, "SsS", true, true},
+		{`^å$`, "Å", true, true},
+		{`^å$`, "\u212b", true, false},
+		{`^ω$`, "\u2126", true, false},
+		{`^ω$`, "Ω", true, true},
+		{`^θ$`, "ϑ", true, true},
+		{`^ɤ$`, "\ua7cb", true, true},
+		{`^𐐀$`, "𐐨", true, false},
+		{`^ΟΔΟΣ$`, "οδος", true, true},
+		{`^ΟΔΟΣ$`, "οδοσ", true, true},
+		{`^straße$`, "STRASSE", true, false},
+		{`^(ks){2}$`, "KSks", true, true},
 	}
 	for _, tt := range tests {
 		re, err := compileJSRegex(tt.src, tt.ic)

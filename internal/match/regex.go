@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
 
@@ -99,6 +101,18 @@ func translateRegex(src string, ignoreCase bool) (string, error) {
 			b.WriteString(`\}`)
 		case c == ']':
 			b.WriteString(`\]`)
+		case ignoreCase && (c >= utf8.RuneSelf || c|0x20 == 'k' || c|0x20 == 's'):
+			// A character whose case-insensitive matches differ from RE2's folding (jsFold;
+			// characters past the BMP never match another case in JavaScript without u).
+			r, size := utf8.DecodeRuneInString(src[i:])
+			if set, ok := jsFold[r]; ok {
+				b.WriteString("(?-i:[" + set + "])")
+			} else if r > 0xFFFF && unicode.SimpleFold(r) != r {
+				b.WriteString("(?-i:" + string(r) + ")")
+			} else {
+				b.WriteString(src[i : i+size])
+			}
+			i += size - 1
 		default:
 			b.WriteByte(c)
 		}
