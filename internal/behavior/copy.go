@@ -333,12 +333,24 @@ func compileCopy(cfg *config.Object) step {
 }
 
 func (s *copyStep) apply(_ context.Context, a *applyState) error {
-	vals, err := s.sel.values(s.from.get(a.request()))
+	from := s.from.get(a.request())
+	query := a.query()
+	if stringsQuery(s.sel, from, query) {
+		return errPrimitive
+	}
+	vals, err := s.sel.values(from)
 	if err != nil {
 		return err
 	}
 	if len(vals) == 0 {
 		return nil
+	}
+	if query != nil {
+		for _, v := range vals {
+			if v == config.Value(query) {
+				return errPrimitive
+			}
+		}
 	}
 	// Each value's text is made when a field first names it: `$..*` can select thousands of
 	// values nested in each other, and writing them all out is quadratic in the body.
@@ -363,6 +375,25 @@ func (s *copyStep) apply(_ context.Context, a *applyState) error {
 	})
 	return nil
 }
+
+// query is the request's query object. It has no prototype in Mountebank (querystring.parse):
+// turning it into a string throws (errPrimitive), as a regex does with it (RegExp.exec) and as
+// putting it in place of a token or comparing it as a lookup key does (a jsonpath `$`
+// selects it).
+func (a *applyState) query() *config.Object {
+	q, _ := member(a.request(), "query").(*config.Object)
+	return q
+}
+
+// stringsQuery reports whether sel turns from into a string and from is the query object.
+func stringsQuery(sel selector, from config.Value, query *config.Object) bool {
+	_, isRegex := sel.(regexSelector)
+	return isRegex && query != nil && from == config.Value(query)
+}
+
+// errPrimitive is node's TypeError for String() of an object without a prototype.
+var errPrimitive = &config.Error{Raw: config.NewObject(
+	"message", "Cannot convert object to primitive value", "name", "TypeError")}
 
 // joinText is what str.split(token).join(value) puts in place of the token: String(value), or
 // "," when value is undefined (join's default separator).

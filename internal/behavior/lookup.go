@@ -169,11 +169,18 @@ func (t *csvTable) row(keyColumn, key string) *config.Object {
 }
 
 func (s *lookupStep) apply(_ context.Context, a *applyState) error {
-	vals, err := s.sel.values(s.from.get(a.request()))
+	from, query := s.from.get(a.request()), a.query()
+	if stringsQuery(s.sel, from, query) {
+		return errPrimitive
+	}
+	vals, err := s.sel.values(from)
 	if err != nil {
 		return err
 	}
 	key := "undefined" // keyValues[index] is undefined when nothing was selected
+	if s.index < len(vals) && query != nil && vals[s.index] == config.Value(query) {
+		return errPrimitive
+	}
 	if s.index < len(vals) {
 		key = jsvalue.String(vals[s.index]) // String(key), as localeCompare reads it
 	}
