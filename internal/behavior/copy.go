@@ -17,6 +17,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsonpath"
 	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/xmldoc"
 )
 
@@ -57,13 +58,14 @@ func compileSelector(using *config.Object) selector {
 		if jsvalue.Truthy(get(opts, "multiline")) {
 			flags += "m"
 		}
-		expr := sel
-		if flags != "" {
-			expr = "(?" + flags + ")" + sel
-		}
-		re, err := regexp.Compile(expr)
+		// The pattern is JavaScript's (no u flag): translated to RE2 with the same meaning ('.',
+		// \s, $, case folding, [^], identity escapes), as predicates translate theirs.
+		expr, err := match.TranslateRegex(sel, strings.Contains(flags, "i"), strings.Contains(flags, "m"))
 		if err == nil {
-			return regexSelector{re: re}
+			var re *regexp.Regexp
+			if re, err = regexp.Compile(expr); err == nil {
+				return regexSelector{re: re}
+			}
 		}
 		if ecma := compileECMAScript(sel, flags); ecma != nil {
 			return regexSelector{ecma: ecma}

@@ -25,6 +25,17 @@ const jsSpaceClass = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}
 // into RE2 syntax with the same meaning, or fails for constructs RE2 cannot
 // express (backreferences, lookaround).
 func translateRegex(src string, ignoreCase bool) (string, error) {
+	return translate(src, ignoreCase, false)
+}
+
+// TranslateRegex is translateRegex for the other places Mountebank runs a JavaScript regular
+// expression (a copy or lookup behavior's regex, whose options may also set the m flag: ^ and $
+// then match at line ends, \n only here).
+func TranslateRegex(src string, ignoreCase, multiline bool) (string, error) {
+	return translate(src, ignoreCase, multiline)
+}
+
+func translate(src string, ignoreCase, multiline bool) (string, error) {
 	var b strings.Builder
 	if ignoreCase {
 		b.WriteString("(?i)")
@@ -76,8 +87,12 @@ func translateRegex(src string, ignoreCase bool) (string, error) {
 			// A leading ']' is not special in RE2 but closes the class in JavaScript: [] handled above.
 		case c == '.':
 			b.WriteString(`[^\n\r\x{2028}\x{2029}]`)
+		case c == '$' && multiline:
+			b.WriteString(`(?m:$)`)
 		case c == '$':
 			b.WriteString(`\z`)
+		case c == '^' && multiline:
+			b.WriteString(`(?m:^)`)
 		case c == '(':
 			if strings.HasPrefix(src[i:], "(?=") || strings.HasPrefix(src[i:], "(?!") ||
 				strings.HasPrefix(src[i:], "(?<=") || strings.HasPrefix(src[i:], "(?<!") {
@@ -101,9 +116,12 @@ func translateRegex(src string, ignoreCase bool) (string, error) {
 			b.WriteString(`\}`)
 		case c == ']':
 			b.WriteString(`\]`)
-		case ignoreCase && (c >= utf8.RuneSelf || c|0x20 == 'k' || c|0x20 == 's'):
+		case ignoreCase && c >= utf8.RuneSelf:
 			// A character whose case-insensitive matches differ from RE2's folding (jsFold;
 			// characters past the BMP never match another case in JavaScript without u).
+			// ASCII letters keep RE2's folding, so that a pattern's literal prefix still
+			// serves the prefix shortcut (anchoredPrefix): k and s then also match the
+			// Kelvin sign and the long s, which JavaScript's do not.
 			r, size := utf8.DecodeRuneInString(src[i:])
 			if set, ok := jsFold[r]; ok {
 				b.WriteString("(?-i:[" + set + "])")
