@@ -352,16 +352,23 @@ func validRepeat(v Value) bool {
 }
 
 // Repeat returns how many times a response is used before moving on (Mountebank's repeat, default 1).
+// Mountebank counts `for (j = 0; j < repeat; j++)`, so a fraction counts up (1.5 is used
+// twice, "2.5" three times, 0.5 once).
 func Repeat(response *Object) int {
+	var f float64
 	switch t := mustGet(response, "repeat").(type) {
 	case float64:
-		if t >= 1 && t < math.MaxInt32 {
-			return int(t)
-		}
+		f = t
 	case string:
-		if n, ok := jsvalue.ParseInt(t); ok && n >= 1 && n < math.MaxInt32 {
-			return int(n)
+		if _, ok := jsvalue.ParseInt(t); !ok {
+			return 1
 		}
+		f = jsvalue.Number(t)
+	default:
+		return 1
+	}
+	if f > 0 && f < math.MaxInt32 {
+		return int(math.Ceil(f))
 	}
 	return 1
 }
