@@ -44,6 +44,17 @@ func renderTemplate(file string) (string, error) {
 	native := vm.NewObject()
 	_ = native.Set("maxBytes", DefaultMemoryLimit)
 	installGuards(vm, vm.GlobalObject(), native)
+	// Node's process.env: templates read the environment with it (<%= process.env.PORT %>, as
+	// in Mountebank in Action's listing 6.4); each value a string, an unset name undefined.
+	env := vm.NewObject()
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			_ = env.Set(k, v)
+		}
+	}
+	process := vm.NewObject()
+	_ = process.Set("env", env)
+	_ = vm.Set("process", process)
 	timer := time.AfterFunc(ejsTimeout, func() { vm.Interrupt("config template took longer than " + ejsTimeout.String()) })
 	defer timer.Stop()
 	r := &ejsRenderer{vm: vm, root: file}

@@ -81,6 +81,22 @@ func TestRenderEJSWithoutTags(t *testing.T) {
 	}
 }
 
+// TestRenderEJSProcessEnv: a template reads the environment through Node's process.env, as
+// mb's templates can (Mountebank in Action's listing 6.4 takes a client id from it).
+func TestRenderEJSProcessEnv(t *testing.T) {
+	t.Setenv("MOCKD_EJS_TEST_ID", "79553235751bfcb87654")
+	p := filepath.Join(t.TempDir(), "t.ejs")
+	tmpl := `{"id": "<%= process.env.MOCKD_EJS_TEST_ID %>", "unset": "<%= process.env.MOCKD_EJS_UNSET %>", "type": "<%= typeof process.env.MOCKD_EJS_TEST_ID %>"}`
+	if err := os.WriteFile(p, []byte(tmpl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := RenderEJS(p)
+	want := `{"id": "79553235751bfcb87654", "unset": "", "type": "string"}`
+	if err != nil || got != want {
+		t.Errorf("got %q (%v), want %q", got, err, want)
+	}
+}
+
 func FuzzRenderEJS(f *testing.F) {
 	for _, s := range []string{`{"a": "<%= 1 + 1 %>"}`, "<% for (var i=0;i<3;i++) { -%>x<% } %>", "<%% <%# c %> <%- 'raw' _%>  ", "<%", "%>", "<%= %>"} {
 		f.Add(s)
