@@ -630,7 +630,20 @@ func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, err
 	}
 	v, err := fn(goja.Undefined(), arg, rt.logger)
 	if err != nil {
+		var ie *goja.InterruptedError
+		if errors.As(err, &ie) {
+			return false, limitError{injectionError("invalid end of request injection", src, err)}
+		}
 		return false, injectionError("invalid end of request injection", src, err)
 	}
 	return v.ToBoolean(), nil
 }
+
+// limitError is an end-of-request resolver's failure by the time or memory limit: ScriptLimit
+// tells the tcp server (which runs the resolver again for every packet, each time for the whole
+// --script-timeout) to close the connection.
+type limitError struct{ err *config.Error }
+
+func (e limitError) Error() string     { return e.err.Error() }
+func (e limitError) Unwrap() error     { return e.err }
+func (e limitError) ScriptLimit() bool { return true }

@@ -193,3 +193,31 @@ func TestTCPScripts(t *testing.T) {
 		t.Errorf("the joined request was not recorded as one:\n%s", body)
 	}
 }
+
+// TestLoopingResolverClosesTheConnection: a tcp imposter's endOfRequestResolver runs again for
+// every packet; one that loops cost --script-timeout per packet for as long as the client kept
+// sending (the connection stayed until --idle-timeout). Once the time limit stops it, the
+// connection is closed, and the imposter and the admin API go on answering.
+func TestLoopingResolverClosesTheConnection(t *testing.T) {
+	s := start(t, "--allowInjection", "--script-timeout", "300ms", "--idle-timeout", "10m")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"tcp","port":%d,"endOfRequestResolver":{"inject":"function (data) { while (true) {} }"},"stubs":[{"responses":[{"is":{"data":"x"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("packet")); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute)) // a bound for a broken build, not a measure
+	if n, err := c.Read(make([]byte, 16)); err != io.EOF {
+		t.Fatalf("read after the resolver timed out: %d bytes, %v; want the connection closed (EOF)", n, err)
+	}
+	if status, _, _ := do(t, "GET", s.Admin+"/imposters", ""); status != 200 {
+		t.Errorf("the admin API answers %d", status)
+	}
+}

@@ -34,8 +34,9 @@ type server struct {
 	im     *imposter.Imposter
 	binary bool
 	// endOfRequest decides whether the bytes received so far make a whole request; nil means
-	// every packet is one (Mountebank's default).
-	endOfRequest func(data []byte) bool
+	// every packet is one (Mountebank's default). stop: the resolver was stopped by a script
+	// limit, and the connection is closed.
+	endOfRequest func(data []byte) (done, stop bool)
 	maxRequest   int
 
 	netconn.Server
@@ -50,13 +51,16 @@ func newServer(im *imposter.Imposter) *server {
 		if js == nil {
 			im.Log().Warn("endOfRequestResolver needs --allowInjection; every packet is a request")
 		} else {
-			s.endOfRequest = func(data []byte) bool {
+			s.endOfRequest = func(data []byte) (done, stop bool) {
 				done, err := js.EndOfRequest(source, data, s.binary)
 				if err != nil {
 					im.Log().Error("injection X=> " + err.Error())
-					return false
+					// A resolver the time or memory limit stopped would run again, as long, for
+					// every packet: the connection is closed instead.
+					var l interface{ ScriptLimit() bool }
+					return false, errors.As(err, &l) && l.ScriptLimit()
 				}
-				return done
+				return done, false
 			}
 		}
 	}
@@ -81,7 +85,15 @@ func (s *server) handle(conn net.Conn) {
 				im.Log().Warn("tcp request too large; closing the connection", "client", conn.RemoteAddr().String(), "bytes", len(pending))
 				return
 			}
-			if s.endOfRequest == nil || s.endOfRequest(pending) {
+			done, stop := true, false
+			if s.endOfRequest != nil {
+				done, stop = s.endOfRequest(pending)
+			}
+			if stop {
+				im.Log().Warn("endOfRequestResolver stopped by a script limit; closing the connection", "client", conn.RemoteAddr().String())
+				return
+			}
+			if done {
 				payload := pending
 				pending = nil
 				if !s.respond(conn, payload) {
@@ -201,7 +213,15 @@ func (s *server) proxy(req *request.Request, addr, to string) (*config.Object, *
 		n, err := conn.Read(buf)
 		if n > 0 {
 			got = append(got, buf[:n]...)
-			if s.endOfRequest == nil || s.endOfRequest(got) {
+			done, stop := true, false
+			if s.endOfRequest != nil {
+				done, stop = s.endOfRequest(got)
+			}
+			if stop {
+				return nil, config.NewObject("code", "invalid proxy", "message",
+					fmt.Sprintf("the endOfRequestResolver was stopped by a script limit reading the answer of %s", quoteJS(to)))
+			}
+			if done {
 				break
 			}
 			if len(got) > s.maxRequest { // an answer the resolver never ends is not kept whole
