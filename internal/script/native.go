@@ -756,9 +756,12 @@ func (f *nativeFn) begin(r *request.Request, inject, pristine bool) *ncall {
 	c.reqKeys = requestKeys(r)
 	c.hasReq = configHasRequest(r)
 	c.inject = inject
-	c.cfg = nobj{kind: objConfig}
-	c.logger = nobj{kind: objOpaque}
-	c.reqObj = nobj{kind: objRequest}
+	if c.cfg.kind != objConfig {
+		// The first call on this state. config, the logger and config.request are never
+		// changed by a call (only objects of the response are: see set), nor hold anything
+		// of it: they are made once, and release leaves them.
+		c.cfg, c.logger, c.reqObj = nobj{kind: objConfig}, nobj{kind: objOpaque}, nobj{kind: objRequest}
+	}
 	if cap(c.slots) < f.nslots {
 		c.slots = make([]nval, f.nslots)
 	}
@@ -814,7 +817,7 @@ func (c *ncall) release() {
 	clear(c.objs[:c.nobjs])
 	c.nobjs = 0
 	c.req, c.reqKeys, c.slab = nil, nil, nil
-	c.cfg, c.root, c.logger, c.reqObj = nobj{}, nobj{}, nobj{}, nobj{}
+	c.root = nobj{} // cfg, logger and reqObj stay as begin made them
 	c.ret = nval{}
 	clear(c.lits)
 	clear(c.fixes)

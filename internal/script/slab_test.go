@@ -2,6 +2,7 @@ package script
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -131,4 +132,39 @@ func TestSlabCountsNativeCalls(t *testing.T) {
 		t.Errorf("a slab from the pool counts %d", n)
 	}
 	slab.Release()
+}
+
+// TestCallStateKeepsItsArguments: config, the logger and config.request of a call's state are
+// made at its first call and left by release: no call changes them, also one that tries to
+// (assigning to config or to config.request gives up to goja) on the state the next call takes.
+func TestCallStateKeepsItsArguments(t *testing.T) {
+	r := nativeRequests()[0]
+	s := AttachSlab(r)
+	defer s.Release()
+	resp := config.NewObject("body", "b")
+	for _, src := range []string{
+		`(config) => { config.response.body = 'x'; config.y = 1; }`,
+		`(config) => { config.request.y = config.response.body; }`,
+		`(config, response, logger) => { logger.x = 1; }`,
+		`(config) => { config.response.body = config.response.body + config.request.method; }`,
+	} {
+		fn := compileNative(src)
+		if fn == nil {
+			t.Fatalf("%s: not native", src)
+		}
+		fn.run(r, resp, true)
+		if c := &s.call; !reflect.DeepEqual(c.cfg, nobj{kind: objConfig}) || !reflect.DeepEqual(c.logger, nobj{kind: objOpaque}) ||
+			!reflect.DeepEqual(c.reqObj, nobj{kind: objRequest}) || !reflect.DeepEqual(c.root, nobj{}) {
+			t.Fatalf("%s: call state after release: %+v %+v %+v %+v", src, c.cfg, c.logger, c.reqObj, c.root)
+		}
+	}
+	if got, ok := compileNative(`(config) => { config.response.body = config.response.body + config.request.method; }`).run(r, resp, true); !ok || jsvalueString(got, "body") != "b"+r.Method {
+		t.Errorf("after the others: %v %v", got, ok)
+	}
+}
+
+func jsvalueString(o *config.Object, key string) string {
+	v, _ := o.Get(key)
+	s, _ := v.(string)
+	return s
 }
