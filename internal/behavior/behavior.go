@@ -38,6 +38,9 @@ type Compiled struct {
 	log   *slog.Logger
 	// memo is the owner's: see Memo.
 	memo atomic.Value
+	// decorates and keeps are what Decorates returns, counted once by Compile.
+	decorates int
+	keeps     bool
 }
 
 // Memo is a slot the response that owns c keeps what it learns from the answers c builds in
@@ -72,6 +75,11 @@ func (c *Compiled) Decorates() (n int, ok bool) {
 	if c == nil {
 		return 0, true
 	}
+	return c.decorates, c.keeps
+}
+
+// countDecorates is Decorates, counted over the steps.
+func (c *Compiled) countDecorates() (n int, ok bool) {
 	for _, s := range c.steps {
 		switch s.(type) {
 		case *decorateStep:
@@ -152,6 +160,7 @@ func Compile(behaviors []any, opts Options) (*Compiled, error) {
 			}
 		}
 	}
+	c.decorates, c.keeps = c.countDecorates()
 	return c, nil
 }
 

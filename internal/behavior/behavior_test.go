@@ -436,3 +436,32 @@ func TestSelectJSONPathOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDecorates: the decorate steps counted when every step is a wait or a decorate, whatever
+// their order and however they are grouped; none (and not ok) with a step that reads the
+// request without a script.
+func TestDecorates(t *testing.T) {
+	dec := "(config) => { config.response.body = 'x'; }"
+	for _, tc := range []struct {
+		behaviors []any
+		n         int
+		ok        bool
+	}{
+		{[]any{config.NewObject("decorate", dec)}, 1, true},
+		{[]any{config.NewObject("wait", 5.0, "decorate", dec), config.NewObject("decorate", dec)}, 2, true},
+		{[]any{config.NewObject("wait", 5.0)}, 0, true},
+		{[]any{config.NewObject("decorate", dec), config.NewObject("copy", config.NewObject("from", "body", "into", "X", "using", config.NewObject("method", "regex", "selector", ".*")))}, 0, false},
+		{[]any{config.NewObject("shellTransform", "cat"), config.NewObject("decorate", dec)}, 0, false},
+	} {
+		comp, err := Compile(tc.behaviors, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, ok := comp.Decorates(); n != tc.n || ok != tc.ok {
+			t.Errorf("%s: Decorates() = %d %v, want %d %v", config.MarshalJSON(tc.behaviors, 0), n, ok, tc.n, tc.ok)
+		}
+	}
+	if n, ok := (*Compiled)(nil).Decorates(); n != 0 || !ok {
+		t.Errorf("nil: %d %v", n, ok)
+	}
+}
