@@ -18,6 +18,16 @@ import (
 // the start instead of hanging it.
 const ejsTimeout = 10 * time.Second
 
+// stripSemi drops an output tag's trailing semicolon, as EJS 2 does (`<%- stringify(filename,
+// 'cert.pem'); %>`, Mountebank in Action's listing 3.10).
+func stripSemi(code string) string {
+	t := strings.TrimRight(code, " \t\r\n")
+	if strings.HasSuffix(t, ";") {
+		return t[:len(t)-1] + code[len(t):]
+	}
+	return code
+}
+
 // maxIncludeDepth stops templates that include themselves.
 const maxIncludeDepth = 32
 
@@ -191,9 +201,9 @@ func (r *ejsRenderer) compile(file, text string, locals *goja.Object, depth int)
 		switch kind {
 		case '#':
 		case '=':
-			fmt.Fprintf(&b, "__out += escapeFn(%s);\n", code)
+			fmt.Fprintf(&b, "__out += escapeFn(%s);\n", stripSemi(code))
 		case '-':
-			fmt.Fprintf(&b, "__out += (%s);\n", code)
+			fmt.Fprintf(&b, "__out += (%s);\n", stripSemi(code))
 		default:
 			if m := legacyInclude.FindStringSubmatch(code); m != nil {
 				// The legacy directive shares the including template's variables.

@@ -97,6 +97,17 @@ func TestRenderEJSProcessEnv(t *testing.T) {
 	}
 }
 
+// TestRenderEJSOutputSemicolon: an output tag may end with a semicolon, which EJS 2 drops.
+func TestRenderEJSOutputSemicolon(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.ejs")
+	if err := os.WriteFile(p, []byte(`<%- 'a' + 1; %>|<%= "<b>" ;  %>|<%- 2 %>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := RenderEJS(p); err != nil || got != "a1|&lt;b&gt;|2" {
+		t.Errorf("got %q (%v)", got, err)
+	}
+}
+
 func FuzzRenderEJS(f *testing.F) {
 	for _, s := range []string{`{"a": "<%= 1 + 1 %>"}`, "<% for (var i=0;i<3;i++) { -%>x<% } %>", "<%% <%# c %> <%- 'raw' _%>  ", "<%", "%>", "<%= %>"} {
 		f.Add(s)
