@@ -203,8 +203,12 @@ func (r *Registry) Build(def *config.Imposter) (*Imposter, error) {
 }
 
 // ReplaceAll stops the running imposters and starts news (built with Build). Ports named twice
-// are refused before anything changes. When a new imposter cannot start, the ones started are
-// stopped and the error returned; the old set is gone then, as in Mountebank.
+// are refused before anything changes. The new imposters on ports no running imposter holds are
+// started first, so a port another process holds (EADDRINUSE) or a host that cannot be bound is
+// refused while the running imposters still serve, and they stay as they were (Mountebank has
+// deleted them by then). Only then are the running ones stopped and the rest started; when one of
+// those cannot start (its port taken in between), the ones started are stopped and the error
+// returned, and the old set is gone, as in Mountebank.
 func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 	r.change.Lock()
 	defer r.change.Unlock()
@@ -217,16 +221,35 @@ func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 			seen[im.port] = true
 		}
 	}
-	r.deleteAllLocked()
-	var started []*Imposter
-	for _, im := range news {
-		if err := im.Start(); err != nil {
-			for _, s := range started {
-				r.stop(s)
-			}
-			return nil, err
+	r.mu.Lock()
+	held := make(map[int]bool, len(r.byPort))
+	for port := range r.byPort {
+		held[port] = true
+	}
+	r.mu.Unlock()
+	started := make([]*Imposter, 0, len(news))
+	fail := func(err error) ([]*Imposter, error) {
+		for _, s := range started {
+			r.stop(s)
 		}
-		started = append(started, im)
+		return nil, err
+	}
+	for _, im := range news {
+		if im.port == 0 || !held[im.port] {
+			if err := im.Start(); err != nil {
+				return fail(err)
+			}
+			started = append(started, im)
+		}
+	}
+	r.deleteAllLocked()
+	for _, im := range news {
+		if im.port != 0 && held[im.port] {
+			if err := im.Start(); err != nil {
+				return fail(err)
+			}
+			started = append(started, im)
+		}
 	}
 	r.mu.Lock()
 	for _, im := range started {
@@ -234,7 +257,7 @@ func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 	}
 	r.relist()
 	r.mu.Unlock()
-	return started, nil
+	return news, nil // every one started, in the order given
 }
 
 // start starts im and lists it on its port (the caller holds r.change).

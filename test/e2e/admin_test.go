@@ -23,6 +23,15 @@ func TestBadInputChangesNothing(t *testing.T) {
 		t.Fatalf("create: %d %s", status, body)
 	}
 	_, _, before := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+	// A port another process holds: a PUT naming it fails and the running imposter stays (it is
+	// started on its own port only once every port it does not hold could be bound).
+	busy := listenFree(t)
+	holder, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(busy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	put := fmt.Sprintf(`{"imposters":[{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"replaced"}}]}]},{"protocol":"http","port":%d}]}`, port, busy)
 
 	bad := []struct {
 		method, path, body string
@@ -37,6 +46,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"PUT", fmt.Sprintf("/imposters/%d/stubs/5", port), `{"responses":[{"is":{}}]}`, 404, "bad data"},
 		{"POST", fmt.Sprintf("/imposters/%d/stubs", port), `{"stub":{"responses":[{"inject":"function(){}"}]}}`, 400, "invalid injection"},
 		{"GET", "/imposters/1", ``, 404, "no such resource"},
+		{"PUT", "/imposters", put, 400, "EADDRINUSE"}, // Mountebank has deleted the running ones by then
 	}
 	for _, b := range bad {
 		status, _, body := do(t, b.method, s.Admin+b.path, b.body)
