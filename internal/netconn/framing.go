@@ -2,6 +2,7 @@ package netconn
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 
 	"github.com/valyala/fasthttp"
@@ -46,6 +47,11 @@ type headScan struct {
 	saved   []byte
 	host    [2]int
 	hostSet bool
+	// plain is the last first-Host line (name, colon and value) found plain on this
+	// connection: clients send the same one with every request, and a line equal to it needs
+	// no look at its value (begin keeps it).
+	plain    [64]byte
+	plainLen int
 }
 
 // hostFix is a Host line rewritten in place: its offset in the header block and its original
@@ -70,7 +76,9 @@ func startsRequest(b []byte) bool {
 
 // begin starts scanning a request whose first bytes are b.
 func (h *headScan) begin(b []byte) {
-	*h = headScan{active: startsRequest(b), fixes: h.fixes[:0], saved: h.saved[:0]}
+	h.active = startsRequest(b)
+	h.lines, h.open, h.lastCR, h.at, h.head, h.hosts = 0, 0, false, 0, 0, 0
+	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
 }
 
 // feed scans the next bytes of the request, buf[:n], rewriting its Host lines in place as
@@ -80,45 +88,48 @@ func (h *headScan) feed(buf []byte, n int) (m int, done, bad bool) {
 	if !h.active {
 		return n, true, false
 	}
-	p := 0
+	// The state lives in locals while the lines go by; h.at counts the bytes before this
+	// read until it ends.
+	p, open, lastCR, lines := 0, h.open, h.lastCR, h.lines
 	for {
 		i := bytes.IndexByte(buf[p:n], '\n')
 		if i < 0 {
 			if p < n {
-				h.open += n - p
-				h.lastCR = buf[n-1] == '\r'
+				open += n - p
+				lastCR = buf[n-1] == '\r'
 			}
-			h.at += n - p
+			h.open, h.lastCR, h.lines = open, lastCR, lines
+			h.at += n
 			if h.at > maxHeadScan {
 				h.active = false
 				return n, true, false
 			}
 			return n, false, false
 		}
-		cr := (i > 0 && buf[p+i-1] == '\r') || (i == 0 && h.lastCR)
-		length := h.open + i
-		if cr {
-			length--
-		}
+		cr := (i > 0 && buf[p+i-1] == '\r') || (i == 0 && lastCR)
 		if !cr {
 			h.active = false
 			return n, true, true
 		}
-		h.lines++
-		if length == 0 && h.lines > 1 {
-			h.active = false
+		length := open + i - 1
+		lines++
+		if lines == 1 {
+			h.head = h.at + p + i + 1
+		} else if length == 0 {
+			h.active, h.lines = false, lines
 			return n, true, false
+		} else if open == 0 && length >= 5 && buf[p+4] == ':' &&
+			binary.LittleEndian.Uint32(buf[p:])|0x20202020 == 'h'|'o'<<8|'s'<<16|'t'<<24 {
+			if h.hosts == 0 && h.plainLen == length && string(buf[p:p+length]) == string(h.plain[:length]) {
+				h.hosts = 1 // the plain Host line of the connection's last request
+			} else {
+				h.lines = lines
+				var grown int
+				n, grown = h.tidyHost(buf, n, p, length)
+				i += grown
+			}
 		}
-		if h.lines == 1 {
-			h.head = h.at + i + 1
-		} else if h.open == 0 && length >= 5 && buf[p+4] == ':' && buf[p]|0x20 == 'h' &&
-			buf[p+1]|0x20 == 'o' && buf[p+2]|0x20 == 's' && buf[p+3]|0x20 == 't' {
-			var grown int
-			n, grown = h.tidyHost(buf, n, p, length)
-			i += grown
-		}
-		h.open, h.lastCR = 0, false
-		h.at += i + 1
+		open, lastCR = 0, false
 		p += i + 1
 	}
 }
@@ -133,7 +144,7 @@ func (h *headScan) feed(buf []byte, n int) (m int, done, bad bool) {
 // It returns the new length of buf's contents and how many bytes the line grew.
 func (h *headScan) tidyHost(buf []byte, n, p, length int) (int, int) {
 	h.hosts++
-	off := h.at - h.head
+	off := h.at + p - h.head
 	if h.hosts > 1 {
 		h.save(buf[p:p+4], off, 0)
 		buf[p] = 'X'
@@ -148,6 +159,9 @@ func (h *headScan) tidyHost(buf []byte, n, p, length int) (int, int) {
 		v1--
 	}
 	if plainHost(buf[v0:v1]) {
+		if length <= len(h.plain) {
+			h.plainLen = copy(h.plain[:], buf[p:p+length])
+		}
 		return n, 0
 	}
 	for _, c := range buf[v0:v1] {

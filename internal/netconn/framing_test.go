@@ -314,6 +314,39 @@ func TestTidyHostNoRoom(t *testing.T) {
 	}
 }
 
+// TestTidyHostSameConnection: the requests of one connection share a headScan, which keeps the
+// last plain Host line to skip looking at it again; a later request with a second Host or an
+// odd value is still rewritten, and a plain one is not.
+func TestTidyHostSameConnection(t *testing.T) {
+	var h headScan
+	for i, tc := range []struct {
+		head    string
+		rewrite bool
+	}{
+		{"Host: a:1\r\n", false},
+		{"Host: a:1\r\n", false},
+		{"Host: a:1\r\nHost: a:1\r\n", true},
+		{"X: y\r\nHost: a:1\r\n", false},
+		{"Host: a:12\r\n", false},
+		{"Host: localhost: 2525\r\n", true},
+		{"Host: a:12\r\n", false},
+		{"host: a:12\r\n", false},
+		{"Host: a:12\r\nhost: a:12\r\n", true},
+	} {
+		in := "GET /x HTTP/1.1\r\n" + tc.head + "\r\n"
+		buf := make([]byte, len(in)+8)
+		n := copy(buf, in)
+		h.begin(buf[:n])
+		m, done, bad := h.feed(buf, n)
+		if !done || bad {
+			t.Fatalf("%d %q: done %v bad %v", i, in, done, bad)
+		}
+		if got := string(buf[:m]) != in; got != tc.rewrite || (len(h.fixes) > 0) != tc.rewrite {
+			t.Errorf("%d %q: rewritten %v (%q, %d fixes), want %v", i, in, got, buf[:m], len(h.fixes), tc.rewrite)
+		}
+	}
+}
+
 // BenchmarkHeadScan is what the header-block scan costs the first read of every request (bench/'s
 // simple request: nothing to rewrite).
 func BenchmarkHeadScan(b *testing.B) {
