@@ -119,4 +119,18 @@ func TestEndOfRequestBinaryBuffer(t *testing.T) {
 	if err != nil || !got {
 		t.Errorf("text mode: %v, %v", got, err)
 	}
+	// The Buffer mockd makes (goja's Uint8Array given Buffer.prototype, not through the checked
+	// constructors) is a Buffer in every way a script can tell.
+	const isBuffer = `function (d) {
+		const s = d.slice(1);
+		return d instanceof Buffer && d instanceof Uint8Array && Buffer.isBuffer(d) && d.constructor === Buffer &&
+			Object.getPrototypeOf(d) === Buffer.prototype && d.toString('hex') === '00ff41' && d.length === 3 &&
+			s instanceof Buffer && s.toString() === '\ufffdA' && JSON.stringify(d) === '{"type":"Buffer","data":[0,255,65]}' &&
+			d.equals(Buffer.from([0, 255, 65])) && d.readUInt16BE(1) === 65345 && new Buffer(2).length === 2;
+	}`
+	for _, src := range []string{isBuffer, "function (d) { return new ArrayBuffer(8).byteLength === 8 && (" + isBuffer + ")(d); }"} {
+		if got, err := s.EndOfRequest(src, []byte{0, 255, 65}, true); err != nil || !got {
+			t.Errorf("%s: %v, %v", src, got, err)
+		}
+	}
 }

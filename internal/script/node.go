@@ -16,6 +16,7 @@ func (rt *runtime) installNode(g, native *goja.Object, modules goja.Value) {
 	rt.socketNatives(native)
 	rt.httpNatives(native)
 	rt.fsNatives(native)
+	rt.rawUint8Array, _ = goja.AssertConstructor(g.Get("Uint8Array"))
 	installGuards(rt.vm, g, native)
 	v, err := rt.vm.RunProgram(nodePrelude())
 	if err != nil {
@@ -26,12 +27,28 @@ func (rt *runtime) installNode(g, native *goja.Object, modules goja.Value) {
 		panic("BUG: node prelude: " + err.Error())
 	}
 	rt.installInspect(g, native, modules)
+	if b, ok := g.Get("Buffer").(*goja.Object); ok {
+		rt.bufferProto, _ = b.Get("prototype").(*goja.Object)
+	}
 }
 
-// newBuffer returns a Buffer holding a copy of b.
+// newBuffer returns a Buffer holding a copy of b. Once node's additions are installed, it is
+// goja's Uint8Array given Buffer.prototype, as new Buffer(arrayBuffer) makes it: the checked
+// constructors (guardSource) cost ~26 allocations a call, and b's size is mockd's to bound.
 func (rt *runtime) newBuffer(b []byte) goja.Value {
+	ab := rt.vm.ToValue(rt.vm.NewArrayBuffer(append([]byte(nil), b...)))
+	if rt.rawUint8Array != nil && rt.bufferProto != nil {
+		o, err := rt.rawUint8Array(nil, ab)
+		if err != nil {
+			panic("BUG: new Uint8Array: " + err.Error())
+		}
+		if err := o.SetPrototype(rt.bufferProto); err != nil {
+			panic("BUG: Buffer prototype: " + err.Error())
+		}
+		return o
+	}
 	ctor, _ := goja.AssertConstructor(rt.vm.Get("Buffer"))
-	v, err := ctor(nil, rt.vm.ToValue(rt.vm.NewArrayBuffer(append([]byte(nil), b...))))
+	v, err := ctor(nil, ab)
 	if err != nil {
 		panic("BUG: new Buffer: " + err.Error())
 	}

@@ -60,6 +60,12 @@ type runtime struct {
 	// JSON.parse and JSON.stringify, for a state shared through a store (see shared.go).
 	jsonParse, jsonStringify goja.Callable
 
+	// rawUint8Array is goja's own Uint8Array constructor and bufferProto Buffer.prototype, set
+	// by installNode: newBuffer makes a Buffer of bytes mockd gives a script (a tcp packet)
+	// without the size checks of the constructors scripts call (see guardSource).
+	rawUint8Array goja.Constructor
+	bufferProto   *goja.Object
+
 	mem    *memWatch     // watches the memory of calls; nil = no limit
 	memMax int64         // how much the heap may grow during a call
 	pooled bool          // the runtime belongs to its Scope's pool (see stateless.go)
