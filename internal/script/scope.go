@@ -184,7 +184,7 @@ func (s *Scope) responseJS(ctx context.Context, source string, r *request.Reques
 		return fail(err)
 	}
 	out, err := rt.responseFrom(result)
-	if _, stopped := err.(*goja.InterruptedError); stopped {
+	if ie := (*goja.InterruptedError)(nil); errors.As(err, &ie) {
 		return fail(err) // as the call's own timeout
 	}
 	return out, err
@@ -239,7 +239,7 @@ func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Reques
 		return fail(err)
 	}
 	out, err := rt.responseFrom(v)
-	if _, stopped := err.(*goja.InterruptedError); stopped {
+	if ie := (*goja.InterruptedError)(nil); errors.As(err, &ie) {
 		return fail(err) // as the call's own timeout
 	}
 	return out, err
