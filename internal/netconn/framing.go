@@ -116,14 +116,13 @@ func (h *headScan) feed(buf []byte, n int) (m int, done, bad bool) {
 		if lines == 1 {
 			h.head = h.at + p + i + 1
 		} else if length == 0 {
-			h.active, h.lines = false, lines
+			h.active = false
 			return n, true, false
 		} else if open == 0 && length >= 5 && buf[p+4] == ':' &&
 			binary.LittleEndian.Uint32(buf[p:])|0x20202020 == 'h'|'o'<<8|'s'<<16|'t'<<24 {
 			if h.hosts == 0 && h.plainLen == length && string(buf[p:p+length]) == string(h.plain[:length]) {
 				h.hosts = 1 // the plain Host line of the connection's last request
 			} else {
-				h.lines = lines
 				var grown int
 				n, grown = h.tidyHost(buf, n, p, length)
 				i += grown
