@@ -352,18 +352,23 @@ func validRepeat(v Value) bool {
 }
 
 // Repeat returns how many times a response is used before moving on (Mountebank's repeat, default 1).
-// Mountebank counts `for (j = 0; j < repeat; j++)`, so a fraction counts up (1.5 is used
-// twice, "2.5" three times, 0.5 once).
+// Mountebank counts `for (j = 0; j < (repeat || 1); j++)`, so a fraction counts up (1.5 is used
+// twice, "2.5" three times, 0.5 once), and a string its validation lets through (parseInt is
+// not <= 0) that JavaScript's < reads as NaN or 0 (`"abc"`, `"2abc"`, `" "`) is used no times.
+// A count past what a table can hold (Mountebank runs out of memory there) is used once.
 func Repeat(response *Object) int {
 	var f float64
 	switch t := mustGet(response, "repeat").(type) {
 	case float64:
 		f = t
 	case string:
-		if _, ok := jsvalue.ParseInt(t); !ok {
-			return 1
+		if t == "" {
+			return 1 // falsy: repeat || 1
 		}
 		f = jsvalue.Number(t)
+		if math.IsNaN(f) || f <= 0 {
+			return 0
+		}
 	default:
 		return 1
 	}

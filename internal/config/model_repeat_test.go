@@ -10,6 +10,7 @@ func TestRepeat(t *testing.T) {
 		want   int
 	}{
 		{nil, 1}, {1.0, 1}, {2.0, 2}, {1.5, 2}, {0.5, 1}, {"2", 2}, {"2.5", 3}, {" 3", 3}, {true, 1},
+		{"", 1}, {"abc", 0}, {"2abc", 0}, {" ", 0}, {"0x2", 2}, {"1e1", 10}, {" 2 ", 2},
 	} {
 		o := NewObject("is", NewObject())
 		if tc.repeat != nil {

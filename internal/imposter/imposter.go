@@ -542,6 +542,13 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 			return nil, err
 		}
 	}
+	if len(s.responses) == 0 && len(list) > 0 {
+		// Every response is repeated no times (`repeat: "abc"`): Mountebank's stub then has no
+		// response to cycle through and answers each match with an empty `is`.
+		if err := im.addResponse(s, config.NewObject("is", config.NewObject())); err != nil {
+			return nil, err
+		}
+	}
 	if len(s.responses) == 0 {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "'responses' must be a non-empty array", Source: def}
 	}
