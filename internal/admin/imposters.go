@@ -371,8 +371,10 @@ func (a *API) addStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []strin
 	index := count
 	var errs []*config.Error
 	if iv, present := obj.Get("index"); present {
+		// Mountebank checks a number between 0 and the count and splices there, so a
+		// fraction inserts at its integer part (1.5 before the stub at 1).
 		f, isNum := iv.(float64)
-		if !isNum || f < 0 || f > float64(count) || f != float64(int(f)) {
+		if !isNum || f < 0 || f > float64(count) {
 			errs = append(errs, &config.Error{Code: config.CodeBadData, Message: "'index' must be between 0 and the length of the stubs array"})
 		} else {
 			index = int(f)
