@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -653,6 +654,15 @@ func TestTranslateRegex(t *testing.T) {
 		{`^ΟΔΟΣ$`, "οδοσ", true, true},
 		{`^straße$`, "STRASSE", true, false},
 		{`^(ks){2}$`, "KSks", true, true},
+		// k and s match neither the Kelvin sign nor the long s (their exact twin runs on
+		// input holding them), a literal prefix included.
+		{`^k$`, "\u212a", true, false},
+		{`^s+$`, "Ss\u017f", true, false},
+		{`^/k`, "/\u212a", true, false},
+		{`^/k`, "/K\u212a", true, true},
+		{`^/(?<ks>k)s`, "/kS\u017f", true, true},
+		{`^/(?<ks>k)s$`, "/k\u017f", true, false},
+		{`^[k]$`, "\u212a", true, true}, // a class keeps RE2's folding (README)
 	}
 	for _, tt := range tests {
 		re, err := compileJSRegex(tt.src, tt.ic)
@@ -903,6 +913,30 @@ func TestDeeplyNestedBodies(t *testing.T) {
 			if got, err := find(s, r); got != tt.want || err != nil {
 				t.Errorf("%s(%.12s…) = %d, %v; want %d", name, tt.body, got, err, tt.want)
 			}
+		}
+	}
+}
+
+// TestTranslateRegexExact: the translation behaviors use (copy, lookup) has no literal prefix
+// to keep, so k and s match only their ASCII cases there, as JavaScript's do.
+func TestTranslateRegexExact(t *testing.T) {
+	for _, tt := range []struct {
+		src, in string
+		want    bool
+	}{
+		{`^k$`, "\u212a", false}, {`^k$`, "K", true}, {`^S+$`, "sS\u017f", false}, {`^S+$`, "sS", true},
+		{`^(?<ks>k)$`, "K", true}, {`^[k]$`, "\u212a", true},
+	} {
+		expr, err := TranslateRegex(tt.src, true, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			t.Fatalf("%s (%s): %v", tt.src, expr, err)
+		}
+		if got := re.MatchString(tt.in); got != tt.want {
+			t.Errorf("/%s/i (RE2 %s) on %q = %v, want %v", tt.src, expr, tt.in, got, tt.want)
 		}
 	}
 }

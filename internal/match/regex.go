@@ -25,17 +25,21 @@ const jsSpaceClass = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}
 // into RE2 syntax with the same meaning, or fails for constructs RE2 cannot
 // express (backreferences, lookaround).
 func translateRegex(src string, ignoreCase bool) (string, error) {
-	return translate(src, ignoreCase, false)
+	return translate(src, ignoreCase, false, false)
 }
 
 // TranslateRegex is translateRegex for the other places Mountebank runs a JavaScript regular
 // expression (a copy or lookup behavior's regex, whose options may also set the m flag: ^ and $
 // then match at line ends, \n only here).
 func TranslateRegex(src string, ignoreCase, multiline bool) (string, error) {
-	return translate(src, ignoreCase, multiline)
+	return translate(src, ignoreCase, multiline, true)
 }
 
-func translate(src string, ignoreCase, multiline bool) (string, error) {
+// translate writes src in RE2's syntax. With exactASCII, the ASCII letters k and s outside a
+// class match their other ASCII case only, as in JavaScript; without it they keep RE2's
+// folding, which also matches the Kelvin sign and the long s, so that a predicate's literal
+// prefix stays a literal (its exact twin runs on input holding either, see jsRegexp.exact).
+func translate(src string, ignoreCase, multiline, exactASCII bool) (string, error) {
 	var b strings.Builder
 	if ignoreCase {
 		b.WriteString("(?i)")
@@ -101,6 +105,10 @@ func translate(src string, ignoreCase, multiline bool) (string, error) {
 			if strings.HasPrefix(src[i:], "(?<") {
 				b.WriteString("(?P<")
 				i += 2
+				if j := strings.IndexByte(src[i:], '>'); j > 0 {
+					b.WriteString(src[i+1 : i+j]) // the name, as written
+					i += j - 1
+				}
 				continue
 			}
 			b.WriteByte('(')
@@ -116,12 +124,11 @@ func translate(src string, ignoreCase, multiline bool) (string, error) {
 			b.WriteString(`\}`)
 		case c == ']':
 			b.WriteString(`\]`)
+		case ignoreCase && exactASCII && (c|0x20 == 'k' || c|0x20 == 's'):
+			b.WriteString("(?-i:[" + string(c&^0x20) + string(c|0x20) + "])")
 		case ignoreCase && c >= utf8.RuneSelf:
 			// A character whose case-insensitive matches differ from RE2's folding (jsFold;
 			// characters past the BMP never match another case in JavaScript without u).
-			// ASCII letters keep RE2's folding, so that a pattern's literal prefix still
-			// serves the prefix shortcut (anchoredPrefix): k and s then also match the
-			// Kelvin sign and the long s, which JavaScript's do not.
 			r, size := utf8.DecodeRuneInString(src[i:])
 			if set, ok := jsFold[r]; ok {
 				b.WriteString("(?-i:[" + set + "])")
@@ -356,6 +363,10 @@ type jsRegexp struct {
 	ic     bool            // ignores case
 	prefix string          // ASCII; "" when the pattern has no anchored literal start
 	fold   bool            // prefix compares case-insensitively
+	// exact, when not nil, is re with k and s matching only their ASCII cases (re also
+	// matches the Kelvin sign and the long s with them, keeping its literal prefix): it runs
+	// on input that holds either of those.
+	exact *regexp.Regexp
 }
 
 // MatchTimeout bounds one match of a pattern the ECMAScript engine runs: a match that takes
@@ -385,6 +396,9 @@ func (r *jsRegexp) MatchString(s string) bool {
 		}
 	}
 	if r.re != nil {
+		if r.exact != nil && kelvinOrLongS(s) {
+			return r.exact.MatchString(s)
+		}
 		return r.re.MatchString(s)
 	}
 	ok, err := r.ecma.MatchString(s)
@@ -395,6 +409,9 @@ func (r *jsRegexp) MatchString(s string) bool {
 // A replacement that runs past MatchTimeout leaves s as it is.
 func (r *jsRegexp) ReplaceAllString(s, repl string) string {
 	if r.re != nil {
+		if r.exact != nil && kelvinOrLongS(s) {
+			return r.exact.ReplaceAllString(s, repl)
+		}
 		return r.re.ReplaceAllString(s, repl)
 	}
 	out, err := r.ecma.Replace(s, repl, -1, -1)
@@ -421,6 +438,12 @@ func anchoredPrefix(t string) (prefix string, fold bool) {
 		return "", false
 	}
 	return p, lit.Flags&syntax.FoldCase != 0
+}
+
+// kelvinOrLongS reports whether s holds the Kelvin sign (U+212A) or the long s (U+017F), which
+// RE2's case folding matches with k and s and JavaScript's does not.
+func kelvinOrLongS(s string) bool {
+	return strings.Contains(s, "\u212a") || strings.Contains(s, "\u017f")
 }
 
 func isASCII(s string) bool {
@@ -457,6 +480,11 @@ func compileUncached(src string, ignoreCase bool) (*jsRegexp, error) {
 		if re, err = regexp.Compile(t); err == nil {
 			jr := &jsRegexp{re: re, key: t, ic: ignoreCase}
 			jr.prefix, jr.fold = anchoredPrefix(t)
+			if ignoreCase {
+				if x, xerr := translate(src, true, false, true); xerr == nil && x != t {
+					jr.exact, _ = regexp.Compile(x)
+				}
+			}
 			return jr, nil
 		}
 	}
