@@ -17,9 +17,13 @@ import (
 //     fasthttp reads the body as chunked and keeps the connection, so a request hidden after
 //     the chunks was answered too.
 //
-// Header blocks are scanned as they are read, from a read that begins a request; a request
-// pipelined behind another in the same read is not, and one of those that ends its header
-// block with bare LFs is answered 408 after --header-timeout.
+// Header blocks are scanned as they are read, from a read that begins a request. A request
+// pipelined behind another in the same read begins a read of its own: once a header block
+// ends, its body is counted (Content-Length, or none) and the bytes read past it are handed
+// to fasthttp by the next Read, after the request before them was answered (see carry). After
+// a chunked body, or a header block the scan could not follow (a line split between reads,
+// two Content-Lengths), the bytes behind it are not scanned, and a request there that ends
+// its header block with bare LFs is answered 408 after --header-timeout.
 
 // badRequest is what node writes for a request it cannot parse.
 const badRequest = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
@@ -41,6 +45,11 @@ type headScan struct {
 	at     int  // bytes of the request before the current read's unscanned part
 	head   int  // where the header block begins (after the request line)
 	hosts  int  // Host lines seen
+	// framing says how the request's body ends, from its header lines (framed*); length is
+	// its Content-Length, and then, in the body (inBody), the bytes of it still to come.
+	framing int8
+	inBody  bool
+	length  int64
 	// fixes are the Host lines rewritten for fasthttp, put back by restore; saved holds
 	// their original bytes, and host (when hostSet) the first Host's value as sent.
 	fixes   []hostFix
@@ -53,6 +62,13 @@ type headScan struct {
 	plain    [64]byte
 	plainLen int
 }
+
+// How a request's body ends, as the header lines a headScan saw say.
+const (
+	framedNone    = iota // no Content-Length or Transfer-Encoding: no body
+	framedLength         // one Content-Length
+	framedUnknown        // chunked, or lines the scan could not read: it stops at the body
+)
 
 // hostFix is a Host line rewritten in place: its offset in the header block and its original
 // bytes, saved[from:to] (as long as the rewritten line).
@@ -78,15 +94,26 @@ func startsRequest(b []byte) bool {
 func (h *headScan) begin(b []byte) {
 	h.active = startsRequest(b)
 	h.lines, h.open, h.lastCR, h.at, h.head, h.hosts = 0, 0, false, 0, 0, 0
+	h.framing, h.inBody, h.length = framedNone, false, 0
 	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
 }
 
-// feed scans the next bytes of the request, buf[:n], rewriting its Host lines in place as
-// tidyHost says (an insertion uses room in buf past n). It returns the new length, done once
-// the header block ended (or scanning gave up), and bad when a line of it ended with a bare LF.
-func (h *headScan) feed(buf []byte, n int) (m int, done, bad bool) {
+// feed scans the next bytes of the request, buf[:n], rewriting its Host and
+// Transfer-Encoding lines in place as tidyHost and tidyTE say (an insertion uses room in buf
+// past n). It returns the new length, where the request ends in buf (end < m when bytes of
+// the next request follow it: they are the caller's to keep), done once the header block
+// ended (or scanning gave up), and bad when a line of it ended with a bare LF.
+func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 	if !h.active {
-		return n, true, false
+		return n, n, true, false
+	}
+	if h.inBody {
+		if int64(n) < h.length {
+			h.length -= int64(n)
+			return n, n, true, false
+		}
+		h.active, h.inBody = false, false
+		return n, int(h.length), true, false
 	}
 	// The state lives in locals while the lines go by; h.at counts the bytes before this
 	// read until it ends.
@@ -102,23 +129,24 @@ func (h *headScan) feed(buf []byte, n int) (m int, done, bad bool) {
 			h.at += n
 			if h.at > maxHeadScan {
 				h.active = false
-				return n, true, false
+				return n, n, true, false
 			}
-			return n, false, false
+			return n, n, false, false
 		}
 		cr := (i > 0 && buf[p+i-1] == '\r') || (i == 0 && lastCR)
 		if !cr {
 			h.active = false
-			return n, true, true
+			return n, n, true, true
 		}
 		length := open + i - 1
 		lines++
 		if lines == 1 {
 			h.head = h.at + p + i + 1
 		} else if length == 0 {
-			h.active = false
-			return n, true, false
-		} else if open == 0 && length >= 5 && buf[p+4] == ':' &&
+			return n, h.bodyFrom(n, p+i+1), true, false
+		} else if open > 0 {
+			h.framing = framedUnknown // a line split between reads: not read
+		} else if length >= 5 && buf[p+4] == ':' &&
 			binary.LittleEndian.Uint32(buf[p:])|0x20202020 == 'h'|'o'<<8|'s'<<16|'t'<<24 {
 			if h.hosts == 0 && h.plainLen == length && string(buf[p:p+length]) == string(h.plain[:length]) {
 				h.hosts = 1 // the plain Host line of the connection's last request
@@ -127,10 +155,92 @@ func (h *headScan) feed(buf []byte, n int) (m int, done, bad bool) {
 				n, grown = h.tidyHost(buf, n, p, length)
 				i += grown
 			}
+		} else if c := buf[p] | 0x20; c == 'c' && length >= 15 && buf[p+14] == ':' &&
+			bytes.EqualFold(buf[p:p+14], []byte("content-length")) {
+			h.contentLength(buf[p+15 : p+length])
+		} else if c == 't' && length >= 18 && buf[p+17] == ':' &&
+			bytes.EqualFold(buf[p:p+17], []byte("transfer-encoding")) {
+			h.framing = framedUnknown
+			h.tidyTE(buf, p, length)
 		}
 		open, lastCR = 0, false
 		p += i + 1
 	}
+}
+
+// bodyFrom ends the scan of a header block that ended at buf[start] and counts the request's
+// body: it returns where the request ends in buf[:n] (n when it goes on past this read, the
+// scan then counting it in the next ones).
+func (h *headScan) bodyFrom(n, start int) int {
+	h.active = false
+	switch h.framing {
+	case framedNone:
+		return start
+	case framedLength:
+		if rest := int64(n - start); rest < h.length {
+			h.active, h.inBody, h.length = true, true, h.length-rest
+			return n
+		}
+		return start + int(h.length)
+	}
+	return n
+}
+
+// contentLength reads a Content-Length value; one that is not digits alone, or a second one,
+// leaves the body's end unknown (fasthttp or node refuses the request, or reads it otherwise).
+func (h *headScan) contentLength(v []byte) {
+	v = bytes.Trim(v, " \t")
+	if h.framing != framedNone || len(v) == 0 || len(v) > 15 {
+		h.framing = framedUnknown
+		return
+	}
+	var l int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			h.framing = framedUnknown
+			return
+		}
+		l = l*10 + int64(c-'0')
+	}
+	h.framing, h.length = framedLength, l
+}
+
+// tidyTE rewrites, in place, a Transfer-Encoding line (buf[p:p+length]) that node reads and
+// fasthttp refuses, keeping what it replaced for restore: a value that ends in chunked after
+// other codings (`gzip, chunked`: node reads the chunks and passes the body on still encoded)
+// keeps only its chunked, the rest made spaces; any other value but chunked alone renames the
+// line Xransfer-Encoding, which fasthttp ignores (node reads `gzip` followed by a line
+// `chunked`). Whether node reads the request at all is nodeReads's to say, from the lines as
+// they were sent.
+func (h *headScan) tidyTE(buf []byte, p, length int) {
+	v0, v1 := p+18, p+length
+	for v0 < v1 && (buf[v0] == ' ' || buf[v0] == '\t') {
+		v0++
+	}
+	for v1 > v0 && (buf[v1-1] == ' ' || buf[v1-1] == '\t') {
+		v1--
+	}
+	const chunked = "chunked"
+	if v1-v0 == len(chunked) && bytes.EqualFold(buf[v0:v1], []byte(chunked)) {
+		return
+	}
+	off := h.at + p - h.head
+	last := v1 - len(chunked)
+	if last > v0 && bytes.EqualFold(buf[last:v1], []byte(chunked)) {
+		k := last
+		for k > v0 && (buf[k-1] == ' ' || buf[k-1] == '\t') {
+			k--
+		}
+		if k > v0 && buf[k-1] == ',' {
+			h.save(buf[p:p+length], off, 0)
+			for j := v0; j < last; j++ {
+				buf[j] = ' '
+			}
+			return
+		}
+	}
+	h.save(buf[p:p+1], off, 0)
+	buf[p] = 'X'
 }
 
 // tidyHost rewrites, in place, a Host line (buf[p:p+length], CRLF not included, all of it in
@@ -261,17 +371,40 @@ func ambiguousLength(ctx *fasthttp.RequestCtx) bool {
 
 // badTransferEncoding reports whether a request names a Transfer-Encoding whose last coding
 // (in the last Transfer-Encoding line) is not chunked, which llhttp refuses ("Request has
-// invalid Transfer-Encoding": its body has no length); fasthttp reads `identity` as if the
-// header were absent (it refuses other codings and lists itself, with a 400 of its own).
+// invalid Transfer-Encoding": its body has no length), or names chunked before another
+// coding, in that line or an earlier one ("Invalid Transfer-Encoding header value"); fasthttp
+// reads `identity` as if the header were absent.
 func badTransferEncoding(raw []byte) bool {
-	last, seen := lastHeader(raw, "transfer-encoding")
-	if !seen {
-		return false
+	seen, chunkedLast := false, false
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		const name = "transfer-encoding"
+		if len(line) <= len(name) || line[len(name)] != ':' || line[0]|0x20 != 't' ||
+			!bytes.EqualFold(line[:len(name)], []byte(name)) {
+			continue
+		}
+		for v := line[len(name)+1:]; ; {
+			coding := v
+			i := bytes.IndexByte(v, ',')
+			if i >= 0 {
+				coding, v = v[:i], v[i+1:]
+			}
+			if chunkedLast {
+				return true // a coding after chunked
+			}
+			chunkedLast = bytes.EqualFold(bytes.Trim(coding, " \t\r"), []byte("chunked"))
+			if i < 0 {
+				break
+			}
+		}
+		seen = true
 	}
-	if i := bytes.LastIndexByte(last, ','); i >= 0 {
-		last = last[i+1:]
-	}
-	return !bytes.EqualFold(bytes.Trim(last, " \t\r"), []byte("chunked"))
+	return seen && !chunkedLast
 }
 
 // hasHeader reports whether the raw header block names the header (lower-case name).
@@ -352,7 +485,8 @@ const http09 = " HTTP/0.9"
 //     " HTTP/0.9", which fasthttp reads as a request without keep-alive, as node does.
 //
 // Insertions need room in b past n; without it the line is left as it is (and refused). A
-// request line like these pipelined behind another in the same read is not rewritten.
+// request pipelined behind another in the same read gets a read of its own (see carry in
+// idle.go), unless the scan could not find where the one before it ends.
 func tidyRequestLine(b []byte, n int) int {
 	// The usual line: one space, a target not starting with '*', one space and a version.
 	if m := bytes.IndexByte(b[:n], ' '); m > 0 && m+1 < n && b[m+1] != ' ' && b[m+1] != '*' {

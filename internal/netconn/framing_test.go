@@ -21,7 +21,7 @@ func scanAll(b []byte, n int) (done, bad bool) {
 	h.begin(b[:n])
 	for len(b) > 0 {
 		k := min(n, len(b))
-		if _, done, bad = h.feed(b[:k], k); done {
+		if _, _, done, bad = h.feed(b[:k], k); done {
 			return done, bad
 		}
 		b = b[k:]
@@ -267,7 +267,7 @@ func TestTidyHost(t *testing.T) {
 				}
 				rd := make([]byte, k+8)
 				copy(rd, rest[:k])
-				m, done, bad := h.feed(rd, k)
+				m, _, done, bad := h.feed(rd, k)
 				if bad {
 					t.Fatalf("%q: bad", in)
 				}
@@ -309,7 +309,7 @@ func TestTidyHostNoRoom(t *testing.T) {
 	in := []byte("GET / HTTP/1.1\r\nHost:\r\n\r\n")
 	var h headScan
 	h.begin(in)
-	if m, done, bad := h.feed(in, len(in)); m != len(in) || !done || bad || string(in) != "GET / HTTP/1.1\r\nHost:\r\n\r\n" || len(h.fixes) != 0 {
+	if m, _, done, bad := h.feed(in, len(in)); m != len(in) || !done || bad || string(in) != "GET / HTTP/1.1\r\nHost:\r\n\r\n" || len(h.fixes) != 0 {
 		t.Errorf("got %d %v %v %q %v", m, done, bad, in, h.fixes)
 	}
 }
@@ -337,7 +337,7 @@ func TestTidyHostSameConnection(t *testing.T) {
 		buf := make([]byte, len(in)+8)
 		n := copy(buf, in)
 		h.begin(buf[:n])
-		m, done, bad := h.feed(buf, n)
+		m, _, done, bad := h.feed(buf, n)
 		if !done || bad {
 			t.Fatalf("%d %q: done %v bad %v", i, in, done, bad)
 		}
@@ -357,8 +357,67 @@ func BenchmarkHeadScan(b *testing.B) {
 	for b.Loop() {
 		n := copy(buf, req)
 		h.begin(buf[:n])
-		if _, done, bad := h.feed(buf, n); !done || bad {
+		if _, _, done, bad := h.feed(buf, n); !done || bad {
 			b.Fatal("not done")
+		}
+	}
+}
+
+// TestBadTransferEncoding: the Transfer-Encoding lines llhttp refuses (Mountebank 2.9.1 answered
+// these 400) and those it reads, chunked last.
+func TestBadTransferEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		lines string
+		bad   bool
+	}{
+		{"", false},
+		{"Transfer-Encoding: chunked\r\n", false},
+		{"Transfer-Encoding: gzip, chunked\r\n", false},
+		{"Transfer-Encoding: gzip,chunked\r\n", false},
+		{"Transfer-Encoding: gzip ,\tChunked \r\n", false},
+		{"Transfer-Encoding: ,chunked\r\n", false},
+		{"Transfer-Encoding: chunkedx, chunked\r\n", false},
+		{"Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n", false},
+		{"Transfer-Encoding: gzip\r\n", true},
+		{"Transfer-Encoding: chunked, gzip\r\n", true},
+		{"Transfer-Encoding: chunked, chunked\r\n", true},
+		{"Transfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n", true},
+		{"Transfer-Encoding: x chunked\r\n", true},
+		{"Transfer-Encoding: identity\r\n", true},
+	} {
+		if got := badTransferEncoding([]byte("Host: a\r\n" + tc.lines + "\r\n")); got != tc.bad {
+			t.Errorf("%q: bad %v, want %v", tc.lines, got, tc.bad)
+		}
+	}
+}
+
+// TestTidyTE: Transfer-Encoding lines fasthttp refuses are rewritten so that it reads the
+// chunks, and put back by restore.
+func TestTidyTE(t *testing.T) {
+	for _, tc := range []struct{ line, sent string }{
+		{"Transfer-Encoding: chunked", "Transfer-Encoding: chunked"},
+		{"Transfer-Encoding: gzip, chunked", "Transfer-Encoding:       chunked"},
+		{"transfer-encoding:gzip,chunked", "transfer-encoding:     chunked"},
+		{"Transfer-Encoding: gzip", "Xransfer-Encoding: gzip"},
+		{"Transfer-Encoding: x chunked", "Xransfer-Encoding: x chunked"},
+	} {
+		in := "POST /x HTTP/1.1\r\nHost: a\r\n" + tc.line + "\r\n\r\n"
+		buf := []byte(in)
+		var h headScan
+		h.begin(buf)
+		m, end, done, bad := h.feed(buf, len(buf))
+		want := "POST /x HTTP/1.1\r\nHost: a\r\n" + tc.sent + "\r\n\r\n"
+		if string(buf[:m]) != want || end != m || !done || bad {
+			t.Errorf("%q: %q (end %d, done %v, bad %v), want %q", tc.line, buf[:m], end, done, bad, want)
+		}
+		var hdr fasthttp.RequestHeader
+		if err := hdr.Read(bufio.NewReader(bytes.NewReader(buf[:m]))); err != nil {
+			t.Errorf("%q: fasthttp refuses %q: %v", tc.line, buf[:m], err)
+			continue
+		}
+		h.restore(&hdr)
+		if got := string(hdr.RawHeaders()); got != "Host: a\r\n"+tc.line+"\r\n\r\n" {
+			t.Errorf("%q: restored %q", tc.line, got)
 		}
 	}
 }

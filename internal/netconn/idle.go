@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -277,6 +278,11 @@ type idleConn struct {
 	// was answered); head scans that request's header block (see framing.go).
 	next bool
 	head headScan
+	// carry holds bytes read past the end of a request (the next ones, pipelined behind it),
+	// which the next Read returns before reading again, and carryErr the error of the read
+	// that brought them, returned once they are.
+	carry    []byte
+	carryErr error
 	// linger makes Close read what the client is still sending before it closes (see
 	// LingerOnClose).
 	linger atomic.Bool
@@ -319,11 +325,22 @@ func (c *idleConn) drain() {
 }
 
 func (c *idleConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	if n > 0 {
-		if !c.marksOnRaw {
+	var n int
+	var err error
+	if len(c.carry) > 0 {
+		// The next request, pipelined behind the last one and read with it.
+		n = copy(b, c.carry)
+		c.carry = c.carry[:copy(c.carry, c.carry[n:])]
+	} else if c.carryErr != nil {
+		err, c.carryErr = c.carryErr, nil
+		return 0, err
+	} else {
+		n, err = c.Conn.Read(b)
+		if n > 0 && !c.marksOnRaw {
 			c.arrived()
 		}
+	}
+	if n > 0 {
 		first := c.next
 		if first {
 			c.next = false
@@ -334,7 +351,8 @@ func (c *idleConn) Read(b []byte) (int, error) {
 		}
 		if c.head.active {
 			var bad bool
-			if n, _, bad = c.head.feed(b, n); bad {
+			var end int
+			if n, end, _, bad = c.head.feed(b, n); bad {
 				if first {
 					// fasthttp has nothing of this request yet: it would close the
 					// connection without a word.
@@ -342,6 +360,13 @@ func (c *idleConn) Read(b []byte) (int, error) {
 					return 0, io.EOF
 				}
 				return 0, errBareLF // fasthttp answers 400
+			}
+			if end < n {
+				// The request ends here: what follows waits in carry for the next Read,
+				// after fasthttp answered this one, and is scanned as a request of its own.
+				c.carry = slices.Insert(c.carry, 0, b[end:n]...)
+				n = end
+				c.carryErr, err = err, nil
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -426,5 +427,85 @@ func TestLingerOnClose(t *testing.T) {
 		}
 		_ = c.Close()
 		_ = il.Shutdown(context.Background())
+	}
+}
+
+// TestPipelinedRequests: requests pipelined behind another in the same read are each read as
+// node reads them, as the first one of a read is: odd Host lines and request lines rewritten
+// for fasthttp and put back, Transfer-Encoding: gzip, chunked read as chunked, a bare LF
+// answered 400 after the answers before it.
+func TestPipelinedRequests(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &fasthttp.Server{
+		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
+			ctx.SetBodyString(string(ctx.Method()) + " " + string(ctx.RequestURI()) + " [" + string(ctx.Request.Header.Host()) + "] " +
+				strings.ReplaceAll(string(ctx.Request.Header.RawHeaders()), "\r\n", "|") + " " + string(ctx.Request.Body()))
+		}),
+		ConnState:                     IdleConnState,
+		Logger:                        quietLogger{},
+		DisableHeaderNamesNormalizing: true,
+	}
+	il := newIdleListener(ln, ListenOptions{}, 10*time.Millisecond)
+	go func() { _ = srv.Serve(il) }()
+	t.Cleanup(func() { _ = il.Shutdown(context.Background()) })
+
+	for _, tc := range []struct {
+		name, in string
+		want     []string // bodies, then "400" for a refused request
+	}{
+		{"odd Host behind a plain one",
+			"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: localhost: 2525\r\n\r\n",
+			[]string{"GET /a [x] Host: x|| ", "GET /b [localhost: 2525] Host: localhost: 2525|| "}},
+		{"behind a body",
+			"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET  /b  HTTP/1.1\r\nHost:\r\n\r\nPOST /c HTTP/1.1\r\nHost: a b\r\ncontent-length: 2\r\n\r\nxyGET /d HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+			[]string{"POST /a [x] Host: x|Content-Length: 3|| abc", "GET /b [] Host: || ", "POST /c [a b] Host: a b|content-length: 2|| xy",
+				"GET /d [x] Host: x|Host: y|| "}},
+		{"behind a body in two writes",
+			"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc\x00defghijGET /b HTTP/1.1\r\nHost: a b\r\n\r\n\x00GET /c HTTP/1.1\r\nHost: a:b:c\r\n\r\n",
+			[]string{"POST /a [x] Host: x|Content-Length: 10|| abcdefghij", "GET /b [a b] Host: a b|| ", "GET /c [a:b:c] Host: a:b:c|| "}},
+		{"odd Host alone", "GET /b HTTP/1.1\r\nHost: a b\r\n\r\n", []string{"GET /b [a b] Host: a b|| "}},
+		{"gzip, chunked",
+			"POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nxyz\r\n0\r\n\r\n",
+			[]string{"POST /a [x] Host: x|Transfer-Encoding: gzip, chunked|| xyz"}},
+		{"gzip then chunked",
+			"POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nxyz\r\n0\r\n\r\n",
+			[]string{"POST /a [x] Host: x|Transfer-Encoding: gzip|Transfer-Encoding: chunked|| xyz"}},
+		{"chunked then gzip", "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n3\r\nxyz\r\n0\r\n\r\n", []string{"400"}},
+		{"bare LF behind a request",
+			"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\nHost: x\n\n",
+			[]string{"GET /a [x] Host: x|| ", "400"}},
+	} {
+		c, err := net.Dial("tcp", il.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, part := range strings.Split(tc.in, "\x00") { // written apart (whether read apart or not)
+			if i > 0 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if _, err := io.WriteString(c, part); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		r := bufio.NewReader(c)
+		for i, want := range tc.want {
+			var resp fasthttp.Response
+			if err := resp.Read(r); err != nil {
+				t.Errorf("%s: answer %d: %v", tc.name, i, err)
+				break
+			}
+			got := string(resp.Body())
+			if resp.StatusCode() != 200 {
+				got = strconv.Itoa(resp.StatusCode())
+			}
+			if got != want {
+				t.Errorf("%s: answer %d: %q, want %q", tc.name, i, got, want)
+			}
+		}
+		_ = c.Close()
 	}
 }
