@@ -11,7 +11,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
@@ -304,8 +303,12 @@ func smtpRequest(ip, envelopeFrom string, envelopeTo []string, msg []byte) *conf
 	for _, k := range []string{"To", "Cc", "Bcc"} {
 		list := []any{}
 		for _, v := range h[k] {
+			// Each line's first entry; a line with none is Mountebank's value[0], undefined,
+			// which JSON writes as null in the list.
 			if a := firstAddress(v); a != nil {
 				list = append(list, a)
+			} else {
+				list = append(list, nil)
 			}
 		}
 		o.Set(strings.ToLower(k), list)
@@ -344,18 +347,11 @@ func smtpRequest(ip, envelopeFrom string, envelopeTo []string, msg []byte) *conf
 	return o
 }
 
-var wordDecoder = &mime.WordDecoder{CharsetReader: func(charset string, input io.Reader) (io.Reader, error) {
-	if r := charsetReader(charset, input); r != nil {
-		return r, nil
-	}
-	return nil, errors.New("unsupported charset " + charset)
-}}
-
+// decodeHeader is how mailparser reads a header it decodes words in (subject, references,
+// in-reply-to): its bytes read as UTF-8, trimmed, then its encoded words decoded (libmime's
+// decodeWords).
 func decodeHeader(v string) string {
-	if d, err := wordDecoder.DecodeHeader(v); err == nil {
-		return strings.TrimSpace(d)
-	}
-	return strings.TrimSpace(v)
+	return decodeWords(strings.TrimFunc(jsvalue.DecodeUTF8(v), jsSpace))
 }
 
 // messageID wraps an id in angle brackets as mailparser's ensureMessageIDFormat does.
@@ -367,23 +363,6 @@ func messageID(id string) string {
 		id += ">"
 	}
 	return id
-}
-
-// firstAddress returns the first address of a header as {address, name}, or nil when it has none.
-func firstAddress(v string) *config.Object {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return nil
-	}
-	p := mail.AddressParser{WordDecoder: wordDecoder}
-	if list, err := p.ParseList(v); err == nil && len(list) > 0 {
-		return config.NewObject("address", list[0].Address, "name", list[0].Name)
-	}
-	if a, err := p.Parse(v); err == nil {
-		return config.NewObject("address", a.Address, "name", a.Name)
-	}
-	first, _, _ := strings.Cut(v, ",")
-	return config.NewObject("address", strings.Trim(strings.TrimSpace(first), "<>"), "name", "")
 }
 
 // mailParts collects the text, html and attachments of a MIME tree as mailparser does.
@@ -400,9 +379,9 @@ const maxMIMEDepth = 32
 // walk visits one MIME node. partID is mailparser's part id ("" for the root); depth counts the
 // multiparts above.
 func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, root, alternative bool, depth int) {
-	ctype, params, err := mime.ParseMediaType(h.Get("Content-Type"))
-	if err != nil || h.Get("Content-Type") == "" {
-		ctype, params = "text/plain", map[string]string{}
+	ctype, params := parseHeaderValue(h.Get("Content-Type"))
+	if ctype == "" {
+		ctype = "text/plain"
 	}
 	if strings.HasPrefix(ctype, "multipart/") {
 		boundary := params["boundary"]
@@ -427,7 +406,7 @@ func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, roo
 			p.walk(part.Header, child, id, false, alt, depth+1)
 		}
 	}
-	disposition, dparams, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
+	disposition, dparams := parseHeaderValue(h.Get("Content-Disposition"))
 	if disposition != "" && disposition != "attachment" && disposition != "inline" {
 		disposition = "attachment"
 	}
