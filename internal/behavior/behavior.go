@@ -78,6 +78,22 @@ func (c *Compiled) Decorates() (n int, ok bool) {
 	return c.decorates, c.keeps
 }
 
+// Constant reports whether Apply gives the same response for every request, given the same
+// response: every step is a decorate whose function reads nothing but config.response (see
+// script.Scope.DecorateConstant). A wait is not (it delays every answer), nor is any other step.
+func (c *Compiled) Constant(scope *script.Scope) bool {
+	if c.Len() == 0 || scope == nil {
+		return false
+	}
+	for _, s := range c.steps {
+		d, ok := s.(*decorateStep)
+		if !ok || !scope.DecorateConstant(d.source) {
+			return false
+		}
+	}
+	return true
+}
+
 // countDecorates is Decorates, counted over the steps.
 func (c *Compiled) countDecorates() (n int, ok bool) {
 	for _, s := range c.steps {

@@ -3,6 +3,7 @@ package imposter
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,6 +80,38 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 		return req.Holds(bytesOf(s)) || slab.Holds(bytesOf(s))
 	})
 	return &box.w, box, nil
+}
+
+// fix keeps out, the answer built for the constant response is (see isResponse.constant),
+// as the answer of every request after this one: compiled again from a copy of what answered
+// that owns its strings, since out's may be in memory the request or its slab give back.
+func (im *Imposter) fix(is *isResponse, out *wire) {
+	w := compileIs(ownedCopy(out.is).(*config.Object), im.defaults, nil)
+	is.fixed.CompareAndSwap(nil, w)
+}
+
+// ownedCopy is a deep copy of v whose strings are copies too.
+func ownedCopy(v config.Value) config.Value {
+	switch t := v.(type) {
+	case *config.Object:
+		if t == nil {
+			return &config.Object{}
+		}
+		c := &config.Object{Members: make([]config.Member, len(t.Members))}
+		for i, m := range t.Members {
+			c.Members[i] = config.Member{Key: strings.Clone(m.Key), Value: ownedCopy(m.Value)}
+		}
+		return c
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			c[i] = ownedCopy(e)
+		}
+		return c
+	case string:
+		return strings.Clone(t)
+	}
+	return v
 }
 
 // wireBox is a wire with room for a built answer's few header lines, pooled: an http answer

@@ -134,6 +134,11 @@ type isResponse struct {
 	// tcp: the data compiled once from is; nil means the imposter's default data.
 	tcp  *tcpData
 	tmpl *templated // http(s): the body and header templates of a `template: true` response
+	// constant: an http(s) response whose behaviors give the same answer for every request
+	// (behavior.Compiled.Constant: decorates that read only config.response, and no template);
+	// fixed is that answer once built (see fix), which static then returns.
+	constant bool
+	fixed    atomic.Pointer[wire]
 }
 
 // proxyResponse is a proxy response: one of http and tcp is set, after the imposter's protocol.
@@ -160,8 +165,13 @@ type faultResponse struct {
 // static returns the answer compiled for r when it is sent as it is, with no work per request
 // (an http `is` response without behaviors or templates); nil otherwise.
 func static(r response) *wire {
-	if is, ok := r.(*isResponse); ok && is.behaviors == nil && is.tmpl == nil && is.http.compiled {
-		return &is.http
+	if is, ok := r.(*isResponse); ok {
+		if is.behaviors == nil && is.tmpl == nil && is.http.compiled {
+			return &is.http
+		}
+		if is.constant {
+			return is.fixed.Load() // nil until fix
+		}
 	}
 	return nil
 }
@@ -268,6 +278,8 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 			return nil, err
 		}
 		is.tmpl = tmpl
+		// With --debug the object that answered is kept (RecordMatch): each request's own.
+		is.constant = tmpl == nil && !im.opts.Debug && b.behaviors.Constant(im.js)
 	}
 	im.lean(out)
 	return out, nil

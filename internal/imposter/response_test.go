@@ -12,6 +12,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
 )
 
 func mustJSON(t *testing.T, s string) *config.Object {
@@ -244,7 +245,7 @@ func TestDecorateAnswers(t *testing.T) {
 			"is":{"statusCode":201,"headers":{"X-A":"1","Content-Type":"application/json"},"body":{"k":"v"}},
 			"_behaviors":{"decorate":` + strconv.Quote(tt.script) + `}}]}]}`
 		h, ctx := newBenchHandler(t, imp, impostertest.SimpleRequest, false)
-		for i := 0; i < 2; i++ {
+		for i := 0; i < 3; i++ { // built, then (a constant decorate's) fixed answer
 			ctx.Response.Reset()
 			h.handle(ctx)
 			if got := ctx.Response.StatusCode(); got != tt.status {
@@ -571,5 +572,57 @@ func TestIsFields(t *testing.T) {
 	}
 	if s, h, b, m := isFields(config.NewObject("bodx", "no", "_modf", "no")); s != nil || h != nil || b != nil || m != nil {
 		t.Error("isFields found a field of another name")
+	}
+}
+
+// TestConstantDecorateFixed: a response whose decorates read only config.response is built for
+// its first request and answered with that answer afterwards (static), in memory of its own: the
+// slab and request memory its first answer was built in serve other requests afterwards. A
+// decorate that reads the request is built for every request, and so is any with --debug.
+func TestConstantDecorateFixed(t *testing.T) {
+	imp := `{"protocol":"http","port":4545,"stubs":[
+		{"predicates":[{"equals":{"path":"/c"}}],"responses":[{"is":{"headers":{"Content-Type":"text/plain"},"body":"body"},
+			"_behaviors":{"decorate":"(config) => { config.response.body = config.response.body + '-constant'; config.response.headers['X-C'] = config.response.body + '-h'; }"}}]},
+		{"responses":[{"is":{"headers":{"X-O":"o"},"body":"other"},
+			"_behaviors":{"decorate":"(config) => { config.response.body = config.request.path + '-xxxxxxxxxxxxxxxxxxxxxxxx'; config.response.headers['X-C'] = config.request.path + '-yyyyyyyyyyyyyyyy'; }"}}]}]}`
+	for _, debug := range []bool{false, true} {
+		def := impostertest.Def(t, imp)
+		log := slog.New(slog.DiscardHandler)
+		im, err := New(def, Options{Logger: log, Script: script.New(script.Options{Logger: log}), Debug: debug})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &testServer{im: im}
+		stubs := im.tbl.Load().stubs
+		constant, other := stubs[0].responses[0].(*isResponse), stubs[1].responses[0].(*isResponse)
+		if constant.constant == debug || other.constant {
+			t.Fatalf("debug %v: constant %v and %v", debug, constant.constant, other.constant)
+		}
+		for i, path := range []string{"/c", "/c", "/a-long-path-1", "/c", "/another-path-2", "/b", "/c"} {
+			ctx := impostertest.RequestCtx(t, impostertest.RawRequest("GET", path, "", ""))
+			h.handle(ctx)
+			if ctx.Response.StatusCode() != 200 {
+				t.Fatalf("debug %v, request %d %s: %d %s", debug, i, path, ctx.Response.StatusCode(), ctx.Response.Body())
+			}
+			wantBody, wantH := path+"-xxxxxxxxxxxxxxxxxxxxxxxx", path+"-yyyyyyyyyyyyyyyy"
+			if path == "/c" {
+				wantBody, wantH = "body-constant", "body-constant-h"
+			}
+			if got := string(ctx.Response.Body()); got != wantBody {
+				t.Errorf("debug %v, request %d %s: body %q, want %q", debug, i, path, got, wantBody)
+			}
+			if got := string(ctx.Response.Header.Peek("X-C")); got != wantH {
+				t.Errorf("debug %v, request %d %s: X-C %q, want %q", debug, i, path, got, wantH)
+			}
+			if got := string(ctx.Response.Header.ContentType()); path == "/c" && got != "text/plain" {
+				t.Errorf("debug %v, request %d: Content-Type %q", debug, i, got)
+			}
+		}
+		if fixed := constant.fixed.Load() != nil; fixed == debug {
+			t.Errorf("debug %v: fixed answer kept: %v", debug, fixed)
+		}
+		if other.fixed.Load() != nil {
+			t.Errorf("debug %v: the request's decorate got a fixed answer", debug)
+		}
 	}
 }

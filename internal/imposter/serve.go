@@ -264,6 +264,9 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 		return a, err
 	}
 	a.out = out
+	if is, ok := a.resp.(*isResponse); ok && is.constant && is.fixed.Load() == nil {
+		im.fix(is, out)
+	}
 	if a.slab != nil {
 		// Every call that saw the request ran natively, and the body (handed over, written
 		// after the handler returns) is not in the memory the request would give the next one.
@@ -329,7 +332,8 @@ func scriptedResponse(r response) bool {
 // counted by the slab (Slab.Native): a runtime may keep the strings in its state, so that
 // request is released, not recycled.
 func (im *Imposter) Recyclable(a Answer) bool {
-	return (static(a.resp) != nil || a.contained) && a.Recorded == nil && (im.shared == nil || !im.Records()) && !im.scripted.Load()
+	st := static(a.resp) // the answer of every request (a fixed one: see fix)
+	return (st != nil && a.out == st || a.contained) && a.Recorded == nil && (im.shared == nil || !im.Records()) && !im.scripted.Load()
 }
 
 // RecordMatch keeps, with --debug, the match of the stub that answered for the imposter's JSON.

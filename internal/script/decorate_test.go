@@ -177,3 +177,37 @@ func mustObject(t *testing.T, s string) *config.Object {
 	}
 	return v.(*config.Object)
 }
+
+// TestDecorateConstant: a decorate function is constant (the same response in, the same out,
+// whatever the request) only when it runs natively and reads nothing of its arguments but
+// config.response; any read of the request, the state, the logger, config itself or another
+// argument, and anything goja runs, is not.
+func TestDecorateConstant(t *testing.T) {
+	s := New(Options{}).NewScope(nil)
+	for _, tc := range []struct {
+		src  string
+		want bool
+	}{
+		{`(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }`, true},
+		{`function (config) { config.response.body = JSON.stringify({ code: config.response.statusCode }); }`, true},
+		{`(config) => ({ statusCode: 201, body: 'fixed' })`, true},
+		{`() => {}`, true},
+		{`(config) => { var r = config.response; r.body = r.body + '!'; }`, true},
+		{`(config) => { config.response.body = config.request.path; }`, false},
+		{`(config) => { config.response.body = config['request'].path; }`, false},
+		{`(config) => { config.response.body = config.state.n; }`, false},
+		{`(config) => { var c = config; c.response.body = 'x'; }`, false},
+		{`(config) => { config.response = { body: 'x' }; }`, false},
+		{`(config) => { config.response.body = JSON.stringify(config); }`, false},
+		{`(config, response) => { config.response.body = response.body; }`, false},
+		{`(config, response, logger) => { logger.info('x'); }`, false},
+		{`(config) => { config.response.body = String(Date.now()); }`, false},
+		{`(config) => { config.response.body = '' + Math.random(); }`, false},
+		{`(c) => { c.response.body = c.request.method; }`, false},
+		{`(c) => { c.response.body = 'only ' + c.response.body; }`, true},
+	} {
+		if got := s.DecorateConstant(tc.src); got != tc.want {
+			t.Errorf("%s: DecorateConstant %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}

@@ -51,6 +51,9 @@ type nativeFn struct {
 	nslots int // parameters, then locals
 	body   []nstmt
 	global bool // it reads the global JSON
+	// responseOnly: the body reads no parameter but the first's response member
+	// (config.response): not the request, the state, the logger or the other arguments.
+	responseOnly bool
 }
 
 // compileNative compiles source, a function expression, or returns nil when it uses more
@@ -104,6 +107,7 @@ func compileNative(source string) *nativeFn {
 			return nil
 		}
 	}
+	c.params = len(c.names)
 	fn := &nativeFn{}
 	for _, st := range body {
 		s := c.stmt(st, true)
@@ -119,6 +123,7 @@ func compileNative(source string) *nativeFn {
 		return nil
 	}
 	fn.global = c.global
+	fn.responseOnly = !c.readsArgs
 	return fn
 }
 
@@ -127,6 +132,10 @@ type nativeCompiler struct {
 	names  []string
 	consts []bool
 	global bool // JSON.stringify was compiled
+	params int  // the first params names are the parameters
+	// readsArgs: the body reads a parameter other than as config.response (see
+	// nativeFn.responseOnly).
+	readsArgs bool
 }
 
 func (c *nativeCompiler) declare(name string, isConst bool) bool {
@@ -256,12 +265,18 @@ func (c *nativeCompiler) expr(e ast.Expression) nexpr {
 	case *ast.Identifier:
 		name := x.Name.String()
 		if i := c.lookup(name); i >= 0 {
+			if i < c.params {
+				c.readsArgs = true
+			}
 			return localExpr(i)
 		}
 		if name == "undefined" {
 			return litExpr{}
 		}
 	case *ast.DotExpression:
+		if id, ok := x.Left.(*ast.Identifier); ok && c.params > 0 && x.Identifier.Name == "response" && c.lookup(id.Name.String()) == 0 {
+			return &memberExpr{obj: localExpr(0), name: "response", lit: true} // config.response: not a read of the arguments
+		}
 		if obj := c.expr(x.Left); obj != nil {
 			return &memberExpr{obj: obj, name: x.Identifier.Name.String(), lit: true}
 		}

@@ -116,6 +116,9 @@ func checkNative(t *testing.T, s *Scope, src string) int {
 		return 0
 	}
 	ran := 0
+	// A function DecorateConstant calls constant gives, on goja, one response for every
+	// request (for each response in).
+	constant := map[string]string{}
 	for ri, r := range nativeRequests() {
 		for _, in := range nativeResponses {
 			nIn, gIn := mustObject(t, in), mustObject(t, in)
@@ -138,8 +141,15 @@ func checkNative(t *testing.T, s *Scope, src string) int {
 				t.Errorf("%s (request %d, %s): native gives %s, goja fails: %v", src, ri, in, g, err)
 				continue
 			}
-			if w := jsonOf(want); g != w {
+			w := jsonOf(want)
+			if g != w {
 				t.Errorf("%s (request %d, %s):\nnative %s\n  goja %s", src, ri, in, g, w)
+			}
+			if fn.responseOnly {
+				if prev, seen := constant[in]; seen && prev != w {
+					t.Errorf("%s is constant, but goja answers %s with %s for request %d, %s for an earlier one", src, in, w, ri, prev)
+				}
+				constant[in] = w
 			}
 		}
 	}

@@ -207,6 +207,17 @@ func (s *Scope) Decorate(ctx context.Context, source string, r *request.Request,
 	return s.decorateJS(ctx, source, r, resp)
 }
 
+// DecorateConstant reports whether the decorate function source gives the same response for
+// every request, given the same response: it runs natively (see compileNative), whose subset
+// has no clock, random numbers, I/O or state, and reads nothing of its arguments but
+// config.response (not config.request, config.state, the logger). Its caller may then keep
+// the answer it built for a response that is the same for every request and answer with it
+// afterwards, rather than run the function again.
+func (s *Scope) DecorateConstant(source string) bool {
+	fn, _ := s.native(source, kindDecorate)
+	return fn != nil && fn.responseOnly
+}
+
 // decorateJS is Decorate on goja.
 func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
 	rt := s.enter(source, kindDecorate)

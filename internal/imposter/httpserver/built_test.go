@@ -206,3 +206,30 @@ func TestHeaderValuesWrittenAsLatin1(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantDecorateOwnsItsAnswer: the answer kept for a decorate that reads only
+// config.response (built in the first request's slab, whose strings and objects serve the next
+// requests) stays whole while other requests reuse that memory, through the handler that
+// releases slabs and recycles requests; a decorate reading the request still answers each one.
+func TestConstantDecorateOwnsItsAnswer(t *testing.T) {
+	imp := `{"protocol":"http","port":4545,"stubs":[
+		{"predicates":[{"equals":{"path":"/c"}}],"responses":[{"is":{"headers":{"Content-Type":"text/plain"},"body":"body"},
+			"_behaviors":{"decorate":"(config) => { config.response.body = config.response.body + '-constant'; config.response.headers['X-C'] = config.response.body + '-h\u00e9'; }"}}]},
+		{"responses":[{"is":{"headers":{"X-O":"o"},"body":"other"},
+			"_behaviors":{"decorate":"(config) => { config.response.body = config.request.path + '-xxxxxxxxxxxxxxxxxxxxxxxx'; config.response.headers['X-C'] = config.request.path + '-yyyyyyyyyyyyyyyy'; }"}}]}]}`
+	h, _ := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/", "", ""), false)
+	for i, path := range []string{"/c", "/c", "/a-long-path-1", "/c", "/another-path-2", "/b", "/c", "/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", "/c"} {
+		ctx := impostertest.RequestCtx(t, impostertest.RawRequest("GET", path, "", ""))
+		serveOnce(t, h, ctx)
+		wantBody, wantH := path+"-xxxxxxxxxxxxxxxxxxxxxxxx", path+"-yyyyyyyyyyyyyyyy"
+		if path == "/c" {
+			wantBody, wantH = "body-constant", "body-constant-h\xe9" // the header as node writes it (latin1)
+		}
+		if got := string(ctx.Response.Body()); got != wantBody {
+			t.Errorf("request %d %s: body %q, want %q", i, path, got, wantBody)
+		}
+		if got := string(ctx.Response.Header.Peek("X-C")); got != wantH {
+			t.Errorf("request %d %s: X-C %q, want %q", i, path, got, wantH)
+		}
+	}
+}
