@@ -154,3 +154,19 @@ func TestResponseConversionIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardsSeeComputedPatternKeys: the guards come with node's additions, installed when a
+// function names a way to them; a pattern's computed key was not seen as one:
+// const {['constr' + 'uctor']: F} = () => 0 reached Function, and through it the global object
+// and an unguarded Uint8Array (new U(1e11) ended the process).
+func TestGuardsSeeComputedPatternKeys(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	for _, expr := range []string{
+		`(function () { const {['constr' + 'uctor']: F} = function () {}; const {['Uint8' + 'Arr' + 'ay']: U} = F('return th' + 'is')(); return new U(1e11).length; })()`,
+		"(function () { const k = 'constr' + 'uctor'; const {[k]: F} = function () {}; const {[`Arr${'ayBuf'}fer`]: U} = F('return th' + 'is')(); return new U(1e11).byteLength; })()",
+	} {
+		if got := evalBody(t, s, expr); !strings.Contains(got, "Array buffer allocation failed") {
+			t.Errorf("%s: %.200q, want the error Array buffer allocation failed", expr, got)
+		}
+	}
+}

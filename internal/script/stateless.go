@@ -454,8 +454,8 @@ func isNodeName(n string) bool {
 }
 
 // mentionsNode walks a function's AST and reports whether it may use what installNode adds:
-// it names one of nodeNames (as an identifier, a property or a string), uses this, with or a
-// member by a computed name other than a number.
+// it names one of nodeNames (as an identifier, a property or a string), uses this, with, or a
+// member or a property of a pattern by a computed name other than a literal.
 func mentionsNode(node any) bool {
 	found := false
 	walkAST(node, &found, func(n any, _ func(reflect.Value)) bool {
@@ -475,6 +475,17 @@ func mentionsNode(node any) bool {
 			default:
 				found = true
 				return true
+			}
+		case *ast.PropertyKeyed:
+			// a pattern reads by a computed key as a member does: const {['constr' + 'uctor']: F}
+			// = () => 0 reached Function, then the global object, unguarded
+			if t.Computed {
+				switch t.Key.(type) {
+				case *ast.StringLiteral, *ast.NumberLiteral:
+				default:
+					found = true
+					return true
+				}
 			}
 		}
 		return false
