@@ -84,7 +84,12 @@ func fromJS(rt *runtime, v goja.Value, depth int) (config.Value, bool) {
 	if _, fn := goja.AssertFunction(o); fn {
 		return nil, false
 	}
-	if tj, ok := goja.AssertFunction(o.Get("toJSON")); ok {
+	// (an array's toJSON is the prelude's, which answers the array: its length is checked below)
+	if tjo, isObj := o.Get("toJSON").(*goja.Object); isObj && tjo != rt.arrayToJSON {
+		tj, ok := goja.AssertFunction(tjo)
+		if !ok {
+			goto plain
+		}
 		r, err := tj(o)
 		if err != nil {
 			// thrown on, as JSON.stringify throws it; the time limit's interrupt ends the
@@ -93,6 +98,7 @@ func fromJS(rt *runtime, v goja.Value, depth int) (config.Value, bool) {
 		}
 		return fromJS(rt, r, depth+1)
 	}
+plain:
 	switch o.ClassName() {
 	case "Array":
 		n := int(o.Get("length").ToInteger())

@@ -155,6 +155,112 @@ func TestResponseConversionIsBounded(t *testing.T) {
 	}
 }
 
+// TestSpreadsAndIterationsAreInterrupted: goja spreads and iterates an array, a typed array or
+// a string with its own Go loops, which the limits could not interrupt: [...new Array(1e9)],
+// Math.max(...a) or new Set(a) over 1e8 holes ran for minutes past the time limit. An iteration
+// over more elements than the guards' bound goes one call an element, which the limit stops;
+// below it, and for the iterators' answers, nothing changes.
+func TestSpreadsAndIterationsAreInterrupted(t *testing.T) {
+	s := newEngine(t, time.Second).NewScope(nil)
+	const holes = `(function () { const a = []; a.length = 1e8; return a; })()`
+	for _, expr := range []string{
+		`[...new Array(1e9)].length`,
+		`[...` + holes + `].length`,
+		`Math.max(...` + holes + `)`,
+		`String.fromCharCode(...` + holes + `).length`,
+		`new Set(` + holes + `).size`,
+		`[...new Array(1e9).keys()].length`,
+		`[...new Array(1e9).entries()].length`,
+		`(function () { let n = 0; for (const x of new Array(1e9)) { n++; } return n; })()`,
+	} {
+		if got := evalBody(t, s, expr); !strings.Contains(got, "timed out") && !strings.Contains(got, "--script-memory") {
+			t.Errorf("%s: %.200q, want the time or the memory limit's error", expr, got)
+		}
+	}
+	s = newEngine(t, time.Minute).NewScope(nil)
+	for _, tc := range []struct{ expr, want string }{
+		{`[...[1, 2, 3]].join() + [...'a\ud83d\ude00b'].length + JSON.stringify([...[1, 2].entries()]) + [...[5, 6].keys()] + [...new Uint8Array(2)]`, "1,2,33[[0,1],[1,2]]0,10,0"},
+		{`[][Symbol.iterator] === [].values && Array.prototype.values.name + Array.prototype.keys.name + Array.prototype.entries.length + String.prototype[Symbol.iterator].name`, "valueskeys0[Symbol.iterator]"},
+		{`Object.getPrototypeOf([][Symbol.iterator]()) === Object.getPrototypeOf([].keys()) && Object.prototype.toString.call(''[Symbol.iterator]())`, "[object String Iterator]"},
+		{`(function () { const a = []; a.length = 2e7; a[1] = 7; const it = a.entries(); it.next(); const b = it.next().value; let n = 0; for (const v of a) { if (++n > 2) { break; } } return JSON.stringify(b) + n; })()`, "[1,7]3"},
+		{`(function () { const s = 'a\ud83d\ude00'.repeat(9e6); const out = []; for (const c of s) { out.push(c.length); if (out.length > 3) { break; } } return out.join(); })()`, "1,2,1,2"},
+		{`(function () { const t = new Uint8Array(3e7); t[1] = 9; const it = t.values(); it.next(); return it.next().value; })()`, "9"},
+	} {
+		if got := evalBody(t, s, tc.expr); got != tc.want {
+			t.Errorf("%s: %.200q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// TestJSONStringifyIsBounded: JSON.stringify wrote an array's holes in a Go loop: 1e8 of them
+// took 16-33 s past the time limit, and 4e9 ended the process (fatal out of memory). An array
+// past the guards' bound is node's RangeError, wherever it is in the value; JSON.stringify
+// answers as before for the rest, and a script's response still reads arrays as it did.
+func TestJSONStringifyIsBounded(t *testing.T) {
+	s := newEngine(t, time.Minute).NewScope(nil)
+	const holes = `(function () { const a = []; a.length = 4e9; return a; })()`
+	for _, expr := range []string{
+		`JSON.stringify(` + holes + `)`,
+		`JSON.stringify({ a: [1, { b: ` + holes + ` }] })`,
+		`JSON.stringify(new Array(1e8))`,
+	} {
+		if got := evalBody(t, s, expr); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "Invalid array length") {
+			t.Errorf("%s: %.200q, want the error Invalid array length", expr, got)
+		}
+	}
+	for _, tc := range []struct{ expr, want string }{
+		{`JSON.stringify({ a: [1, [2, { b: [3] }]], d: new Date(0) }) + JSON.stringify([1, 2], null, 1) + JSON.stringify([undefined, function () {}])`,
+			"{\"a\":[1,[2,{\"b\":[3]}]],\"d\":\"1970-01-01T00:00:00.000Z\"}[\n 1,\n 2\n][null,null]"},
+		{`JSON.stringify([1, [2]], function (k, v) { return typeof v === 'number' ? v * 2 : v; }) + JSON.stringify(Buffer.from([1]))`, `[2,[4]]{"type":"Buffer","data":[1]}`},
+		{`Object.keys([1]).join() + Object.getOwnPropertyNames([]).join() + Object.keys(Array.prototype).length + JSON.stringify(new Array(3))`, "0length0[null,null,null]"},
+	} {
+		if got := evalBody(t, s, tc.expr); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+	if got := respond(t, s, context.Background(), `function () { return { body: [1, [2, 'x'], [], [[3]]] }; }`); got != `1,2,x,,3` {
+		t.Errorf("a response with arrays: %s", got)
+	}
+}
+
+// TestReplaceIsBounded: replace and replaceAll built their answer in one Go operation, 'x' a
+// million times each replaced by 1,000 characters ran 7 s past the time limit and took 9 times
+// the memory limit. An answer that may pass V8's string length is made one match at a time,
+// and stopped with node's RangeError (or by a limit); the answers themselves are node's.
+func TestReplaceIsBounded(t *testing.T) {
+	s := New(Options{Timeout: time.Minute, MemoryLimit: -1}).NewScope(nil)
+	for _, expr := range []string{
+		`'x'.repeat(1e6).replace(/x/g, 'x'.repeat(1000)).length`,
+		`'x'.repeat(1e6).replaceAll('x', 'x'.repeat(1000)).length`,
+		`'aaaa'.replace(/a/g, function () { return 'y'.repeat(2e8); }).length`,
+	} {
+		if got := evalBody(t, s, expr); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "Invalid string length") {
+			t.Errorf("%s: %.200q, want the error Invalid string length", expr, got)
+		}
+	}
+	// '$&' made a match at a time: as many matches, a slower way to the same bound or the limit
+	expr := `'x'.repeat(1e6).replace(/x/g, '$&'.repeat(1000)).length`
+	if got := evalBody(t, New(Options{Timeout: time.Second}).NewScope(nil), expr); !strings.HasPrefix(got, "error: ") {
+		t.Errorf("%s: %.200q, want an error", expr, got)
+	}
+	for _, tc := range []struct{ expr, want string }{
+		{`'abc'.replace('b', '[$&$\x60$\'$$]') + 'john smith'.replace(/(\w+)\s(\w+)/, '$2, $1') + '2020-01'.replace(/(?<y>\d+)-(?<m>\d+)/, '$<m>/$<y>')`, "a[bac$]csmith, john01/2020"},
+		{`'aaa'.replace(/a/g, function (m, off) { return off; }) + 'x'.replace('x', '$0$1$10') + 'abcdefghijk'.replace(/(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)/, '$11-$10-$1-$01')`, "012$0$1$10k-j-a-a"},
+		{`'a-b'.replaceAll('-', function (m, o, s) { return o + s; }) + '2020-01'.replace(/(?<y>\d+)-(?<m>\d+)/, function () { return JSON.stringify(Array.from(arguments)); })`, `a1a-bb["2020-01","2020","01",0,"2020-01",{"y":"2020","m":"01"}]`},
+		{`String.prototype.replace.length + String.prototype.replace.name + String.prototype.replaceAll.name + 'ab'.replace(/(x)?b/, '[$1]')`, "2replacereplaceAlla[]"},
+		// the same replacements made one match at a time (a long string may pass V8's length
+		// with '$' in the replacement): the same answers
+		{`(function () { const p = ' '.repeat(30000); const t = function (s, re, r) { return (p + s).replace(re, r) === p + s.replace(re, r); };
+			return [t('abc', 'b', '[$&$$]'), t('john smith', /(\w+)\s(\w+)/, '$2, $1'), t('2020-01', /(?<y>\d+)-(?<m>\d+)/, '$<m>/$<y>$<z>$<'),
+				t('abcdefghijk', /(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)/, '$11-$10-$1-$01-$0-$12-$'), t('ab', /(x)?b/, '[$1]'), t('aXbX', /X/g, '<$&>'),
+				(p + 'abc').replace('b', "$'$\x60").length === 2 * p.length + 4].join(); })()`, "true,true,true,true,true,true,true"},
+	} {
+		if got := evalBody(t, s, tc.expr); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
 // TestGuardsSeeComputedPatternKeys: the guards come with node's additions, installed when a
 // function names a way to them; a pattern's computed key was not seen as one:
 // const {['constr' + 'uctor']: F} = () => 0 reached Function, and through it the global object

@@ -56,6 +56,112 @@ method(Array.prototype, 'join', { join(separator) {
 const allocGuard = function (n) {
     if (Number(n) > maxBytes) { throw new RangeError('Array buffer allocation failed'); }
 };
+// goja spreads and iterates arrays, typed arrays and strings ([...a], f(...a), new Set(a),
+// Array.from(a.keys())) and writes an array's elements in JSON.stringify with its own Go loops,
+// which neither the time limit nor the memory limit interrupts: [...new Array(1e9)] or
+// Math.max(...a) over 1e8 holes ran for minutes past the time limit, and JSON.stringify of an
+// array of 4e9 holes ended the process (fatal out of memory). So an iterator over more than
+// maxElements elements (the guards' bound, see node.go) is a generator, one call an element
+// between which the limits apply; and JSON.stringify asks every array it writes for toJSON,
+// whose answer past maxElements elements is node's RangeError. Below the bound nothing changes
+// but one call a loop (or an array written).
+const maxElements = Math.floor(maxBytes / 16), apply = Reflect.apply, isArray = Array.isArray;
+const tooLong = function (n) {
+    throw new RangeError('Invalid array length: ' + n + ' elements are more than one operation may go through (' + maxElements + ', see --script-memory)');
+};
+const slowIter = function* (o, kind) {
+    for (let i = 0; i < o.length; i += 1) { yield kind === 1 ? o[i] : kind === 0 ? i : [i, o[i]]; }
+};
+const slowStringIter = function* (s) {
+    for (let i = 0; i < s.length;) {
+        const n = s.codePointAt(i) > 0xffff ? 2 : 1;
+        yield s.slice(i, i + n);
+        i += n;
+    }
+};
+const iterGuard = function (proto, name, kind) {
+    const orig = proto[name];
+    const fn = { [name]: function () {
+        const o = Object(this);
+        if (!(o.length > maxElements)) { return apply(orig, this, arguments); }
+        return slowIter(o, kind);
+    } }[name];
+    method(proto, name, fn);
+    Object.defineProperty(fn, 'length', { value: 0, configurable: true });
+    return fn;
+};
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+[Array.prototype, TypedArrayProto].forEach(function (proto) {
+    method(proto, Symbol.iterator, iterGuard(proto, 'values', 1));
+    iterGuard(proto, 'keys', 0);
+    iterGuard(proto, 'entries', 2);
+});
+const stringIter = strProto[Symbol.iterator];
+method(strProto, Symbol.iterator, { [Symbol.iterator]() {
+    const s = String(this);
+    if (!(s.length > maxElements)) { return apply(stringIter, s, []); }
+    return slowStringIter(s);
+} }[Symbol.iterator]);
+// replace and replaceAll build their answer in one Go operation: 'x'.repeat(1e6).replace(/x/g,
+// 'x'.repeat(1000)) made a string of 1e9 characters 7 s past the time limit, 9 times the memory
+// limit. Where the answer may be longer than V8's strings (String::kMaxLength), the replacement is
+// made by a function, one call a match between which the limits apply, which throws node's
+// 'Invalid string length' once the answer would be that long; a function given as the
+// replacement is always so wrapped (what it answers may be long however short the string).
+const replace = strProto.replace, replaceAll = strProto.replaceAll;
+const substitute = function (r, m, pos, s, caps, groups) {
+    let out = '';
+    for (let i = 0; i < r.length; i += 1) {
+        const c = r[i], d = r[i + 1];
+        if (c !== '$' || d === undefined) { out += c; continue; }
+        if (d === '$') { out += '$'; i += 1; } else if (d === '&') { out += m; i += 1; } else if (d === '\x60') {
+            out += s.slice(0, pos); i += 1;
+        } else if (d === "'") { out += s.slice(pos + m.length); i += 1; } else if (d >= '0' && d <= '9') {
+            const e = r[i + 2], nn = Number(d + e);
+            let n = Number(d), used = 1;
+            if (e !== undefined && e >= '0' && e <= '9' && nn >= 1 && nn <= caps.length) { n = nn; used = 2; }
+            if (n >= 1 && n <= caps.length) { out += caps[n - 1] === undefined ? '' : caps[n - 1]; i += used; } else { out += '$'; }
+        } else if (d === '<' && groups !== undefined && r.indexOf('>', i + 2) >= 0) {
+            const end = r.indexOf('>', i + 2), v = groups[r.slice(i + 2, end)];
+            out += v === undefined ? '' : String(v);
+            i = end;
+        } else { out += '$'; }
+    }
+    return out;
+};
+const replaceGuard = function (name, orig) {
+    method(strProto, name, { [name]: function (pattern, replacement) {
+        if (this === null || this === undefined) { return apply(orig, this, arguments); }
+        const fn = typeof replacement === 'function';
+        if (!fn) {
+            const n = String(this).length, r = String(replacement);
+            const each = r.indexOf('$') < 0 ? r.length : r.length * (n + 1);
+            if (!((n + 1) * each + n > maxString)) { return apply(orig, this, arguments); }
+            replacement = r;
+        }
+        const plain = !fn && replacement.indexOf('$') < 0;
+        const s = String(this);
+        let total = s.length;
+        return apply(orig, s, [pattern, function (m) {
+            const a = arguments;
+            let k = a.length - 1, groups;
+            if (typeof a[k] !== 'string') { groups = a[k]; k -= 1; }
+            const piece = plain ? replacement : fn ? String(apply(replacement, undefined, a)) : substitute(replacement, m, a[k - 1], a[k], slice.call(a, 1, k - 1), groups);
+            total += piece.length - m.length;
+            if (total > maxString) { stringLength(); }
+            return piece;
+        }]);
+    } }[name]);
+    Object.defineProperty(strProto[name], 'length', { value: 2, configurable: true });
+};
+replaceGuard('replace', replace);
+replaceGuard('replaceAll', replaceAll);
+const arrayToJSON = function toJSON() {
+    if (isArray(this) && this.length > maxElements) { tooLong(this.length); }
+    return this;
+};
+method(Array.prototype, 'toJSON', arrayToJSON);
+native.arrayToJSON = arrayToJSON;
 const format = native.format;
 const console = {};
 ['log', 'info', 'warn', 'error', 'debug', 'trace'].forEach(function (level) {

@@ -59,6 +59,9 @@ type runtime struct {
 
 	// JSON.parse and JSON.stringify, for a state shared through a store (see shared.go).
 	jsonParse, jsonStringify goja.Callable
+	// arrayToJSON is the prelude's Array.prototype.toJSON (it bounds JSON.stringify's arrays),
+	// which fromJS leaves out.
+	arrayToJSON *goja.Object
 
 	// rawUint8Array is goja's own Uint8Array constructor and bufferProto Buffer.prototype, set
 	// by installNode: newBuffer makes a Buffer of bytes mockd gives a script (a tcp packet)
@@ -250,6 +253,7 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	if err != nil {
 		panic("BUG: script prelude: " + err.Error())
 	}
+	rt.arrayToJSON, _ = native.Get("arrayToJSON").(*goja.Object)
 	rt.nodeArgs = &nodeArgs{g, native, modules}
 	return rt
 }
