@@ -80,7 +80,9 @@ func (r *Request) Reset() {
 	clear(r.Query)
 	clear(r.Headers)
 	clear(r.Form)
-	clear(r.memo)
+	for i := 0; i < len(r.memo); i++ {
+		r.memo[i] = memoEntry{} // not clear, a runtime call: one or two entries (a script's slab)
+	}
 	*r = Request{Query: q, Headers: h, Form: f, memo: m}
 }
 
