@@ -58,6 +58,16 @@ func (im *Imposter) scriptTimeout() time.Duration {
 // The wire is the stub's, or box's: slab's own (see boxOf) or, without a slab, one taken from
 // the pool (Done gives it back).
 func (im *Imposter) produce(ctx context.Context, req *request.Request, r response, slab *script.Slab) (*wire, *wireBox, error) {
+	if ir, ok := r.(*injectResponse); ok && ir.shaped {
+		// Only the body is made for this request; the rest was compiled with the stub.
+		if body, ok := im.js.InjectBody(ir.source, req); ok {
+			box := boxOf(slab)
+			box.w = ir.shape
+			box.w.body = nil
+			box.w.compileBody(body, ir.shapeMode, im.defaults)
+			return &box.w, box, nil
+		}
+	}
 	obj, err := im.buildObject(ctx, req, r)
 	if err != nil {
 		return nil, nil, err

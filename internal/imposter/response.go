@@ -154,6 +154,12 @@ type injectResponse struct {
 	source string // the function
 	// memo keeps the header lines of its answers (see headerMemo).
 	memo atomic.Value
+	// shaped: the function returns an object whose members but its body are constants
+	// (script.Scope.InjectShape), and the response has no behaviors: shape is that object
+	// compiled, without a body, and an answer is shape with the body of the call (see produce).
+	shaped    bool
+	shape     wire
+	shapeMode config.Value // shape's _mode
 }
 
 // faultResponse is a `fault` response: the connection is broken in the named way.
@@ -280,6 +286,14 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 		is.tmpl = tmpl
 		// With --debug the object that answered is kept (RecordMatch): each request's own.
 		is.constant = tmpl == nil && !im.opts.Debug && b.behaviors.Constant(im.js)
+	}
+	// --debug keeps the object that answered (RecordMatch): each request's whole one.
+	if ir, ok := out.(*injectResponse); ok && b.behaviors == nil && !im.opts.Debug && im.js != nil {
+		if fixed, ok := im.js.InjectShape(ir.source); ok {
+			ir.shape.compile(fixed, im.defaults, nil, nil, nil)
+			_, _, _, ir.shapeMode = isFields(fixed)
+			ir.shaped = true
+		}
 	}
 	im.lean(out)
 	return out, nil
@@ -417,6 +431,11 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *ato
 		out.body, out.binaryNotText = base.body, base.binaryNotText
 		return
 	}
+	out.compileBody(body, mode, def)
+}
+
+// compileBody sets out's body from an `is` object's body and _mode fields (nil for absent).
+func (out *wire) compileBody(body, mode config.Value, def *defaults) {
 	if !truthy(body) {
 		body = def.body
 	}

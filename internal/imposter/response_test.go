@@ -626,3 +626,59 @@ func TestConstantDecorateFixed(t *testing.T) {
 		}
 	}
 }
+
+// TestShapedInjectAnswersAsBuilt: an inject function whose answer's members but the body are
+// constants (script.Scope.InjectShape) answers from its compiled shape and the body of the call,
+// exactly as the whole object built and compiled for each request answers: status, header lines,
+// body, and errors, with a defaultResponse filling in.
+func TestShapedInjectAnswersAsBuilt(t *testing.T) {
+	fns := []struct {
+		src    string
+		shaped bool
+	}{
+		{`function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`, true},
+		{`(config) => ({ body: config.request.path })`, true},
+		{`(config) => ({ body: config.request.query.q })`, true}, // undefined without q: goja's answer
+		{`(config) => ({ statusCode: 201 })`, true},
+		{`(config) => ({ statusCode: '404', headers: { 'X-N': 1, 'Content-Length': '99', 'Connection': 'close' }, body: config.request.method })`, true},
+		{`(config) => ({ statusCode: 99, body: 'bad status' })`, true},
+		{`(config) => ({ headers: { 'X-Bad': 'a\u0001b' }, body: 'bad header' })`, true},
+		{`(config) => ({ headers: { 'X-W': 'caf\u00e9' }, body: config.request.path + '\u00e9' })`, true},
+		{`(config) => ({ _mode: 'binary', body: 'QUJD' })`, true},
+		{`(config) => ({ _mode: 'binary', body: 7 })`, true},
+		{`(config) => ({ body: { path: config.request.path, n: 1, list: [1, 'a'] } })`, true},
+		{`(config) => ({ body: config.request.path === '/empty' ? '' : 'full' })`, true},
+		{`(config) => ({ body: JSON.stringify({ q: config.request.query }, null, 2) })`, true},
+		{`(config) => ({ headers: { 'X-P': config.request.path }, body: 'x' })`, false},
+	}
+	reqs := []string{"/", "/a/b?q=1&r=2", "/empty", "/%C3%A9t%C3%A9?q=%E2%82%AC"}
+	for _, fn := range fns {
+		imp := `{"protocol":"http","port":4545,"defaultResponse":{"statusCode":202,"headers":{"X-Def":"d"},"body":"default body"},
+			"stubs":[{"responses":[{"inject":` + strconv.Quote(fn.src) + `}]}]}`
+		def := impostertest.Def(t, imp)
+		log := slog.New(slog.DiscardHandler)
+		im, err := New(def, Options{Logger: log, Script: script.New(script.Options{Logger: log})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &testServer{im: im}
+		ir := im.tbl.Load().stubs[0].responses[0].(*injectResponse)
+		if ir.shaped != fn.shaped {
+			t.Fatalf("%s: shaped %v, want %v", fn.src, ir.shaped, fn.shaped)
+		}
+		answer := func(path string) string {
+			ctx := impostertest.RequestCtx(t, impostertest.RawRequest("GET", path, "", ""))
+			h.handle(ctx)
+			return ctx.Response.String()
+		}
+		for _, path := range reqs {
+			got := answer(path)
+			ir.shaped = false
+			want := answer(path)
+			ir.shaped = fn.shaped
+			if got != want {
+				t.Errorf("%s, %s:\nshaped %q\n built %q", fn.src, path, got, want)
+			}
+		}
+	}
+}

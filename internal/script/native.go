@@ -54,6 +54,88 @@ type nativeFn struct {
 	// responseOnly: the body reads no parameter but the first's response member
 	// (config.response): not the request, the state, the logger or the other arguments.
 	responseOnly bool
+	// shape is set for a body that is one return of an object literal whose members other
+	// than body are constants (see injectShape).
+	shape *shape
+}
+
+// shape is what an inject function of one `return { … }` returns, known when it is compiled:
+// the object literal's members other than body, statusCode, headers (an object literal of
+// constants) and _mode, are constants; only body is evaluated for each call. The object the
+// literal makes has no other member.
+type shape struct {
+	fixed *config.Object // the object without its body: read only, shared by every call
+	body  *objectMember  // nil when the literal has no body
+}
+
+// injectShape returns the shape of body, or nil.
+func injectShape(body []nstmt) *shape {
+	if len(body) != 1 {
+		return nil
+	}
+	ret, ok := body[0].(returnStmt)
+	if !ok {
+		return nil
+	}
+	lit, ok := ret.e.(*objectExpr)
+	if !ok || lit.repeats {
+		return nil
+	}
+	sh := &shape{fixed: &config.Object{}}
+	for i := range lit.members {
+		m := &lit.members[i]
+		switch m.key {
+		case "body":
+			sh.body = m
+			continue
+		case "statusCode", "_mode":
+			if !m.val.isConst {
+				return nil
+			}
+			sh.fixed.Members = append(sh.fixed.Members, config.Member{Key: m.key, Value: m.val.konst})
+		case "headers":
+			h, ok := m.val.e.(*objectExpr)
+			if !ok || h.repeats {
+				return nil
+			}
+			ho := &config.Object{Members: make([]config.Member, 0, len(h.members))}
+			for j := range h.members {
+				if !h.members[j].val.isConst {
+					return nil
+				}
+				ho.Members = append(ho.Members, config.Member{Key: h.members[j].key, Value: h.members[j].val.konst})
+			}
+			sh.fixed.Members = append(sh.fixed.Members, config.Member{Key: m.key, Value: ho})
+		default:
+			return nil
+		}
+	}
+	return sh
+}
+
+// runBody evaluates the body of f's shape for request r, as runInject would evaluate it: the
+// value the returned object's body would hold (nil when it has none); false when the call
+// must run as usual (Scope.Response).
+func (f *nativeFn) runBody(r *request.Request, pristine bool) (config.Value, bool) {
+	m := f.shape.body
+	if m == nil {
+		return nil, true
+	}
+	c := f.begin(r, true, pristine)
+	defer c.release()
+	v, ok := m.val.e.eval(c)
+	if !ok {
+		return nil, false
+	}
+	val, ok := c.store(v, &m.val)
+	if !ok {
+		return nil, false
+	}
+	if v.k == kNum && !isFinite(v.f) {
+		val = nil // as finish makes it
+	}
+	c.finish(nil) // the objects of an object body
+	return val, true
 }
 
 // compileNative compiles source, a function expression, or returns nil when it uses more
@@ -124,6 +206,7 @@ func compileNative(source string) *nativeFn {
 	}
 	fn.global = c.global
 	fn.responseOnly = !c.readsArgs
+	fn.shape = injectShape(fn.body)
 	return fn
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -32,17 +33,33 @@ func checkNativeInject(t *testing.T, s *Scope, src string, reqs []*request.Reque
 			g = jsonOf(got)
 		}
 		done()
-		if !ok {
+		// A shaped function's answer is its fixed members with the body runBody gives.
+		shaped, shapedOK := "", false
+		if fn.shape != nil {
+			done := withSlab(r, ri%2 == 1)
+			var body config.Value
+			if body, shapedOK = fn.runBody(r, pristine); shapedOK {
+				shaped = shapeFields(fn.shape.fixed, body)
+			}
+			done()
+			if ok && !shapedOK {
+				t.Errorf("%s (request %d): runs natively, but not its body", src, ri)
+			}
+		}
+		if !ok && !shapedOK {
 			continue
 		}
 		ran++
 		want, err := s.responseJS(context.Background(), src, r)
 		if err != nil {
-			t.Errorf("%s (request %d): native gives %s, goja fails: %v", src, ri, g, err)
+			t.Errorf("%s (request %d): native gives %s (body alone %s), goja fails: %v", src, ri, g, shaped, err)
 			continue
 		}
-		if w := jsonOf(want); g != w {
+		if w := jsonOf(want); ok && g != w {
 			t.Errorf("%s (request %d):\nnative %s\n  goja %s", src, ri, g, w)
+		}
+		if w := shapeFields(want, mustGet(want, "body")); shapedOK && shaped != w {
+			t.Errorf("%s (request %d): shaped\nnative %s\n  goja %s", src, ri, shaped, w)
 		}
 	}
 	return ran
@@ -320,4 +337,91 @@ func TestNativeAbsentKeyOnTheImposterRuntime(t *testing.T) {
 	if err != nil || jsonOf(got) != `{"body":"undefined"}` {
 		t.Errorf("inject on a pooled runtime: %s %v", jsonOf(got), err)
 	}
+}
+
+// shapeFields is the fields of an inject's answer an http response is compiled from, as one
+// text: fixed's statusCode, headers and _mode, and body.
+func shapeFields(fixed *config.Object, body config.Value) string {
+	return jsonOf(config.NewObject("statusCode", mustGet(fixed, "statusCode"), "headers", mustGet(fixed, "headers"),
+		"_mode", mustGet(fixed, "_mode"), "body", body))
+}
+
+func mustGet(o *config.Object, key string) config.Value {
+	v, _ := o.Get(key)
+	return v
+}
+
+// TestInjectShape: which inject functions have their answer's members but the body fixed when
+// compiled, and what those are.
+func TestInjectShape(t *testing.T) {
+	s := New(Options{}).NewScope(nil)
+	for _, tc := range []struct{ src, fixed string }{
+		{`function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }`,
+			`{"statusCode":200,"headers":{"Content-Type":"application/json"}}`},
+		{`(config) => ({ body: config.request.path })`, `{}`},
+		{`() => ({ statusCode: '404', _mode: 'binary' })`, `{"statusCode":"404","_mode":"binary"}`},
+		{`(config) => ({ headers: { 'X-N': 1, 'X-B': true, 'X-Null': null }, body: config.request.method + '!' })`, `{"headers":{"X-N":1,"X-B":true,"X-Null":null}}`},
+		{`(config) => ({ statusCode: config.request.query.code, body: 'x' })`, ``},          // statusCode not constant
+		{`(config) => ({ headers: { 'X-P': config.request.path }, body: 'x' })`, ``},        // a header not constant
+		{`(config) => ({ headers: { 'X-L': ['a', 'b'] }, body: 'x' })`, ``},                 // an array is not a constant
+		{`(config) => ({ body: 'x', other: config.request.path })`, ``},                     // another member: evaluated as usual
+		{`(config) => ({ body: 'x', body: 'y' })`, ``},                                      // repeated
+		{`(config) => { var p = config.request.path; return { body: p }; }`, ``},            // more than the return
+		{`(config) => { return config.request.path ? { body: 'a' } : { body: 'b' }; }`, ``}, // not a literal
+		{`(config) => ({ body: config.request.path, statusCode: Date.now() })`, ``},         // not native
+	} {
+		fixed, ok := s.InjectShape(tc.src)
+		got := ""
+		if ok {
+			got = jsonOf(fixed)
+		}
+		if got != tc.fixed {
+			t.Errorf("%s: InjectShape %q, want %q", tc.src, got, tc.fixed)
+		}
+	}
+}
+
+// TestShapedInjectDifferential compares, for random inject functions of one returned literal
+// whose members but the body are constants (InjectShape), the fixed members with the body
+// runBody evaluates against goja's answer (checkNativeInject).
+func TestShapedInjectDifferential(t *testing.T) {
+	shaped := 0
+	runNativeDifferential(t, rand.New(rand.NewPCG(9, 10)), randomShapedInject, func(t *testing.T, s *Scope, src string) int {
+		if _, ok := s.InjectShape(src); ok {
+			shaped++
+		}
+		return checkNativeInject(t, s, src, nativeRequests())
+	})
+	if shaped < 1000 {
+		t.Errorf("%d shaped functions: the generator no longer writes them", shaped)
+	}
+}
+
+// randomShapedInject writes an inject function that returns one object literal of constant
+// members (statusCode, headers, _mode) and a body of any expression, in any order.
+func randomShapedInject(rng *rand.Rand) string {
+	g := &scriptGen{rng: rng, inject: true, params: []string{"config"}}
+	var members []string
+	if rng.IntN(2) == 0 {
+		members = append(members, "statusCode: "+g.pick("200", "201", "'404'", "99", "200.5", "null", "true"))
+	}
+	if rng.IntN(3) > 0 {
+		var hs []string
+		for range rng.IntN(3) {
+			hs = append(hs, g.pick("'Content-Type'", "'X-A'", "'x-a'", "'Content-Length'", "'Connection'", "'X-\u00e9'", "X_B")+": "+
+				g.pick("'application/json'", "'v'", "''", "1", "true", "null", "'close'", "'caf\u00e9'", "'a\\u0001'"))
+		}
+		members = append(members, "headers: { "+strings.Join(hs, ", ")+" }")
+	}
+	if rng.IntN(4) == 0 {
+		members = append(members, "_mode: "+g.pick("'binary'", "'text'", "''"))
+	}
+	if rng.IntN(8) > 0 {
+		members = append(members, "body: "+g.pick(g.expr(2), g.object(1), "JSON.stringify("+g.object(2)+")"))
+	}
+	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	if rng.IntN(2) == 0 {
+		return "function (config) { return { " + strings.Join(members, ", ") + " }; }"
+	}
+	return "(config) => ({ " + strings.Join(members, ", ") + " })"
 }

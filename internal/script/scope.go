@@ -144,6 +144,32 @@ func (s *Scope) Response(ctx context.Context, source string, r *request.Request)
 	return s.responseJS(ctx, source, r)
 }
 
+// InjectShape returns, for an inject function that returns one object literal whose members
+// other than body are constants (statusCode, _mode, and headers as an object literal of
+// constants; no other member), the object it returns without its body: the same for every call,
+// read only. ok is false for any other function. InjectBody then gives the body of a call.
+func (s *Scope) InjectShape(source string) (fixed *config.Object, ok bool) {
+	fn, _ := s.native(source, kindResponse)
+	if fn == nil || fn.shape == nil {
+		return nil, false
+	}
+	return fn.shape.fixed, true
+}
+
+// InjectBody returns, for a function InjectShape accepts, the body the object it returns for r
+// holds (nil for none): Response's result is InjectShape's object with that body. ok is false
+// when the call must go through Response (the native evaluator gives up on it; goja runs it).
+func (s *Scope) InjectBody(source string, r *request.Request) (body config.Value, ok bool) {
+	fn, pristine := s.native(source, kindResponse)
+	if fn == nil || fn.shape == nil {
+		return nil, false
+	}
+	if body, ok = fn.runBody(r, pristine); ok {
+		countNative(r)
+	}
+	return body, ok
+}
+
 // responseJS is Response on goja.
 func (s *Scope) responseJS(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
 	rt := s.enter(source, kindResponse)
