@@ -90,6 +90,12 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 		}
 	}()
 	conn := cc.Conn()
+	// The deadlines are set before the context may set them in the past, never after: a client
+	// that went between the AfterFunc's deadline and a later one left the exchange waiting for
+	// Timeout (TestProxyToASilentOriginIsCancelled failed so under load).
+	if err := conn.SetWriteDeadline(time.Now().Add(Timeout)); err != nil {
+		return true, err
+	}
 	if ctx != nil && ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(longAgo) })
 		defer func() {
@@ -108,6 +114,9 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	if err := conn.SetReadDeadline(time.Now().Add(Timeout)); err != nil {
 		return true, err
 	}
+	if ctx != nil && ctx.Err() != nil {
+		_ = conn.SetDeadline(longAgo) // it went while the request was sent: see above
+	}
 	if req.Header.IsHead() {
 		resp.SkipBody = true
 	}
@@ -125,12 +134,9 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	return false, nil
 }
 
-// send writes req to conn within Timeout; running out of it is fasthttp.ErrTimeout, as the
-// client reports it.
+// send writes req to conn within its write deadline (RoundTrip sets it); running out of it is
+// fasthttp.ErrTimeout, as the client reports it.
 func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request) error {
-	if err := conn.SetWriteDeadline(time.Now().Add(Timeout)); err != nil {
-		return err
-	}
 	w := hc.AcquireWriter(conn)
 	defer hc.ReleaseWriter(w)
 	err := req.Write(w)
