@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -36,43 +38,113 @@ func silent(c net.Conn) {
 // A proxy whose origin never answers holds the request only while someone waits for it: a
 // client that hangs up, or a DELETE of the imposter once its drain time is over, ends the
 // exchange with the origin. Before, the request (its goroutine, both connections) stayed for
-// the 5-minute proxy timeout, after the DELETE too.
+// the 5-minute proxy timeout, after the DELETE too. The client hangs up (or the DELETE is sent)
+// once the origin holds the request: earlier, mockd may rightly never reach the origin (the test
+// failed once under load that way, waiting for an origin connection that was never made).
 func TestProxyToASilentOriginIsCancelled(t *testing.T) {
 	s := start(t, "--drain-timeout", "1s")
-	origin, closed := misbehavingOrigin(t, silent)
+	arrived := make(chan struct{}, 100)
+	origin, closed := misbehavingOrigin(t, func(c net.Conn) {
+		arrived <- struct{}{}
+		silent(c)
+	})
 	port := listenFree(t)
 	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"proxy":{"to":"http://%s"}}]}]}`, port, origin)
 	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
 		t.Fatalf("create: %d %s", status, body)
 	}
-	waitClosed := func(what string) {
+	proxied := func(path string) net.Conn {
 		t.Helper()
-		select {
-		case <-closed:
-		case <-time.After(2 * time.Minute): // the proxy timeout is 5 minutes
-			t.Fatalf("%s: mockd still holds its connection to the silent origin", what)
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatal(err)
 		}
+		t.Cleanup(func() { c.Close() })
+		if _, err := io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		waitChan(t, arrived, "the request to reach the origin")
+		return c
 	}
 
-	hangUp(t, s, port, "/hang-up")
-	waitClosed("the client hung up")
+	_ = proxied("/hang-up").Close()
+	waitChan(t, closed, "the client hung up: mockd still holds its connection to the silent origin")
 
-	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	before := numberOfRequests(t, s, port)
-	if _, err := io.WriteString(c, "GET /deleted HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the request to arrive", func() bool { return numberOfRequests(t, s, port) > before })
+	c := proxied("/deleted")
 	if status, _, body := do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(port), ""); status != 200 {
 		t.Fatalf("DELETE: %d %s", status, body)
 	}
-	waitClosed("the imposter was deleted")
+	waitChan(t, closed, "the imposter was deleted: mockd still holds its connection to the silent origin")
 	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
 	if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
+		t.Errorf("the client of the deleted imposter got %q, %v; want its connection closed", b, err)
+	}
+}
+
+// waitChan waits for ch, failing with what after two minutes (far below the proxies' own bounds:
+// 5 minutes for http, --idle-timeout for tcp, set higher where it matters).
+func waitChan(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(2 * time.Minute):
+		t.Fatal(what)
+	}
+}
+
+// A tcp proxy's exchange with an origin that never answers ends when its client hangs up or its
+// imposter is deleted, as an http proxy's does. Before, both connections and the goroutine
+// stayed until --idle-timeout (two minutes by default) for nobody.
+func TestTCPProxyToASilentOriginIsCancelled(t *testing.T) {
+	s := start(t, "--idle-timeout", "10m")
+	arrived, closed := make(chan struct{}, 100), make(chan struct{}, 100)
+	origin := serveLoopback(t, func(c net.Conn) {
+		if _, err := c.Read(make([]byte, 4096)); err != nil {
+			return
+		}
+		arrived <- struct{}{}
+		silent(c)
+		closed <- struct{}{}
+	})
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"tcp","port":%d,"stubs":[{"responses":[{"proxy":{"to":"tcp://%s"}}]}]}`, port, origin)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	proxied := func() net.Conn {
+		t.Helper()
+		c := dialTCP(t, port)
+		if _, err := io.WriteString(c, "hello"); err != nil {
+			t.Fatal(err)
+		}
+		waitChan(t, arrived, "the request to reach the origin")
+		return c
+	}
+
+	_ = proxied().Close()
+	waitChan(t, closed, "the client hung up: mockd still holds its connection to the silent origin")
+
+	// a client that sends more while it waits is still there: the exchange goes on
+	c := proxied()
+	if _, err := io.WriteString(c, "more"); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), ""); status != 200 {
+		t.Fatalf("GET imposter: %d %s", status, body)
+	}
+	select {
+	case <-closed:
+		t.Fatal("the origin's connection was closed while its client waited")
+	default:
+	}
+
+	if status, _, body := do(t, "DELETE", s.Admin+"/imposters/"+strconv.Itoa(port), ""); status != 200 {
+		t.Fatalf("DELETE: %d %s", status, body)
+	}
+	waitChan(t, closed, "the imposter was deleted: mockd still holds its connection to the silent origin")
+	_ = c.SetReadDeadline(time.Now().Add(2 * time.Minute))
+	// closed with "more" unread: the kernel resets the connection rather than ending it
+	if b, err := io.ReadAll(c); (err != nil && !errors.Is(err, syscall.ECONNRESET)) || len(b) != 0 {
 		t.Errorf("the client of the deleted imposter got %q, %v; want its connection closed", b, err)
 	}
 }

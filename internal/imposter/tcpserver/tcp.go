@@ -4,6 +4,7 @@
 package tcpserver
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -143,7 +144,9 @@ func (s *server) respond(conn net.Conn, payload []byte) bool {
 	if m != nil {
 		t0 = metrics.Now()
 	}
-	out, keep := im.BuildTCP(req, a, s.proxy)
+	out, keep := im.BuildTCP(req, a, func(req *request.Request, addr, to string) (*config.Object, *config.Object) {
+		return s.proxy(conn, req, addr, to)
+	})
 	if m != nil {
 		m.RespDuration.Observe(t0.Since())
 	}
@@ -185,15 +188,29 @@ func (s *server) encode(b []byte) string {
 // proxy forwards req to the origin at addr and returns its first answer (the bytes of the
 // first read, or as many as the end-of-request resolver wants) as a response object {data,
 // _proxyResponseTime}. A nil answer without error means the origin closed without sending
-// anything. It is the server's imposter.TCPOrigin.
-func (s *server) proxy(req *request.Request, addr, to string) (*config.Object, *config.Object) {
+// anything. It is the server's imposter.TCPOrigin for requests of client. A client that hangs
+// up, or is closed by a DELETE of the imposter, ends the exchange with the origin at once, as an
+// http proxy's does (before, it held both connections until --idle-timeout): nothing is answered.
+func (s *server) proxy(client net.Conn, req *request.Request, addr, to string) (*config.Object, *config.Object) {
 	im := s.im
 	start := time.Now()
 	payload := []byte(req.Data)
 	if s.binary {
 		payload = config.DecodeBase64(req.Data)
 	}
-	conn, err := net.DialTimeout("tcp", addr, im.IdleTimeout())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := watchHangUp(client, cancel)
+	defer stop()
+	d := net.Dialer{Timeout: im.IdleTimeout()}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if ctx.Err() != nil {
+		if conn != nil {
+			_ = conn.Close()
+		}
+		im.Log().Warn("tcp proxy client gone; the exchange with the origin is given up", "origin", addr)
+		return nil, nil
+	}
 	if err != nil {
 		im.Log().Error(fmt.Sprintf("Proxy %s transmission error X=> %v", addr, err))
 		var dnsErr *net.DNSError
@@ -204,7 +221,18 @@ func (s *server) proxy(req *request.Request, addr, to string) (*config.Object, *
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(im.IdleTimeout()))
+	defer context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })()
+	gone := func() bool {
+		if ctx.Err() == nil {
+			return false
+		}
+		im.Log().Warn("tcp proxy client gone; the exchange with the origin is given up", "origin", addr)
+		return true
+	}
 	if _, err := conn.Write(payload); err != nil {
+		if gone() {
+			return nil, nil
+		}
 		return nil, nodeSocketError(err)
 	}
 	buf := make([]byte, readSize)
@@ -231,7 +259,7 @@ func (s *server) proxy(req *request.Request, addr, to string) (*config.Object, *
 			}
 		}
 		if err != nil {
-			if len(got) == 0 || isEOF(err) {
+			if gone() || len(got) == 0 || isEOF(err) {
 				return nil, nil
 			}
 			return nil, nodeSocketError(err)
