@@ -75,7 +75,7 @@ func readForConvert(file string, keepEnv bool) (config.Value, error) {
 		v, _, err := config.ReadFile(file)
 		return v, err
 	}
-	data, err := os.ReadFile(file)
+	data, err := config.ReadLimited(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read config: %w", file, err)
 	}

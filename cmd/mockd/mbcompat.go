@@ -80,7 +80,7 @@ func applyRCFile(cmd *cobra.Command, path string, errw io.Writer) error {
 	if path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := config.ReadLimited(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(errw, "Cannot find rcfile %s\n", path)

@@ -198,7 +198,7 @@ func IsYAML(file string) bool {
 
 // ReadFile decodes one config file to a Value: YAML (with positions) or Mountebank JSON.
 func ReadFile(file string) (Value, Positions, error) {
-	data, err := os.ReadFile(file)
+	data, err := ReadLimited(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: cannot read config: %w", file, unwrapPathError(err))
 	}
@@ -346,7 +346,7 @@ func resolveBodyFiles(imposter Value, dir, path string) *Error {
 		if !filepath.IsAbs(name) {
 			name = filepath.Join(dir, name)
 		}
-		data, err := os.ReadFile(name)
+		data, err := ReadLimited(name)
 		if err != nil {
 			return &Error{Code: CodeBadData, Path: p + ".bodyFile", Message: fmt.Sprintf("cannot read %q: %v", name, unwrapPathError(err))}
 		}

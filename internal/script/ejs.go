@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
+
+	"github.com/mockd/mockd/internal/config"
 )
 
 // ejsTimeout bounds one config template's JavaScript, so a template with an endless loop fails
@@ -41,7 +43,7 @@ func RenderEJS(file string) (string, error) {
 	// A file without a tag is its own rendering: no JavaScript runtime is made for it (the
 	// common case; a runtime costs about 1 MiB of code and heap touched at every start).
 	// Invalid UTF-8 takes the long way, which turns it into U+FFFD as it always has.
-	if text, err := os.ReadFile(file); err == nil && !bytes.Contains(text, []byte("<%")) && utf8.Valid(text) {
+	if text, err := config.ReadLimited(file); err == nil && !bytes.Contains(text, []byte("<%")) && utf8.Valid(text) {
 		return string(text), nil
 	}
 	return renderTemplate(file)
@@ -115,7 +117,7 @@ func (r *ejsRenderer) render(file string, locals *goja.Object, depth int) (strin
 	if depth > maxIncludeDepth {
 		return "", fmt.Errorf("%s: includes nest deeper than %d (does a template include itself?)", file, maxIncludeDepth)
 	}
-	text, err := os.ReadFile(file)
+	text, err := config.ReadLimited(file)
 	if err != nil {
 		return "", fmt.Errorf("cannot read template: %w", err)
 	}
