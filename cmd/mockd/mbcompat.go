@@ -14,6 +14,7 @@ import (
 
 	"github.com/mockd/mockd/internal/app"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/customproto"
 	"github.com/mockd/mockd/internal/jsvalue"
 )
 
@@ -28,7 +29,7 @@ const defaultFormatter = "mountebank-formatters"
 func (m *mbOptions) register(fs *pflag.FlagSet) {
 	registerRCFile(fs, &m.rcfile)
 	fs.StringVar(&m.log, "log", "", `Mountebank's logging configuration as JSON ({"level": …, "transports": {"console": {"format": …}, "file": {"path": …}}}); overrides --loglevel and --logfile`)
-	fs.StringVar(&m.protofile, "protofile", "protocols.json", "accepted for compatibility: custom protocols are not supported (a file naming some is reported)")
+	fs.StringVar(&m.protofile, "protofile", "protocols.json", "JSON file of custom protocols, each {\"createCommand\": \"program args\"}: their imposters are served by that program (Mountebank's custom protocols)")
 	registerFormatter(fs, &m.formatter)
 	fs.StringVar(&m.repository, "impostersRepository", "", "accepted for compatibility: custom imposters repositories are not supported (use --datadir)")
 }
@@ -69,7 +70,7 @@ func (m *mbOptions) apply(cmd *cobra.Command, f *serverFlags) error {
 	if m.log != "" {
 		applyLogConfig(m.log, &f.opts, errw)
 	}
-	reportProtofile(m.protofile, cmd.Flags().Changed("protofile"), errw)
+	loadProtofile(m.protofile, cmd.Flags().Changed("protofile"), &f.opts, errw)
 	return nil
 }
 
@@ -199,35 +200,24 @@ func applyLogConfig(text string, o *app.Options, errw io.Writer) {
 	}
 }
 
-// reportProtofile says that the custom protocols a --protofile names are not served. mb reads
-// protocols.json from the working directory when it exists; a missing file is fine, as there.
-func reportProtofile(path string, given bool, errw io.Writer) {
-	// Only read for a warning: a FIFO or device (which could block the start) or a file past
-	// 1 MiB is not read at all.
-	if info, err := os.Stat(path); err == nil && (!info.Mode().IsRegular() || info.Size() > 1<<20) {
-		if given {
-			fmt.Fprintf(errw, "mockd: --protofile %s: not read (not a regular file of at most 1 MiB); custom protocols are not run\n", path)
-		}
-		return
+// loadProtofile reads the custom protocols of the protofile into opts, as mb loads them: a
+// missing file names none; one that is not JSON (or not a regular file of at most 1 MiB, which
+// is not read: a FIFO or device could block the start) loads none and is reported.
+func loadProtofile(path string, given bool, opts *app.Options, errw io.Writer) {
+	if given {
+		opts.Protofile = path
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if given && !errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(errw, "mockd: --protofile %s: %v\n", path, err)
-		}
-		return
+	specs, err := customproto.Load(path)
+	switch {
+	case errors.Is(err, customproto.ErrInvalid):
+		fmt.Fprintf(errw, "mockd: %s %v\n", path, err)
+	case errors.Is(err, customproto.ErrNotRead) && !given:
+	case errors.Is(err, customproto.ErrNotRead):
+		fmt.Fprintf(errw, "mockd: --protofile %s: %v; no custom protocols loaded\n", path, err)
+	case err != nil:
+		fmt.Fprintf(errw, "mockd: --protofile %s: %v; no custom protocols loaded\n", path, err)
 	}
-	v, err := config.ParseJSON(data)
-	obj, ok := v.(*config.Object)
-	if err != nil || !ok || obj.Len() == 0 {
-		return
-	}
-	names := make([]string, 0, len(obj.Members))
-	for _, m := range obj.Members {
-		names = append(names, m.Key)
-	}
-	fmt.Fprintf(errw, "mockd: %s names custom protocols (%s): mockd serves http, https, tcp and smtp itself and runs no protocol plugins\n",
-		filepath.Clean(path), strings.Join(names, ", "))
+	opts.CustomProtocols = specs
 }
 
 // defaultToStart makes Mountebank's command line work unchanged: `mb --port 3000` (options

@@ -9,14 +9,21 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mockd/mockd/internal/app"
 )
 
-// TestReportProtofile: a protofile naming protocols is reported; a missing, empty or unreadable
-// one says nothing unless given; a FIFO is not opened (it would block the start).
-func TestReportProtofile(t *testing.T) {
+// TestLoadProtofile: the protocols a protofile names are loaded; a missing one loads none
+// silently; one that is not JSON is reported; a FIFO is not opened (it would block the start)
+// and is reported only when given.
+func TestLoadProtofile(t *testing.T) {
 	dir := t.TempDir()
 	named := filepath.Join(dir, "protocols.json")
 	if err := os.WriteFile(named, []byte(`{"foo":{"createCommand":"node foo.js"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"foo":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "fifo")
@@ -24,19 +31,30 @@ func TestReportProtofile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		path  string
-		given bool
-		want  string
+		path   string
+		given  bool
+		want   string
+		protos int
 	}{
-		{named, false, "names custom protocols (foo)"},
-		{filepath.Join(dir, "none.json"), true, ""},
-		{fifo, false, ""},
-		{fifo, true, "not read (not a regular file"},
+		{named, false, "", 1},
+		{filepath.Join(dir, "none.json"), true, "", 0},
+		{bad, true, "contains invalid JSON -- no custom protocols loaded", 0},
+		{fifo, false, "", 0},
+		{fifo, true, "not read (not a regular file", 0},
 	} {
 		var out bytes.Buffer
-		reportProtofile(tc.path, tc.given, &out)
+		var opts app.Options
+		loadProtofile(tc.path, tc.given, &opts, &out)
 		if (tc.want == "") != (out.Len() == 0) || !strings.Contains(out.String(), tc.want) {
 			t.Errorf("%s (given %v): %q, want %q", tc.path, tc.given, out.String(), tc.want)
 		}
+		if len(opts.CustomProtocols) != tc.protos {
+			t.Errorf("%s: %d protocols, want %d", tc.path, len(opts.CustomProtocols), tc.protos)
+		}
+	}
+	var opts app.Options
+	loadProtofile(named, false, &opts, &bytes.Buffer{})
+	if s := opts.CustomProtocols[0]; s.Name != "foo" || s.CreateCommand != "node foo.js" {
+		t.Errorf("loaded %+v", s)
 	}
 }

@@ -54,6 +54,8 @@ func newServeCmd(name string, mbStyle bool) *cobra.Command {
 				if err := f.mb.apply(cmd, f); err != nil {
 					return err
 				}
+			} else if f.mb.protofile != "" {
+				loadProtofile(f.mb.protofile, true, &f.opts, cmd.ErrOrStderr())
 			}
 			return runServer(cmd, f)
 		},
@@ -62,6 +64,8 @@ func newServeCmd(name string, mbStyle bool) *cobra.Command {
 	if mbStyle {
 		f.mb.register(cmd.Flags())
 		mbHelpFlag(cmd)
+	} else {
+		cmd.Flags().StringVar(&f.mb.protofile, "protofile", "", "JSON file of custom protocols, each {\"createCommand\": \"program args\"}, whose imposters that program serves (as Mountebank's --protofile; not read unless given)")
 	}
 	return cmd
 }

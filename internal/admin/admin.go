@@ -57,6 +57,8 @@ type Options struct {
 	// Node and Address name this node and its admin API in GET /cluster without a shared
 	// store (a SharedStore names them itself).
 	Node, Address string
+	// Custom names the custom protocols (--protofile) imposters may have.
+	Custom map[string]bool
 }
 
 // API is the admin API handler. It is safe for concurrent use.
@@ -141,7 +143,9 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	// The dashboard's pages read the API every second or two: they mark those reads, which are
 	// logged at debug so as not to bury what clients do.
 	level := slog.LevelInfo
-	if len(ctx.Request.Header.Peek(dashboard.RefreshHeader)) > 0 {
+	// So do custom protocols' programs, resolving every request they receive (Mountebank
+	// logs their calls at debug too).
+	if len(ctx.Request.Header.Peek(dashboard.RefreshHeader)) > 0 || strings.Contains(path, "/_requests") {
 		level = slog.LevelDebug
 	}
 	if a.log.Enabled(context.Background(), level) { // the line is not built for nothing
@@ -260,6 +264,10 @@ func (a *API) routeImposter(ctx *fasthttp.RequestCtx, method, id string, rest []
 		handler = a.replaceStub
 	case len(rest) == 2 && rest[0] == "stubs" && method == "DELETE":
 		handler = a.deleteStub
+	case len(rest) == 1 && rest[0] == "_requests" && method == "POST": // custom protocols (custom.go)
+		handler = a.customRequest
+	case len(rest) == 2 && rest[0] == "_requests" && method == "POST":
+		handler = a.customProxyResponse
 	case len(rest) == 1 && rest[0] == "explain" && method == "POST":
 		handler = a.explain
 	case len(rest) == 1 && rest[0] == "verify" && (method == "GET" || method == "HEAD"):

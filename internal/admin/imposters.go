@@ -17,7 +17,7 @@ import (
 var started = time.Now()
 
 func (a *API) parseOptions() config.ParseOptions {
-	return config.ParseOptions{AllowInjection: a.opts.AllowInjection, Behaviors: imposter.ValidateBehaviors}
+	return config.ParseOptions{AllowInjection: a.opts.AllowInjection, Behaviors: imposter.ValidateBehaviors, Custom: a.opts.Custom}
 }
 
 // bodyOptions are parseOptions for a value parsed from the request's body, which nothing else

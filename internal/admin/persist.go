@@ -31,7 +31,9 @@ func readsImposters(path string) bool {
 func changes(method, path string) bool {
 	switch method {
 	case fasthttp.MethodPost, fasthttp.MethodPut, fasthttp.MethodDelete, fasthttp.MethodPatch:
-		return strings.HasPrefix(path, "/imposters") && !strings.HasSuffix(path, "/explain")
+		// A custom protocol's program resolving a request (…/_requests) changes no definition
+		// (but proxy recording, as an http proxy's does), and must not wait for a change.
+		return strings.HasPrefix(path, "/imposters") && !strings.HasSuffix(path, "/explain") && !strings.Contains(path, "/_requests")
 	}
 	return false
 }

@@ -57,11 +57,16 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 	}
 	if !opts.List {
 		o.Set("recordRequests", def.RecordRequests)
-		if def.Protocol == "tcp" {
+		if def.Protocol == "tcp" && !im.Custom() {
 			o.Set("mode", def.Mode) // the tcp server's metadata
 		}
-		if def.Protocol == "https" {
+		if def.Protocol == "https" && !im.Custom() {
 			httpsMetadata(o, def.Header)
+		}
+		if md := im.Metadata(); md != nil { // what a custom protocol's program announced
+			for _, m := range md.Members {
+				o.Set(m.Key, m.Value)
+			}
 		}
 	}
 	if v, ok := def.Header.Get("endOfRequestResolver"); ok && jsvalue.Truthy(v) {

@@ -22,6 +22,7 @@ import (
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
+	"github.com/mockd/mockd/internal/imposter/customproto"
 	"github.com/mockd/mockd/internal/imposter/httpserver"
 	"github.com/mockd/mockd/internal/imposter/servers"
 	"github.com/mockd/mockd/internal/logs"
@@ -95,6 +96,11 @@ type Options struct {
 	VerdictFile string
 	// Console receives log lines; nil = os.Stdout.
 	Console io.Writer
+	// CustomProtocols are the protocols of the --protofile (customproto.Load): their imposters
+	// are served by the programs it names.
+	CustomProtocols []customproto.Spec
+	// Protofile is the --protofile path GET /config reports; "" = protocols.json.
+	Protofile string
 	// Quiet discards console log lines (tests).
 	Quiet bool
 	// Listener, when set, is where the admin API is served instead of a listener on Host:Port
@@ -166,6 +172,7 @@ func ForConsole(msg string) string { return consoleWording.Replace(msg) }
 // App is one mockd server.
 type App struct {
 	opts     Options
+	custom   *customproto.Options // what custom protocols' programs are told
 	logs     *logs.Core
 	log      *slog.Logger
 	reg      *imposter.Registry
@@ -236,8 +243,10 @@ func New(opts Options) (*App, error) {
 			return nil, err
 		}
 	}
+	protocols, custom := a.protocols()
 	a.reg = imposter.NewRegistry(imposter.Options{
-		Protocols: servers.Protocols(),
+		Protocols: protocols,
+		Custom:    custom,
 		Shared:    a.sharedState(),
 		Script:    engine,
 		Metrics:   a.metrics,
@@ -330,7 +339,13 @@ func buildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 	check := compilers(allowInjection)
 	for _, src := range cfg.Imposters {
 		checkFailed := false
-		for _, p := range config.CheckImposter(src.Value, src.Path, check) {
+		// A custom protocol's imposter has fields and responses of its own, which only its
+		// program knows: the checker, which knows mockd's protocols, does not look at it.
+		var problemsFound []config.Problem
+		if !customProtocol(src.Value, reg.Custom()) {
+			problemsFound = config.CheckImposter(src.Value, src.Path, check)
+		}
+		for _, p := range problemsFound {
 			switch {
 			case p.Warning || !src.Strict():
 				warnings = append(warnings, src.Locate(p.Path, p.Message))
@@ -340,7 +355,7 @@ func buildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 			}
 		}
 		// The documents are the loader's, read once: the stubs keep their values (not copies).
-		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Path: src.Path, Owned: true})
+		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Path: src.Path, Owned: true, Custom: reg.Custom()})
 		for _, e := range errs {
 			problems = append(problems, src.Locate(e.Path, ForConsole(e.Message)))
 		}
@@ -410,6 +425,7 @@ func (a *App) Start() error {
 		port = addr.Port
 	}
 	a.log = slog.New(a.logs.Handler("mb:" + strconv.Itoa(port)))
+	a.callbackURL(port)
 	if a.opts.AllowInjection {
 		// Mountebank's first log entry under --allowInjection; client suites read GET /logs by index.
 		host := a.opts.Host
@@ -434,6 +450,7 @@ func (a *App) Start() error {
 		APIKey:         a.opts.APIKey,
 		AllowIP:        ipFilter(a.opts.LocalOnly, a.opts.IPWhitelist, loopbackIPs()),
 		AllowInjection: a.opts.AllowInjection,
+		Custom:         a.reg.Custom(),
 		Origin:         a.opts.Origin,
 		Version:        MountebankVersion,
 		PublicOptions:  a.publicOptions(port),
@@ -694,7 +711,7 @@ func (a *App) publicOptions(port int) *config.Object {
 	o.Set("localOnly", a.opts.LocalOnly)
 	o.Set("ipWhitelist", stringList(a.opts.IPWhitelist))
 	o.Set("debug", a.opts.Debug)
-	o.Set("protofile", "protocols.json")
+	o.Set("protofile", orDefault(a.opts.Protofile, "protocols.json"))
 	if a.opts.Origin != "" {
 		o.Set("origin", a.opts.Origin)
 	} else {
@@ -787,4 +804,51 @@ func loopbackIPs() []net.IP {
 		return []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
 	}
 	return ips
+}
+
+// protocols are the protocols imposters can have: mockd's own and the custom ones
+// (--protofile), which replace a built-in one of the same name, as in Mountebank.
+func (a *App) protocols() (map[string]imposter.Protocol, map[string]bool) {
+	protocols := servers.Protocols()
+	if len(a.opts.CustomProtocols) == 0 {
+		return protocols, nil
+	}
+	a.custom = &customproto.Options{LogLevel: orDefault(a.opts.LogLevel, "info"), AllowInjection: a.opts.AllowInjection, Host: a.opts.Host}
+	a.callbackURL(a.opts.Port)
+	custom := map[string]bool{}
+	for _, s := range a.opts.CustomProtocols {
+		protocols[s.Name] = customproto.Protocol(s, a.custom)
+		custom[s.Name] = true
+		if customproto.BuiltIn(s.Name) {
+			a.log.Warn(customproto.Describe(s))
+		} else {
+			a.log.Info(customproto.Describe(s))
+		}
+	}
+	return protocols, custom
+}
+
+// callbackURL sets the URL template custom protocols' programs call back, once the admin port
+// is known: Mountebank's http://HOST:PORT/imposters/:port/_requests.
+func (a *App) callbackURL(port int) {
+	if a.custom == nil {
+		return
+	}
+	host := a.opts.Host
+	if host == "" {
+		host = "localhost"
+	}
+	url := "http://" + host + ":" + strconv.Itoa(port) + "/imposters/:port/_requests" // as Mountebank writes it, an IPv6 host unbracketed
+	a.custom.CallbackURLTemplate = func() string { return url }
+}
+
+// customProtocol reports whether the imposter v is of a custom protocol.
+func customProtocol(v config.Value, custom map[string]bool) bool {
+	if o := config.AsObject(v); o != nil && len(custom) > 0 {
+		if p, ok := o.Get("protocol"); ok {
+			name, _ := p.(string)
+			return custom[name]
+		}
+	}
+	return false
 }

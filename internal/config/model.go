@@ -131,6 +131,8 @@ type ParseOptions struct {
 	// Unset, behaviors are checked only when the stub is compiled, and only if nothing else
 	// failed.
 	Behaviors func(Value) []*Error
+	// Custom names the custom protocols (--protofile) an imposter may also have.
+	Custom map[string]bool
 }
 
 // ParseImposter validates one imposter creation request as Mountebank's imposters controller does
@@ -170,7 +172,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	case nil:
 		add("protocol", "'protocol' is a required field")
 	case string:
-		if !supportedProtocols[p] {
+		if !supportedProtocols[p] && !opts.Custom[p] {
 			add("protocol", "the %s protocol is not yet supported", p)
 		}
 		imp.Protocol = p

@@ -70,6 +70,9 @@ type Options struct {
 	// Protocols are the protocols imposters can serve, by name (see package servers); an
 	// imposter of another protocol compiles but does not start.
 	Protocols map[string]Protocol
+	// Custom names the protocols a program serves (--protofile): their responses are JSON
+	// objects handed to the program (ResolveCustom), whatever their name.
+	Custom map[string]bool
 }
 
 // stub is one stub with its run-time state. A stub keeps its state (response cycle, matches)
@@ -276,7 +279,11 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, reco
 		if ferr != nil {
 			stub = StubError
 		}
-		im.journal.addRequest(req, at, stub, t, why)
+		if req.Object != nil {
+			im.journal.addObject(req.Object, at, stub, t, why)
+		} else {
+			im.journal.addRequest(req, at, stub, t, why)
+		}
 		im.changes.Add(1)
 		if im.shared != nil {
 			shown := recorded
@@ -348,6 +355,7 @@ type Imposter struct {
 
 	ln      net.Listener
 	server  Server
+	custom  *customState  // a custom protocol's program and its pending proxies; nil otherwise
 	done    chan struct{} // closed when Serve has returned, once serving is serveStarted
 	serving atomic.Int32  // serveDeferred, serveStarted or serveNever
 	closing atomic.Bool
@@ -562,7 +570,13 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 		return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: rv}
 	}
 	var cr response
-	if im.def.Protocol == "tcp" {
+	if im.opts.Custom[im.def.Protocol] {
+		c, err := im.compileCustomResponse(r)
+		if err != nil {
+			return err
+		}
+		cr = c
+	} else if im.def.Protocol == "tcp" {
 		if jsvalue.Truthy(get(config.AsObject(get(r, "is")), "template")) {
 			return &config.Error{Code: config.CodeBadData, Path: "is.template",
 				Message: "templates apply to http and https imposters", Source: r}
@@ -759,8 +773,15 @@ func (im *Imposter) Start() error {
 	if !prepared.FIFO {
 		poller = netconn.PollerGo // tcp and smtp: a goroutine per connection on the runtime's poller
 	}
-	ln, err := netconn.ListenTCP(host, im.port, poller)
-	if err != nil {
+	var ln net.Listener
+	if prepared.Start != nil {
+		ext, err := prepared.Start(im)
+		if err != nil {
+			return err
+		}
+		im.custom = &customState{ext: ext, pending: map[string]*pendingProxy{}}
+		ln = ext.Listener
+	} else if ln, err = netconn.ListenTCP(host, im.port, poller); err != nil {
 		var dnsErr *net.DNSError
 		switch {
 		case errors.Is(err, syscall.EADDRINUSE):

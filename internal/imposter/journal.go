@@ -295,6 +295,9 @@ func approxSize(o *config.Object) int {
 // recordedRequest renders a request in Mountebank's recorded shape: requestFrom, method, path,
 // query, headers (original case, repeated names as arrays), body, ip and, for url-encoded forms, form.
 func recordedRequest(r *request.Request) *config.Object {
+	if r.Object != nil {
+		return r.Object
+	}
 	if r.TCP {
 		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data)
 	}

@@ -45,6 +45,9 @@ func NewRegistry(opts Options) *Registry {
 	return r
 }
 
+// Custom names the custom protocols (--protofile) its imposters may have (Options.Custom).
+func (r *Registry) Custom() map[string]bool { return r.opts.Custom }
+
 // Get returns the imposter on port, or nil.
 func (r *Registry) Get(port int) *Imposter {
 	r.mu.RLock()

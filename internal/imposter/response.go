@@ -141,11 +141,12 @@ type isResponse struct {
 	fixed    atomic.Pointer[wire]
 }
 
-// proxyResponse is a proxy response: one of http and tcp is set, after the imposter's protocol.
+// proxyResponse is a proxy response: one of http, tcp and custom is set, after the imposter's protocol.
 type proxyResponse struct {
 	respBase
-	http *proxy.Proxy
-	tcp  *tcpProxy
+	http   *proxy.Proxy
+	tcp    *tcpProxy
+	custom *customProxy // a custom protocol's: its program proxies
 }
 
 // injectResponse is an `inject` response: a JavaScript function builds the response object.

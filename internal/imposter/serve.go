@@ -48,6 +48,20 @@ type Prepared struct {
 	// FIFO asks for the listener of netconn's poller (Options.Poller): connections with data
 	// are served in the order their requests arrived (http and https).
 	FIFO bool
+	// Start, when set, starts a program that serves the imposter itself (a custom protocol):
+	// no port is bound here, and the program resolves its requests through ResolveCustom.
+	Start func(im *Imposter) (*External, error)
+}
+
+// External is an imposter a program serves (a custom protocol, see Prepared.Start).
+type External struct {
+	// Listener stands for the program: its Addr is the port the program serves, Accept
+	// blocks until Close, and Close stops the program (and returns once it has exited).
+	Listener net.Listener
+	// Metadata is what the program announced, shown in the imposter's JSON; nil for none.
+	Metadata *config.Object
+	// CallbackURL is the URL the program resolves requests at (…/imposters/:port/_requests).
+	CallbackURL string
 }
 
 // Answer is what Resolve decided for a request: the stub that matched (none for the default

@@ -160,6 +160,13 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	default:
 		out.addr = u.Host
 	}
+	out.generators = compileGenerators(p)
+	return out, nil
+}
+
+// compileGenerators compiles the predicateGenerators of a tcp or custom protocol's proxy.
+func compileGenerators(p *config.Object) []tcpGenerator {
+	var out []tcpGenerator
 	gens, _ := get(p, "predicateGenerators").([]any)
 	for _, g := range gens {
 		o := config.AsObject(g)
@@ -177,9 +184,9 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 				gen.base.Set(m.Key, m.Value)
 			}
 		}
-		out.generators = append(out.generators, gen)
+		out = append(out, gen)
 	}
-	return out, nil
+	return out
 }
 
 // TCPOrigin sends a tcp proxy's request to its origin at addr (host:port; to is the proxy's
@@ -330,7 +337,12 @@ func (im *Imposter) recordTCPProxy(req *request.Request, st *stub, p *tcpProxy, 
 // as Mountebank's predicatesFor does for a tcp request {requestFrom, ip, data}. Injected
 // generators are not supported yet and add nothing.
 func tcpPredicatesFor(req *request.Request, gens []tcpGenerator) []any {
-	fields := config.NewObject("requestFrom", req.RequestFrom(), "ip", req.IP(), "data", req.Data)
+	return predicatesFor(config.NewObject("requestFrom", req.RequestFrom(), "ip", req.IP(), "data", req.Data), gens)
+}
+
+// predicatesFor builds the predicates of a recorded proxy response from predicateGenerators
+// for a request whose fields are those of fields (a tcp request, or a custom protocol's).
+func predicatesFor(fields *config.Object, gens []tcpGenerator) []any {
 	preds := []any{}
 	for _, g := range gens {
 		op, hasOp := g.op, g.hasOp

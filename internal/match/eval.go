@@ -87,7 +87,7 @@ func (c *evalCtx) stub(ps []*pred) (bool, error) {
 // eval evaluates one node: not, or and and combine their children as predicates.js does; a fast
 // node answers unless it is unsure; the reference answers the rest.
 func (c *evalCtx) eval(p *pred) (bool, error) {
-	if c.set.referenceOnly {
+	if c.set.referenceOnly || c.r.Object != nil {
 		return c.reference(p)
 	}
 	switch p.op {

@@ -130,9 +130,10 @@ func (s *Set) Len() int { return len(s.stubs) }
 func (s *Set) Find(r *request.Request) (int, error) {
 	c := acquireCtx(s, r)
 	defer releaseCtx(c)
-	if r.BodyMissing || s.referenceOnly {
+	if r.BodyMissing || s.referenceOnly || r.Object != nil {
 		// deepEquals throws on such a request before looking at any field,
-		// so no stub may be skipped.
+		// so no stub may be skipped. A custom protocol's request has none of the fields
+		// the index and the fast nodes read: the reference evaluates it.
 		return s.scan(c, 0)
 	}
 	return s.idx.find(s, c, r)

@@ -952,6 +952,9 @@ func joinField(path, k string) string {
 // (httpRequest.js, tcpRequest.js): query and form as querystring.parse makes them, headers as
 // headersMap.ofRaw does, body undefined when it could not be decoded.
 func requestObject(r *request.Request) *config.Object {
+	if r.Object != nil { // a custom protocol's request, as its program sent it
+		return r.Object
+	}
 	if r.TCP {
 		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data)
 	}

@@ -6,6 +6,8 @@ import (
 	"net"
 	"sync"
 	"unsafe"
+
+	"github.com/mockd/mockd/internal/config"
 )
 
 // KV is one name/value pair, in the order it arrived.
@@ -50,6 +52,10 @@ type Request struct {
 	// TCP marks a tcp request: Mountebank's tcp request has only
 	// requestFrom, ip and data.
 	TCP bool
+	// Object, when set, is the whole request as a custom protocol's program sent it
+	// (POST /imposters/:id/_requests): predicates and the journal see it instead of the
+	// fields above.
+	Object *config.Object
 
 	// ip and requestFrom are formatted from addr on first use (IP, RequestFrom):
 	// most requests never need them.

@@ -1,0 +1,249 @@
+package imposter
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// Custom protocols (--protofile): a program serves the imposter's port and resolves each
+// request it receives through the admin API (POST /imposters/:id/_requests), as Mountebank's
+// out-of-process protocols do (models/protocols.js, responseResolver.js). The core matches the
+// request the program sent, as it is, against the stubs, records it, and answers the response
+// object the stub picks ({"response": …}) or, for a proxy, the instruction to proxy, whose
+// result the program sends back (POST …/_requests/:key) to be recorded.
+
+// customState is what an imposter of a custom protocol keeps: its program and the proxies
+// the program has not resolved yet.
+type customState struct {
+	ext     *External
+	mu      sync.Mutex
+	pending map[string]*pendingProxy
+	order   []string // keys of pending, oldest first
+	next    int
+}
+
+// maxPendingProxies bounds the proxies a program may leave unresolved; the oldest go first.
+const maxPendingProxies = 10000
+
+// pendingProxy is a proxy response handed to the program, waiting for the origin's answer.
+type pendingProxy struct {
+	stub  *stub
+	resp  *proxyResponse
+	req   *config.Object
+	start time.Time
+}
+
+// customProxy is a compiled proxy response of a custom protocol: the program proxies.
+type customProxy struct {
+	config *config.Object // the proxy object as handed to the program (mode defaulted)
+	mode   string
+	gens   []tcpGenerator
+	wait   bool         // addWaitBehavior
+	decor  config.Value // addDecorateBehavior, nil when not truthy
+}
+
+// Custom reports whether a program serves the imposter (a custom protocol).
+func (im *Imposter) Custom() bool { return im.custom != nil }
+
+// Metadata is what the program of a custom protocol announced when it started (shown in the
+// imposter's JSON); nil for other imposters.
+func (im *Imposter) Metadata() *config.Object {
+	if im.custom == nil {
+		return nil
+	}
+	return im.custom.ext.Metadata
+}
+
+// compileCustomResponse compiles one response of a custom protocol's imposter: an `is`
+// object handed to the program as it is (after behaviors), a proxy the program runs, an
+// inject, or a fault (handed over as configured).
+func (im *Imposter) compileCustomResponse(r *config.Object) (response, error) {
+	n := 0
+	for _, k := range responseKinds {
+		if v, ok := r.Get(k); ok && jsvalue.Truthy(v) {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
+	}
+	var out response
+	switch {
+	case jsvalue.Truthy(get(r, "is")):
+		is := config.AsObject(get(r, "is"))
+		if is == nil {
+			is = &config.Object{}
+		}
+		out = &isResponse{is: is}
+	case jsvalue.Truthy(get(r, "proxy")):
+		p := config.AsObject(get(r, "proxy"))
+		if p == nil {
+			p = &config.Object{}
+		}
+		cp := &customProxy{config: p, mode: "proxyOnce", wait: jsvalue.Truthy(get(p, "addWaitBehavior")), gens: compileGenerators(p)}
+		if d := get(p, "addDecorateBehavior"); jsvalue.Truthy(d) {
+			cp.decor = d
+		}
+		if m, ok := get(p, "mode").(string); ok && (m == "proxyAlways" || m == "proxyTransparent") {
+			cp.mode = m
+		} else {
+			// Mountebank sets the mode it uses on the proxy it hands the program.
+			cp.config = config.Clone(p).(*config.Object)
+			cp.config.Set("mode", "proxyOnce")
+		}
+		out = &proxyResponse{custom: cp}
+	case jsvalue.Truthy(get(r, "fault")):
+		return &faultResponse{respBase: respBase{config: r}, name: jsvalue.String(get(r, "fault"))}, nil
+	case jsvalue.Truthy(get(r, "inject")):
+		out = &injectResponse{source: jsvalue.String(get(r, "inject"))}
+	default:
+		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
+	}
+	b := out.base()
+	b.config = r
+	var err error
+	if b.behaviors, err = im.compileBehaviors(r); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return nil, ce
+		}
+		var list config.Errors
+		if errors.As(err, &list) && len(list) > 0 {
+			return nil, list[0]
+		}
+		return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
+	}
+	return out, nil
+}
+
+// ErrNotCustom is ResolveCustom's error for an imposter no program serves.
+var ErrNotCustom = &config.Error{Code: config.CodeBadData, Message: "the imposter is not of a custom protocol: only the program of a custom protocol resolves its requests here"}
+
+// ResolveCustom resolves a request the program of a custom protocol received (the "request"
+// of POST /imposters/:id/_requests) as Mountebank's getResponseFor does: it is counted,
+// recorded and matched as it is, and the answer is {"response": …} (the stub's `is` object
+// after its behaviors, an inject's result, a fault as configured, {} when no stub matches),
+// or, for a proxy, {"proxy": …, "request": …, "callbackURL": …/_requests/:key}, or
+// {"blocked": true, …} for a client --localOnly or --ipWhitelist refuses.
+func (im *Imposter) ResolveCustom(ctx context.Context, obj *config.Object) (*config.Object, error) {
+	if im.custom == nil {
+		return nil, ErrNotCustom
+	}
+	if ip, ok := get(obj, "ip").(string); ok && im.opts.AllowIP != nil {
+		if parsed := net.ParseIP(ip); parsed != nil && !im.opts.AllowIP(parsed) {
+			im.Blocked(ip)
+			return config.NewObject("blocked", true, "code", "unauthorized ip address"), nil
+		}
+	}
+	req := request.Acquire()
+	defer request.Release(req)
+	req.Object = obj
+	a := im.Resolve(req)
+	if a.Err != nil {
+		return nil, a.Err
+	}
+	switch r := a.resp.(type) {
+	case *proxyResponse:
+		if r.custom == nil {
+			return nil, errors.New("BUG: a custom protocol's proxy was not compiled as one")
+		}
+		key := im.custom.add(&pendingProxy{stub: a.stub, resp: r, req: obj, start: time.Now()})
+		return config.NewObject("proxy", r.custom.config, "request", obj,
+			"callbackURL", im.custom.ext.CallbackURL+"/"+key), nil
+	case *faultResponse:
+		return config.NewObject("response", config.Clone(r.config)), nil
+	}
+	out, err := im.buildObject(ctx, req, a.resp)
+	if err != nil {
+		return nil, err
+	}
+	if a.stub != nil && im.opts.Debug {
+		im.recordMatch(a.stub, obj, out, a.resp)
+	}
+	return config.NewObject("response", out), nil
+}
+
+// ResolveCustomProxy takes the origin's answer to a proxy ResolveCustom handed the program
+// (POST /imposters/:id/_requests/:key): the proxy's behaviors run on it, it is recorded as
+// the proxy's mode says, and the result is the response the program sends. An unknown key is
+// Mountebank's "invalid proxy resolution key" (404).
+func (im *Imposter) ResolveCustomProxy(ctx context.Context, key string, answer config.Value) (*config.Object, error) {
+	if im.custom == nil {
+		return nil, ErrNotCustom
+	}
+	p := im.custom.take(key)
+	if p == nil {
+		return nil, &config.Error{Code: config.CodeNoSuchResource, Message: "invalid proxy resolution key",
+			Source: im.custom.ext.CallbackURL + "/" + key}
+	}
+	resp := config.AsObject(answer)
+	if resp == nil {
+		resp = &config.Object{}
+	}
+	resp.Set("_proxyResponseTime", float64(time.Since(p.start).Milliseconds()))
+	req := request.Acquire()
+	defer request.Release(req)
+	req.Object = p.req
+	if b := p.resp.behaviors; b != nil {
+		var err error
+		if resp, err = b.Apply(ctx, req, resp, im.js); err != nil {
+			return nil, err
+		}
+	}
+	if cp := p.resp.custom; cp.mode != "proxyTransparent" {
+		newResp := config.NewObject("is", config.Clone(resp))
+		var extra []any
+		if t, _ := get(resp, "_proxyResponseTime").(float64); cp.wait && t > 0 {
+			extra = append(extra, config.NewObject("wait", t))
+		}
+		if cp.decor != nil {
+			extra = append(extra, config.NewObject("decorate", cp.decor))
+		}
+		if len(extra) > 0 {
+			newResp.Set("behaviors", extra)
+		}
+		im.recordProxied(p.stub, cp.mode == "proxyAlways", predicatesFor(p.req, cp.gens), newResp)
+	}
+	return resp, nil
+}
+
+// add keeps p until the program resolves it and returns its key.
+func (c *customState) add(p *pendingProxy) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := strconv.Itoa(c.next)
+	c.next++
+	c.pending[key] = p
+	c.order = append(c.order, key)
+	for len(c.pending) > maxPendingProxies {
+		delete(c.pending, c.order[0])
+		c.order = c.order[1:]
+	}
+	if len(c.order) > 2*maxPendingProxies { // resolved keys linger in order: compact
+		kept := c.order[:0]
+		for _, k := range c.order {
+			if c.pending[k] != nil {
+				kept = append(kept, k)
+			}
+		}
+		c.order = kept
+	}
+	return key
+}
+
+// take returns the pending proxy of key and forgets it; nil when there is none.
+func (c *customState) take(key string) *pendingProxy {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pending[key]
+	delete(c.pending, key)
+	return p
+}

@@ -1,0 +1,197 @@
+package imposter
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// fakeProgram stands for a custom protocol's program: a listener that Accept blocks on until
+// Close, which counts its calls.
+type fakeProgram struct {
+	once   sync.Once
+	closed chan struct{}
+	closes int
+}
+
+func (f *fakeProgram) Accept() (net.Conn, error) { <-f.closed; return nil, net.ErrClosed }
+func (f *fakeProgram) Close() error {
+	f.once.Do(func() { f.closes++; close(f.closed) })
+	return nil
+}
+func (f *fakeProgram) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4zero, Port: 4321} }
+
+type idleServer struct{}
+
+func (idleServer) Serve(ln net.Listener) error {
+	for {
+		if _, err := ln.Accept(); err != nil {
+			return nil
+		}
+	}
+}
+func (idleServer) CloseIdle() int                 { return 0 }
+func (idleServer) Shutdown(context.Context) error { return nil }
+
+// startCustom starts an imposter of the custom protocol "line" from js, its program faked.
+func startCustom(t *testing.T, js string, opts Options) (*Imposter, *fakeProgram) {
+	t.Helper()
+	v, err := config.ParseJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := map[string]bool{"line": true}
+	def, errs := config.ParseImposter(v, config.ParseOptions{AllowInjection: true, Custom: custom})
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	prog := &fakeProgram{closed: make(chan struct{})}
+	opts.Logger = slog.New(slog.DiscardHandler)
+	opts.Custom = custom
+	opts.Protocols = map[string]Protocol{"line": func(*config.Imposter) (Prepared, error) {
+		return Prepared{
+			New: func(*Imposter) Server { return idleServer{} },
+			Start: func(*Imposter) (*External, error) {
+				return &External{Listener: prog, Metadata: config.NewObject("greeting", "hi"),
+					CallbackURL: "http://localhost:2525/imposters/4321/_requests"}, nil
+			},
+		}, nil
+	}}
+	im, err := New(def, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := im.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { im.Stop(context.Background()) })
+	return im, prog
+}
+
+func obj(t *testing.T, js string) *config.Object {
+	t.Helper()
+	v, err := config.ParseJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(*config.Object)
+}
+
+func jsonOf(v config.Value) string { return string(config.MarshalJSON(v, 0)) }
+
+// TestResolveCustom: a custom protocol's requests are matched as the program sent them, with
+// the predicates of any field; the answer is {"response": …} (the is object after behaviors,
+// a fault as configured, {} for no match); requests are counted and recorded as sent.
+func TestResolveCustom(t *testing.T) {
+	im, prog := startCustom(t, `{"protocol":"line","port":4321,"recordRequests":true,"stubs":[
+		{"predicates":[{"equals":{"data":"hello"}},{"exists":{"oid":true}}],"responses":[{"is":{"data":"world","n":1}}]},
+		{"predicates":[{"deepEquals":{"nested":{"a":"1"}}}],"responses":[{"is":{"data":"deep"},"behaviors":[{"copy":{"from":"data","into":"${x}","using":{"method":"regex","selector":".*"}}}]}]},
+		{"predicates":[{"matches":{"data":"^f"}}],"responses":[{"fault":"CONNECTION_RESET_BY_PEER"}]}
+	]}`, Options{})
+	if im.Port() != 4321 || !im.Custom() || jsonOf(im.Metadata()) != `{"greeting":"hi"}` {
+		t.Fatalf("port %d custom %v metadata %v", im.Port(), im.Custom(), im.Metadata())
+	}
+	for _, tc := range []struct{ req, want string }{
+		{`{"data":"hello","oid":"1.3"}`, `{"response":{"data":"world","n":1}}`},
+		{`{"data":"hello"}`, `{"response":{}}`},
+		{`{"data":"x","nested":{"a":1}}`, `{"response":{"data":"deep"}}`},
+		{`{"data":"fail"}`, `{"response":{"fault":"CONNECTION_RESET_BY_PEER"}}`},
+	} {
+		out, err := im.ResolveCustom(context.Background(), obj(t, tc.req))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.req, err)
+		}
+		if got := jsonOf(out); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.req, got, tc.want)
+		}
+	}
+	if n := im.NumberOfRequests(); n != 4 {
+		t.Errorf("numberOfRequests %d", n)
+	}
+	list, _ := im.Recorded()
+	if len(list) != 4 || jsonOf(list[2].Request) != `{"data":"x","nested":{"a":1}}` {
+		t.Errorf("recorded %d: %v", len(list), list)
+	}
+	im.Stop(context.Background())
+	if prog.closes != 1 {
+		t.Errorf("the program was stopped %d times, want once", prog.closes)
+	}
+}
+
+// TestResolveCustomProxy: a proxy is handed to the program with the request and the key to
+// send the origin's answer to; that answer, after the proxy's behaviors, is recorded as the
+// mode says (proxyOnce: a stub before the proxy, with the generated predicates) and returned
+// as it is. A key used or unknown is Mountebank's 404.
+func TestResolveCustomProxy(t *testing.T) {
+	im, _ := startCustom(t, `{"protocol":"line","port":4321,"stubs":[
+		{"responses":[{"proxy":{"to":"line://origin","predicateGenerators":[{"matches":{"data":true}}],"addWaitBehavior":true}}]}
+	]}`, Options{})
+	out, err := im.ResolveCustom(context.Background(), obj(t, `{"data":"a","other":"b"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"proxy":{"to":"line://origin","predicateGenerators":[{"matches":{"data":true}}],"addWaitBehavior":true,"mode":"proxyOnce"},` +
+		`"request":{"data":"a","other":"b"},"callbackURL":"http://localhost:2525/imposters/4321/_requests/0"}`
+	if got := jsonOf(out); got != want {
+		t.Fatalf("proxy:\n got %s\nwant %s", got, want)
+	}
+	resp, err := im.ResolveCustomProxy(context.Background(), "0", obj(t, `{"data":"from origin"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := jsonOf(resp); !strings.HasPrefix(got, `{"data":"from origin","_proxyResponseTime":`) {
+		t.Errorf("proxy response %s", got)
+	}
+	defs := im.StubDefinitions()
+	if len(defs) != 2 || !strings.HasPrefix(jsonOf(defs[0]), `{"predicates":[{"deepEquals":{"data":"a"}}],"responses":[{"is":{"data":"from origin","_proxyResponseTime":`) {
+		t.Errorf("stubs after proxyOnce: %v", defs)
+	}
+	out, err = im.ResolveCustom(context.Background(), obj(t, `{"data":"a"}`))
+	if err != nil || !strings.HasPrefix(jsonOf(out), `{"response":{"data":"from origin"`) {
+		t.Errorf("replayed: %v %v", jsonOf(out), err)
+	}
+	for _, key := range []string{"0", "7", "x"} {
+		_, err := im.ResolveCustomProxy(context.Background(), key, nil)
+		var ce *config.Error
+		if !errors.As(err, &ce) || ce.Code != config.CodeNoSuchResource || ce.Message != "invalid proxy resolution key" ||
+			ce.Source != "http://localhost:2525/imposters/4321/_requests/"+key {
+			t.Errorf("key %s: %#v", key, err)
+		}
+	}
+}
+
+// TestResolveCustomBlocked: a request whose ip --localOnly or --ipWhitelist refuses is
+// answered {"blocked": true, …}, as Mountebank's getResponseFor answers it.
+func TestResolveCustomBlocked(t *testing.T) {
+	im, _ := startCustom(t, `{"protocol":"line","port":4321}`, Options{AllowIP: func(ip net.IP) bool { return ip.IsLoopback() }})
+	out, err := im.ResolveCustom(context.Background(), obj(t, `{"ip":"10.1.2.3"}`))
+	if err != nil || jsonOf(out) != `{"blocked":true,"code":"unauthorized ip address"}` {
+		t.Errorf("blocked: %s %v", jsonOf(out), err)
+	}
+	out, err = im.ResolveCustom(context.Background(), obj(t, `{"ip":"127.0.0.1"}`))
+	if err != nil || jsonOf(out) != `{"response":{}}` {
+		t.Errorf("allowed: %s %v", jsonOf(out), err)
+	}
+}
+
+// TestResolveNotCustom: an imposter mockd serves itself has no program to call back.
+func TestResolveNotCustom(t *testing.T) {
+	v, _ := config.ParseJSON([]byte(`{"protocol":"http"}`))
+	def, _ := config.ParseImposter(v, config.ParseOptions{})
+	im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := im.ResolveCustom(context.Background(), &config.Object{}); !errors.Is(err, ErrNotCustom) {
+		t.Errorf("ResolveCustom: %v", err)
+	}
+	if _, err := im.ResolveCustomProxy(context.Background(), "0", nil); !errors.Is(err, ErrNotCustom) {
+		t.Errorf("ResolveCustomProxy: %v", err)
+	}
+}

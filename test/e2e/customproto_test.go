@@ -1,0 +1,236 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Custom protocols (--protofile): mockd starts the program a protofile names for each imposter
+// of its protocol, as Mountebank does, and the program resolves every request it receives
+// through POST /imposters/:id/_requests. test/internal/lineproto is such a program: a
+// line-based tcp protocol.
+
+// buildLineproto builds test/internal/lineproto into dir.
+func buildLineproto(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "lineproto")
+	build := exec.Command("go", "build", "-o", bin, "./test/internal/lineproto")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build lineproto: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// loopbackPort returns a port free on 127.0.0.1 at the time of the call.
+func loopbackPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// alive reports whether process pid runs (a zombie does not count: its parent may be a
+// container's init that does not reap it).
+func alive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// waitGone waits until pid has stopped running.
+func waitGone(t *testing.T, what string, pid int) {
+	t.Helper()
+	for i := 0; i < 200 && alive(pid); i++ {
+		time.Sleep(25 * time.Millisecond)
+	}
+	if alive(pid) {
+		t.Errorf("%s (pid %d) still runs", what, pid)
+	}
+}
+
+// lineClient sends lines to a lineproto imposter and reads one answer line for each.
+func lineClient(t *testing.T, port int, lines ...string) []string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(c)
+	var out []string
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(c, l); err != nil {
+			t.Fatal(err)
+		}
+		answer, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the answer to %q: %v", l, err)
+		}
+		out = append(out, strings.TrimSuffix(answer, "\n"))
+	}
+	return out
+}
+
+func TestCustomProtocol(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to see the programs' processes")
+	}
+	dir := t.TempDir()
+	bin := buildLineproto(t, dir)
+	protofile := filepath.Join(dir, "protocols.json")
+	protocols := fmt.Sprintf(`{"line": {"createCommand": %q}, "linefail": {"createCommand": %q},
+		"nosuch": {"createCommand": %q}, "linechild": {"createCommand": %q}}`,
+		bin, bin+" fail", filepath.Join(dir, "nosuch")+" x", bin+" child")
+	if err := os.WriteFile(protofile, []byte(protocols), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, "--protofile", protofile)
+	port := loopbackPort(t)
+	create := fmt.Sprintf(`{"protocol":"line","port":%d,"name":"lines","greeting":"hi","recordRequests":true,"stubs":[
+		{"predicates":[{"equals":{"data":"hello"}}],"responses":[{"is":{"data":"world"}}]},
+		{"predicates":[{"startsWith":{"data":"px"}}],"responses":[{"proxy":{"to":"line://origin","predicateGenerators":[{"matches":{"data":true}}]}}]}]}`, port)
+	status, _, body := do(t, "POST", s.Admin+"/imposters", create)
+	if status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	created := jsonBody(t, body)
+	if created["greeting"] != "hi" || created["port"] != float64(port) {
+		t.Errorf("the program's metadata is not shown: %s", body)
+	}
+	pid := int(created["pid"].(float64))
+
+	// Stub answers over the wire, a no-match's empty response, and a proxy the program runs
+	// (its "origin" answers origin:LINE), recorded for the next request alike.
+	got := lineClient(t, port, "hello", "other", "px1", "px1", "px2")
+	if want := []string{"world", "", "origin:px1", "origin:px1", "origin:px2"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+	status, _, body = do(t, "GET", s.Admin+fmt.Sprintf("/imposters/%d", port), "")
+	if status != 200 {
+		t.Fatalf("GET: %d %s", status, body)
+	}
+	var shown struct {
+		NumberOfRequests int              `json:"numberOfRequests"`
+		Requests         []map[string]any `json:"requests"`
+		Stubs            []map[string]any `json:"stubs"`
+		Greeting         string           `json:"greeting"`
+	}
+	if err := json.Unmarshal([]byte(body), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if shown.NumberOfRequests != 5 || len(shown.Requests) != 5 || shown.Requests[0]["data"] != "hello" || shown.Requests[0]["timestamp"] == nil {
+		t.Errorf("recorded: %d requests, %v", shown.NumberOfRequests, shown.Requests)
+	}
+	if len(shown.Stubs) != 4 || shown.Greeting != "hi" { // two recorded by proxyOnce, before the proxy
+		t.Errorf("stubs after proxying: %s", body)
+	}
+
+	// The program's children are stopped with it.
+	status, _, body = do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"linechild","port":%d}`, loopbackPort(t)))
+	if status != 201 {
+		t.Fatalf("create linechild: %d %s", status, body)
+	}
+	child := jsonBody(t, body)
+	childPid, childPort := int(child["childPid"].(float64)), int(child["port"].(float64))
+	if !alive(childPid) {
+		t.Fatalf("the program's child %d does not run", childPid)
+	}
+	status, _, _ = do(t, "DELETE", s.Admin+fmt.Sprintf("/imposters/%d", childPort), "")
+	if status != 200 {
+		t.Fatalf("DELETE: %d", status)
+	}
+	waitGone(t, "a deleted imposter's program's child", childPid)
+
+	// A program that fails to start, or cannot be run, is Mountebank's 400; what runs stays.
+	status, _, body = do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"linefail","port":%d}`, loopbackPort(t)))
+	if status != 400 || !strings.Contains(body, `"code": "cannot start server"`) || !strings.Contains(body, `\"linefail\" start command failed (exit code 3)`) {
+		t.Errorf("failing program: %d %s", status, body)
+	}
+	status, _, body = do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"nosuch","port":%d}`, loopbackPort(t)))
+	if status != 400 || !strings.Contains(body, `cannot run`) || !strings.Contains(body, `"code": "ENOENT"`) {
+		t.Errorf("missing program: %d %s", status, body)
+	}
+	if got := lineClient(t, port, "hello"); got[0] != "world" {
+		t.Errorf("after failed creations: %q", got)
+	}
+
+	// A callback for an imposter no program serves, or with an unknown proxy key.
+	status, _, body = do(t, "POST", s.Admin+fmt.Sprintf("/imposters/%d/_requests/99", port), `{"proxyResponse":{}}`)
+	if status != 404 || !strings.Contains(body, "invalid proxy resolution key") {
+		t.Errorf("unknown key: %d %s", status, body)
+	}
+	status, _, body = do(t, "POST", s.Admin+fmt.Sprintf("/imposters/%d/_requests", port), `{"request":"not an object"}`)
+	if status != 400 {
+		t.Errorf("bad request: %d %s", status, body)
+	}
+
+	// A program that crashes leaves mockd and its imposter as they were.
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, "the killed program", pid)
+	status, _, body = do(t, "GET", s.Admin+"/imposters", "")
+	if status != 200 || !strings.Contains(body, fmt.Sprintf(`"port": %d`, port)) {
+		t.Errorf("after the program crashed: %d %s", status, body)
+	}
+	for i := 0; i < 100 && !strings.Contains(s.Output(), "Uh oh! I've crashed!"); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(s.Output(), "Uh oh! I've crashed! Expect subsequent requests to fail.") {
+		t.Errorf("the crash is not logged:\n%s", s.Output())
+	}
+
+	// PUT /imposters replaces the imposter (its program with it); shutdown stops the last one.
+	status, _, body = do(t, "PUT", s.Admin+"/imposters", fmt.Sprintf(`{"imposters":[{"protocol":"line","port":%d}]}`, port))
+	if status != 200 {
+		t.Fatalf("PUT: %d %s", status, body)
+	}
+	status, _, body = do(t, "GET", s.Admin+fmt.Sprintf("/imposters/%d", port), "")
+	if status != 200 {
+		t.Fatalf("GET: %d %s", status, body)
+	}
+	last := int(jsonBody(t, body)["pid"].(float64))
+	if got := lineClient(t, port, "hello"); got[0] != "" {
+		t.Errorf("the replaced imposter answers %q", got)
+	}
+	s.stop()
+	waitGone(t, "the program after shutdown", last)
+}
+
+// TestCustomProtocolBadProtofile: a protofile that is not JSON, or not a file, loads no
+// protocol; mockd starts and answers as for any unknown protocol.
+func TestCustomProtocolBadProtofile(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"line": {"createCommand": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{bad, dir} {
+		s := start(t, "--protofile", path)
+		status, _, body := do(t, "POST", s.Admin+"/imposters", `{"protocol":"line","port":`+strconv.Itoa(loopbackPort(t))+`}`)
+		if status != 400 || !strings.Contains(body, "the line protocol is not yet supported") {
+			t.Errorf("%s: %d %s", path, status, body)
+		}
+		if out := s.Output(); !strings.Contains(out, "no custom protocols loaded") {
+			t.Errorf("%s: not reported:\n%s", path, out)
+		}
+	}
+}
