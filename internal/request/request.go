@@ -239,7 +239,7 @@ func (r *Request) resolveAddr() {
 // copied, in one allocation. r must not be recycled (Recycle) while c is in use.
 func (r *Request) ShareInto(c *Request) {
 	*c = Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
-		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP, rawHeaders: r.rawHeaders}
+		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP, Object: r.Object, rawHeaders: r.rawHeaders}
 	c.CopyClient(r)
 	n := len(r.Query) + len(r.Form)
 	if r.rawHeaders == nil {

@@ -297,6 +297,13 @@ var (
 )
 
 func requestKeys(r *request.Request) []string {
+	if r.Object != nil { // a custom protocol's request, as its program sent it
+		keys := make([]string, len(r.Object.Members))
+		for i, m := range r.Object.Members {
+			keys[i] = m.Key
+		}
+		return keys
+	}
 	switch {
 	case r.TCP:
 		return tcpKeys
@@ -319,6 +326,9 @@ func requestKeys(r *request.Request) []string {
 type requestSource struct{ r *request.Request }
 
 func (s requestSource) js(rt *runtime, key string) goja.Value {
+	if s.r.Object != nil {
+		return toJS(rt.vm, s.goValue(key))
+	}
 	switch key {
 	case "query":
 		return rt.kvLazy(s.r.Query, false)
@@ -332,6 +342,11 @@ func (s requestSource) js(rt *runtime, key string) goja.Value {
 
 // str returns the value of key, a key whose value is a string (not query, headers or form).
 func (s requestSource) str(key string) string {
+	if s.r.Object != nil {
+		v, _ := s.r.Object.Get(key)
+		str, _ := v.(string)
+		return str
+	}
 	switch key {
 	case "requestFrom":
 		return s.r.RequestFrom()
@@ -350,6 +365,10 @@ func (s requestSource) str(key string) string {
 }
 
 func (s requestSource) goValue(key string) config.Value {
+	if s.r.Object != nil { // a copy: the script may change what it is given
+		v, _ := s.r.Object.Get(key)
+		return config.Clone(v)
+	}
 	switch key {
 	case "requestFrom", "method", "path", "body", "ip", "data":
 		return s.str(key)
@@ -579,6 +598,9 @@ func (c *configObject) clear() {
 // configHasRequest reports whether the config argument carries r's fields beside
 // config.request (Mountebank copies them only from a request that has any).
 func configHasRequest(r *request.Request) bool {
+	if r.Object != nil {
+		return r.Object.Len() > 0
+	}
 	return (r.TCP && r.Data != "") || (!r.TCP && r.Method != "")
 }
 

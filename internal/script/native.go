@@ -1018,6 +1018,10 @@ func (c *ncall) requestField(key string) (nval, bool) {
 	if !slices.Contains(c.reqKeys, key) {
 		return c.absent(key)
 	}
+	if c.req.Object != nil { // a custom protocol's request: read, never changed (see set)
+		v, _ := c.req.Object.Get(key)
+		return fromConfig(v)
+	}
 	i := -1
 	switch key {
 	case "query":
