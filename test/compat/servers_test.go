@@ -106,6 +106,13 @@ func (ss *servers) start(engine string, flags []string) (*server, error) {
 	// so that GET /config can be compared. --host keeps every listener,
 	// Mountebank's imposters included, on the loopback interface.
 	args := append([]string{"start", "--port", strconv.Itoa(port), "--host", "127.0.0.1", "--nologfile"}, flags...)
+	// A flag may name a file of the suite as ${compat}/testdata/… (the engines run in a
+	// directory of their own): --protofile.
+	if wd, err := os.Getwd(); err == nil {
+		for i := range args {
+			args[i] = strings.ReplaceAll(args[i], "${compat}", wd)
+		}
+	}
 	bin := ss.mbBin
 	if engine == "mockd" {
 		bin = ss.mockdBin
