@@ -197,3 +197,36 @@ func TestResolveNotCustom(t *testing.T) {
 		t.Errorf("ResolveCustomProxy: %v", err)
 	}
 }
+
+// TestCustomPortTaken: a program that announces the port of a running imposter is stopped and
+// the creation fails; the running imposter stays.
+func TestCustomPortTaken(t *testing.T) {
+	var progs []*fakeProgram
+	custom := map[string]bool{"line": true}
+	reg := NewRegistry(Options{Logger: slog.New(slog.DiscardHandler), Custom: custom,
+		Protocols: map[string]Protocol{"line": func(*config.Imposter) (Prepared, error) {
+			return Prepared{
+				New: func(*Imposter) Server { return idleServer{} },
+				Start: func(*Imposter) (*External, error) {
+					p := &fakeProgram{closed: make(chan struct{})}
+					progs = append(progs, p)
+					return &External{Listener: p, CallbackURL: "http://localhost:2525/imposters/4321/_requests"}, nil
+				},
+			}, nil
+		}}})
+	t.Cleanup(func() { reg.Shutdown(context.Background()) })
+	v, _ := config.ParseJSON([]byte(`{"protocol":"line"}`))
+	for i := 0; i < 2; i++ {
+		def, _ := config.ParseImposter(v, config.ParseOptions{Custom: custom})
+		im, err := reg.Create(def)
+		if i == 0 && (err != nil || im.Port() != 4321) {
+			t.Fatalf("first: %v", err)
+		}
+		if i == 1 && (err == nil || !strings.Contains(err.Error(), "4321 is already in use")) {
+			t.Errorf("second: %v", err)
+		}
+	}
+	if reg.Get(4321) == nil || len(reg.All()) != 1 || len(progs) != 2 || progs[0].closes != 0 || progs[1].closes != 1 {
+		t.Errorf("imposters %v; programs %d, stopped %v", reg.All(), len(progs), progs)
+	}
+}

@@ -269,6 +269,13 @@ func (r *Registry) start(im *Imposter) error {
 		return err
 	}
 	r.mu.Lock()
+	if other := r.byPort[im.port]; other != nil && other != im {
+		// Only a custom protocol's program can announce a port another imposter holds (a
+		// port mockd binds itself would have failed): that imposter stays.
+		r.mu.Unlock()
+		im.Stop(context.Background())
+		return config.AddrInUse(r.bindHost(im.def), im.port)
+	}
 	r.byPort[im.port] = im
 	r.relist()
 	r.mu.Unlock()
