@@ -73,6 +73,10 @@ type Request struct {
 	// rather than one allocation per string. Recycle keeps it for the next request; see
 	// Recycle for who may keep its strings.
 	arena []byte
+
+	// kept is a value of the caller's that r keeps from one use to the next (see Kept): Reset
+	// leaves it.
+	kept any
 }
 
 type memoEntry struct {
@@ -89,8 +93,13 @@ func (r *Request) Reset() {
 	for i := 0; i < len(r.memo); i++ {
 		r.memo[i] = memoEntry{} // not clear, a runtime call: one or two entries (a script's slab)
 	}
-	*r = Request{Query: q, Headers: h, Form: f, memo: m}
+	*r = Request{Query: q, Headers: h, Form: f, memo: m, kept: r.kept}
 }
+
+// Kept is where a caller keeps a value of its own with r from one use to the next (a script's
+// slab, with the pooled request rather than in a pool of its own): Reset and the pool leave it
+// as it is. The caller empties what it keeps there before r is released.
+func (r *Request) Kept() *any { return &r.kept }
 
 var pool = sync.Pool{New: func() any { return &Request{} }}
 

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"sync"
 	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
@@ -37,19 +36,24 @@ type Slab struct {
 // maxSlabText is the room for strings a slab keeps (a larger string is allocated as usual).
 const maxSlabText = 2 << 10
 
-var slabPool = sync.Pool{New: func() any { return new(Slab) }}
-
 // slabKey is the request memo key a Slab is attached under (see request.Memo).
 const slabKey uint64 = 0x736c61625f736c62
 
-// AttachSlab takes a Slab from the pool and attaches it to r for the native calls made for r.
+// AttachSlab attaches a Slab to r for the native calls made for r: the one r keeps (see
+// request.Request.Kept), made at its first use. Requests are pooled, and their slabs with them:
+// a slab costs no pool of its own.
 func AttachSlab(r *request.Request) *Slab {
-	s := slabPool.Get().(*Slab)
+	kept := r.Kept()
+	s, _ := (*kept).(*Slab)
+	if s == nil {
+		s = new(Slab)
+		*kept = s
+	}
 	r.SetMemo(slabKey, s)
 	return s
 }
 
-// Release empties s and returns it to the pool: nothing may use an object it held afterwards.
+// Release empties s, for its request's next use: nothing may use an object it held afterwards.
 func (s *Slab) Release() {
 	// Element by element, not clear: see ncall.release.
 	for i := 0; i < s.no; i++ {
@@ -63,7 +67,6 @@ func (s *Slab) Release() {
 	}
 	s.text = s.text[:0]
 	s.no, s.nm, s.ns, s.native, s.textOK = 0, 0, 0, 0, false
-	slabPool.Put(s)
 }
 
 // Aux is where the caller keeps a value of its own with s from one request to the next (the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/request"
 )
 
 // TestSlabSameResults: native calls whose objects come from a request's Slab answer as those
@@ -167,4 +168,37 @@ func jsvalueString(o *config.Object, key string) string {
 	v, _ := o.Get(key)
 	s, _ := v.(string)
 	return s
+}
+
+// TestSlabKeptWithRequest: a request keeps its slab from one use to the next (Reset leaves it),
+// attached again empty: what a call put in it before Release is gone.
+func TestSlabKeptWithRequest(t *testing.T) {
+	r := &request.Request{Method: "GET", Path: "/p"}
+	s := AttachSlab(r)
+	s.AllowText()
+	if str, ok := s.join("a", "b"); !ok || str != "ab" {
+		t.Fatalf("join: %q %v", str, ok)
+	}
+	s.object(2).Set("k", s.box("v"))
+	countNative(r)
+	s.Release()
+	r.Reset()
+	if slabOf(r) != nil {
+		t.Fatal("a reset request still has its slab attached")
+	}
+	again := AttachSlab(r)
+	if again != s {
+		t.Fatal("the request's next use made another slab")
+	}
+	if again.no != 0 || again.nm != 0 || again.ns != 0 || len(again.text) != 0 || again.Native() != 0 || again.textOK {
+		t.Fatalf("slab not empty: %d objects, %d members, %d strings, %d bytes, %d native calls, text %v",
+			again.no, again.nm, again.ns, len(again.text), again.Native(), again.textOK)
+	}
+	if slabOf(r) != again {
+		t.Fatal("the slab is not attached")
+	}
+	other := &request.Request{}
+	if AttachSlab(other) == s {
+		t.Fatal("two requests share a slab")
+	}
 }
