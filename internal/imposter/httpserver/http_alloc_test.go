@@ -34,6 +34,15 @@ func TestScriptedPathAllocations(t *testing.T) {
 	}{
 		{"inject", injectImposter, impostertest.RawRequest("GET", "/inject", "", ""), 0},
 		{"decorate", decorateImposter(), impostertest.RawRequest("GET", "/decorate/19", "", ""), 0},
+		// The same work through the general paths: an inject whose answer is built whole (a
+		// header read from the request: not shaped), a decorate that reads the request (its
+		// answer is built for every request, not kept).
+		{"inject-built", `{"protocol":"http","port":4545,"stubs":[{"responses":[{"inject":` + strconv.Quote(
+			`function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json', 'X-Method': config.request.method }, body: JSON.stringify({ injected: config.request.path }) }; }`) + `}]}]}`,
+			impostertest.RawRequest("GET", "/inject", "", ""), 0},
+		{"decorate-request", `{"protocol":"http","port":4545,"stubs":[{"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"text/plain"},"body":"decorate"},` +
+			`"_behaviors":{"decorate":` + strconv.Quote(`(config) => { config.response.body = config.response.body + config.request.path; config.response.headers['X-Decorated'] = 'yes'; }`) + `}}]}]}`,
+			impostertest.RawRequest("GET", "/decorate/19", "", ""), 0},
 	} {
 		h, ctx := newBenchHandler(t, tc.imposter, tc.raw, false)
 		serveOnce(t, h, ctx)
