@@ -21,8 +21,8 @@ type program struct {
 }
 
 func (p *program) Accept() (net.Conn, error) { <-p.closed; return nil, net.ErrClosed }
-func (p *program) Close() error               { p.once.Do(func() { close(p.closed) }); return nil }
-func (p *program) Addr() net.Addr             { return &net.TCPAddr{IP: net.IPv4zero, Port: 4321} }
+func (p *program) Close() error              { p.once.Do(func() { close(p.closed) }); return nil }
+func (p *program) Addr() net.Addr            { return &net.TCPAddr{IP: net.IPv4zero, Port: 4321} }
 
 type noServer struct{}
 
@@ -103,14 +103,33 @@ func TestCustomCallbacks(t *testing.T) {
 	}
 	a.changeMu.Unlock()
 
-	// An imposter mockd serves itself has no program: its callbacks are refused.
-	ans, err = do(t, c, "POST", "/imposters", `{"protocol":"http"}`)
+	// An imposter mockd serves itself resolves a posted request as Mountebank's getResponseFor
+	// does for every imposter: counted, recorded, matched, answered unwrapped; it hands out no
+	// proxy keys, and its proxies answer only what reaches its port.
+	ans, err = do(t, c, "POST", "/imposters", `{"protocol":"http","recordRequests":true,"stubs":[
+		{"predicates":[{"equals":{"path":"/x"}}],"responses":[{"is":{"statusCode":201,"body":"hi"}}]},
+		{"predicates":[{"equals":{"path":"/p"}}],"responses":[{"proxy":{"to":"http://127.0.0.1:1"}}]}]}`)
 	if err != nil || ans.status != 201 {
 		t.Fatalf("create http: %v %d %s", err, ans.status, ans.body)
 	}
 	port := strings.TrimPrefix(ans.headers["Location"], "http://localhost:2525/imposters/")
-	ans, err = do(t, c, "POST", "/imposters/"+port+"/_requests", `{"request":{}}`)
-	if err != nil || ans.status != 400 || !strings.Contains(ans.body, "not of a custom protocol") {
-		t.Errorf("http imposter: %v %d %s", err, ans.status, ans.body)
+	for _, tc := range []struct {
+		path, body string
+		status     int
+		want       string
+	}{
+		{"/_requests", `{"request":{"method":"GET","path":"/x"}}`, 200, "{\n  \"statusCode\": 201,\n  \"body\": \"hi\"\n}"},
+		{"/_requests", `{"request":{"path":"/none"}}`, 200, "{}"},
+		{"/_requests", `{"request":{"path":"/p"}}`, 400, "answers only requests it receives on its port"},
+		{"/_requests/0", `{"proxyResponse":{}}`, 404, "invalid proxy resolution key"},
+	} {
+		ans, err = do(t, c, "POST", "/imposters/"+port+tc.path, tc.body)
+		if err != nil || ans.status != tc.status || !strings.Contains(ans.body, tc.want) {
+			t.Errorf("http imposter %s %s: %v %d %s", tc.path, tc.body, err, ans.status, ans.body)
+		}
+	}
+	ans, err = do(t, c, "GET", "/imposters/"+port, "")
+	if err != nil || !strings.Contains(ans.body, `"numberOfRequests": 3`) || !strings.Contains(ans.body, `"path": "/none"`) {
+		t.Errorf("http imposter's record: %v %s", err, ans.body)
 	}
 }

@@ -124,8 +124,15 @@ func (im *Imposter) compileCustomResponse(r *config.Object) (response, error) {
 	return out, nil
 }
 
-// ErrNotCustom is ResolveCustom's error for an imposter no program serves.
-var ErrNotCustom = &config.Error{Code: config.CodeBadData, Message: "the imposter is not of a custom protocol: only the program of a custom protocol resolves its requests here"}
+// ErrNotCustom is ResolveCustomProxy's error for an imposter no program serves: it hands no
+// proxy to a program, so it has no key to resolve (Mountebank's process ends on the rejection).
+var ErrNotCustom = &config.Error{Code: config.CodeNoSuchResource, Message: "invalid proxy resolution key"}
+
+// errBuiltinProxy is ResolveCustom's error for a proxy of an imposter mockd serves itself:
+// Mountebank forwards the posted request to the origin there; mockd proxies only requests it
+// received on the wire (README, Differences).
+var errBuiltinProxy = &config.Error{Code: config.CodeBadData,
+	Message: "a proxy of an http, https, tcp or smtp imposter answers only requests it receives on its port, not those posted to _requests"}
 
 // ResolveCustom resolves a request the program of a custom protocol received (the "request"
 // of POST /imposters/:id/_requests) as Mountebank's getResponseFor does: it is counted,
@@ -133,10 +140,10 @@ var ErrNotCustom = &config.Error{Code: config.CodeBadData, Message: "the imposte
 // after its behaviors, an inject's result, a fault as configured, {} when no stub matches),
 // or, for a proxy, {"proxy": …, "request": …, "callbackURL": …/_requests/:key}, or
 // {"blocked": true, …} for a client --localOnly or --ipWhitelist refuses.
+// An imposter mockd serves itself (http, https, tcp, smtp) resolves a posted request the same
+// way, as Mountebank's getResponseFor does for every imposter, and answers the response object
+// itself, not wrapped in {"response": …}.
 func (im *Imposter) ResolveCustom(ctx context.Context, obj *config.Object) (*config.Object, error) {
-	if im.custom == nil {
-		return nil, ErrNotCustom
-	}
 	if ip, ok := get(obj, "ip").(string); ok && im.opts.AllowIP != nil {
 		if parsed := net.ParseIP(ip); parsed != nil && !im.opts.AllowIP(parsed) {
 			im.Blocked(ip)
@@ -150,16 +157,28 @@ func (im *Imposter) ResolveCustom(ctx context.Context, obj *config.Object) (*con
 	if a.Err != nil {
 		return nil, a.Err
 	}
+	wrap := func(o *config.Object) *config.Object {
+		if im.custom == nil {
+			return o
+		}
+		return config.NewObject("response", o)
+	}
 	switch r := a.resp.(type) {
 	case *proxyResponse:
 		if r.custom == nil {
+			if im.custom == nil {
+				return nil, errBuiltinProxy
+			}
 			return nil, errors.New("BUG: a custom protocol's proxy was not compiled as one")
 		}
 		key := im.custom.add(&pendingProxy{stub: a.stub, resp: r, req: obj, start: time.Now()})
 		return config.NewObject("proxy", r.custom.config, "request", obj,
 			"callbackURL", im.custom.ext.CallbackURL+"/"+key), nil
 	case *faultResponse:
-		return config.NewObject("response", config.Clone(r.config)), nil
+		return wrap(config.Clone(r.config).(*config.Object)), nil
+	}
+	if is, ok := a.resp.(*isResponse); ok && is.is == nil { // lean: see Imposter.lean
+		return configuredIs(a.stub, is), nil
 	}
 	out, err := im.buildObject(ctx, req, a.resp)
 	if err != nil {
@@ -168,7 +187,37 @@ func (im *Imposter) ResolveCustom(ctx context.Context, obj *config.Object) (*con
 	if a.stub != nil && im.opts.Debug {
 		im.recordMatch(a.stub, obj, out, a.resp)
 	}
-	return config.NewObject("response", out), nil
+	return wrap(out), nil
+}
+
+// configuredIs is a clone of the `is` object of st's response r, which lean left only in
+// st's text: r's place in the repeat-expanded list names the configured response. {} when
+// there is none (the default response, or the empty one of a stub whose responses all repeat
+// no times).
+func configuredIs(st *stub, r *isResponse) *config.Object {
+	if st == nil {
+		return &config.Object{}
+	}
+	k := -1
+	for i, x := range st.responses {
+		if x == response(r) {
+			k = i
+			break
+		}
+	}
+	list, _ := get(st.definition(), "responses").([]any)
+	pos := 0
+	for _, rv := range list {
+		o := config.AsObject(rv)
+		pos += config.Repeat(o)
+		if k >= 0 && k < pos {
+			if is := config.AsObject(get(o, "is")); is != nil {
+				return config.Clone(is).(*config.Object)
+			}
+			break
+		}
+	}
+	return &config.Object{}
 }
 
 // ResolveCustomProxy takes the origin's answer to a proxy ResolveCustom handed the program

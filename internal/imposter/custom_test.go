@@ -182,19 +182,39 @@ func TestResolveCustomBlocked(t *testing.T) {
 	}
 }
 
-// TestResolveNotCustom: an imposter mockd serves itself has no program to call back.
+// TestResolveNotCustom: an imposter mockd serves itself resolves a posted request too (as
+// Mountebank's getResponseFor), answering the response unwrapped; it has no proxy keys.
 func TestResolveNotCustom(t *testing.T) {
-	v, _ := config.ParseJSON([]byte(`{"protocol":"http"}`))
+	v, _ := config.ParseJSON([]byte(`{"protocol":"tcp","stubs":[{"predicates":[{"equals":{"data":"a"}}],"responses":[{"is":{"data":"A"}}]}]}`))
 	def, _ := config.ParseImposter(v, config.ParseOptions{})
 	im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := im.ResolveCustom(context.Background(), &config.Object{}); !errors.Is(err, ErrNotCustom) {
-		t.Errorf("ResolveCustom: %v", err)
+	for req, want := range map[string]string{`{"data":"a"}`: `{"data":"A"}`, `{"data":"b"}`: `{}`} {
+		obj, _ := config.ParseJSON([]byte(req))
+		out, err := im.ResolveCustom(context.Background(), obj.(*config.Object))
+		if err != nil || jsonOf(out) != want {
+			t.Errorf("ResolveCustom(%s) = %s %v, want %s", req, jsonOf(out), err, want)
+		}
 	}
 	if _, err := im.ResolveCustomProxy(context.Background(), "0", nil); !errors.Is(err, ErrNotCustom) {
 		t.Errorf("ResolveCustomProxy: %v", err)
+	}
+
+	// An http imposter's plain responses keep their `is` only in the stub's text (lean): the
+	// answer is the configured object, found through the cycle, repeats included.
+	v, _ = config.ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":[
+		{"is":{"body":"a"},"repeat":2},{"is":{"statusCode":201,"body":{"b":1}}}]}]}`))
+	def, _ = config.ParseImposter(v, config.ParseOptions{})
+	if im, err = New(def, Options{Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{`{"body":"a"}`, `{"body":"a"}`, `{"statusCode":201,"body":{"b":1}}`, `{"body":"a"}`} {
+		out, err := im.ResolveCustom(context.Background(), config.NewObject("path", "/"))
+		if err != nil || jsonOf(out) != want {
+			t.Errorf("http request %d: %s %v, want %s", i, jsonOf(out), err, want)
+		}
 	}
 }
 
