@@ -31,6 +31,8 @@ type Slab struct {
 	call ncall
 	// aux is the caller's (see Aux).
 	aux any
+	// attached: AttachSlab gave s to its request and Release has not emptied it since.
+	attached bool
 }
 
 // maxSlabText is the room for strings a slab keeps (a larger string is allocated as usual).
@@ -45,10 +47,17 @@ const slabKey uint64 = 0x736c61625f736c62
 func AttachSlab(r *request.Request) *Slab {
 	kept := r.Kept()
 	s, _ := (*kept).(*Slab)
-	if s == nil {
+	switch {
+	case s == nil:
 		s = new(Slab)
 		*kept = s
+	case s.attached:
+		// The request's last use ended without Release (its answer failed, or a panic): start
+		// over, without what the last use left in the slab, its call state or the caller's aux.
+		s.Release()
+		s.call, s.aux = ncall{}, nil
 	}
+	s.attached = true
 	r.SetMemo(slabKey, s)
 	return s
 }
@@ -66,7 +75,7 @@ func (s *Slab) Release() {
 		s.strs[i] = ""
 	}
 	s.text = s.text[:0]
-	s.no, s.nm, s.ns, s.native, s.textOK = 0, 0, 0, 0, false
+	s.no, s.nm, s.ns, s.native, s.textOK, s.attached = 0, 0, 0, 0, false, false
 }
 
 // Aux is where the caller keeps a value of its own with s from one request to the next (the

@@ -201,4 +201,18 @@ func TestSlabKeptWithRequest(t *testing.T) {
 	if AttachSlab(other) == s {
 		t.Fatal("two requests share a slab")
 	}
+
+	// A use that ends without Release (the answer failed before it was written) leaves the
+	// slab as it was: the next use gets it empty all the same, its text closed, its aux gone.
+	again.AllowText()
+	again.object(1)
+	*again.Aux() = "the caller's"
+	countNative(r)
+	r.Reset()
+	third := AttachSlab(r)
+	if third != s || third.no != 0 || len(third.text) != 0 || third.Native() != 0 || third.textOK || *third.Aux() != nil {
+		t.Fatalf("slab after a use without Release: %d objects, %d bytes, %d native calls, text %v, aux %v",
+			third.no, len(third.text), third.Native(), third.textOK, *third.Aux())
+	}
+	third.Release()
 }
