@@ -119,6 +119,11 @@ func TestEndOfRequestBinaryBuffer(t *testing.T) {
 	if err != nil || !got {
 		t.Errorf("text mode: %v, %v", got, err)
 	}
+	// Text is decoded as node decodes it: FF FE is two U+FFFD (Mountebank 2.9.1 resolved this).
+	got, err = s.EndOfRequest(`function (d) { return d === '\ufffd\ufffdEND' && d.length === 5; }`, []byte("\xff\xfeEND"), false)
+	if err != nil || !got {
+		t.Errorf("text mode, invalid UTF-8: %v, %v", got, err)
+	}
 	// The Buffer mockd makes (goja's Uint8Array given Buffer.prototype, not through the checked
 	// constructors) is a Buffer in every way a script can tell.
 	const isBuffer = `function (d) {

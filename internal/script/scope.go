@@ -8,7 +8,6 @@ import (
 	"reflect"
 	goruntime "runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -661,7 +661,8 @@ func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, err
 	if err != nil {
 		return false, injectionError("invalid end of request injection", src, err)
 	}
-	var arg goja.Value = rt.vm.ToValue(strings.ToValidUTF8(string(data), "\uFFFD"))
+	// Node's decoding: one U+FFFD for each invalid sequence (FF FE is two), not one a run.
+	var arg goja.Value = rt.vm.ToValue(jsvalue.DecodeUTF8(data))
 	if binary {
 		arg = rt.newBuffer(data)
 	}
