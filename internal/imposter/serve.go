@@ -361,7 +361,40 @@ func (im *Imposter) RecordMatch(a Answer) {
 	if a.out != nil {
 		is = a.out.is // what was sent
 	}
+	if im.def.Protocol != "tcp" {
+		is = withConnectionClose(is)
+	}
 	im.recordMatch(a.stub, a.Recorded, is, a.resp)
+}
+
+// RecordFaultMatch keeps, with --debug, the match of a stub that answered with a fault: its
+// response is {"fault": name}, as Mountebank records it.
+func (im *Imposter) RecordFaultMatch(a Answer, name string) {
+	if a.stub == nil || !im.opts.Debug {
+		return
+	}
+	im.recordMatch(a.stub, a.Recorded, config.NewObject("fault", name), a.resp)
+}
+
+// withConnectionClose is an http response as Mountebank's match shows it: its http server
+// adds Connection: close to the response's own headers object (unless it names a Connection)
+// after the match keeps it, so a response with headers shows that header too; one without
+// headers is left as it is. is is not changed.
+func withConnectionClose(is *config.Object) *config.Object {
+	hv, ok := is.Get("headers")
+	h, isObj := hv.(*config.Object)
+	if !ok || !isObj {
+		return is
+	}
+	for _, m := range h.Members {
+		if strings.EqualFold(m.Key, "connection") {
+			return is
+		}
+	}
+	nh := &config.Object{Members: append(append(make([]config.Member, 0, len(h.Members)+1), h.Members...), config.Member{Key: "Connection", Value: "close"})}
+	out := &config.Object{Members: append([]config.Member(nil), is.Members...)}
+	out.Set("headers", nh)
+	return out
 }
 
 // Count counts a request of a protocol without stubs (smtp), which Resolve does for the others.

@@ -189,6 +189,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			t0 = metrics.Now()
 		}
 		if f := a.Fault(); f != "" && fault(ctx, f) {
+			im.RecordFaultMatch(a, f)
 			return
 		}
 		rctx := requestContext(ctx)
@@ -217,6 +218,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			ce = &config.Error{Raw: config.NewObject("code", "ERR_HTTP_INVALID_STATUS_CODE",
 				"message", err.Error(), "name", "RangeError")}
 		}
+		im.RecordMatch(a) // Mountebank kept the match before node refused the status
 		writeError(ctx, ce)
 		return
 	}
