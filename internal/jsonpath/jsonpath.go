@@ -330,7 +330,85 @@ func Parse(src string) (jp.Expr, error) {
 	if unsubstituted(src) {
 		return nil, errFilter
 	}
-	return jp.ParseString(jsLength(jsBrackets(src)))
+	return jp.ParseString(jsLength(jsBrackets(jsDots(src))))
+}
+
+// jsDots rewrites a run of three or more dots outside brackets and quotes, or dots followed by
+// a bracket, as jsonpath-plus reads them. Its toPathArray makes each dot (and a bracket's '[')
+// a ';' and then each ';;;' (or a remaining ';;') a descent, so the dots left over are empty
+// property names: `$...a` is `$..a`, `$....a` is `$..[""].a` (the key "" of any value, then
+// its a), `$.['a']` is `$..['a']`, and a run at the end loses one ';' more (`$...` is `$..`,
+// `$....` is `$..[""]`).
+func jsDots(src string) string {
+	if !strings.Contains(src, "...") && !strings.Contains(src, ".[") {
+		return src
+	}
+	var b strings.Builder
+	depth := 0
+	var quote byte
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case (c == ']' || c == ')') && depth > 0:
+			depth--
+		case c == '.' && depth == 0:
+			k := 0
+			for i+k < len(src) && src[i+k] == '.' {
+				k++
+			}
+			end := i + k
+			bracket := end < len(src) && src[end] == '['
+			n := k // the ';' the run makes, with the one a bracket after it makes
+			if bracket {
+				n++
+			}
+			if n < 3 && !bracket {
+				b.WriteString(src[i:end])
+				i = end - 1
+				continue
+			}
+			var semis strings.Builder
+			for r := n; r > 0; {
+				if r >= 2 {
+					semis.WriteString(";..;")
+					r -= min(r, 3)
+				} else {
+					semis.WriteString(";")
+					r--
+				}
+			}
+			parts := strings.Split(semis.String(), ";")[1:]
+			if end == len(src) {
+				parts = strings.Split(strings.TrimSuffix(semis.String(), ";"), ";")[1:]
+			} else {
+				parts = parts[:len(parts)-1] // the name that follows
+			}
+			last := ""
+			for _, t := range parts {
+				if t == ".." {
+					b.WriteString("..")
+				} else {
+					b.WriteString("['']")
+				}
+				last = t
+			}
+			if end < len(src) && !bracket && last != ".." {
+				b.WriteByte('.')
+			}
+			i = end - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // jsBrackets rewrites the brackets of src that hold unquoted text other than an index, a

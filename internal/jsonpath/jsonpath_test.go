@@ -83,3 +83,33 @@ func TestSelectJS(t *testing.T) {
 		}
 	}
 }
+
+// TestDots: runs of dots as jsonpath-plus 7.2 reads them (Mountebank 2.9.1's copy answered
+// these, first value selected).
+func TestDots(t *testing.T) {
+	doc := `{"a":1,"":{"a":5},"b":{"a":2,"":7,"c":[{"a":3}]}}`
+	v, err := config.ParseJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ sel, want string }{
+		{"$...a", "1"}, {"$....a", "5"}, {"$.....a", "5"}, {"$......a", "5"}, {"$.b....", "7"},
+		{"$...b", `{"a":2,"":7,"c":[{"a":3}]}`}, {"$.......", ""}, {"$...['a']", "5"}, {"$.b.['a']", "2"},
+	} {
+		x, err := Parse(tc.sel)
+		got := ""
+		if err == nil {
+			if out := Select(x, v); len(out) > 0 {
+				got = string(config.MarshalJSON(out[0], 0))
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s (%s): %s (%v), want %s", tc.sel, jsDots(tc.sel), got, err, tc.want)
+		}
+	}
+	for in, want := range map[string]string{"$...['a']": "$..['']['a']", "$.['b']": "$..['b']", "$..['b']": "$..['b']", "$.a.b": "$.a.b", "$['x...y']": "$['x...y']"} {
+		if got := jsDots(in); got != want {
+			t.Errorf("jsDots(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
