@@ -469,6 +469,12 @@ func (p *mailParts) walk(h textproto.MIMEHeader, body []byte, partID string, roo
 		p.text = append(p.text, text)
 	} else {
 		p.html = append(p.html, text)
+		if root {
+			// An html-only message: mailparser gives its text as html-to-text makes it.
+			if t, ok := htmlToText(text); ok {
+				p.text = append(p.text, t)
+			}
+		}
 	}
 }
 

@@ -1,0 +1,30 @@
+package smtpserver
+
+import "testing"
+
+// TestHTMLToText: what html-to-text 9 (Mountebank 2.9.1's mailparser) made of these.
+func TestHTMLToText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"<p>a</p><br>b", "a\n\n\nb"},
+		{"<h1>a</h1><br>b", "A\n\n\nb"},
+		{"<p>a<br></p>b", "a\n\n\nb"},
+		{"<div><p>a</p></div><br>b", "a\n\n\nb"},
+		{"<b><p>a</p><br>b</b>", "a\n\n\nb"},
+		{"<p>a</p><b><br></b>b", "a\n\n\nb"},
+		{"<h4><br/><p>w</p></h4>", "\n\n\nW"},
+		{"<i><h4>x</h4>y</i><h1>z</h1>", "X\n\ny\n\n\nZ"},
+		{"<p><p>a</p>b", "a\n\nb"},
+		{"</p>x", "\n\nx"},
+		{"a</br>b", "a\nb"},
+		{"<p>a<div>b</div>c</p>d", "a\n\nb\nc\n\n\n\nd"},
+		{"<p>a<b><p>c</p></b>", "a\n\nc"},
+		{`<p>Hi <a href="http://x/y">there</a>, see <a href="mailto:a@b.c">a@b.c</a> and <a href="#top">top</a></p>`,
+			"Hi there [http://x/y], see a@b.c [a@b.c] and top"},
+		{"<html><head><title>T</title></head><body><h2>Stra\u00dfe</h2>ok</body></html>", "STRASSE\n\nok"},
+	} {
+		got, ok := htmlToText(tc.in)
+		if !ok || got != tc.want {
+			t.Errorf("%q: %q (%v), want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
