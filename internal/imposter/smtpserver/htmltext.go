@@ -1,16 +1,21 @@
 package smtpserver
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // htmlToText is html-to-text 9 with its default options (wordwrap 80), as mailparser applies it
 // to an html part that no text part stands for, for the HTML it follows: text, inline elements,
-// blocks (p, div and the other sectioning elements), headings (upper-cased), br and links
-// (`text [href]`). ok is false for HTML holding anything else (lists, tables, pre, blockquote,
-// images, rules, scripts, styles, wbr), whose layout it does not follow.
+// blocks (p, div and the other sectioning elements), headings (upper-cased), br, links
+// (`text [href]`) and lists (` * `, ` 1. `). ok is false for HTML holding anything else
+// (tables, pre, blockquote, images, rules, scripts, styles, wbr, lettered or Roman lists), whose
+// layout it does not follow.
 func htmlToText(src string) (text string, ok bool) {
 	root := parseHTML(src)
 	if root == nil {
@@ -30,6 +35,7 @@ func htmlToText(src string) (text string, ok bool) {
 
 // htmlNode is a node of the parsed document: an element or (tag "") a text.
 type htmlNode struct {
+	parent   *htmlNode
 	tag      string
 	attrs    map[string]string
 	text     string
@@ -49,7 +55,7 @@ func parseHTML(src string) *htmlNode {
 			return root
 		case html.TextToken:
 			top := stack[len(stack)-1]
-			top.children = append(top.children, &htmlNode{text: string(z.Text())})
+			top.children = append(top.children, &htmlNode{parent: top, text: string(z.Text())})
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
 			if closesP[t.Data] {
@@ -57,7 +63,12 @@ func parseHTML(src string) *htmlNode {
 					stack = stack[:len(stack)-1] // htmlparser2's openImpliesClose
 				}
 			}
-			n := &htmlNode{tag: t.Data, attrs: map[string]string{}}
+			if t.Data == "li" {
+				for len(stack) > 1 && stack[len(stack)-1].tag == "li" {
+					stack = stack[:len(stack)-1]
+				}
+			}
+			n := &htmlNode{parent: stack[len(stack)-1], tag: t.Data, attrs: map[string]string{}}
 			for _, a := range t.Attr {
 				if _, seen := n.attrs[a.Key]; !seen {
 					n.attrs[a.Key] = a.Val
@@ -81,7 +92,7 @@ func parseHTML(src string) *htmlNode {
 			if !found && (t.Data == "p" || t.Data == "br") {
 				// htmlparser2 reads a </p> without a <p> as <p></p>, and </br> as <br>.
 				top := stack[len(stack)-1]
-				top.children = append(top.children, &htmlNode{tag: t.Data, attrs: map[string]string{}})
+				top.children = append(top.children, &htmlNode{parent: top, tag: t.Data, attrs: map[string]string{}})
 			}
 		}
 	}
@@ -117,7 +128,7 @@ var blockBreaks = map[string][2]int{
 }
 
 // unfollowed are the elements whose formatting htmlToText does not follow.
-var unfollowed = map[string]bool{"ul": true, "ol": true, "li": true, "table": true, "pre": true, "blockquote": true,
+var unfollowed = map[string]bool{"table": true, "pre": true, "blockquote": true,
 	"img": true, "hr": true, "script": true, "style": true, "wbr": true, "template": true, "textarea": true}
 
 // textBuilder is html-to-text's BlockTextBuilder: a stack of blocks and of word transforms.
@@ -154,6 +165,10 @@ func (b *textBuilder) walk(nodes []*htmlNode) bool {
 			blk := b.stack[len(b.stack)-1]
 			b.stack = b.stack[:len(b.stack)-1]
 			b.top().addText(blk.text(), blk.leading, max(blk.stashed, br[1]))
+		case n.tag == "ul" || n.tag == "ol":
+			if !b.list(n) {
+				return false
+			}
 		case n.tag == "br":
 			b.top().startNewLine(1)
 		case n.tag == "a":
@@ -183,6 +198,78 @@ func (b *textBuilder) walk(nodes []*htmlNode) bool {
 				return false
 			}
 		}
+	}
+	return true
+}
+
+// list is html-to-text's formatList: each child but white space an item, an li with the
+// list's prefix (` * `, or ` 1. ` from the ol's start), items one line apart, the lines after
+// an item's first indented by the prefix's length.
+func (b *textBuilder) list(n *htmlNode) bool {
+	nested := n.parent != nil && n.parent.tag == "li"
+	next := 1
+	if n.tag == "ol" {
+		if v, ok := n.attrs["start"]; ok {
+			f := jsvalue.Number(v)
+			if f != math.Trunc(f) || math.Abs(f) > 1e9 {
+				return false
+			}
+			next = int(f)
+		}
+		if t := n.attrs["type"]; t != "" && t != "1" {
+			return false // letters and Roman numbers are not followed
+		}
+	}
+	type item struct {
+		node   *htmlNode
+		prefix string
+	}
+	var items []item
+	maxPrefix := 0
+	for _, c := range n.children {
+		if c.tag == "" && strings.TrimFunc(c.text, jsSpace) == "" {
+			continue
+		}
+		prefix := ""
+		if c.tag == "li" {
+			if n.tag == "ul" {
+				prefix = " * "
+			} else {
+				prefix = " " + strconv.Itoa(next) + ". "
+				next++
+			}
+			if nested {
+				prefix = strings.TrimLeftFunc(prefix, jsSpace)
+			}
+			maxPrefix = max(maxPrefix, len(prefix))
+		}
+		items = append(items, item{c, prefix})
+	}
+	if len(items) == 0 {
+		return true
+	}
+	breaks := 2
+	if nested {
+		breaks = 1
+	}
+	lst := newTextBlock(b.top().maxLen)
+	lst.leading = breaks
+	b.stack = append(b.stack, lst)
+	for _, it := range items {
+		width := max(len(it.prefix), maxPrefix)
+		li := newTextBlock(max(20, lst.maxLen-width))
+		b.stack = append(b.stack, li)
+		if !b.walk([]*htmlNode{it.node}) {
+			return false
+		}
+		b.stack = b.stack[:len(b.stack)-1]
+		text := it.prefix + strings.Repeat(" ", width-len(it.prefix)) +
+			strings.ReplaceAll(li.text(), "\n", "\n"+strings.Repeat(" ", width))
+		lst.addText(text, li.leading, max(li.stashed, 1))
+	}
+	b.stack = b.stack[:len(b.stack)-1]
+	if text := lst.text(); text != "" {
+		b.top().addText(text, lst.leading, breaks)
 	}
 	return true
 }
