@@ -168,8 +168,9 @@ var schemaStricter = map[string]string{}
 // loaderStricter lists the scenarios whose imposters mockd's YAML loader refuses while the
 // schema accepts them: what a JSON Schema cannot say, such as JavaScript that does not parse.
 var loaderStricter = map[string]string{
-	"script-inject-syntax-error":          "the inject function does not parse",
-	"behavior-copy-xpath-malformed-empty": "a copy's xpath selector does not compile",
+	"script-inject-syntax-error":           "the inject function does not parse",
+	"behavior-copy-xpath-malformed-empty":  "a copy's xpath selector does not compile",
+	"behavior-copy-xpath-string-malformed": "a copy's xpath selector gives a string (name(/*)), which Mountebank accepts and fails on at request time",
 }
 
 // acceptedImposters returns the imposters of a scenario's POST and PUT /imposters steps that

@@ -152,8 +152,13 @@ func (s failedXPath) values(from config.Value) ([]config.Value, error) {
 func (noSelector) values(config.Value) ([]config.Value, error) { return nil, nil }
 
 func (s xpathSelector) values(from config.Value) ([]config.Value, error) {
-	return xpathValues(s.expr, from), nil
+	return xpathValues(s.expr, from)
 }
+
+// errXPathString is the TypeError Mountebank's xpath.select throws for a selector whose value
+// is a string (`name(/*)`, `normalize-space(//k)`): it maps over the result as over nodes.
+var errXPathString = &config.Error{Raw: config.NewObject(
+	"message", "result.map is not a function", "name", "TypeError")}
 
 func (s jsonpathSelector) values(from config.Value) ([]config.Value, error) {
 	return jsonpathValues(s.expr, from), nil
@@ -181,21 +186,26 @@ func (s regexSelector) values(from config.Value) ([]config.Value, error) {
 
 // xpathValues follows Mountebank's xpath.select: a text node gives its text, an attribute its
 // value, an element the data of its first child ("undefined" when that is not text).
-func xpathValues(expr *xpath.Expr, from config.Value) []config.Value {
+func xpathValues(expr *xpath.Expr, from config.Value) ([]config.Value, error) {
 	if expr == nil {
-		return nil
+		return nil, nil
 	}
 	if jsvalue.IsUndefined(from) {
-		return nil
+		return nil, nil
 	}
 	doc := xmldoc.Parse(jsvalue.String(from))
 	if doc == nil {
-		return nil
+		return nil, nil
 	}
 	var out []config.Value
+	var err error
 	func() {
 		defer func() { _ = recover() }() // a selector the library cannot evaluate selects nothing
 		res := expr.Evaluate(xmlquery.CreateXPathNavigator(doc))
+		if _, isString := res.(string); isString {
+			err = errXPathString
+			return
+		}
 		iter, ok := res.(*xpath.NodeIterator)
 		if !ok {
 			return // numbers and booleans have no length: no match
@@ -205,7 +215,7 @@ func xpathValues(expr *xpath.Expr, from config.Value) []config.Value {
 			out = append(out, nodeValue(n, iter.Current()))
 		}
 	}()
-	return out
+	return out, err
 }
 
 func nodeValue(n *xmlquery.Node, nav xpath.NodeNavigator) config.Value {

@@ -33,5 +33,6 @@ func SelectXPath(selector string, ns *config.Object, field config.Value) []confi
 	if err != nil {
 		return nil
 	}
-	return xpathValues(expr, field)
+	vals, _ := xpathValues(expr, field) // a string's TypeError selects nothing here
+	return vals
 }

@@ -245,6 +245,9 @@ func ownFields(ce *config.Error) *config.Object {
 	} else if ce.Source != nil {
 		o.Set("source", ce.Source)
 	}
+	if ce.Message == "malformed xpath predicate selector" {
+		o.Set("inner", &config.Object{}) // xpath.js keeps the error it caught, which JSON shows as {}
+	}
 	return o
 }
 
