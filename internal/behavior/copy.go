@@ -3,6 +3,7 @@ package behavior
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"strconv"
@@ -60,6 +61,9 @@ func compileSelector(using *config.Object) selector {
 		}
 		// The pattern is JavaScript's (no u flag): translated to RE2 with the same meaning ('.',
 		// \s, $, case folding, [^], identity escapes), as predicates translate theirs.
+		if len(sel) > match.MaxRegexLen {
+			return failedSelector{&config.Error{Message: fmt.Sprintf("Invalid regular expression: the pattern is %d characters long, more than mockd compiles (%d)", len(sel), match.MaxRegexLen)}}
+		}
 		expr, err := match.TranslateRegex(sel, strings.Contains(flags, "i"), strings.Contains(flags, "m"))
 		if err == nil {
 			var re *regexp.Regexp

@@ -429,7 +429,13 @@ func rangeHelper(c *call) (any, error) {
 	return out, nil
 }
 
+// maxRegexLen is match.MaxRegexLen (RE2 takes about 230 MB to compile a 1 MiB pattern).
+const maxRegexLen = 1 << 20
+
 func compileRegex(p string) (*regexp.Regexp, error) {
+	if len(p) > maxRegexLen {
+		return nil, fmt.Errorf("invalid regular expression: the pattern is %d characters long, more than mockd compiles (%d)", len(p), maxRegexLen)
+	}
 	re, err := regexp.Compile(p)
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression %q: %w", p, err)

@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,26 @@ func TestRegexCacheBounded(t *testing.T) {
 	reCache.Range(func(any, any) bool { n++; return true })
 	if n > reCacheLimit {
 		t.Fatalf("regexp cache holds %d entries, limit %d", n, reCacheLimit)
+	}
+}
+
+// TestRegexLengthBounded: a pattern past MaxRegexLen is refused with an error naming the limit
+// (a 10 MB predicate took 7 s and 1.4 GB to compile, and the cache kept it); the cache holds
+// at most reCacheByteLimit bytes of sources, so long patterns cannot pile up in it.
+func TestRegexLengthBounded(t *testing.T) {
+	long := strings.Repeat("a", MaxRegexLen+1)
+	if err := CheckRegex(long, false); err == nil || !strings.Contains(err.Error(), "more than mockd compiles") {
+		t.Errorf("a pattern of %d characters: %v, want the limit's error", len(long), err)
+	}
+	// a character class of 64 Ki letters: long, and one instruction once compiled
+	class := "[" + strings.Repeat("a", 64<<10) + "]"
+	for i := 0; i < 2*reCacheByteLimit/len(class); i++ {
+		if _, err := compileJSRegex(class+strconv.Itoa(i), false); err != nil {
+			t.Fatal(err)
+		}
+		if b := reCacheBytes.Load(); b > reCacheByteLimit {
+			t.Fatalf("the cache holds %d bytes of patterns, limit %d", b, reCacheByteLimit)
+		}
 	}
 }
 
