@@ -68,6 +68,7 @@ type API struct {
 	log       *slog.Logger
 	changeMu  sync.Mutex // one change at a time, each saved before the next
 	unsaved   bool       // the last save to the node's own store failed (under changeMu)
+	closing   bool       // the process is shutting down: changes are refused (under changeMu)
 	saves     bool       // changes are saved: the store is not the in-memory one (see New)
 	listed    atomic.Pointer[renderedList]
 	rendered  renderings
@@ -164,6 +165,11 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	if changes(method, path) {
 		a.changeMu.Lock()
 		defer a.changeMu.Unlock()
+		if a.closing {
+			a.sendErrors(ctx, &apiError{status: fasthttp.StatusServiceUnavailable, errs: []*config.Error{{Code: "shutting down",
+				Message: "mockd is shutting down: the imposters are not changed"}}})
+			return
+		}
 		if a.shared != nil {
 			// The change applies to the imposters as stored, whichever node changed them last.
 			if err := a.syncLocked(ctx); err != nil {

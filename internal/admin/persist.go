@@ -87,6 +87,25 @@ func (a *API) diff(before map[int]stubsState) store.Change {
 	return ch
 }
 
+// Close refuses the changes that come after it (503), once the one under way, if any, is made
+// and saved, or ctx is done. The process calls it as it begins to shut down, before it stops the
+// imposters: a PUT /imposters running beside the shutdown saw the imposters it replaced already
+// stopping (gone from the listing), so it saved its own without their deletion, and a restart
+// with --datadir ran both the old imposters and the new ones.
+func (a *API) Close(ctx context.Context) {
+	locked := make(chan struct{})
+	go func() {
+		a.changeMu.Lock()
+		a.closing = true
+		a.changeMu.Unlock()
+		close(locked)
+	}()
+	select {
+	case <-locked:
+	case <-ctx.Done():
+	}
+}
+
 // SaveAll stores every running imposter, replacing what the store held.
 func (a *API) SaveAll(ctx context.Context) error {
 	a.changeMu.Lock()

@@ -641,6 +641,9 @@ func (a *App) abort() {
 }
 
 func (a *App) shutdown(ctx context.Context) {
+	if a.api != nil {
+		a.api.Close(ctx) // the change under way is made and saved; later ones are refused
+	}
 	if a.redis != nil {
 		a.redis.Stop() // nothing from the store may start an imposter again
 		defer a.redis.Close()

@@ -14,8 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mockd/mockd/test/internal/mockdproc"
 )
 
 // model is the part of the imposters the crash test checks: each port's name and stub bodies.
@@ -373,5 +376,79 @@ func TestSaveAndReplay(t *testing.T) {
 	out, err := run("save", "--port", strconv.Itoa(listenFree(t)), "--savefile", filepath.Join(dir, "x.json"))
 	if err == nil || !strings.Contains(out, "no mockd (or Mountebank) is running on http://localhost:") {
 		t.Errorf("save without a server: err=%v output=%q; want exit 1 naming the missing server", err, out)
+	}
+}
+
+// SIGTERM while a PUT /imposters replaces the imposters: after a restart on the same --datadir
+// the imposters are the old ones or the new ones, as the PUT's answer said (200: the new ones;
+// 503 or no answer: the old ones). Before, a PUT running beside the shutdown saw the imposter
+// it replaced already stopping, saved the new ones without its deletion, and the restart ran
+// both (a restart "exact" to neither state). The delays only vary where the signal lands.
+func TestSIGTERMDuringAPutKeepsOneState(t *testing.T) {
+	dir := t.TempDir()
+	oldPort := listenFree(t)
+	var b strings.Builder
+	newPorts := map[int]bool{}
+	b.WriteString(`{"imposters":[`)
+	for i := 0; i < 40; i++ {
+		port := listenFree(t)
+		newPorts[port] = true
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"protocol":"http","port":%d,"name":"new","stubs":[`, port)
+		for j := 0; j < 300; j++ {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"predicates":[{"equals":{"path":"/p%d"}}],"responses":[{"is":{"body":"%s"}}]}`, j, strings.Repeat("y", 100))
+		}
+		b.WriteString("]}")
+	}
+	b.WriteString("]}")
+	replacement := b.String()
+	for _, delay := range []time.Duration{0, 10 * time.Millisecond, 30 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond} {
+		s := start(t, "--datadir", dir)
+		old := fmt.Sprintf(`{"imposters":[{"protocol":"http","port":%d,"name":"old"}]}`, oldPort)
+		if status, _, body := do(t, "PUT", s.Admin+"/imposters", old); status != 200 {
+			t.Fatalf("PUT the old imposter: %d %s", status, body)
+		}
+		put := make(chan int, 1)
+		go func() {
+			status, _, _, err := mockdproc.Do("PUT", s.Admin+"/imposters", replacement)
+			if err != nil {
+				status = 0
+			}
+			put <- status
+		}()
+		time.Sleep(delay)
+		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		status := <-put
+		if code := s.exitCode(time.Minute); code != 0 {
+			t.Fatalf("exit code %d after SIGTERM", code)
+		}
+		s = start(t, "--datadir", dir)
+		got := fetchModel(t, s.Admin)
+		switch {
+		case status == 200:
+			if len(got) != len(newPorts) {
+				t.Errorf("delay %v: the PUT answered 200, the restart runs %d imposters; want the 40 new ones", delay, len(got))
+			}
+			for port := range got {
+				if !newPorts[port] {
+					t.Errorf("delay %v: the PUT answered 200, the restart runs %d (%s)", delay, port, got[port].Name)
+				}
+			}
+		default:
+			if len(got) != 1 || got[oldPort].Name != "old" {
+				t.Errorf("delay %v: the PUT answered %d, the restart runs %d imposters; want the old one alone", delay, status, len(got))
+			}
+		}
+		if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		s.exitCode(time.Minute)
 	}
 }
