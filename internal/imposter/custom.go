@@ -205,12 +205,16 @@ func configuredIs(st *stub, r *isResponse) *config.Object {
 			break
 		}
 	}
+	if k < 0 {
+		return &config.Object{}
+	}
+	at := st.start(k) // r's first place in the cycle
 	list, _ := get(st.definition(), "responses").([]any)
-	pos := 0
+	var pos uint64
 	for _, rv := range list {
 		o := config.AsObject(rv)
-		pos += config.Repeat(o)
-		if k >= 0 && k < pos {
+		pos += uint64(config.Repeat(o))
+		if at < pos {
 			if is := config.AsObject(get(o, "is")); is != nil {
 				return config.Clone(is).(*config.Object)
 			}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,8 +88,12 @@ type stub struct {
 	// of the two is set.
 	def       *config.Object
 	raw       string
-	responses []response // repeat-expanded
-	next      atomic.Uint64
+	responses []response // repeat-expanded, unless rep counts them
+	// rep, when not nil, holds how often each of responses comes in the cycle: a stub whose
+	// repeats are large keeps each response once rather than repeat times (repeat 1e9 made a
+	// slice of a billion entries, more memory than the machine had).
+	rep  *repeats
+	next atomic.Uint64
 	// hits counts the requests the stub answered, always (GET /verify, expect).
 	hits   atomic.Uint64
 	expect *config.Expect // nil: none
@@ -194,8 +199,68 @@ func (s *stub) appendText(dst []byte) []byte {
 }
 
 func (s *stub) nextResponse() response {
-	i := s.next.Add(1) - 1
-	return s.responses[i%uint64(len(s.responses))]
+	return s.at(s.next.Add(1) - 1)
+}
+
+// at is the response at place i of s's cycle (i counted from the first request, wrapping).
+func (s *stub) at(i uint64) response {
+	if s.rep == nil {
+		return s.responses[i%uint64(len(s.responses))]
+	}
+	ends := s.rep.ends
+	i %= ends[len(ends)-1]
+	k := sort.Search(len(ends), func(j int) bool { return ends[j] > i })
+	return s.responses[k]
+}
+
+// cycle is the length of s's response cycle, repeats included.
+func (s *stub) cycle() uint64 {
+	if s.rep == nil {
+		return uint64(len(s.responses))
+	}
+	return s.rep.ends[len(s.rep.ends)-1]
+}
+
+// start is the place in s's cycle where its k-th entry of responses comes first.
+func (s *stub) start(k int) uint64 {
+	if s.rep == nil || k == 0 {
+		return uint64(k)
+	}
+	return s.rep.ends[k-1]
+}
+
+// repeats counts a stub's responses: ends[k] is the place in the cycle after responses[k]'s
+// last turn (a running sum of their repeats).
+type repeats struct{ ends []uint64 }
+
+// expandedRepeats is the most places a stub's cycle takes as an entry each: past it, or for a
+// response repeated more than maxExpandedRepeat times, the stub counts them (repeats).
+const (
+	expandedRepeats   = 4096
+	maxExpandedRepeat = 64
+)
+
+// appendRepeated adds r to s's cycle n times.
+func (s *stub) appendRepeated(r response, n int) {
+	if s.rep == nil && n <= maxExpandedRepeat && len(s.responses)+n <= expandedRepeats {
+		for ; n > 0; n-- {
+			s.responses = append(s.responses, r)
+		}
+		return
+	}
+	if s.rep == nil { // from expanded to counted: each entry so far comes once
+		ends := make([]uint64, len(s.responses), len(s.responses)+1)
+		for i := range ends {
+			ends[i] = uint64(i + 1)
+		}
+		s.rep = &repeats{ends: ends}
+	}
+	var end uint64
+	if len(s.rep.ends) > 0 {
+		end = s.rep.ends[len(s.rep.ends)-1]
+	}
+	s.responses = append(s.responses, r)
+	s.rep.ends = append(s.rep.ends, end+uint64(n))
 }
 
 // table is an immutable snapshot of an imposter's stubs and their compiled predicates.
@@ -335,7 +400,7 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, reco
 		}
 		im.logLine(slog.LevelDebug, "using predicate match: "+string(config.MarshalJSON(preds, 0)))
 	}
-	if im.shared != nil && len(st.responses) > 1 {
+	if im.shared != nil && st.cycle() > 1 {
 		resp = im.nextShared(st) // one response: nothing to share, nothing asked of the store
 	} else {
 		resp = st.nextResponse()
@@ -593,8 +658,8 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 		}
 		cr = hr
 	}
-	for n := config.Repeat(r); n > 0; n-- {
-		s.responses = append(s.responses, cr)
+	if n := config.Repeat(r); n > 0 {
+		s.appendRepeated(cr, n)
 	}
 	return nil
 }

@@ -142,6 +142,9 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			list, _ := get(odef, "responses").([]any)
 			def.Set("responses", append(list, resp))
 			ns := &stub{def: def, responses: o.responses, expect: o.expect, scen: o.scen}
+			if o.rep != nil { // its own count list, grown as responses is (see above)
+				ns.rep = &repeats{ends: o.rep.ends}
+			}
 			if err := im.addResponse(ns, resp); err != nil {
 				im.log.Error("cannot record proxy response", "err", err)
 				return

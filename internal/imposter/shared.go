@@ -98,7 +98,7 @@ func (im *Imposter) nextShared(s *stub) response {
 		return s.nextResponse()
 	}
 	s.next.Store(n + 1) // where the local count goes on from if the store is lost
-	return s.responses[n%uint64(len(s.responses))]
+	return s.at(n)
 }
 
 // sharedRequests returns the shared journal's requests, oldest first by arrival (only the n
