@@ -107,21 +107,11 @@ func (im *Imposter) compileCustomResponse(r *config.Object) (response, error) {
 	default:
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
 	}
-	b := out.base()
-	b.config = r
-	var err error
-	if b.behaviors, err = im.compileBehaviors(r); err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) {
-			return nil, ce
-		}
-		var list config.Errors
-		if errors.As(err, &list) && len(list) > 0 {
-			return nil, list[0]
-		}
-		return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
+	resp, ce := im.withBehaviors(out, r)
+	if ce != nil {
+		return nil, ce
 	}
-	return out, nil
+	return resp, nil
 }
 
 // ErrNotCustom is ResolveCustomProxy's error for an imposter no program serves: it hands no

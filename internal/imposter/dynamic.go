@@ -14,6 +14,26 @@ import (
 	"github.com/mockd/mockd/internal/script"
 )
 
+// withBehaviors gives out the configured response r and its compiled behaviors, as a tcp or
+// custom protocol's response has them: a list of behavior errors reports its first.
+func (im *Imposter) withBehaviors(out response, r *config.Object) (response, *config.Error) {
+	b := out.base()
+	b.config = r
+	var err error
+	if b.behaviors, err = im.compileBehaviors(r); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return nil, ce
+		}
+		var list config.Errors
+		if errors.As(err, &list) && len(list) > 0 {
+			return nil, list[0]
+		}
+		return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
+	}
+	return out, nil
+}
+
 // compileBehaviors validates a response's behaviors as Mountebank's behaviorsValidator does and
 // compiles them once; nil when the response has none that do something.
 func (im *Imposter) compileBehaviors(r *config.Object) (*behavior.Compiled, error) {

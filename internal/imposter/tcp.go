@@ -2,7 +2,6 @@ package imposter
 
 import (
 	"context"
-	"errors"
 	"net/url"
 
 	"github.com/mockd/mockd/internal/behavior"
@@ -75,21 +74,7 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (response, *config.Erro
 	default:
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: r}
 	}
-	b := out.base()
-	b.config = r
-	var err error
-	if b.behaviors, err = im.compileBehaviors(r); err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) {
-			return nil, ce
-		}
-		var list config.Errors
-		if errors.As(err, &list) && len(list) > 0 {
-			return nil, list[0]
-		}
-		return nil, &config.Error{Code: config.CodeBadData, Message: err.Error(), Source: r}
-	}
-	return out, nil
+	return im.withBehaviors(out, r)
 }
 
 // setData compiles a configured `data` value as Buffer.from(value, encoding) would.
