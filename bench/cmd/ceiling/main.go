@@ -27,6 +27,7 @@ func main() {
 	bodyFile := flag.String("body-file", "", "file whose content is the body of every response (default empty)")
 	contentType := flag.String("content-type", "text/plain", "Content-Type of every response")
 	useTLS := flag.Bool("tls", false, "serve https with a self-signed certificate made at start")
+	useTCP := flag.Bool("tcp", false, "serve plain tcp: every read is answered with the body (bench's tcp scenarios)")
 	spin := flag.Int("spin", 0, "rounds of arithmetic per request, to see how latency behaves when the server, not the load generator, is the bottleneck")
 	listenOnPost := flag.String("listen-on-post", "", "IPv4 address host:port: each POST also opens a listening socket there (socket, SO_REUSEADDR, bind, listen) and each DELETE closes it, "+
 		"with plain system calls and no poller: the kernel's least work for bench's admin-pairs, whose POST creates an imposter and DELETE deletes it")
@@ -47,6 +48,13 @@ func main() {
 			fmt.Fprintln(os.Stderr, "ceiling:", err)
 			os.Exit(1)
 		}
+	}
+	if *useTCP {
+		if err := serveTCP(*addr, body); err != nil {
+			fmt.Fprintln(os.Stderr, "ceiling:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	ct := []byte(*contentType)
 	if *postStatus == 0 {

@@ -460,8 +460,6 @@ func notApplicable(e *engine, s *scenario) string {
 		return "no admin API"
 	case e.ceiling && s.Proxy != "":
 		return "no proxy"
-	case e.ceiling && s.Proto == "tcp":
-		return "http only"
 	case e.name == "rift" && s.Proto == "tcp":
 		return "Rift has no tcp imposters"
 	case s.Template && (e.name == "mountebank" || e.name == "rift"):
@@ -610,7 +608,8 @@ func (h *harness) buildCeiling() error {
 }
 
 // runCeiling runs one round on the bare fasthttp server, started with the scenario's expected
-// answer as its constant response.
+// answer as its constant response (for a tcp scenario, a bare tcp server writing it for each
+// read).
 func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 	if why := notApplicable(e, s); why != "" {
 		r.Status, r.Note = "n/a", why
@@ -645,8 +644,11 @@ func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 			args = append(args, "-listen-on-post", fmt.Sprintf("127.0.0.1:%d", impPort))
 		}
 	}
-	if s.Proto == "https" {
+	switch s.Proto {
+	case "https":
 		args = append(args, "-tls")
+	case "tcp": // every read answered with the expected bytes
+		args = []string{"-addr", addr, "-tcp", "-body-file", bodyFile}
 	}
 	p, err := startProc(h.opts.engineCPU, filepath.Join(h.runDir, "ceiling.log"), h.runDir, e.bin, args...)
 	if err != nil {
