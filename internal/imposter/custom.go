@@ -66,14 +66,8 @@ func (im *Imposter) Metadata() *config.Object {
 // object handed to the program as it is (after behaviors), a proxy the program runs, an
 // inject, or a fault (handed over as configured).
 func (im *Imposter) compileCustomResponse(r *config.Object) (response, error) {
-	n := 0
-	for _, k := range responseKinds {
-		if v, ok := r.Get(k); ok && jsvalue.Truthy(v) {
-			n++
-		}
-	}
-	if n > 1 {
-		return nil, &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
+	if err := oneKind(r); err != nil {
+		return nil, err
 	}
 	var out response
 	switch {

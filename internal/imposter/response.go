@@ -228,6 +228,21 @@ type wire struct {
 // responseKinds are the response types Mountebank knows.
 var responseKinds = []string{"is", "proxy", "inject", "fault"}
 
+// oneKind is the error of a tcp or custom protocol's response naming more than one response
+// type with a truthy value (http counts every non-null one: checkResponse).
+func oneKind(r *config.Object) *config.Error {
+	n := 0
+	for _, k := range responseKinds {
+		if v, ok := r.Get(k); ok && jsvalue.Truthy(v) {
+			n++
+		}
+	}
+	if n > 1 {
+		return &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
+	}
+	return nil
+}
+
 // checkResponse returns Mountebank's dry-run error for a response config, or nil.
 func checkResponse(r *config.Object) *config.Error {
 	n := 0

@@ -41,14 +41,8 @@ type tcpGenerator struct {
 // compileTCPResponse validates and compiles one response of a tcp imposter: `is` with `data`,
 // `proxy` to a tcp:// origin, or `fault`.
 func (im *Imposter) compileTCPResponse(r *config.Object) (response, *config.Error) {
-	n := 0
-	for _, k := range responseKinds {
-		if v, ok := r.Get(k); ok && jsvalue.Truthy(v) {
-			n++
-		}
-	}
-	if n > 1 {
-		return nil, &config.Error{Code: config.CodeBadData, Message: "each response object must have only one response type", Source: r}
+	if err := oneKind(r); err != nil {
+		return nil, err
 	}
 	var out response
 	switch {
