@@ -1,5 +1,6 @@
 // Command ceiling is the benchmark's upper bound: a bare fasthttp server that answers every
-// request with one constant response and does nothing else.
+// request with one constant response and does nothing else (or, with -proxy-to, forwards every
+// request to one origin; with -tcp, a bare tcp server).
 package main
 
 import (
@@ -28,6 +29,7 @@ func main() {
 	contentType := flag.String("content-type", "text/plain", "Content-Type of every response")
 	useTLS := flag.Bool("tls", false, "serve https with a self-signed certificate made at start")
 	useTCP := flag.Bool("tcp", false, "serve plain tcp: every read is answered with the body (bench's tcp scenarios)")
+	proxyTo := flag.String("proxy-to", "", "http://host:port: forward every request there and answer with its answer (the bound of bench's proxyAlways scenario)")
 	spin := flag.Int("spin", 0, "rounds of arithmetic per request, to see how latency behaves when the server, not the load generator, is the bottleneck")
 	listenOnPost := flag.String("listen-on-post", "", "IPv4 address host:port: each POST also opens a listening socket there (socket, SO_REUSEADDR, bind, listen) and each DELETE closes it, "+
 		"with plain system calls and no poller: the kernel's least work for bench's admin-pairs, whose POST creates an imposter and DELETE deletes it")
@@ -81,6 +83,14 @@ func main() {
 			ctx.Response.SetBodyRaw(body)
 		},
 		Name: "ceiling",
+	}
+	if *proxyTo != "" {
+		h, err := proxyHandler(*proxyTo)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ceiling:", err)
+			os.Exit(1)
+		}
+		s.Handler = h
 	}
 	go func() {
 		ch := make(chan os.Signal, 1)

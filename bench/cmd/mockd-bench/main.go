@@ -458,8 +458,6 @@ func notApplicable(e *engine, s *scenario) string {
 		return "admin-pairs only"
 	case e.ceiling && ((s.Admin && !s.Pairs) || s.Want.Contains != "" || s.Setup > 0):
 		return "no admin API"
-	case e.ceiling && s.Proxy != "":
-		return "no proxy"
 	case e.name == "rift" && s.Proto == "tcp":
 		return "Rift has no tcp imposters"
 	case s.Template && (e.name == "mountebank" || e.name == "rift"):
@@ -638,6 +636,18 @@ func (h *harness) runCeiling(e *engine, s *scenario, r *result, round int) {
 	_ = os.WriteFile(bodyFile, []byte(body), 0o644)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	args := []string{"-addr", addr, "-status", strconv.Itoa(s.Want.Status), "-body-file", bodyFile, "-content-type", "application/json"}
+	switch s.Proxy {
+	case "proxyAlways": // every request forwarded to the same origin mockd's proxy forwards to
+		origin, err := h.startOrigin()
+		if err != nil {
+			r.Status, r.Note = "invalid", "origin: "+err.Error()
+			return
+		}
+		defer origin.stop()
+		args = []string{"-addr", addr, "-proxy-to", h.origin}
+	case "proxyOnce", "replay": // after the first request, what is recorded is answered: a constant
+		args[len(args)-1] = "text/plain"
+	}
 	if s.Pairs {
 		args = append(args, "-post-status", "201")
 		if e.sockets {
