@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mockd/mockd/internal/app"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/customproto"
 )
 
 // serverFlags are what the server commands read: app.Options, whose flags app.BindFlags
@@ -295,6 +297,7 @@ func newRestartCmd() *cobra.Command {
 func newValidateCmd() *cobra.Command {
 	var files []string
 	var allowInjection bool
+	var protofile string
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Compile every imposter of the config files and report every problem",
@@ -303,7 +306,20 @@ func newValidateCmd() *cobra.Command {
 			if len(files) == 0 {
 				return errors.New("validate needs at least one -c FILE")
 			}
-			n, warnings, err := app.Check(files, allowInjection)
+			var custom []customproto.Spec
+			if protofile != "" {
+				// Unlike a server, which starts without custom protocols when the file is
+				// missing or broken (as mb), validate was asked to check against it.
+				specs, err := customproto.Load(protofile)
+				if err == nil && specs == nil {
+					err = fs.ErrNotExist
+				}
+				if err != nil {
+					return fmt.Errorf("--protofile %s: %w", protofile, err)
+				}
+				custom = specs
+			}
+			n, warnings, err := app.Check(files, allowInjection, custom)
 			for _, w := range warnings {
 				fmt.Fprintln(os.Stderr, "mockd: config warning:", w)
 			}
@@ -316,6 +332,7 @@ func newValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().StringArrayVarP(&files, "config", "c", nil, "config file, directory or glob; repeatable")
 	cmd.Flags().BoolVar(&allowInjection, "allowInjection", false, "allow JavaScript injection and shell commands")
+	cmd.Flags().StringVar(&protofile, "protofile", "", "JSON file of custom protocols (as serve's --protofile): their imposters' stubs are checked too, no program runs")
 	return cmd
 }
 

@@ -134,18 +134,27 @@ func RenderEJS(file string) (string, error) { return script.RenderEJS(file) }
 
 // Validate loads files and compiles every imposter in them without starting anything.
 func Validate(files []string, allowInjection bool) (int, error) {
-	n, _, err := Check(files, allowInjection)
+	n, _, err := Check(files, allowInjection, nil)
 	return n, err
 }
 
 // Check is Validate that also returns the warnings: problems of Mountebank JSON files that
-// Mountebank accepts (mockd YAML refuses them) and stubs that can never match.
-func Check(files []string, allowInjection bool) (int, []string, error) {
+// Mountebank accepts (mockd YAML refuses them) and stubs that can never match. The imposters
+// of the custom protocols (--protofile) have their stubs compiled as a server compiles them
+// (predicates, behaviors, scripts; responses are the program's objects), and no program runs.
+func Check(files []string, allowInjection bool, custom []customproto.Spec) (int, []string, error) {
 	cfg, err := config.LoadWith(files, config.LoadOptions{Render: RenderEJS, ServerKeys: ServerKeys()})
 	if err != nil {
 		return 0, nil, err
 	}
-	built, warnings, err := BuildImposters(imposter.NewRegistry(imposter.Options{}), cfg, allowInjection)
+	var names map[string]bool
+	for _, s := range custom {
+		if names == nil {
+			names = map[string]bool{}
+		}
+		names[s.Name] = true
+	}
+	built, warnings, err := BuildImposters(imposter.NewRegistry(imposter.Options{Custom: names}), cfg, allowInjection)
 	return len(built), warnings, err
 }
 
@@ -163,6 +172,7 @@ func compilers(allowInjection bool) config.Compilers {
 var consoleWording = strings.NewReplacer(
 	"unless mb is run with the --allowInjection flag", "unless mockd is run with --allowInjection",
 	"Run mb in superuser mode if you want access", "ports below 1024 need root (or the CAP_NET_BIND_SERVICE capability)",
+	"protocol is not yet supported", "protocol is not yet supported (mockd serves http, https, tcp and smtp; a custom protocol needs the --protofile that names its program)",
 )
 
 // ForConsole returns an error message from the model, worded for the command line rather than

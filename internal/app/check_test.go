@@ -40,7 +40,7 @@ func TestCheckCases(t *testing.T) {
 			if strings.HasSuffix(file, ".json") {
 				warnings = append(warnings, `lenient.json: imposters[0].stubs[0].responses[0].is.status: unknown field "status" (did you mean "statusCode"?)`)
 			}
-			_, gotWarnings, err := Check([]string{file}, allow)
+			_, gotWarnings, err := Check([]string{file}, allow, nil)
 			var problems []string
 			var le *config.LoadError
 			if errors.As(err, &le) {

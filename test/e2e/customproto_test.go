@@ -234,3 +234,72 @@ func TestCustomProtocolBadProtofile(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateCustomProtocol: `mockd validate --protofile` checks a custom protocol's imposters
+// (their predicates, behaviors and scripts, compiled as a server compiles them) without running
+// the program; without the protofile such an imposter is an error that says what is missing.
+func TestValidateCustomProtocol(t *testing.T) {
+	dir := t.TempDir()
+	protofile := filepath.Join(dir, "protocols.json")
+	marker := filepath.Join(dir, "ran")
+	// The program would leave a file behind if validate ran it.
+	if err := os.WriteFile(protofile, []byte(`{"line": {"createCommand": "touch `+marker+`"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte(`imposters:
+  - port: 4545
+    protocol: line
+    greeting: hi
+    stubs:
+      - predicates: [{equals: {data: hello}}]
+        responses: [{is: {data: world}, behaviors: [{wait: 5}]}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte(`imposters:
+  - port: 4545
+    protocol: line
+    stubs:
+      - predicates: [{matches: {data: "("}}]
+        responses: [{is: {data: one}}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "script.yaml")
+	if err := os.WriteFile(script, []byte(`imposters:
+  - port: 4545
+    protocol: line
+    stubs:
+      - responses: [{inject: "function () { return {}; }"}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string) {
+		out, err := exec.Command(mockdBin, append([]string{"validate"}, args...)...).CombinedOutput()
+		return exitCode(err), string(out)
+	}
+	if code, out := run("-c", good, "--protofile", protofile); code != 0 || !strings.Contains(out, "ok: 1 imposters") {
+		t.Errorf("validate --protofile of a good file: exit %d\n%s", code, out)
+	}
+	for file, want := range map[string]string{bad: "bad.yaml:5:9: imposters[0].stubs[0].predicates: Invalid regular expression: /(/",
+		script: "script.yaml:5:9: imposters[0].stubs[0]: JavaScript injection is not allowed unless mockd is run with --allowInjection"} {
+		if code, out := run("-c", file, "--protofile", protofile); code != 1 || !strings.Contains(out, want) {
+			t.Errorf("validate --protofile of a bad file: exit %d, want 1 and %q:\n%s", code, want, out)
+		}
+	}
+	if code, out := run("-c", script, "--protofile", protofile, "--allowInjection"); code != 0 {
+		t.Errorf("validate --protofile --allowInjection: exit %d\n%s", code, out)
+	}
+	code, out := run("-c", good)
+	if want := "good.yaml:3:5: imposters[0].protocol: the line protocol is not yet supported (mockd serves http, https, tcp and smtp; a custom protocol needs the --protofile that names its program)"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("validate without the protofile: exit %d, want 1 and %q:\n%s", code, want, out)
+	}
+	if code, out := run("-c", good, "--protofile", filepath.Join(dir, "missing.json")); code != 1 || !strings.Contains(out, "missing.json") {
+		t.Errorf("validate with a missing protofile: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("validate ran the program")
+	}
+}

@@ -34,6 +34,7 @@ type args struct {
 	Loglevel            string          `json:"loglevel"`
 	AllowInjection      bool            `json:"allowInjection"`
 	Greeting            string          `json:"greeting"`
+	Host                string          `json:"host"` // mockd's --host, when the request names none
 }
 
 func main() {
@@ -62,7 +63,11 @@ func main() {
 	if len(a.Port) > 0 {
 		port, _ = strconv.Atoi(string(a.Port))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	host := "127.0.0.1"
+	if a.Host != "" && a.Host != "localhost" {
+		host = a.Host
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(4)
@@ -99,7 +104,7 @@ func serve(c net.Conn, callback string) {
 	r := bufio.NewScanner(c)
 	for r.Scan() {
 		line := r.Text()
-		req := map[string]any{"data": line, "requestFrom": c.RemoteAddr().String(), "ip": "127.0.0.1"}
+		req := map[string]any{"data": line, "requestFrom": c.RemoteAddr().String(), "ip": c.RemoteAddr().(*net.TCPAddr).IP.String()}
 		var answer map[string]any
 		if err := post(callback, map[string]any{"request": req}, &answer); err != nil {
 			fmt.Fprintf(c, "error: %v\n", err)
