@@ -844,6 +844,10 @@ func (im *Imposter) Start() error {
 		if err != nil {
 			return err
 		}
+		if err := im.setEncoding(ext.Encoding); err != nil {
+			_ = ext.Listener.Close() // stops the program
+			return err
+		}
 		im.custom = &customState{ext: ext, pending: map[string]*pendingProxy{}}
 		ln = ext.Listener
 	} else if ln, err = netconn.ListenTCP(host, im.port, poller); err != nil {
@@ -888,6 +892,32 @@ func (im *Imposter) Start() error {
 		im.startServing()
 	}
 	im.log.Info("Open for business...")
+	return nil
+}
+
+// setEncoding switches the imposter to the encoding a custom protocol's program announced
+// (Mountebank's server.encoding): "base64" compiles the stubs' predicates again for binary
+// requests, as a tcp imposter's mode binary does (data base64-decoded before it is compared;
+// matches, jsonpath and xpath refused when evaluated). Anything else keeps utf8. It runs before
+// the imposter serves its first request.
+func (im *Imposter) setEncoding(encoding string) error {
+	if encoding != "base64" || im.encoding == "base64" {
+		return nil
+	}
+	old := im.tbl.Load()
+	var stubs []*stub
+	if old != nil {
+		stubs = old.stubs
+	}
+	im.encoding = "base64"
+	im.tbl.Store(nil) // nothing of the utf8 predicates is reused
+	t, err := im.compile(stubs, nil)
+	if err != nil {
+		im.encoding = "utf8"
+		im.tbl.Store(old)
+		return err
+	}
+	im.tbl.Store(t)
 	return nil
 }
 

@@ -62,6 +62,10 @@ type External struct {
 	Metadata *config.Object
 	// CallbackURL is the URL the program resolves requests at (…/imposters/:port/_requests).
 	CallbackURL string
+	// Encoding is the encoding the program announced: "base64" makes the stubs' predicates
+	// binary (its requests' fields are base64, as a tcp imposter's in mode binary); "" or
+	// anything else is utf8.
+	Encoding string
 }
 
 // Answer is what Resolve decided for a request: the stub that matched (none for the default

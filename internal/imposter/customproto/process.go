@@ -234,7 +234,9 @@ func start(spec Spec, opts *Options, im *imposter.Imposter) (*imposter.External,
 		port = portOf(v)
 		metadata.Delete("port")
 	}
-	metadata.Delete("encoding") // Mountebank's encoding of the imposter: utf8 is mockd's
+	// Mountebank's encoding of the imposter (base64: binary predicates), not shown.
+	encoding, _ := metadata.Get("encoding")
+	metadata.Delete("encoding")
 	if port <= 0 || port > 65535 {
 		p.stop()
 		return nil, &config.Error{Code: config.CodeCannotStart, Source: spec.CreateCommand,
@@ -256,6 +258,7 @@ func start(spec Spec, opts *Options, im *imposter.Imposter) (*imposter.External,
 		Listener:    &listener{p: p, addr: &net.TCPAddr{IP: net.IPv4zero, Port: port}, closed: make(chan struct{})},
 		Metadata:    md,
 		CallbackURL: callback,
+		Encoding:    jsvalue.String(encoding),
 	}, nil
 }
 
