@@ -64,7 +64,7 @@ func StoredImposter(im *imposter.Imposter) store.Imposter {
 		for i := range ids {
 			ids[i] = stubs.ID(i)
 		}
-		return printStubs(im, stubs, PrintOptions{Replayable: true}), ids
+		return printStubs(im, stubs, PrintOptions{Replayable: true, Stored: true}), ids
 	}}
 }
 

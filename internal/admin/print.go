@@ -25,6 +25,11 @@ type PrintOptions struct {
 	// each stub's hits and expect verdict, and each recorded request's stub or, when it matched
 	// none, its explanation.
 	Explain bool
+	// Stored renders what a store keeps (--datadir, --store): a custom protocol's imposter
+	// keeps the creation request's own fields, which its program is started with again (on a
+	// restart, on another node), rather than what the program announced (shown by the API),
+	// as Mountebank's data directory keeps the creation request.
+	Stored bool
 }
 
 // streamAbove is the journal size (Imposter.JournalBytes) past which an answer that shows the
@@ -39,6 +44,11 @@ const maxCachedRendering = 4 << 20
 func printImposter(im *imposter.Imposter, opts PrintOptions) *config.Object {
 	return printStubs(im, im.Stubs(!opts.Replayable), opts) // replayable shows no counts: nothing to ask a store
 }
+
+// printedKeys are the creation request's keys printStubs renders itself (or never shows).
+var printedKeys = map[string]bool{"protocol": true, "port": true, "name": true, "defaultResponse": true,
+	"numberOfRequests": true, "recordRequests": true, "endOfRequestResolver": true, "requests": true,
+	"stubs": true, "_links": true}
 
 // printStubs is printImposter with the stubs of stubs.
 func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) *config.Object {
@@ -63,7 +73,13 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 		if def.Protocol == "https" && !im.Custom() {
 			httpsMetadata(o, def.Header)
 		}
-		if md := im.Metadata(); md != nil { // what a custom protocol's program announced
+		if opts.Stored && im.Custom() {
+			for _, m := range def.Header.Members {
+				if !printedKeys[m.Key] {
+					o.Set(m.Key, m.Value)
+				}
+			}
+		} else if md := im.Metadata(); md != nil { // what a custom protocol's program announced
 			for _, m := range md.Members {
 				o.Set(m.Key, m.Value)
 			}

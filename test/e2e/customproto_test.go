@@ -303,3 +303,60 @@ func TestValidateCustomProtocol(t *testing.T) {
 		t.Error("validate ran the program")
 	}
 }
+
+// TestCustomProtocolDatadir: a custom protocol's imposter kept by --datadir starts its program
+// again, after a restart, with the creation request's fields, as Mountebank's data directory
+// does; not with what the program announced the first time (its pid, say), which the API shows.
+func TestCustomProtocolDatadir(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildLineproto(t, dir)
+	protofile := filepath.Join(dir, "protocols.json")
+	if err := os.WriteFile(protofile, []byte(fmt.Sprintf(`{"line": {"createCommand": %q}}`, bin)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	port := loopbackPort(t)
+	argsOf := func(s *server) map[string]any {
+		t.Helper()
+		status, _, body := do(t, "GET", s.Admin+fmt.Sprintf("/imposters/%d", port), "")
+		if status != 200 {
+			t.Fatalf("GET: %d %s", status, body)
+		}
+		shown := jsonBody(t, body)
+		var args map[string]any
+		if err := json.Unmarshal([]byte(shown["args"].(string)), &args); err != nil {
+			t.Fatalf("the program's args: %v\n%s", err, body)
+		}
+		if shown["greeting"] != "hi" {
+			t.Errorf("metadata not shown: %s", body)
+		}
+		return args
+	}
+	s := start(t, "--datadir", data, "--protofile", protofile)
+	status, _, body := do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"line","port":%d,"greeting":"hi","community":"public",
+		"stubs":[{"predicates":[{"equals":{"data":"hello"}}],"responses":[{"is":{"data":"world"}}]}]}`, port))
+	if status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	first := argsOf(s)
+	s.stop()
+	s = start(t, "--datadir", data, "--protofile", protofile)
+	again := argsOf(s)
+	delete(first, "callbackURLTemplate") // the admin port differs
+	delete(again, "callbackURLTemplate")
+	if a, b := jsonOf(t, first), jsonOf(t, again); a != b {
+		t.Errorf("the program restarted with other arguments:\n first %s\n again %s", a, b)
+	}
+	if got := lineClient(t, port, "hello"); got[0] != "world" {
+		t.Errorf("after the restart: %q", got)
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -6,7 +6,8 @@
 // Each line a client sends is POSTed as {"request": {"data": LINE, "requestFrom": …}}; the
 // answer's response.data is written back with a newline. A proxy answer is resolved by the
 // program itself, the "origin" answering "origin:LINE", which it POSTs to the callbackURL
-// before writing the final data. The first line on stdout is {"port": N, "greeting": …}.
+// before writing the final data. The first line on stdout is {"port": N, "greeting": …,
+// "args": ARGS-JSON, …}. It listens on 127.0.0.1, or on the args' host (mockd's --host).
 //
 // MODE: "fail" exits 3 before printing anything; "silent" prints nothing and waits; "child"
 // starts a `sleep` child of its own and prints its pid in the metadata (to check that
@@ -74,7 +75,7 @@ func main() {
 	}
 	port = ln.Addr().(*net.TCPAddr).Port
 	callback := strings.ReplaceAll(a.CallbackURLTemplate, ":port", strconv.Itoa(port))
-	meta := map[string]any{"port": port, "greeting": a.Greeting, "encoding": "utf8", "pid": os.Getpid()}
+	meta := map[string]any{"port": port, "greeting": a.Greeting, "encoding": "utf8", "pid": os.Getpid(), "args": os.Args[len(os.Args)-1]}
 	if mode == "child" {
 		child := exec.Command("sleep", "3600")
 		if err := child.Start(); err != nil {
