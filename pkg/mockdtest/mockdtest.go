@@ -54,6 +54,8 @@ type settings struct {
 	debug          bool
 	noRecording    bool
 	logs           io.Writer
+	protofiles     []string
+	protocols      [][2]string // name, createCommand
 	err            error
 }
 
@@ -96,6 +98,21 @@ func Debug() Option { return func(s *settings) { s.debug = true } }
 // WithoutRecording leaves recording to each imposter's recordRequests instead of recording
 // every request; the journal helpers then see only those imposters' requests.
 func WithoutRecording() Option { return func(s *settings) { s.noRecording = true } }
+
+// Protofile runs Mountebank's custom protocols the file names ({"name": {"createCommand":
+// "program args"}}), as `mockd serve --protofile` does: an imposter of such a protocol is served
+// by its program, which mockd starts when the imposter is created and stops with it (and with
+// the Server). A file that is missing or not JSON fails New.
+func Protofile(path string) Option {
+	return func(s *settings) { s.protofiles = append(s.protofiles, path) }
+}
+
+// CustomProtocol is Protofile for one protocol given inline: the imposters of protocol name are
+// served by createCommand (the program and its arguments, separated by single spaces; mockd
+// appends the imposter's JSON as one more argument and runs no shell, as Mountebank does).
+func CustomProtocol(name, createCommand string) Option {
+	return func(s *settings) { s.protocols = append(s.protocols, [2]string{name, createCommand}) }
+}
 
 // Logs sends mockd's log lines to w (discarded by default).
 func Logs(w io.Writer) Option { return func(s *settings) { s.logs = w } }
@@ -146,6 +163,16 @@ func Start(opts ...Option) (*Server, error) {
 		Console:        st.logs,
 		Quiet:          st.logs == nil,
 		NoMetrics:      true,
+	}
+	for _, path := range st.protofiles {
+		specs, err := app.LoadProtofile(path)
+		if err != nil {
+			return nil, err
+		}
+		appOpts.CustomProtocols = append(appOpts.CustomProtocols, specs...)
+	}
+	for _, p := range st.protocols {
+		appOpts.CustomProtocols = append(appOpts.CustomProtocols, app.CustomProtocol(p[0], p[1]))
 	}
 	if len(st.files) > 0 || len(st.docs) > 0 {
 		cfg, err := app.LoadConfig(st.files, st.docs)

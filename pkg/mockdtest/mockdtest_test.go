@@ -2,9 +2,11 @@ package mockdtest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -186,5 +188,62 @@ imposters:
 	v := srv.Verify(true)
 	if v.Passed || v.Summary.Expectations != 2 || v.Summary.ExpectationsFailed != 1 || v.Summary.UnmatchedRequests != 1 {
 		t.Errorf("Verify: %+v", v)
+	}
+}
+
+// TestCustomProtocol: an embedded mockd runs Mountebank's custom protocols (given inline or by
+// a protofile): creating an imposter starts its program, the program's callbacks resolve
+// requests against the stubs, and Close stops the program.
+func TestCustomProtocol(t *testing.T) {
+	config := mockdtest.YAML(`
+imposters:
+  - name: lines
+    port: 4545
+    protocol: line
+    stubs:
+      - predicates: [{equals: {data: hello}}]
+        responses: [{is: {data: world}}]
+`)
+	for name, opt := range map[string]mockdtest.Option{
+		"inline":    mockdtest.CustomProtocol("line", "testdata/waitproto.sh"),
+		"protofile": mockdtest.Protofile("testdata/protocols.json"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv, err := mockdtest.Start(opt, config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			if port := srv.Port("lines"); port != 4545 {
+				t.Fatalf("port %d", port)
+			}
+			resp, err := http.Post(srv.AdminURL()+"/imposters/4545/_requests", "application/json", strings.NewReader(`{"request": {"data": "hello"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !strings.Contains(string(body), `"data": "world"`) {
+				t.Errorf("_requests: %d %s", resp.StatusCode, body)
+			}
+			if n := srv.CountRequests(4545, "", ""); n != 1 {
+				t.Errorf("%d requests recorded, want 1", n)
+			}
+			status, shown := get(t, srv.AdminURL()+"/imposters/4545")
+			var imp struct {
+				Greeting string `json:"greeting"`
+				PID      int    `json:"pid"`
+			}
+			if err := json.Unmarshal([]byte(shown), &imp); status != 200 || err != nil || imp.Greeting != "hi" || imp.PID == 0 {
+				t.Fatalf("the program's metadata: %d %v %s", status, err, shown)
+			}
+			srv.Close()
+			if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", imp.PID)); err == nil && !strings.Contains(string(stat), ") Z") {
+				t.Errorf("the program (pid %d) runs after Close: %s", imp.PID, stat)
+			}
+		})
+	}
+	if _, err := mockdtest.Start(mockdtest.Protofile("testdata/missing.json"), config); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("a missing protofile: %v", err)
 	}
 }
