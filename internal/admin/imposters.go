@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -17,7 +18,29 @@ import (
 var started = time.Now()
 
 func (a *API) parseOptions() config.ParseOptions {
-	return config.ParseOptions{AllowInjection: a.opts.AllowInjection, Behaviors: imposter.ValidateBehaviors, Custom: a.opts.Custom}
+	return config.ParseOptions{AllowInjection: a.opts.AllowInjection, Behaviors: imposter.ValidateBehaviors,
+		Custom: a.opts.Custom, DryRun: a.dryRun}
+}
+
+// dryRun compiles one stub of imp alone, without starting anything, and returns its errors
+// (config.ParseOptions.DryRun): what Mountebank's dry run reports for a stub that passed
+// validation beside one that failed.
+func (a *API) dryRun(imp *config.Imposter, stub *config.Object) []*config.Error {
+	one := *imp
+	one.Stubs = []*config.Object{stub}
+	_, err := a.reg.Build(&one)
+	if err == nil {
+		return nil
+	}
+	var list config.Errors
+	if errors.As(err, &list) {
+		return list
+	}
+	var ce *config.Error
+	if errors.As(err, &ce) && ce.Code != config.CodeInsufficient {
+		return []*config.Error{ce}
+	}
+	return nil
 }
 
 // bodyOptions are parseOptions for a value parsed from the request's body, which nothing else

@@ -32,6 +32,9 @@ type Error struct {
 	// Raw, when set, is the whole error object as the API renders it, for the errors Mountebank
 	// passes through from node unchanged (e.g. EADDRINUSE, which carries no message).
 	Raw *Object
+	// Input, when set, is shown in place of the message: node's ERR_INVALID_URL, as
+	// Mountebank passes it through (its code and the input it could not parse).
+	Input *string
 }
 
 // Errors is several errors reported together, in order.
@@ -51,6 +54,9 @@ func (e *Error) Render() *Object {
 		return e.Raw
 	}
 	o := NewObject("code", e.Code, "message", e.Message)
+	if e.Input != nil {
+		o = NewObject("code", e.Code, "input", *e.Input)
+	}
 	if e.Source != nil {
 		o.Set("source", e.Source)
 	}
@@ -133,6 +139,11 @@ type ParseOptions struct {
 	Behaviors func(Value) []*Error
 	// Custom names the custom protocols (--protofile) an imposter may also have.
 	Custom map[string]bool
+	// DryRun, when set, compiles one stub of imp that passed validation and returns its
+	// errors: when another stub fails validation, Mountebank still dry-runs the stubs that
+	// pass and lists their errors with the failing stubs' (unset, they are left to the
+	// compiler, which runs only once every stub passed).
+	DryRun func(imp *Imposter, stub *Object) []*Error
 }
 
 // ParseImposter validates one imposter creation request as Mountebank's imposters controller does
@@ -218,7 +229,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	switch s := stubsVal.(type) {
 	case nil:
 	case []any:
-		var stubErrs [][]*Error
+		var stubErrs [][]*Error // by stub, once one failed
 		if len(s) > 0 {
 			imp.Stubs = make([]*Object, 0, len(s))
 		}
@@ -226,10 +237,23 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 			path := "stubs[" + strconv.Itoa(i) + "]"
 			stub, serrs := ParseStub(sv, opts, JoinPath(opts.Path, path))
 			if len(serrs) > 0 {
-				stubErrs = append(stubErrs, serrs)
+				if stubErrs == nil {
+					stubErrs = make([][]*Error, len(s))
+				}
+				stubErrs[i] = serrs
 			}
 			if stub != nil {
 				imp.Stubs = append(imp.Stubs, stub)
+			}
+		}
+		if stubErrs != nil && opts.DryRun != nil && len(errs) == 0 {
+			// Mountebank's validator dry-runs the stubs that passed (imp.Stubs, in order).
+			k := 0
+			for i := range stubErrs {
+				if stubErrs[i] == nil && k < len(imp.Stubs) {
+					stubErrs[i] = opts.DryRun(imp, imp.Stubs[k])
+					k++
+				}
 			}
 		}
 		// Mountebank's validator concatenates the stubs' lists of errors in reverse.

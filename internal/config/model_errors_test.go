@@ -31,3 +31,50 @@ func TestNodeErrorsRender(t *testing.T) {
 		})
 	}
 }
+
+// node's ERR_INVALID_URL shows its input where other errors have a message.
+func TestInvalidURLRender(t *testing.T) {
+	in := "nope"
+	e := &Error{Code: "ERR_INVALID_URL", Message: "Invalid URL", Input: &in, Source: "{}"}
+	if got, want := string(MarshalJSON(e.Render(), 0)), `{"code":"ERR_INVALID_URL","input":"nope","source":"{}"}`; got != want {
+		t.Errorf("Render() = %s, want %s", got, want)
+	}
+}
+
+// A stub that passes validation beside one that fails is dry-run, and its errors take its
+// place in the list, which runs from the last stub to the first (Mountebank's validator).
+func TestParseImposterDryRunsPassingStubs(t *testing.T) {
+	v, err := ParseJSON([]byte(`{"protocol":"http","stubs":[
+		{"responses":[{"is":{"body":"0"}}]},
+		{"responses":[]},
+		{"responses":[{"is":{"body":"2"}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	opts := ParseOptions{DryRun: func(imp *Imposter, stub *Object) []*Error {
+		body := jsonText(stub)
+		ran = append(ran, body)
+		return []*Error{{Code: CodeBadData, Message: "dry run " + string(body[len(body)-6])}}
+	}}
+	_, errs := ParseImposter(v, opts)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Message)
+	}
+	want := []string{"dry run 2", "'responses' must be a non-empty array", "dry run 0"}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Errorf("errors = %q, want %q", got, want)
+	}
+	if len(ran) != 2 {
+		t.Errorf("dry runs = %d, want 2", len(ran))
+	}
+	// Without a failing stub, nothing is dry-run here (the compiler checks them all).
+	ran = nil
+	v, _ = ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":[{"is":{}}]}]}`))
+	if _, errs := ParseImposter(v, opts); len(errs) != 0 || len(ran) != 0 {
+		t.Errorf("errs %v, dry runs %d: want none", errs, len(ran))
+	}
+}
+
+func jsonText(o *Object) string { return string(MarshalJSON(o, 0)) }

@@ -648,6 +648,9 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 		}
 		tr, err := im.compileTCPResponse(r)
 		if err != nil {
+			if err.Source == nil && err.Message != "unrecognized response type" {
+				return stubSource(dryRunError{err}, s.def) // a proxy's
+			}
 			return err
 		}
 		cr = tr

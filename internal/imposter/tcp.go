@@ -2,7 +2,7 @@ package imposter
 
 import (
 	"context"
-	"net/url"
+	"github.com/mockd/mockd/internal/proxy"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
@@ -57,7 +57,7 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (response, *config.Erro
 	case jsvalue.Truthy(get(r, "proxy")):
 		p, err := compileTCPProxy(config.AsObject(get(r, "proxy")))
 		if err != nil {
-			return nil, err
+			return nil, err // no source: addResponse names the stub, as Mountebank's dry run does
 		}
 		out = &proxyResponse{tcp: p} // its behaviors apply to the origin's answer
 	case jsvalue.Truthy(get(r, "fault")):
@@ -119,10 +119,12 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	if p == nil {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type"}
 	}
-	to, ok := get(p, "to").(string)
-	if !ok {
-		return nil, &config.Error{Code: config.CodeBadData, Message: "Missing to", Source: p}
+	toV, present := p.Get("to")
+	u, cerr := proxy.ParseTo(toV, present) // as Mountebank's dry run reads it (http's too)
+	if cerr != nil {
+		return nil, cerr
 	}
+	to := jsvalue.String(toV)
 	out := &tcpProxy{to: to, mode: "proxyOnce", addWait: jsvalue.Truthy(get(p, "addWaitBehavior"))}
 	if d := get(p, "addDecorateBehavior"); jsvalue.Truthy(d) {
 		out.addDecor = d
@@ -130,13 +132,9 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	if m, ok := get(p, "mode").(string); ok && (m == "proxyAlways" || m == "proxyTransparent") {
 		out.mode = m
 	}
-	u, err := url.Parse(to)
-	switch {
-	case err != nil || u.Scheme == "":
-		return nil, &config.Error{Code: "ERR_INVALID_URL", Message: "Invalid URL", Source: to}
-	case u.Scheme != "tcp":
+	if u.Scheme != "tcp" {
 		out.toErr = &config.Error{Code: "invalid proxy", Message: "Unable to proxy to any protocol other than tcp", Source: to}
-	default:
+	} else {
 		out.addr = u.Host
 	}
 	out.generators = compileGenerators(p)

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,21 +63,12 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "unrecognized response type"}
 	}
 	toV, ok := p.Get("to")
-	if !ok {
-		return nil, &config.Error{Code: config.CodeBadData, Message: "Missing to"}
+	u, cerr := ParseTo(toV, ok)
+	if cerr != nil {
+		return nil, cerr
 	}
-	to, isString := toV.(string)
-	u, err := url.Parse(to)
-	if !isString || err != nil || u.Scheme == "" || u.Host == "" && u.Opaque == "" {
-		return nil, &config.Error{Code: "ERR_INVALID_URL", Message: "Invalid URL"}
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if strings.HasPrefix(scheme, "http") {
-		if path := u.EscapedPath(); path != "" && path != "/" {
-			return nil, &config.Error{Code: config.CodeBadData, Message: fmt.Sprintf("proxy.to must not contain a path '%s'", path)}
-		}
-	}
-	out := &Proxy{To: to, Mode: ModeOnce}
+	scheme := u.Scheme
+	out := &Proxy{To: jsvalue.String(toV), Mode: ModeOnce}
 	if m, _ := get(p, "mode").(string); m == ModeAlways || m == ModeTransparent {
 		out.Mode = m
 	}
