@@ -31,6 +31,19 @@ func HTTPS(def *config.Imposter) (imposter.Prepared, error) {
 func TLSConfig(h *config.Object) (*tls.Config, error) {
 	conf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if c, ok := h.Get("ciphers"); ok && jsvalue.Truthy(c) {
+		if _, isString := c.(string); !isString {
+			// Mountebank calls ciphers.toUpperCase() first: a TypeError, which shows no fields.
+			return nil, &config.Error{Code: "TypeError", Message: "options.ciphers.toUpperCase is not a function", Raw: config.NewObject()}
+		}
+	}
+	// Node takes a ca, cert or key only as text (or a list of texts), in that order.
+	for _, field := range []string{"ca", "cert", "key"} {
+		if v := get(h, field); jsvalue.Truthy(v) && !pemTexts(v) {
+			return nil, &config.Error{Code: "ERR_INVALID_ARG_TYPE", Message: "The \"options." + field + "\" property must be a string or a list of strings",
+				Raw: config.NewObject("code", "ERR_INVALID_ARG_TYPE")}
+		}
+	}
+	if c, ok := h.Get("ciphers"); ok && jsvalue.Truthy(c) {
 		if err := applyCiphers(conf, strings.ToUpper(jsvalue.String(c))); err != nil {
 			return nil, err
 		}
@@ -46,6 +59,22 @@ func TLSConfig(h *config.Object) (*tls.Config, error) {
 		conf.ClientCAs = caPool(get(h, "ca"))
 	}
 	return conf, nil
+}
+
+// pemTexts reports whether v is what node takes for a ca, cert or key: a string, or a list of them.
+func pemTexts(v config.Value) bool {
+	switch t := v.(type) {
+	case string:
+		return true
+	case []any:
+		for _, e := range t {
+			if _, ok := e.(string); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func get(o *config.Object, key string) config.Value {
@@ -87,8 +116,9 @@ func opensslError(library, reason, code string) *config.Error {
 // key, then that they match) with its error for each.
 func keyPair(keyPEM, certPEM string) (tls.Certificate, error) {
 	var out tls.Certificate
-	if !strings.Contains(certPEM, "-----BEGIN") {
-		return out, opensslError("PEM routines", "no start line", "ERR_OSSL_PEM_NO_START_LINE")
+	if !strings.Contains(certPEM, "-----BEGIN CERTIFICATE-----") && !strings.Contains(certPEM, "-----BEGIN X509 CERTIFICATE-----") &&
+		!strings.Contains(certPEM, "-----BEGIN TRUSTED CERTIFICATE-----") {
+		return out, opensslError("PEM routines", "no start line", "ERR_OSSL_PEM_NO_START_LINE") // OpenSSL finds no certificate's
 	}
 	rest := []byte(certPEM)
 	for {
