@@ -442,6 +442,12 @@ func upcastBehaviors(response *Object) {
 		}
 	}
 	if old == nil || response.Has("behaviors") || response.Has("repeat") {
+		// An array is an object to Mountebank too: it has none of the keys, so it becomes
+		// no behaviors.
+		if _, isArr := mustGet(response, "_behaviors").([]any); isArr && !response.Has("behaviors") && !response.Has("repeat") {
+			response.Set("behaviors", []any{})
+			response.Delete("_behaviors")
+		}
 		return
 	}
 	var list []any

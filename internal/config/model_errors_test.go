@@ -78,3 +78,22 @@ func TestParseImposterDryRunsPassingStubs(t *testing.T) {
 }
 
 func jsonText(o *Object) string { return string(MarshalJSON(o, 0)) }
+
+// An old-style _behaviors that is an array is an object to Mountebank's upcast too: none of
+// its keys are behaviors, so the response gets an empty list (kept when repeat is there).
+func TestUpcastBehaviorsArray(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"is":{},"_behaviors":[{"wait":1}]}`, `{"is":{},"behaviors":[]}`},
+		{`{"is":{},"_behaviors":[],"repeat":2}`, `{"is":{},"_behaviors":[],"repeat":2}`},
+		{`{"is":{},"_behaviors":{"wait":1,"repeat":2}}`, `{"is":{},"repeat":2,"behaviors":[{"wait":1}]}`},
+	} {
+		v, err := ParseJSON([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		upcastBehaviors(v.(*Object))
+		if got := jsonText(v.(*Object)); got != tt.want {
+			t.Errorf("upcast %s = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
