@@ -51,6 +51,10 @@ func (e Errors) Error() string {
 // Render returns the error as Mountebank's API shows it inside {"errors":[…]}.
 func (e *Error) Render() *Object {
 	if e.Raw != nil {
+		if len(e.Raw.Members) == 0 && e.Source != nil {
+			// An error with no fields of its own (a TypeError) shows the source it was given.
+			return NewObject("source", e.Source)
+		}
 		return e.Raw
 	}
 	o := NewObject("code", e.Code, "message", e.Message)

@@ -137,6 +137,16 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	} else {
 		out.addr = u.Host
 	}
+	var gens []*config.Object
+	list, _ := get(p, "predicateGenerators").([]any)
+	for _, g := range list {
+		if o := config.AsObject(g); o != nil {
+			gens = append(gens, o)
+		}
+	}
+	if err := proxy.DryRunGenerators(gens, config.NewObject("data", "test"), false); err != nil {
+		return nil, err
+	}
 	out.generators = compileGenerators(p)
 	return out, nil
 }

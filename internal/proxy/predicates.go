@@ -218,3 +218,82 @@ func setDefined(o *config.Object, key string, v config.Value) *config.Object {
 	}
 	return o
 }
+
+// DryRunGenerators finds the predicateGenerators Mountebank's dry run fails on: it builds the
+// predicates of a proxied answer for its test request (test: baseHttpServer's testRequest, or
+// tcpServer's {data: 'test'}), and predicatesFor throws a TypeError for a generator without
+// matches, and for one whose `ignore` names nothing it can filter a matched field with
+// (helpers.objFilter reads Object.keys of undefined). With existsFails, it throws for the
+// predicateOperator exists too: buildExists keeps its path across the request's keys and calls,
+// so it sets the http test request's second key on its first, no longer an object (a tcp
+// request has one key: there it fails from the second call in the process on, which mockd does
+// not follow). The error shows nothing but the stub, as a TypeError does in Mountebank's
+// answer. Injected generators are left to the request.
+func DryRunGenerators(gens []*config.Object, test *config.Object, existsFails bool) *config.Error {
+	for _, g := range gens {
+		if jsvalue.Truthy(get(g, "inject")) {
+			continue
+		}
+		mv := get(g, "matches")
+		if mv == nil {
+			return typeError("Cannot convert undefined or null to object")
+		}
+		op, hasOp := g.Get("predicateOperator")
+		ignore := get(g, "ignore")
+		for _, key := range keysOf(mv) {
+			v := member(mv, key)
+			field := member(test, key)
+			switch {
+			case v == true && !hasOp:
+				if jsvalue.Truthy(ignore) && objFilterThrows(field, member(ignore, key)) {
+					return typeError("Cannot convert undefined or null to object")
+				}
+			case hasOp && op == "exists":
+				if existsFails {
+					return typeError("Cannot create property 'method' on boolean")
+				}
+			case hasOp:
+			default:
+				// buildEquals reads the matched keys of the field: of undefined, a TypeError.
+				if _, undef := field.(undefined); (undef || field == nil) && len(keysOf(v)) > 0 {
+					return typeError("Cannot read properties of undefined")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// HTTPTestRequest is the request Mountebank's http dry run resolves a stub with.
+func HTTPTestRequest() *config.Object {
+	return config.NewObject("requestFrom", "", "method", "GET", "path", "/", "query", config.NewObject(),
+		"headers", config.NewObject(), "form", config.NewObject(), "body", "")
+}
+
+// typeError is a TypeError as Mountebank's API shows one: no fields of its own.
+func typeError(msg string) *config.Error {
+	return &config.Error{Code: "TypeError", Message: msg, Raw: config.NewObject()}
+}
+
+// objFilterThrows reports whether helpers.objFilter(obj, filter) throws (strict mode).
+func objFilterThrows(obj, filter config.Value) bool {
+	_, objUndef := obj.(undefined)
+	objNone := objUndef || obj == nil
+	switch f := filter.(type) {
+	case undefined, nil:
+		return true // Object.keys(undefined)
+	case string:
+		if objNone {
+			return true
+		}
+		if s, ok := obj.(string); ok { // delete of a string's own (non-configurable) property
+			i, err := strconv.Atoi(f)
+			return f == "length" || err == nil && i >= 0 && i < len([]rune(s)) && strconv.Itoa(i) == f
+		}
+	case []any:
+		return objNone && len(f) > 0
+	case *config.Object:
+		return objNone && len(f.Members) > 0
+	}
+	return false
+}

@@ -78,6 +78,9 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 			out.Generators = append(out.Generators, o)
 		}
 	}
+	if err := DryRunGenerators(out.Generators, HTTPTestRequest(), true); err != nil {
+		return nil, err
+	}
 	out.AddWait = jsvalue.Truthy(get(p, "addWaitBehavior"))
 	if d := get(p, "addDecorateBehavior"); jsvalue.Truthy(d) {
 		out.AddDecorate = d
