@@ -2,9 +2,11 @@ package proxy
 
 import (
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -124,11 +126,11 @@ func whatwgURL(s string) (whatwg, bool) {
 		if rb < 0 {
 			return w, false
 		}
-		ip := net.ParseIP(auth[1:rb])
-		if ip == nil || !strings.Contains(auth[1:rb], ":") {
+		ip, err := netip.ParseAddr(auth[1:rb])
+		if err != nil || !ip.Is6() || ip.Zone() != "" {
 			return w, false
 		}
-		host = "[" + ip.String() + "]"
+		host = "[" + ipv6String(ip.As16()) + "]"
 		after := auth[rb+1:]
 		if after != "" && after[0] != ':' {
 			return w, false
@@ -236,6 +238,9 @@ func domain(host string) (string, bool) {
 	}
 	if d, err := url.PathUnescape(host); err == nil {
 		host = d
+	}
+	if !utf8.ValidString(host) { // decoded as UTF-8 with replacement, and U+FFFD is not allowed in a domain
+		return "", false
 	}
 	ascii := strings.ToLower(host)
 	if nonASCII(host) || strings.Contains(ascii, "xn--") {
@@ -346,6 +351,45 @@ func escape(seg, set string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// ipv6String prints an IPv6 address as the WHATWG URL serializer does: eight groups of
+// lower-case hex without leading zeros, the first longest run of two or more zero groups
+// written "::", and an embedded IPv4 address in hex too (node prints [::ffff:1.2.3.4] as
+// [::ffff:102:304], where Go's String keeps the dotted form).
+func ipv6String(b [16]byte) string {
+	var g [8]uint16
+	for i := range g {
+		g[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
+	}
+	best, bestLen := -1, 1
+	for i := 0; i < 8; {
+		if g[i] != 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < 8 && g[j] == 0 {
+			j++
+		}
+		if j-i > bestLen {
+			best, bestLen = i, j-i
+		}
+		i = j
+	}
+	var sb strings.Builder
+	for i := 0; i < 8; i++ {
+		if i == best {
+			sb.WriteString("::")
+			i += bestLen - 1
+			continue
+		}
+		if i > 0 && i != best+bestLen {
+			sb.WriteByte(':')
+		}
+		sb.WriteString(strconv.FormatUint(uint64(g[i]), 16))
+	}
+	return sb.String()
 }
 
 func isAlpha(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
