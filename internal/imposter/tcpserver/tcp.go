@@ -73,32 +73,51 @@ func get(o *config.Object, key string) config.Value {
 	return v
 }
 
-func (s *server) handle(conn net.Conn) {
+// client is what respond needs of a connection, found once: the client's address as
+// Mountebank shows it, and whether it was admitted.
+type client struct {
+	conn     net.Conn
+	ip, from string
+	admitted bool
+}
+
+func (s *server) handle(c net.Conn) {
 	im := s.im
+	// The idle timeout without a deadline change per request (see netconn.IdleConn).
+	conn := netconn.IdleConn(c, im.IdleTimeout())
+	cl := client{conn: conn}
+	cl.ip, cl.from = request.NodeAddr(c.RemoteAddr(), im.PlainIPv4())
 	buf := make([]byte, readSize)
-	var pending []byte
+	var pending []byte // the packets of a request the endOfRequestResolver says is not whole yet
 	for {
-		_ = conn.SetReadDeadline(time.Now().Add(im.IdleTimeout()))
 		n, err := conn.Read(buf)
 		if n > 0 {
-			pending = append(pending, buf[:n]...)
-			if len(pending) > s.maxRequest {
-				im.Log().Warn("tcp request too large; closing the connection", "client", conn.RemoteAddr().String(), "bytes", len(pending))
+			data := buf[:n] // without a resolver, every packet is a request
+			if s.endOfRequest != nil {
+				pending = append(pending, data...)
+				data = pending
+			}
+			if len(data) > s.maxRequest {
+				im.Log().Warn("tcp request too large; closing the connection", "client", c.RemoteAddr().String(), "bytes", len(data))
 				return
 			}
 			done, stop := true, false
 			if s.endOfRequest != nil {
-				done, stop = s.endOfRequest(pending)
+				done, stop = s.endOfRequest(data)
 			}
 			if stop {
-				im.Log().Warn("endOfRequestResolver stopped by a script limit; closing the connection", "client", conn.RemoteAddr().String())
+				im.Log().Warn("endOfRequestResolver stopped by a script limit; closing the connection", "client", c.RemoteAddr().String())
 				return
 			}
 			if done {
-				payload := pending
-				pending = nil
-				if !s.respond(conn, payload) {
+				// Nothing keeps data once it is answered (the request holds a copy, see
+				// encode): pending's memory serves the next request, unless it grew large.
+				if !s.respond(&cl, data) {
 					return
+				}
+				pending = pending[:0]
+				if cap(pending) > readSize {
+					pending = nil
 				}
 			}
 		}
@@ -109,12 +128,16 @@ func (s *server) handle(conn net.Conn) {
 }
 
 // respond answers one request; it returns false when the connection must be dropped.
-func (s *server) respond(conn net.Conn, payload []byte) bool {
+func (s *server) respond(cl *client, payload []byte) bool {
 	im := s.im
-	ip, from := request.NodeAddr(conn.RemoteAddr(), im.PlainIPv4())
-	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !im.Admit(a.IP) {
-		im.Blocked(ip)
-		return false
+	conn := cl.conn
+	ip, from := cl.ip, cl.from
+	if !cl.admitted {
+		if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !im.Admit(a.IP) {
+			im.Blocked(ip)
+			return false
+		}
+		cl.admitted = true
 	}
 	req := request.Acquire()
 	defer request.Release(req)
@@ -133,7 +156,6 @@ func (s *server) respond(conn net.Conn, payload []byte) bool {
 	a := im.Resolve(req)
 	if a.Err != nil {
 		im.LogFailure(req, a.Err)
-		_ = conn.SetWriteDeadline(time.Now().Add(im.IdleTimeout()))
 		_, _ = conn.Write(imposter.TCPErrorJSON(a.Err))
 		return true
 	}
@@ -151,7 +173,6 @@ func (s *server) respond(conn net.Conn, payload []byte) bool {
 		m.RespDuration.Observe(t0.Since())
 	}
 	if len(out) > 0 {
-		_ = conn.SetWriteDeadline(time.Now().Add(im.IdleTimeout()))
 		if _, err := conn.Write(out); err != nil {
 			return false
 		}

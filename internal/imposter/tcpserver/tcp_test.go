@@ -111,11 +111,23 @@ func TestTCPIdleTimeout(t *testing.T) {
 	old := imposter.DefaultIdleTimeout
 	imposter.DefaultIdleTimeout = 100 * time.Millisecond
 	t.Cleanup(func() { imposter.DefaultIdleTimeout = old })
-	im := startImposter(t, `{"protocol":"tcp"}`)
+	im := startImposter(t, `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":"pong"}}]}]}`)
 	c := dial(t, im)
 	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
 	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
 		t.Errorf("idle connection: read gave %v, want EOF after the idle timeout", err)
+	}
+	// Busy, then silent: closed too (the deadline is not armed again for each request, see
+	// netconn.IdleConn, but each wait still ends).
+	c = dial(t, im)
+	for i := range 3 {
+		if got, err := exchangeTCP(t, c, "ping"); err != nil || got != "pong" {
+			t.Fatalf("request %d: got %q, %v", i, got, err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("connection idle after its requests: read gave %v, want EOF after the idle timeout", err)
 	}
 }
 
@@ -219,7 +231,7 @@ func TestTCPResponseTimeExcludesWrite(t *testing.T) {
 			obs := &countingObserver{}
 			im.Metrics().RespDuration = obs
 			spy := &writeSpy{obs: obs}
-			keep := newServer(im).respond(spy, []byte("ping"))
+			keep := newServer(im).respond(&client{conn: spy}, []byte("ping"))
 			if keep != tc.keep {
 				t.Errorf("keep = %v, want %v", keep, tc.keep)
 			}
