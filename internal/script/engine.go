@@ -73,6 +73,9 @@ type program struct {
 	nativeOnce sync.Once
 	native     *nativeFn // see nativeFn
 
+	eorOnce sync.Once
+	eor     *eorFn // see eorFn
+
 	freeOnce sync.Once
 	free     freeInfo // see stateless
 }
@@ -110,6 +113,17 @@ func (p *program) nativeFn(source string) *nativeFn {
 		}
 	})
 	return p.native
+}
+
+// eorFn returns the native form of p's source, an endOfRequestResolver, or nil when it has
+// none. It compiles it on first use.
+func (p *program) eorFn(source string) *eorFn {
+	p.eorOnce.Do(func() {
+		if p.err == nil {
+			p.eor = compileEOR(source)
+		}
+	})
+	return p.eor
 }
 
 // New returns an Engine.

@@ -677,6 +677,25 @@ func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, err
 	return v.ToBoolean(), nil
 }
 
+// EndOfRequestResolver returns EndOfRequest for source and binary, to call for each packet: a
+// resolver of binary mode that only reads the Buffer's length prefix (see compileEOR) runs as
+// Go, without a runtime, whenever it would not throw; every other call runs on goja.
+func (s *Scope) EndOfRequestResolver(source string, binary bool) func(data []byte) (bool, error) {
+	p := s.e.compile(source)
+	var fn *eorFn
+	if binary && p.stateless(source, kindEndOfRequest) {
+		fn = p.eorFn(source)
+	}
+	return func(data []byte) (bool, error) {
+		if fn != nil {
+			if done, ok := fn.run(data); ok {
+				return done, nil
+			}
+		}
+		return s.EndOfRequest(source, data, binary)
+	}
+}
+
 // limitError is an end-of-request resolver's failure by the time or memory limit: ScriptLimit
 // tells the tcp server (which runs the resolver again for every packet, each time for the whole
 // --script-timeout) to close the connection.

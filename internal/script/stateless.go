@@ -387,9 +387,10 @@ func visit(n any, cfg string, found *bool, walk func(reflect.Value)) bool {
 		return true
 	case *ast.BracketExpression:
 		if id, ok := t.Left.(*ast.Identifier); ok && cfg != "" && string(id.Name) == cfg {
-			if s, isStr := t.Member.(*ast.StringLiteral); !isStr || stateNames[string(s.Value)] {
-				*found = true // config[anything computed] may be config.state
+			if s, isStr := t.Member.(*ast.StringLiteral); isStr && !stateNames[string(s.Value)] || numericKey(t.Member, cfg) {
+				return true
 			}
+			*found = true // config[anything computed] may be config.state
 			return true
 		}
 		return false
@@ -409,6 +410,37 @@ func visit(n any, cfg string, found *bool, walk func(reflect.Value)) bool {
 		}
 		walk(reflect.ValueOf(t.Initializer))
 		return true
+	}
+	return false
+}
+
+// numericKey reports whether e, a computed key of cfg (the first parameter), is always a
+// number, so it names no state nor anything past the object (constructor, __proto__): a
+// number literal, or arithmetic other than + (which may join strings) of numbers, cfg.length
+// and cfg[numeric key] (an endOfRequestResolver's requestData[requestData.length - 1]).
+func numericKey(e ast.Expression, cfg string) bool {
+	isCfg := func(x ast.Expression) bool {
+		id, ok := x.(*ast.Identifier)
+		return ok && string(id.Name) == cfg
+	}
+	switch t := e.(type) {
+	case *ast.NumberLiteral:
+		return true
+	case *ast.DotExpression:
+		return isCfg(t.Left) && t.Identifier.Name == "length"
+	case *ast.BracketExpression:
+		return isCfg(t.Left) && numericKey(t.Member, cfg)
+	case *ast.UnaryExpression:
+		switch t.Operator {
+		case token.MINUS, token.PLUS, token.BITWISE_NOT:
+			return !t.Postfix && numericKey(t.Operand, cfg)
+		}
+	case *ast.BinaryExpression:
+		switch t.Operator {
+		case token.MINUS, token.MULTIPLY, token.SLASH, token.REMAINDER, token.AND, token.OR, token.EXCLUSIVE_OR,
+			token.SHIFT_LEFT, token.SHIFT_RIGHT, token.UNSIGNED_SHIFT_RIGHT:
+			return numericKey(t.Left, cfg) && numericKey(t.Right, cfg)
+		}
 	}
 	return false
 }

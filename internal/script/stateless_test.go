@@ -42,6 +42,15 @@ func TestStateless(t *testing.T) {
 		{kindDecorate, `function (config, response) { response.body = config.state.x; }`, false},
 		{kindWait, `function () { return 100; }`, true},
 		{kindEndOfRequest, `function (requestData, logger) { return requestData.length > 4; }`, true},
+		// A computed key that is always a number names no state.
+		{kindEndOfRequest, `function (d) { return d.length >= 4 && d.length >= 4 + d[0] * 16777216 + d[1] * 65536 + d[2] * 256 + d[3]; }`, true},
+		{kindEndOfRequest, `function (d) { return d[d.length - 1] === 10 && d[-(d[0] % 4) | 1] > d[~2 >>> 1]; }`, true},
+		{kindResponse, `function (config) { return { body: config[0] }; }`, true},
+		{kindEndOfRequest, `function (d) { return d[d[0] + d[1]]; }`, false}, // + joins strings (text mode)
+		{kindEndOfRequest, `function (d) { return d[d.x - 1]; }`, false},
+		{kindEndOfRequest, `function (d) { return d[d[0]--]; }`, false},
+		{kindResponse, `function (config) { return config[config.length - 1].x; }`, true},
+		{kindResponse, `function (config) { return config[1 - x]; }`, false},
 		// A builtin changed in one runtime of the pool would not be in the others.
 		{kindResponse, `function (config) { JSON.counter = (JSON.counter || 0) + 1; return { body: String(JSON.counter) }; }`, false},
 		{kindResponse, `function (config) { Math.x++; }`, false},

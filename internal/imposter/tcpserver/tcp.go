@@ -52,8 +52,9 @@ func newServer(im *imposter.Imposter) *server {
 		if js == nil {
 			im.Log().Warn("endOfRequestResolver needs --allowInjection; every packet is a request")
 		} else {
+			resolve := js.EndOfRequestResolver(source, s.binary)
 			s.endOfRequest = func(data []byte) (done, stop bool) {
-				done, err := js.EndOfRequest(source, data, s.binary)
+				done, err := resolve(data)
 				if err != nil {
 					im.Log().Error("injection X=> " + err.Error())
 					// A resolver the time or memory limit stopped would run again, as long, for
