@@ -82,6 +82,9 @@ type Options struct {
 	// MaxBody bounds request bodies (also after decompression), tcp requests and smtp
 	// messages; 0 = 64 MiB.
 	MaxBody int
+	// AdminMaxBody bounds each admin API request body, and those it reads at once together;
+	// 0 = DefaultAdminMaxBody.
+	AdminMaxBody int
 	// DrainTimeout bounds how long a deleted imposter lets its requests in flight finish;
 	// 0 = 10 s. (Stop's context bounds it at shutdown.)
 	DrainTimeout time.Duration
@@ -469,14 +472,21 @@ func (a *App) Start() error {
 		Logger:         a.log,
 		Store:          a.adminStore(),
 	})
+	maxBody := a.opts.AdminMaxBody
+	if maxBody <= 0 {
+		maxBody = DefaultAdminMaxBody
+	}
 	a.server = &fasthttp.Server{
-		Handler:               netconn.TrackRequests(a.api.Handler),
+		Handler:               netconn.TrackRequests((&bodyBudget{max: maxBody}).handler(a.api.Handler)),
 		NoDefaultServerHeader: true,
 		NoDefaultContentType:  true,
-		MaxRequestBodySize:    adminMaxBody,
-		ErrorHandler:          httpserver.ErrorHandler(adminMaxBody),
-		ConnState:             netconn.IdleConnState, // with the IdleListener below
-		Logger:                quietLogger{},
+		// The handler reads the bodies (bodyBudget), so that those read at once are bounded.
+		StreamRequestBody:            true,
+		MaxRequestBodySize:           maxBody,
+		DisablePreParseMultipartForm: true,
+		ErrorHandler:                 httpserver.ErrorHandler(maxBody),
+		ConnState:                    netconn.IdleConnState, // with the IdleListener below
+		Logger:                       quietLogger{},
 	}
 	a.il = netconn.NewIdleListener(netconn.NewRetryListener(ln, a.log),
 		netconn.ListenOptions{IdleTimeout: a.opts.IdleTimeout, HeaderTimeout: a.opts.HeaderTimeout})
@@ -516,9 +526,6 @@ func (a *App) Start() error {
 }
 
 var errAddrInUse = errors.New("address already in use")
-
-// adminMaxBody bounds the admin API's request bodies (imposter definitions can be large).
-const adminMaxBody = 256 << 20
 
 // adminStore is the store the admin API saves to: Redis, the data directory, or the
 // process's memory.

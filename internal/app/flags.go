@@ -50,6 +50,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
 	o.MaxBody = 64 << 20
 	fs.Var((*ByteSize)(&o.MaxBody), "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), largest tcp request or smtp message, and largest answer a proxy reads from its origin")
+	o.AdminMaxBody = DefaultAdminMaxBody
+	fs.Var((*ByteSize)(&o.AdminMaxBody), "admin-max-body", "largest request body the admin API accepts (413 past it); the bodies past 8 KiB it reads at once add up to no more (503 past it)")
 	fs.StringArrayVar(&o.FileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
 	fs.IntVar(&o.JournalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
 	o.JournalBytes = 256 << 20

@@ -487,8 +487,17 @@ func IdleConnState(c net.Conn, st fasthttp.ConnState) {
 	}
 }
 
+// BodyRead tells the IdleListener that the request of ctx, on a server that streams request
+// bodies (see TrackRequests), has arrived in full: the header timeout no longer applies to it.
+func BodyRead(ctx *fasthttp.RequestCtx) {
+	if ic := trackedConn(ctx.Conn()); ic != nil {
+		ic.reading.Store(0)
+	}
+}
+
 // TrackRequests wraps the handler of a server whose connections an IdleListener accepted: the
-// request has arrived in full when the handler runs, and while the listener shuts down the
+// request has arrived in full when the handler runs (on a server that streams request bodies,
+// once the handler calls BodyRead), and while the listener shuts down the
 // connection closes after the answer. A request node would not read (an ambiguous length:
 // Content-Length and Transfer-Encoding; a method node does not know; see nodeReads) is refused
 // with 400 and its connection closed, as node refuses it.
@@ -497,7 +506,13 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 		ic := trackedConn(ctx.Conn())
 		if ic != nil {
 			ic.since.Store(0) // a pipelined request may begin without a read or a state change
-			ic.reading.Store(0)
+			if !ctx.Request.IsBodyStream() {
+				ic.reading.Store(0)
+			} else if ic.reading.Load() == 0 {
+				// A server that streams request bodies: the handler reads the body, whose
+				// time counts as the request's until it calls BodyRead.
+				ic.reading.Store(ic.l.tick.Load())
+			}
 			ic.head.active = false
 			ic.head.restore(&ctx.Request.Header)
 		}

@@ -679,7 +679,7 @@ func TestLimitsAreDocumented(t *testing.T) {
 		if err != nil {
 			t.Fatalf("mockd %s --help: %v\n%s", cmd, err, out)
 		}
-		for _, flag := range []string{"--max-body", "--header-timeout", "--idle-timeout", "--journal-size", "--journal-bytes",
+		for _, flag := range []string{"--max-body", "--admin-max-body", "--header-timeout", "--idle-timeout", "--journal-size", "--journal-bytes",
 			"--script-timeout", "--script-memory", "--drain-timeout", "--file-root"} {
 			line := ""
 			for l := range strings.Lines(string(out)) {

@@ -1,0 +1,154 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/imposter/httpserver"
+	"github.com/mockd/mockd/internal/netconn"
+)
+
+// DefaultAdminMaxBody is the largest admin request body when Options.AdminMaxBody is zero.
+const DefaultAdminMaxBody = 256 << 20
+
+// smallAdminBody is the size up to which an admin request body is not counted against the
+// budget of bodies read at once: fasthttp has read it with the headers (its pre-read).
+const smallAdminBody = 8 << 10
+
+// bodyBudget bounds the admin API's request bodies: each one to max bytes (413 past it), and
+// those being read and handled at once, past smallAdminBody each, to max bytes together (503
+// past it). Six clients sending 200 MB imposter files at once took 5.4 GB before: each body
+// was read in full before the handler ran, and parsed beside the others.
+// The admin server streams request bodies (fasthttp's StreamRequestBody) so the handler
+// decides before reading one.
+type bodyBudget struct {
+	max int
+
+	mu   sync.Mutex
+	used int
+}
+
+// take reserves n bytes of the budget, if they are left.
+func (b *bodyBudget) take(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *bodyBudget) give(n int) {
+	if n == 0 {
+		return
+	}
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+}
+
+var errAdminBusy = errors.New("admin API busy")
+
+// handler reads the request body within the budget, then runs h with it (as a body fasthttp
+// read itself), and gives the budget back once h has returned.
+func (b *bodyBudget) handler(h fasthttp.RequestHandler) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		if !ctx.Request.IsBodyStream() {
+			h(ctx)
+			return
+		}
+		held, err := b.read(ctx)
+		netconn.BodyRead(ctx)
+		defer b.give(held)
+		if err != nil {
+			// The client may still be sending the body: read and drop it for a moment before
+			// closing, or it may get a reset instead of the answer.
+			netconn.LingerOnClose(ctx.Conn())
+		}
+		switch {
+		case err == nil:
+			h(ctx)
+		case errors.Is(err, fasthttp.ErrBodyTooLarge):
+			httpserver.ErrorHandler(b.max)(ctx, err)
+		case errors.Is(err, errAdminBusy):
+			ctx.Response.Reset()
+			ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
+			ctx.Response.Header.Set("Content-Type", "application/json")
+			ctx.Response.Header.Set("Retry-After", "1")
+			ctx.SetConnectionClose()
+			ctx.Response.SetBodyRaw(config.MarshalJSON(config.NewObject("errors", []any{config.NewObject(
+				"code", "admin API busy",
+				"message", fmt.Sprintf("with this one, the request bodies the admin API reads at once would pass %d bytes (--admin-max-body): try again", b.max),
+			)}), 0))
+		default:
+			// The client went away or sent a broken body: nothing can be answered.
+			ctx.Response.Reset()
+			ctx.SetStatusCode(fasthttp.StatusBadRequest)
+			ctx.SetConnectionClose()
+		}
+	}
+}
+
+// read reads the body of ctx's request, and answers how much of the budget it holds.
+func (b *bodyBudget) read(ctx *fasthttp.RequestCtx) (int, error) {
+	n := ctx.Request.Header.ContentLength()
+	switch {
+	case n > b.max:
+		return 0, fasthttp.ErrBodyTooLarge
+	case n >= 0 && n <= smallAdminBody:
+		// Read with the headers: Body takes it from fasthttp's buffer, without allocating.
+		if len(ctx.Request.Body()) != n {
+			return 0, io.ErrUnexpectedEOF
+		}
+		return 0, nil
+	case n > 0:
+		if !b.take(n) {
+			return 0, errAdminBusy
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(ctx.RequestBodyStream(), body); err != nil {
+			return n, err
+		}
+		ctx.Request.SetBodyRaw(body)
+		return n, nil
+	}
+	// Chunked: the budget is taken as the body arrives.
+	held := 0
+	var body []byte
+	r := ctx.RequestBodyStream()
+	for {
+		if len(body) == cap(body) {
+			grow := max(smallAdminBody, len(body))
+			if len(body)+grow > b.max {
+				grow = b.max + 1 - len(body)
+			}
+			if len(body)+grow > smallAdminBody {
+				if !b.take(grow) {
+					return held, errAdminBusy
+				}
+				held += grow
+			}
+			body = slices.Grow(body, grow)
+		}
+		m, err := r.Read(body[len(body):cap(body)])
+		body = body[:len(body)+m]
+		if len(body) > b.max {
+			return held, fasthttp.ErrBodyTooLarge
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return held, err
+		}
+	}
+	ctx.Request.SetBodyRaw(body)
+	return held, nil
+}
