@@ -201,7 +201,7 @@ func applyLogConfig(text string, o *app.Options, errw io.Writer) {
 }
 
 // loadProtofile reads the custom protocols of the protofile into opts, as mb loads them: a
-// missing file names none; one that is not JSON (or not a regular file of at most 1 MiB, which
+// missing file names none (reported when the file was given); one that is not JSON (or not a regular file of at most 1 MiB, which
 // is not read: a FIFO or device could block the start) loads none and is reported.
 func loadProtofile(path string, given bool, opts *app.Options, errw io.Writer) {
 	if given {
@@ -209,6 +209,8 @@ func loadProtofile(path string, given bool, opts *app.Options, errw io.Writer) {
 	}
 	specs, err := customproto.Load(path)
 	switch {
+	case err == nil && specs == nil && given: // missing: mb goes on silently, mockd says so
+		fmt.Fprintf(errw, "mockd: --protofile %s: file does not exist; no custom protocols loaded\n", path)
 	case errors.Is(err, customproto.ErrInvalid):
 		fmt.Fprintf(errw, "mockd: %s %v\n", path, err)
 	case errors.Is(err, customproto.ErrNotRead) && !given:

@@ -13,8 +13,9 @@ import (
 	"github.com/mockd/mockd/internal/app"
 )
 
-// TestLoadProtofile: the protocols a protofile names are loaded; a missing one loads none
-// silently; one that is not JSON is reported; a FIFO is not opened (it would block the start)
+// TestLoadProtofile: the protocols a protofile names are loaded; a missing one loads none,
+// silently when it is the default one (as mb), reported when it was given (a misspelt path
+// otherwise shows only as "protocol not yet supported" later); one that is not JSON is reported; a FIFO is not opened (it would block the start)
 // and is reported only when given.
 func TestLoadProtofile(t *testing.T) {
 	dir := t.TempDir()
@@ -37,7 +38,8 @@ func TestLoadProtofile(t *testing.T) {
 		protos int
 	}{
 		{named, false, "", 1},
-		{filepath.Join(dir, "none.json"), true, "", 0},
+		{filepath.Join(dir, "none.json"), false, "", 0}, // the default protocols.json: mb's silence
+		{filepath.Join(dir, "none.json"), true, "file does not exist; no custom protocols loaded", 0},
 		{bad, true, "contains invalid JSON -- no custom protocols loaded", 0},
 		{fifo, false, "", 0},
 		{fifo, true, "not read (not a regular file", 0},

@@ -102,8 +102,12 @@ func runServer(cmd *cobra.Command, f *serverFlags) error {
 		if cfg, err = config.LoadWith(files, load); err != nil {
 			return configError(err)
 		}
+		protofileGiven := cmd.Flags().Changed("protofile")
 		if err := applyServerBlock(cmd, cfg.Server); err != nil { // sets f.opts through its flags
 			return configError(err)
+		}
+		if !protofileGiven && cfg.Server.Has("protofile") { // read once the server block named it
+			loadProtofile(f.mb.protofile, true, &f.opts, cmd.ErrOrStderr())
 		}
 	}
 	opts := f.opts

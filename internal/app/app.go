@@ -143,12 +143,19 @@ func Validate(files []string, allowInjection bool) (int, error) {
 
 // Check is Validate that also returns the warnings: problems of Mountebank JSON files that
 // Mountebank accepts (mockd YAML refuses them) and stubs that can never match. The imposters
-// of the custom protocols (--protofile) have their stubs compiled as a server compiles them
-// (predicates, behaviors, scripts; responses are the program's objects), and no program runs.
+// of the custom protocols (--protofile, else the server block's protofile) have their stubs
+// compiled as a server compiles them (predicates, behaviors, scripts; responses are the
+// program's objects), and no program runs.
 func Check(files []string, allowInjection bool, custom []customproto.Spec) (int, []string, error) {
 	cfg, err := config.LoadWith(files, config.LoadOptions{Render: RenderEJS, ServerKeys: ServerKeys()})
 	if err != nil {
 		return 0, nil, err
+	}
+	if p, ok := cfg.Server.Get("protofile"); ok && custom == nil { // the server block's, unless given
+		path, _ := p.(string)
+		if custom, err = LoadProtofile(path); err != nil {
+			return 0, nil, fmt.Errorf("server.%w", err) // server.protofile FILE: …
+		}
 	}
 	var names map[string]bool
 	for _, s := range custom {

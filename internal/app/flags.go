@@ -82,14 +82,15 @@ func (p *pollerFlag) String() string { return string(*p) }
 func (p *pollerFlag) Type() string { return "string" }
 
 // ServerKeys are the keys a YAML server block takes: the names of the flags BindFlags declares,
-// and configfile, which the command refuses there with a message of its own.
+// protofile (custom protocols, which the command loads: see LoadProtofile), and configfile,
+// which the command refuses there with a message of its own.
 func ServerKeys() []string {
 	fs := pflag.NewFlagSet("server", pflag.ContinueOnError)
 	fs.SortFlags = false // in the order they are declared
 	new(Options).BindFlags(fs, false)
 	keys := []string{}
 	fs.VisitAll(func(f *pflag.Flag) { keys = append(keys, f.Name) })
-	return append(keys, "configfile")
+	return append(keys, "protofile", "configfile")
 }
 
 // pipeList is a flag holding Mountebank's pipe-separated list: "" and "*" leave it empty.

@@ -360,3 +360,40 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestCustomProtocolServerBlock: a YAML config's server block may name the protofile, as any
+// `mockd start` flag: serve runs its protocols' imposters and validate checks them; a
+// --protofile on the command line wins.
+func TestCustomProtocolServerBlock(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildLineproto(t, dir)
+	protofile := filepath.Join(dir, "protocols.json")
+	if err := os.WriteFile(protofile, []byte(fmt.Sprintf(`{"line": {"createCommand": %q}}`, bin)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := loopbackPort(t)
+	cfg := filepath.Join(dir, "lines.yaml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`server:
+  protofile: %s
+imposters:
+  - port: %d
+    protocol: line
+    stubs:
+      - predicates: [{equals: {data: hello}}]
+        responses: [{is: {data: world}}]
+`, protofile, port)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(mockdBin, "validate", "-c", cfg).CombinedOutput(); err != nil {
+		t.Errorf("validate: %v\n%s", err, out)
+	}
+	s := start(t, "-c", cfg)
+	if got := lineClient(t, port, "hello"); got[0] != "world" {
+		t.Errorf("answer %q", got)
+	}
+	s.stop()
+	_, err := tryStart(t, "-c", cfg, "--protofile", filepath.Join(dir, "other.json"))
+	if err == nil || !strings.Contains(err.Error(), "the line protocol is not yet supported") {
+		t.Errorf("the command line's --protofile did not win: %v", err)
+	}
+}
