@@ -36,6 +36,8 @@ func newConvertCmd() *cobra.Command {
 				}
 			}
 			if config.IsYAML(file) && target == "json" {
+				// Mountebank JSON requires the protocol that YAML defaults to http.
+				config.DefaultProtocol(v)
 				// Mountebank JSON has no bodyFile: the file's text goes in body.
 				if err := config.InlineBodyFiles(v, filepath.Dir(file)); err != nil {
 					return fmt.Errorf("%s: %w", file, err)

@@ -286,6 +286,9 @@ func (c *Config) add(file string, v Value, pos Positions) []string {
 	}
 	dir := filepath.Dir(file)
 	for i, iv := range list {
+		if strict {
+			defaultProtocol(iv)
+		}
 		path := fmt.Sprintf("imposters[%d]", i)
 		if len(list) == 1 && !root.Has("imposters") {
 			path = ""
@@ -299,6 +302,33 @@ func (c *Config) add(file string, v Value, pos Positions) []string {
 		c.Imposters = append(c.Imposters, &Source{File: file, Path: path, Value: iv, positions: pos})
 	}
 	return problems
+}
+
+// DefaultProtocol gives every imposter of a YAML document (a list of imposters or one imposter)
+// that names no protocol the protocol http, as its first key: mockd YAML's default, so that
+// `- port: 4545` with stubs is an http imposter. Mountebank JSON, where the protocol is
+// required, is not passed here. mockd convert writes the protocol into the JSON it makes.
+func DefaultProtocol(doc Value) {
+	root := AsObject(doc)
+	if root == nil {
+		return
+	}
+	if !root.Has("imposters") {
+		if root.Has("port") || root.Has("stubs") {
+			defaultProtocol(root)
+		}
+		return
+	}
+	list, _ := mustGet(root, "imposters").([]any)
+	for _, iv := range list {
+		defaultProtocol(iv)
+	}
+}
+
+func defaultProtocol(imposter Value) {
+	if o := AsObject(imposter); o != nil && !o.Has("protocol") {
+		o.Members = append([]Member{{Key: "protocol", Value: "http"}}, o.Members...)
+	}
 }
 
 // InlineBodyFiles replaces every `bodyFile` of a YAML document (a list of imposters or one

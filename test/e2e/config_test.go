@@ -129,3 +129,38 @@ func TestInjectionRefusalNamesMockd(t *testing.T) {
 		t.Errorf("admin API refusal changed wording:\n%s", body)
 	}
 }
+
+// TestYAMLDefaultProtocol: PRODUCT.md's YAML example names no protocol: in mockd YAML an
+// imposter without one is an http imposter (shown as such by the API, written out by mockd
+// convert, so that the JSON loads in Mountebank), while Mountebank JSON keeps Mountebank's
+// "'protocol' is a required field".
+func TestYAMLDefaultProtocol(t *testing.T) {
+	dir := t.TempDir()
+	port := listenFree(t)
+	yml := write(t, dir, "users.yaml", fmt.Sprintf(`imposters:
+  - port: %d
+    name: users
+    stubs:
+      - predicates: [{equals: {method: GET, path: /users/42}}]
+        responses:
+          - is: {statusCode: 200, headers: {Content-Type: application/json}, body: {id: 42}}
+`, port))
+	if out, err := exec.Command(mockdBin, "validate", "-c", yml).CombinedOutput(); err != nil {
+		t.Errorf("validate: %v\n%s", err, out)
+	}
+	out, err := exec.Command(mockdBin, "convert", yml).Output()
+	if err != nil || !strings.Contains(string(out), `"protocol": "http"`) {
+		t.Errorf("convert to JSON: %v\n%s", err, out)
+	}
+	s := start(t, "-c", yml)
+	if status, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/users/42", ""); status != 200 || !strings.Contains(body, `"id": 42`) {
+		t.Errorf("GET /users/42: %d %s", status, body)
+	}
+	if _, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), ""); !strings.Contains(body, `"protocol": "http"`) {
+		t.Errorf("the imposter's protocol is not shown as http:\n%s", body)
+	}
+	js := write(t, dir, "users.json", fmt.Sprintf(`{"imposters": [{"port": %d}]}`, listenFree(t)))
+	if _, err := tryStart(t, "-c", js); err == nil || !strings.Contains(err.Error(), "'protocol' is a required field") {
+		t.Errorf("Mountebank JSON without a protocol: %v", err)
+	}
+}
