@@ -167,3 +167,22 @@ func TestHTTPSCiphersAndBadCertificates(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSBadKeyInConfigIsClear: an https imposter of a config file with a bad cert, key or
+// cipher list stops the start with an error that names the imposter and says what is wrong in
+// words, then OpenSSL's reason (the admin API answers node's error object, as Mountebank).
+func TestHTTPSBadKeyInConfigIsClear(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ fields, want string }{
+		{`key: nope, cert: nope`, "the cert holds no PEM certificate"},
+		{`ciphers: NOPE`, "no cipher of ciphers is one mockd knows"},
+	} {
+		port := listenFree(t)
+		cfg := write(t, dir, "https.yaml", fmt.Sprintf("imposters:\n  - {port: %d, protocol: https, %s}\n", port, tc.fields))
+		_, err := tryStart(t, "-c", cfg)
+		want := fmt.Sprintf("cannot start imposter: https imposter %d: %s", port, tc.want)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "(OpenSSL: ") {
+			t.Errorf("%s: %v, want %q", tc.fields, err, want)
+		}
+	}
+}

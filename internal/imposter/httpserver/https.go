@@ -8,6 +8,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
@@ -20,6 +22,12 @@ import (
 func HTTPS(def *config.Imposter) (imposter.Prepared, error) {
 	conf, err := TLSConfig(def.Header)
 	if err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) && def.Port > 0 { // the command line names the imposter
+			named := *ce
+			named.Message = strings.Replace(ce.Message, "https imposter:", fmt.Sprintf("https imposter %d:", def.Port), 1)
+			return imposter.Prepared{}, &named
+		}
 		return imposter.Prepared{}, err
 	}
 	return imposter.Prepared{New: func(im *imposter.Imposter) imposter.Server { return newServer(im, conf) }, FIFO: true}, nil
@@ -106,9 +114,11 @@ func caPool(ca config.Value) *x509.CertPool {
 	return pool
 }
 
-// opensslError is the error node passes through from OpenSSL, as Mountebank answers it.
-func opensslError(library, reason, code string) *config.Error {
-	return &config.Error{Code: code, Message: reason,
+// opensslError is the error node passes through from OpenSSL, as Mountebank answers it (Raw);
+// its Message, which the command line shows (a config file's https imposter), says in words
+// what is wrong (what) and then OpenSSL's reason; HTTPS adds the imposter's port.
+func opensslError(what, library, reason, code string) *config.Error {
+	return &config.Error{Code: code, Message: fmt.Sprintf("https imposter: %s (OpenSSL: %s: %s)", what, library, reason),
 		Raw: config.NewObject("library", library, "reason", reason, "code", code)}
 }
 
@@ -118,7 +128,8 @@ func keyPair(keyPEM, certPEM string) (tls.Certificate, error) {
 	var out tls.Certificate
 	if !strings.Contains(certPEM, "-----BEGIN CERTIFICATE-----") && !strings.Contains(certPEM, "-----BEGIN X509 CERTIFICATE-----") &&
 		!strings.Contains(certPEM, "-----BEGIN TRUSTED CERTIFICATE-----") {
-		return out, opensslError("PEM routines", "no start line", "ERR_OSSL_PEM_NO_START_LINE") // OpenSSL finds no certificate's
+		// OpenSSL finds no certificate's
+		return out, opensslError("the cert holds no PEM certificate (-----BEGIN CERTIFICATE----- …)", "PEM routines", "no start line", "ERR_OSSL_PEM_NO_START_LINE")
 	}
 	rest := []byte(certPEM)
 	for {
@@ -131,21 +142,21 @@ func keyPair(keyPEM, certPEM string) (tls.Certificate, error) {
 			continue
 		}
 		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return out, opensslError("asn1 encoding routines", "wrong tag", "ERR_OSSL_ASN1_WRONG_TAG")
+			return out, opensslError("a CERTIFICATE block of the cert cannot be parsed", "asn1 encoding routines", "wrong tag", "ERR_OSSL_ASN1_WRONG_TAG")
 		}
 		out.Certificate = append(out.Certificate, block.Bytes)
 	}
 	if len(out.Certificate) == 0 {
-		return out, opensslError("PEM routines", "bad base64 decode", "ERR_OSSL_PEM_BAD_BASE64_DECODE")
+		return out, opensslError("a CERTIFICATE block of the cert is not valid PEM (base64)", "PEM routines", "bad base64 decode", "ERR_OSSL_PEM_BAD_BASE64_DECODE")
 	}
 	key := parseKey([]byte(keyPEM))
 	if key == nil {
-		return out, opensslError("DECODER routines", "unsupported", "ERR_OSSL_UNSUPPORTED")
+		return out, opensslError("the key holds no private key mockd can read (PKCS #1, PKCS #8 or SEC 1 PEM)", "DECODER routines", "unsupported", "ERR_OSSL_UNSUPPORTED")
 	}
 	leaf, _ := x509.ParseCertificate(out.Certificate[0])
 	pub, ok := key.Public().(interface{ Equal(crypto.PublicKey) bool })
 	if !ok || !pub.Equal(leaf.PublicKey) {
-		return out, opensslError("x509 certificate routines", "key values mismatch", "ERR_OSSL_X509_KEY_VALUES_MISMATCH")
+		return out, opensslError("the key is not the cert's private key", "x509 certificate routines", "key values mismatch", "ERR_OSSL_X509_KEY_VALUES_MISMATCH")
 	}
 	out.PrivateKey = key
 	out.Leaf = leaf
@@ -244,7 +255,7 @@ func applyCiphers(conf *tls.Config, list string) error {
 		keyword = keyword || allWords
 	}
 	if any12 && len(suites) == 0 && !keyword {
-		return opensslError("SSL routines", "no cipher match", "ERR_SSL_NO_CIPHER_MATCH")
+		return opensslError("no cipher of ciphers is one mockd knows (OpenSSL names, such as ECDHE-RSA-AES128-GCM-SHA256)", "SSL routines", "no cipher match", "ERR_SSL_NO_CIPHER_MATCH")
 	}
 	if !keyword {
 		conf.CipherSuites = suites
