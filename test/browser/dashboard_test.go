@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -484,4 +486,41 @@ func cut(b []byte, at string) []byte {
 		return b[:i]
 	}
 	return b
+}
+
+// TestCustomProtocolRequests: the page of a custom protocol's imposter (--protofile) shows each
+// recorded request by the fields its program sent (its data, or all of them), not as an http
+// request ("undefined undefined" before), and the program's metadata does not break the page.
+func TestCustomProtocolRequests(t *testing.T) {
+	dir := t.TempDir()
+	program := filepath.Join(dir, "waitproto.sh")
+	// The program announces metadata and waits; the test posts its requests to _requests.
+	if err := os.WriteFile(program, []byte("#!/bin/sh\necho '{\"greeting\": \"hi\"}'\nexec sleep 3600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	protofile := filepath.Join(dir, "protocols.json")
+	if err := os.WriteFile(protofile, []byte(`{"line": {"createCommand": "`+program+`"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startMockd(t, "--protofile", protofile)
+	port := strconv.Itoa(closedPort(t)) // the program serves it (here: nothing does)
+	s.create(t, `{"protocol":"line","port":`+port+`,"name":"lines","recordRequests":true,
+		"stubs":[{"predicates":[{"equals":{"data":"hello"}}],"responses":[{"is":{"data":"world"}}]}]}`)
+	for _, req := range []string{`{"data":"hello"}`, `{"oid":"1.3.6.1","community":"public"}`} {
+		if status, body := s.api(t, "POST", "/imposters/"+port+"/_requests", `{"request":`+req+`}`); status != 200 {
+			t.Fatalf("_requests %s: %d %s", req, status, body)
+		}
+	}
+	tb := newTab(t)
+	tb.open(s.Admin + "/imposters/" + port)
+	tb.waitText("#requests", "hello")
+	reqs := tb.texts("#requests details.request > summary")
+	if len(reqs) != 2 || !strings.Contains(reqs[0], `"oid":"1.3.6.1"`) || !strings.Contains(reqs[1], "hello") {
+		t.Errorf("the requests show as %q", reqs)
+	}
+	for _, r := range reqs {
+		if strings.Contains(r, "undefined") {
+			t.Errorf("a request shows as %q", r)
+		}
+	}
 }

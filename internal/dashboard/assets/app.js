@@ -493,6 +493,11 @@
   function requestLine(im, req) {
     if (im.protocol === 'tcp') return h('code', { text: compact(req.data, 120) });
     if (im.protocol === 'smtp') return h('span', null, h('code', { text: compact(req.envelopeFrom || '', 60) }), ' → ', h('code', { text: compact(req.envelopeTo || [], 80) }), ' ', compact(req.subject || '', 80));
+    if (im.protocol !== 'http' && im.protocol !== 'https') {
+      // A custom protocol's (--protofile) request has the fields its program sent: its data, or all of them.
+      const { timestamp, ...fields } = req;
+      return h('code', { text: compact(typeof req.data === 'string' ? req.data : fields, 120) });
+    }
     const q = Object.entries(req.query || {}).map(([k, v]) => k + '=' + v).join('&');
     return h('span', null, h('b', { class: 'method', text: req.method }), ' ', h('code', { text: compact(req.path + (q ? '?' + q : ''), 140) }));
   }
