@@ -1,6 +1,6 @@
 # mockd from source on a minimal base image (no shell, no curl).
 #
-#   docker build -t mockd --build-arg VERSION=0.1.0 --build-arg COMMIT=$(git rev-parse HEAD) \
+#   docker build -t mockd --build-arg VERSION=1.0.0 --build-arg COMMIT=$(git rev-parse HEAD) \
 #     --build-arg DATE=$(git log -1 --format=%cI) .
 #   docker run -p 2525:2525 -p 4545:4545 -v "$PWD/mocks:/etc/mockd:ro" mockd
 #

@@ -6,7 +6,7 @@ FUZZ      ?= .
 FUZZPARALLEL ?=
 SOAK_DURATION ?= 30m
 # Version, commit and date are stamped into the binary (`mockd version`); VERSION is the tag
-# without its "v" (tags are v0.x.y), empty on an untagged commit (the binary says 0.1.0-dev).
+# without its "v" (tags are v1.x.y), empty on an untagged commit (the binary says 1.0.0-dev).
 VERSION   ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//')
 COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE      ?= $(shell git log -1 --format=%cI 2>/dev/null)

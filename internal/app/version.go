@@ -8,7 +8,7 @@ import (
 )
 
 // Version, Commit and Date describe the build. Release builds set them with
-// -ldflags "-X github.com/mockd/mockd/internal/app.Version=0.1.0 -X ….Commit=… -X ….Date=…";
+// -ldflags "-X github.com/mockd/mockd/internal/app.Version=1.0.0 -X ….Commit=… -X ….Date=…";
 // when they are empty, BuildInfo reads the module version and the VCS stamp that `go build` and
 // `go install` record in the binary.
 var (
@@ -19,7 +19,7 @@ var (
 
 // Build describes one mockd binary.
 type Build struct {
-	Version   string // e.g. "0.1.0", or a Go pseudo-version for an untagged go install
+	Version   string // e.g. "1.0.0", or a Go pseudo-version for an untagged go install
 	Commit    string // VCS revision, "" when unknown; "+dirty" marks uncommitted changes
 	Date      string // commit or build time (RFC 3339), "" when unknown
 	GoVersion string // e.g. "go1.26.8"
@@ -27,7 +27,7 @@ type Build struct {
 }
 
 // devVersion is the version of a binary that carries neither ldflags nor a module version.
-const devVersion = "0.1.0-dev"
+const devVersion = "1.0.0-dev"
 
 // BuildInfo returns what is known about the running binary: the ldflags first, then the
 // module's build info (module version, vcs.revision, vcs.time, vcs.modified).

@@ -3,7 +3,7 @@
 # the runner's OS and architecture, or `go install` when no archive matches or the download
 # fails. Sets the outputs bin and version and puts mockd on the job's PATH.
 #
-# Environment: MOCKD_VERSION (a release tag such as v0.1.0, "latest", or any version `go install`
+# Environment: MOCKD_VERSION (a release tag such as v1.0.0, "latest", or any version `go install`
 # takes; default: the action's own ref), MOCKD_ACTION_REF, MOCKD_BINARY, MOCKD_INSTALL_DIR
 # (default $RUNNER_TEMP/mockd/bin), MOCKD_RELEASES_URL (default
 # https://github.com/mockd/mockd/releases), and the runner's RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP,
@@ -82,7 +82,7 @@ download_into() {
   case "$version" in
     latest) base="$releases/latest/download" ;;
     v[0-9]*.[0-9]*.[0-9]*) base="$releases/download/$version" ;;
-    # A moving major (v0) or minor (v0.1) tag: the latest release, if it is of that line.
+    # A moving major (v1) or minor (v1.2) tag: the latest release, if it is of that line.
     v[0-9] | v[0-9][0-9] | v[0-9]*.[0-9]*) base="$releases/latest/download" prefix="${version#v}." ;;
     *) echo "mockd: $version is not a release tag"; return 1 ;;
   esac

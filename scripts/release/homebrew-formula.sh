@@ -2,7 +2,7 @@
 # Renders packaging/homebrew/mockd.rb for a release: the version (without "v") and the SHA-256
 # of each archive, read from the release's checksums.txt.
 #
-#   scripts/release/homebrew-formula.sh 0.1.0 dist/checksums.txt > mockd.rb
+#   scripts/release/homebrew-formula.sh 1.0.0 dist/checksums.txt > mockd.rb
 set -eu
 version="$1"
 checksums="$2"
