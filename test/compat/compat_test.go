@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -81,8 +82,13 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(work)
 
 	// The scenarios use fixed imposter ports; two runs at once would
-	// trample each other, so the second waits for the first.
-	unlock, err := lockSuite(filepath.Join(os.TempDir(), "mockd-compat.lock"))
+	// trample each other, so the second waits for the first. The ports are the machine's, so
+	// the lock is too: a fixed path, not $TMPDIR (which two runs may set apart).
+	lockPath := "/tmp/mockd-compat.lock"
+	if runtime.GOOS == "windows" {
+		lockPath = filepath.Join(os.TempDir(), "mockd-compat.lock")
+	}
+	unlock, err := lockSuite(lockPath)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "compat: lock:", err)
 		return 1
