@@ -223,6 +223,41 @@ func TestJSONStringifyIsBounded(t *testing.T) {
 	}
 }
 
+// TestJSONStringifyOfASharedGraphIsInterrupted: JSON.stringify writes an object named twice at
+// each of forty levels 2^40 times, in a Go loop: it ran for minutes past the time limit and took
+// 3 GB. It now looks at each object whether the call is being stopped (objectToJSON); objects
+// read toJSON as before, and one assigned is the object's own.
+func TestJSONStringifyOfASharedGraphIsInterrupted(t *testing.T) {
+	s := newEngine(t, time.Second).NewScope(nil)
+	for _, expr := range []string{
+		`(function () { let o = { x: 1 }; for (let i = 0; i < 40; i++) { o = { a: o, b: o }; } return JSON.stringify(o).length; })()`,
+		`(function () { let o = { x: 1 }; for (let i = 0; i < 40; i++) { o = { a: o, b: [o] }; } return JSON.stringify(o, null, 2).length; })()`,
+		`(function () { class C {} let o = new C(); for (let i = 0; i < 40; i++) { const p = new C(); p.a = o; p.b = o; o = p; } return JSON.stringify({ o }).length; })()`,
+	} {
+		if got := evalBody(t, s, expr); !strings.Contains(got, "timed out") && !strings.Contains(got, "--script-memory") {
+			t.Errorf("%s: %.200q, want the time or the memory limit's error", expr, got)
+		}
+	}
+	s = newEngine(t, time.Minute).NewScope(nil)
+	for _, tc := range []struct{ expr, want string }{
+		{`JSON.stringify({ a: { b: [1, { c: new Date(0) }] }, d: undefined }) + ({}).toJSON + typeof Object.prototype.toJSON + Object.keys({ a: 1 }) + JSON.stringify(Object.create(null))`,
+			`{"a":{"b":[1,{"c":"1970-01-01T00:00:00.000Z"}]}}undefinedundefineda{}`},
+		{`(function () { 'use strict'; const o = { a: 1 }; o.toJSON = function () { return 'own'; }; return JSON.stringify([o, { b: 2 }]) + Object.keys(o) + o.hasOwnProperty('toJSON'); })()`,
+			`["own",{"b":2}]a,toJSONtrue`},
+		{`(function () { const o = {}; for (const k in o) { return k; } return JSON.stringify(Object.assign({}, { x: 1 })) + JSON.stringify({ ...{ y: 2 } }); })()`, `{"x":1}{"y":2}`},
+	} {
+		if got := evalBody(t, s, tc.expr); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+	// The call after a stopped one stringifies as before.
+	s = newEngine(t, time.Second).NewScope(nil)
+	_ = evalBody(t, s, `(function () { let o = { x: 1 }; for (let i = 0; i < 40; i++) { o = { a: o, b: o }; } return JSON.stringify(o).length; })()`)
+	if got := evalBody(t, s, `JSON.stringify({ a: { b: 1 } })`); got != `{"a":{"b":1}}` {
+		t.Errorf("after a stopped call: %q", got)
+	}
+}
+
 // TestReplaceIsBounded: replace and replaceAll built their answer in one Go operation, 'x' a
 // million times each replaced by 1,000 characters ran 7 s past the time limit and took 9 times
 // the memory limit. An answer that may pass V8's string length is made one match at a time,

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dop251/goja"
 )
 
 // DefaultMemoryLimit is how much a script call may make the heap grow when Options.MemoryLimit
@@ -209,4 +211,31 @@ func (m *memWatch) dropped() {
 	case m.free <- struct{}{}:
 	default:
 	}
+}
+
+// objectToJSON gives Object.prototype a toJSON accessor, so that goja's JSON.stringify, a Go
+// loop neither limit can interrupt, looks at each object it writes whether the call is being
+// stopped: JSON.stringify of an object graph that names its objects twice at each level
+// (o = {a: o, b: o}, forty times over) wrote 2^40 objects, 3 GB, for minutes past the time
+// limit. The getter is Go and answers undefined, as the missing property did, without an
+// allocation; while an interrupt is pending (stopping) it answers stopper, a function whose
+// call runs the interpreter, which lets the interrupt through. (Arrays have the prelude's
+// toJSON, which stopper is.) The setter makes an assigned toJSON the object's own property, as
+// an assignment would without the accessor. What a script can see: 'toJSON' in {} is true,
+// and Object.prototype lists it among its own property names; ({}).toJSON is undefined.
+func objectToJSON(vm *goja.Runtime, stopping *atomic.Bool, stopper goja.Value) {
+	get := vm.ToValue(func(goja.FunctionCall) goja.Value {
+		if stopping.Load() {
+			return stopper
+		}
+		return goja.Undefined()
+	})
+	set := vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		if o, ok := call.This.(*goja.Object); ok {
+			_ = o.DefineDataProperty("toJSON", call.Argument(0), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		}
+		return goja.Undefined()
+	})
+	proto := vm.Get("Object").(*goja.Object).Get("prototype").(*goja.Object)
+	_ = proto.DefineAccessorProperty("toJSON", get, set, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }

@@ -62,6 +62,8 @@ type runtime struct {
 	// arrayToJSON is the prelude's Array.prototype.toJSON (it bounds JSON.stringify's arrays),
 	// which fromJS leaves out.
 	arrayToJSON *goja.Object
+	// stopping is set while an interrupt of the running call is pending (see objectToJSON).
+	stopping atomic.Bool
 
 	// rawUint8Array is goja's own Uint8Array constructor and bufferProto Buffer.prototype, set
 	// by installNode: newBuffer makes a Buffer of bytes mockd gives a script (a tcp packet)
@@ -254,6 +256,7 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 		panic("BUG: script prelude: " + err.Error())
 	}
 	rt.arrayToJSON, _ = native.Get("arrayToJSON").(*goja.Object)
+	objectToJSON(vm, &rt.stopping, rt.arrayToJSON)
 	rt.nodeArgs = &nodeArgs{g, native, modules}
 	return rt
 }
@@ -361,6 +364,7 @@ func (rt *runtime) watchFired() {
 		return
 	}
 	w.set = false
+	rt.stopping.Store(true)
 	rt.vm.Interrupt(errTimeout{w.limit})
 }
 
@@ -396,6 +400,7 @@ func (rt *runtime) interruptCall(call uint64, v any) {
 		if _, ok := v.(errMemory); ok {
 			rt.spoiled.Store(true)
 		}
+		rt.stopping.Store(true)
 		rt.vm.Interrupt(v)
 	}
 }
@@ -465,6 +470,7 @@ func (rt *runtime) ContextDone(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.running && w.canceledBy == ctx {
+		rt.stopping.Store(true)
 		rt.vm.Interrupt(errCanceled{})
 	}
 }
@@ -483,6 +489,7 @@ func (rt *runtime) end() {
 		rt.config.clear() // holds nothing of this call until the next
 	}
 	rt.vm.ClearInterrupt()
+	rt.stopping.Store(false)
 	clear(rt.timers)
 	rt.timers = rt.timers[:0]
 }
