@@ -85,6 +85,9 @@ type smtpSession struct {
 	greeted  bool
 	mailFrom *string
 	rcptTo   []string
+	// rcptBytes is the length of rcptTo's addresses, which --max-body bounds as it does the
+	// message: 3 million RCPT commands took 420 MB.
+	rcptBytes int
 }
 
 func (ss *smtpSession) reply(lines ...string) bool {
@@ -144,13 +147,13 @@ func (ss *smtpSession) command(line string) bool {
 		if arg == "" {
 			return ss.reply("501 Error: syntax: EHLO hostname")
 		}
-		ss.greeted, ss.mailFrom, ss.rcptTo = true, nil, nil
+		ss.greeted, ss.mailFrom, ss.rcptTo, ss.rcptBytes = true, nil, nil, 0
 		return ss.reply("250-"+ss.srv.hostname+" Nice to meet you, ["+ss.ip+"]", "250-PIPELINING", "250-8BITMIME", "250 SMTPUTF8")
 	case "HELO":
 		if arg == "" {
 			return ss.reply("501 Error: syntax: HELO hostname")
 		}
-		ss.greeted, ss.mailFrom, ss.rcptTo = true, nil, nil
+		ss.greeted, ss.mailFrom, ss.rcptTo, ss.rcptBytes = true, nil, nil, 0
 		return ss.reply("250 " + ss.srv.hostname + " Nice to meet you, [" + ss.ip + "]")
 	case "MAIL":
 		switch {
@@ -176,7 +179,11 @@ func (ss *smtpSession) command(line string) bool {
 		if !ok || addr == "" {
 			return ss.reply("501 Error: Bad recipient address syntax")
 		}
+		if ss.rcptBytes+len(addr) > ss.srv.maxSize {
+			return ss.reply("452 Error: too many recipients")
+		}
 		ss.rcptTo = append(ss.rcptTo, addr)
+		ss.rcptBytes += len(addr)
 		return ss.reply("250 Accepted")
 	case "DATA":
 		switch {
@@ -193,10 +200,10 @@ func (ss *smtpSession) command(line string) bool {
 			return false
 		}
 		ss.srv.receive(ss.ip, ss.from, *ss.mailFrom, ss.rcptTo, msg)
-		ss.mailFrom, ss.rcptTo = nil, nil
+		ss.mailFrom, ss.rcptTo, ss.rcptBytes = nil, nil, 0
 		return ss.reply("250 OK: message queued")
 	case "RSET":
-		ss.mailFrom, ss.rcptTo = nil, nil
+		ss.mailFrom, ss.rcptTo, ss.rcptBytes = nil, nil, 0
 		return ss.reply("250 Flushed")
 	case "NOOP":
 		return ss.reply("250 OK")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -153,5 +154,29 @@ func TestDetectMimeType(t *testing.T) {
 		if got := detectMimeType(name); got != want {
 			t.Errorf("detectMimeType(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestSMTPRecipientsAreBounded: the recipients of one message are bounded by --max-body, as its
+// text is (3 million RCPT commands, never followed by DATA, took 420 MB); past it a RCPT is
+// refused with 452 and the session goes on: RSET, or the next message, starts again.
+func TestSMTPRecipientsAreBounded(t *testing.T) {
+	s := newTestSMTP(t)
+	s.maxSize = 25 // two addresses of 11 bytes
+	in := "HELO me\r\nMAIL FROM:<a@b.c>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\n" +
+		"DATA\r\nSubject: s\r\n\r\nx\r\n.\r\nMAIL FROM:<a@b.c>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\nRSET\r\n" +
+		"MAIL FROM:<a@b.c>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\nQUIT\r\n"
+	want := "220 mx ESMTP\r\n250 mx Nice to meet you, [127.0.0.1]\r\n250 Accepted\r\n250 Accepted\r\n250 Accepted\r\n" +
+		"452 Error: too many recipients\r\n354 End data with <CR><LF>.<CR><LF>\r\n250 OK: message queued\r\n" +
+		"250 Accepted\r\n250 Accepted\r\n250 Accepted\r\n250 Flushed\r\n250 Accepted\r\n250 Accepted\r\n250 Accepted\r\n221 Bye\r\n"
+	if got := converse(s, in); got != want {
+		t.Errorf("replies:\n%s\nwant:\n%s", got, want)
+	}
+	reqs := s.im.RecordedRequests()
+	if len(reqs) != 1 {
+		t.Fatalf("recorded %d messages, want 1", len(reqs))
+	}
+	if got := fmt.Sprint(get(reqs[0].Request, "envelopeTo")); got != "[1234567@y.z 1234567@y.z]" {
+		t.Errorf("envelopeTo = %s, want the two recipients accepted", got)
 	}
 }
