@@ -54,6 +54,10 @@ func TestRenderEJSErrors(t *testing.T) {
 		// these ended mockd (fatal error: out of memory) before it started
 		{"buffer.ejs", "<% new ArrayBuffer(1e11) %>", "Array buffer allocation failed"},
 		{"fill.ejs", "<% new Array(1e10).fill(0) %>", "Invalid array length"},
+		// these took 30 s and 2 GB, a GB string made in one Go step, and ran past the template's time limit
+		{"repeat.ejs", "<%= 'x'.repeat(2e9).length %>", "Invalid string length"},
+		{"replace.ejs", "<%= 'x'.repeat(1000).replace(/x/g, 'y'.repeat(1e6)).length %>", "Invalid string length"},
+		{"stringify.ejs", "<% let o = {}; for (let i = 0; i < 40; i++) { o = { a: o, b: o }; } %><%= JSON.stringify(o).length %>", "took longer than"},
 	}
 	for _, tt := range tests {
 		_, err := RenderEJS(write(tt.name, tt.body))
