@@ -356,6 +356,19 @@ func (im *Imposter) Recyclable(a Answer) bool {
 	return (st != nil && a.out == st || a.contained) && a.Recorded == nil && (im.shared == nil || !im.Records()) && !im.scripted.Load()
 }
 
+// RecyclableTCP is Recyclable for a tcp answer: BuildTCP writes a plain `is` response's data
+// (or the default data) without reading the request, so nothing keeps req's strings once it is
+// written, unless the request was shown in Mountebank's recorded shape or explained (--debug,
+// the debug log), recorded in a shared store (the journal copies what it keeps), or seen by a
+// script predicate.
+func (im *Imposter) RecyclableTCP(a Answer) bool {
+	if a.Err != nil || a.Recorded != nil || a.Why != nil || im.scripted.Load() || im.shared != nil && im.Records() {
+		return false
+	}
+	is, ok := a.resp.(*isResponse)
+	return ok && is.behaviors == nil
+}
+
 // RecordMatch keeps, with --debug, the match of the stub that answered for the imposter's JSON.
 func (im *Imposter) RecordMatch(a Answer) {
 	if a.stub == nil || !im.opts.Debug {

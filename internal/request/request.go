@@ -3,11 +3,14 @@
 package request
 
 import (
+	"encoding/base64"
 	"net"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // KV is one name/value pair, in the order it arrived.
@@ -173,6 +176,28 @@ func (r *Request) own(b []byte) []byte {
 	start := len(r.arena)
 	r.arena = append(r.arena, b...)
 	return r.arena[start:len(r.arena):len(r.arena)]
+}
+
+// SetData sets Data to a tcp request's payload b as Mountebank shows it: base64 in binary
+// mode, otherwise the text (invalid UTF-8 decoded as node decodes it), made in r's arena when it
+// can be (see Recycle): b is not kept.
+func (r *Request) SetData(b []byte, binary bool) {
+	switch {
+	case len(b) == 0:
+		r.Data = ""
+	case binary:
+		n := base64.StdEncoding.EncodedLen(len(b))
+		r.reserve(n)
+		start := len(r.arena)
+		r.arena = r.arena[:start+n]
+		out := r.arena[start : start+n : start+n]
+		base64.StdEncoding.Encode(out, b)
+		r.Data = view(out, true)
+	case utf8.Valid(b):
+		r.Data = r.str(b)
+	default:
+		r.Data = jsvalue.DecodeUTF8(b)
+	}
 }
 
 // str copies b into the arena as a string.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -639,5 +640,39 @@ func TestNoHeaderLines(t *testing.T) {
 			t.Errorf("%q: headers %q, want %q", raw, got, want)
 		}
 		Release(r)
+	}
+}
+
+// TestSetData checks a tcp request's Data against Mountebank's rendering (base64 in binary
+// mode, node's UTF-8 decoding otherwise), and that it is made in the request's memory (which
+// Recycle hands on), where a Released request's Data keeps its value.
+func TestSetData(t *testing.T) {
+	for _, in := range [][]byte{nil, []byte("PING\n"), []byte("\x00\x01\xff\xfe"), []byte("caf\xc3\xa9 \xe2\x82"), []byte(strings.Repeat("x", 1000))} {
+		for _, binary := range []bool{false, true} {
+			want := jsvalue.DecodeUTF8(in)
+			if binary {
+				want = base64.StdEncoding.EncodeToString(in)
+			}
+			r := Acquire()
+			r.SetData(in, binary)
+			if r.Data != want {
+				t.Errorf("SetData(%q, binary %v) = %q, want %q", in, binary, r.Data, want)
+			}
+			Release(r)
+		}
+	}
+	r := Acquire()
+	r.SetData([]byte("first"), false)
+	kept := r.Data
+	Release(r)
+	r = Acquire()
+	r.SetData([]byte("other"), false)
+	if kept != "first" {
+		t.Fatalf("Data of a released request changed to %q", kept)
+	}
+	inArena := r.Holds(unsafe.Slice(unsafe.StringData(r.Data), len(r.Data)))
+	Recycle(r)
+	if !inArena {
+		t.Errorf("Data was not made in the request's memory")
 	}
 }

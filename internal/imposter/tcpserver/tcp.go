@@ -141,10 +141,17 @@ func (s *server) respond(cl *client, payload []byte) bool {
 		cl.admitted = true
 	}
 	req := request.Acquire()
-	defer request.Release(req)
+	recycle := false // the request's strings (Data) are in its arena: see Recycle
+	defer func() {
+		if recycle {
+			request.Recycle(req)
+		} else {
+			request.Release(req)
+		}
+	}()
 	req.TCP = true
 	req.SetClient(ip, from)
-	req.Data = s.encode(payload)
+	req.SetData(payload, s.binary)
 
 	if im.LogEnabled(slog.LevelInfo) {
 		// Mountebank shows the first 20 characters of the payload.
@@ -173,6 +180,7 @@ func (s *server) respond(cl *client, payload []byte) bool {
 	if m != nil {
 		m.RespDuration.Observe(t0.Since())
 	}
+	recycle = im.RecyclableTCP(a)
 	if len(out) > 0 {
 		if _, err := conn.Write(out); err != nil {
 			return false

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/imposter/impostertest"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -245,5 +247,61 @@ func TestTCPResponseTimeExcludesWrite(t *testing.T) {
 				t.Fatalf("observations at the write: %d (after: %d), want 1 (timed before writing)", spy.seenAtWrite, obs.n.Load())
 			}
 		})
+	}
+}
+
+// TestTCPRecycledRequests: a request answered by a plain `is` response is recycled (its data is
+// made in memory the next request reuses); what outlives it keeps its own copy: the journal of
+// recorded requests, and each request's matching sees its own data.
+func TestTCPRecycledRequests(t *testing.T) {
+	for _, binary := range []bool{false, true} {
+		mode, enc := "text", func(s string) string { return s }
+		if binary {
+			mode, enc = "binary", func(s string) string { return b64([]byte(s)) }
+		}
+		im := startImposter(t, `{"protocol":"tcp","mode":"`+mode+`","recordRequests":true,"stubs":[`+
+			`{"predicates":[{"equals":{"data":"`+enc("first")+`"}}],"responses":[{"is":{"data":"`+enc("one")+`"}}]},`+
+			`{"predicates":[{"equals":{"data":"`+enc("other")+`"}}],"responses":[{"is":{"data":"`+enc("two")+`"}}]}]}`)
+		c := dial(t, im)
+		for i, tc := range []struct{ send, want string }{{"first", "one"}, {"other", "two"}, {"first", "one"}, {"third", ""}, {"other", "two"}} {
+			got, err := exchangeTCP(t, c, tc.send)
+			if err != nil || got != tc.want {
+				t.Fatalf("%s request %d (%s): got %q, %v; want %q", mode, i, tc.send, got, err, tc.want)
+			}
+		}
+		var data []string
+		for _, r := range im.RecordedRequests() {
+			data = append(data, string(config.MarshalJSON(get(r.Request, "data"), 0)))
+		}
+		want := []string{`"` + enc("first") + `"`, `"` + enc("other") + `"`, `"` + enc("first") + `"`, `"` + enc("third") + `"`, `"` + enc("other") + `"`}
+		if strings.Join(data, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: recorded %v, want %v", mode, data, want)
+		}
+	}
+}
+
+// TestTCPDebugMatchesKeepTheirData: with --debug a stub's matches keep each request as
+// recorded (its data not copied), so those requests are not recycled.
+func TestTCPDebugMatchesKeepTheirData(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	im, err := imposter.New(impostertest.Def(t, `{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":"ok"}}]}]}`),
+		imposter.Options{Host: "127.0.0.1", Logger: log, Debug: true, Protocols: protocols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	impostertest.Start(t, im)
+	c := dial(t, im)
+	// A match is kept once its answer is written: the fourth exchange makes sure the third's is.
+	for _, send := range []string{"aaaa", "bbbb", "cccc", "dddd"} {
+		if got, err := exchangeTCP(t, c, send); err != nil || got != "ok" {
+			t.Fatalf("%s: got %q, %v", send, got, err)
+		}
+	}
+	var data []string
+	for _, m := range im.Stubs(false).Matches(0)[:3] {
+		data = append(data, jsvalue.String(get(config.AsObject(get(config.AsObject(m), "request")), "data")))
+	}
+	if strings.Join(data, " ") != "aaaa bbbb cccc" {
+		t.Errorf("matches' data: %q, want aaaa bbbb cccc", data)
 	}
 }
