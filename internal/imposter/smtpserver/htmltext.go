@@ -12,10 +12,11 @@ import (
 
 // htmlToText is html-to-text 9 with its default options (wordwrap 80), as mailparser applies it
 // to an html part that no text part stands for, for the HTML it follows: text, inline elements,
-// blocks (p, div and the other sectioning elements), headings (upper-cased), br, links
-// (`text [href]`) and lists (` * `, ` 1. `). ok is false for HTML holding anything else
-// (tables, pre, blockquote, images, rules, scripts, styles, wbr, lettered or Roman lists), whose
-// layout it does not follow.
+// blocks (p, div and the other sectioning elements, and tables, which are blocks when no
+// tables option names them), headings (upper-cased), br, links (`text [href]`), lists (` * `,
+// ` 1. `), pre (its text as it is), blockquote (`> ` lines), hr (80 dashes) and images (`alt
+// [src]`). ok is false for HTML holding anything else (scripts, styles, wbr, lettered or Roman
+// lists), whose layout it does not follow.
 func htmlToText(src string) (text string, ok bool) {
 	root := parseHTML(src)
 	if root == nil {
@@ -125,11 +126,11 @@ var blockBreaks = map[string][2]int{
 	"article": {1, 1}, "aside": {1, 1}, "div": {1, 1}, "footer": {1, 1}, "form": {1, 1}, "header": {1, 1},
 	"main": {1, 1}, "nav": {1, 1}, "section": {1, 1}, "p": {2, 2},
 	"h1": {3, 2}, "h2": {3, 2}, "h3": {3, 2}, "h4": {2, 2}, "h5": {2, 2}, "h6": {2, 2},
+	"table": {2, 2}, "pre": {2, 2}, "blockquote": {2, 2}, "hr": {2, 2},
 }
 
 // unfollowed are the elements whose formatting htmlToText does not follow.
-var unfollowed = map[string]bool{"table": true, "pre": true, "blockquote": true,
-	"img": true, "hr": true, "script": true, "style": true, "wbr": true, "template": true, "textarea": true}
+var unfollowed = map[string]bool{"script": true, "style": true, "wbr": true, "template": true, "textarea": true}
 
 // textBuilder is html-to-text's BlockTextBuilder: a stack of blocks and of word transforms.
 type textBuilder struct {
@@ -150,13 +151,21 @@ func (b *textBuilder) walk(nodes []*htmlNode) bool {
 		}
 		switch br, block := blockBreaks[n.tag]; {
 		case block:
-			b.stack = append(b.stack, newTextBlock(max(20, b.top().maxLen)))
+			reserved := 0
+			if n.tag == "blockquote" {
+				reserved = 2
+			}
+			nb := newTextBlock(max(20, b.top().maxLen-reserved))
+			nb.pre = b.top().pre || n.tag == "pre"
+			b.stack = append(b.stack, nb)
 			b.top().leading = br[0]
-			upper := n.tag[0] == 'h'
+			upper := n.tag[0] == 'h' && n.tag != "hr"
 			if upper {
 				b.transforms = append(b.transforms, jsUpper)
 			}
-			if !b.walk(n.children) {
+			if n.tag == "hr" {
+				b.addInline(strings.Repeat("-", 80), false)
+			} else if !b.walk(n.children) {
 				return false
 			}
 			if upper {
@@ -164,13 +173,31 @@ func (b *textBuilder) walk(nodes []*htmlNode) bool {
 			}
 			blk := b.stack[len(b.stack)-1]
 			b.stack = b.stack[:len(b.stack)-1]
-			b.top().addText(blk.text(), blk.leading, max(blk.stashed, br[1]))
+			text := blk.text()
+			if n.tag == "blockquote" {
+				text = "> " + strings.ReplaceAll(strings.Trim(text, "\n"), "\n", "\n> ")
+			}
+			b.top().addText(text, blk.leading, max(blk.stashed, br[1]))
+		case n.tag == "img":
+			alt, src := n.attrs["alt"], n.attrs["src"]
+			switch {
+			case src == "":
+				b.addInline(alt, true)
+			case alt == "":
+				b.addInline("["+src+"]", true)
+			default:
+				b.addInline(alt+" ["+src+"]", true)
+			}
 		case n.tag == "ul" || n.tag == "ol":
 			if !b.list(n) {
 				return false
 			}
 		case n.tag == "br":
-			b.top().startNewLine(1)
+			if b.top().pre {
+				b.top().raw += "\n"
+			} else {
+				b.top().startNewLine(1)
+			}
 		case n.tag == "a":
 			href := strings.TrimPrefix(n.attrs["href"], "mailto:")
 			if strings.HasPrefix(href, "#") {
@@ -253,11 +280,12 @@ func (b *textBuilder) list(n *htmlNode) bool {
 		breaks = 1
 	}
 	lst := newTextBlock(b.top().maxLen)
-	lst.leading = breaks
+	lst.leading, lst.pre = breaks, b.top().pre
 	b.stack = append(b.stack, lst)
 	for _, it := range items {
 		width := max(len(it.prefix), maxPrefix)
 		li := newTextBlock(max(20, lst.maxLen-width))
+		li.pre = lst.pre
 		b.stack = append(b.stack, li)
 		if !b.walk([]*htmlNode{it.node}) {
 			return false
@@ -287,6 +315,10 @@ const htmlSpace = " \t\r\n\f\u200b"
 // addInline is BlockTextBuilder.addInline: the words of str, white space collapsed.
 func (b *textBuilder) addInline(str string, noTransform bool) {
 	blk := b.top()
+	if blk.pre {
+		blk.raw += str // white space kept, words not transformed
+		return
+	}
 	words := strings.FieldsFunc(str, func(r rune) bool { return strings.ContainsRune(htmlSpace, r) })
 	if str == "" || blk.stashed > 0 && len(words) == 0 {
 		return
@@ -318,6 +350,7 @@ type textBlock struct {
 	avail, maxLen    int
 	stashedSpace     bool
 	leading, stashed int
+	pre              bool // in a pre: text goes to raw as it is
 }
 
 func newTextBlock(maxLen int) *textBlock {

@@ -1,9 +1,13 @@
 package smtpserver
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestHTMLToText: what html-to-text 9 (Mountebank 2.9.1's mailparser) made of these.
 func TestHTMLToText(t *testing.T) {
+	dashes := strings.Repeat("-", 80)
 	for _, tc := range []struct{ in, want string }{
 		{"<p>a</p><br>b", "a\n\n\nb"},
 		{"<h1>a</h1><br>b", "A\n\n\nb"},
@@ -29,6 +33,19 @@ func TestHTMLToText(t *testing.T) {
 		{`<p>Hi <a href="http://x/y">there</a>, see <a href="mailto:a@b.c">a@b.c</a> and <a href="#top">top</a></p>`,
 			"Hi there [http://x/y], see a@b.c [a@b.c] and top"},
 		{"<html><head><title>T</title></head><body><h2>Stra\u00dfe</h2>ok</body></html>", "STRASSE\n\nok"},
+		// tables (blocks, cells inline: no tables option), pre, blockquote, hr, img
+		{"<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>x", "abc\n\nx"},
+		{"<table>\n<tr>\n<td>a</td>\n<td>b</td>\n</tr>\n</table>", "a b"},
+		{"<pre>  a\n   b  </pre><p>x</p>", "  a\n   b  \n\nx"},
+		{"<pre><b>x</b>\ty<br>z</pre>", "x\ty\nz"},
+		{"<pre>a<p>b</p>c</pre>", "a\n\nbc"},
+		{"<pre><a href=\"http://x\">t</a></pre>", "thttp://x"},
+		{"<blockquote><p>q</p><p>r</p></blockquote>", "> q\n> \n> r"},
+		{"<blockquote>a<blockquote>b</blockquote></blockquote>", "> a\n> \n> > b"},
+		{"x<hr>y", "x\n\n" + dashes + "\n\ny"},
+		{"<ul><li><hr></li></ul>", " * " + dashes},
+		{"<img alt=\"A\" src=\"s.png\"> <img src=\"t.png\"><img alt=\"only\">", "A [s.png] [t.png]only"},
+		{"<h2><pre>ab</pre></h2>", "ab"},
 	} {
 		got, ok := htmlToText(tc.in)
 		if !ok || got != tc.want {
