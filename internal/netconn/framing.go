@@ -20,9 +20,10 @@ import (
 // Header blocks are scanned as they are read, from a read that begins a request. A request
 // pipelined behind another in the same read begins a read of its own: once a header block
 // ends, its body is counted (Content-Length, or none) and the bytes read past it are handed
-// to fasthttp by the next Read, after the request before them was answered (see carry). After
-// a chunked body, or a header block the scan could not follow (a line split between reads,
-// two Content-Lengths), the bytes behind it are not scanned, and a request there that ends
+// to fasthttp by the next Read, after the request before them was answered (see carry). A
+// chunked body is followed through its chunks and trailers to its end the same way. After a
+// header block the scan could not follow (a line split between reads, two Content-Lengths, a
+// chunk it cannot read), the bytes behind it are not scanned, and a request there that ends
 // its header block with bare LFs is answered 408 after --header-timeout.
 
 // badRequest is what node writes for a request it cannot parse.
@@ -50,6 +51,9 @@ type headScan struct {
 	framing int8
 	inBody  bool
 	length  int64
+	// chunk is where a chunked body's scan stands (chunk*); length is then the size of the
+	// chunk being read, and, in its data, the bytes of it still to come.
+	chunk int8
 	// fixes are the Host lines rewritten for fasthttp, put back by restore; saved holds
 	// their original bytes, and host (when hostSet) the first Host's value as sent.
 	fixes   []hostFix
@@ -67,7 +71,18 @@ type headScan struct {
 const (
 	framedNone    = iota // no Content-Length or Transfer-Encoding: no body
 	framedLength         // one Content-Length
-	framedUnknown        // chunked, or lines the scan could not read: it stops at the body
+	framedChunked        // Transfer-Encoding ending in chunked, once: the chunks are followed
+	framedUnknown        // lines the scan could not read: it stops at the body
+)
+
+// Where the scan of a chunked body stands.
+const (
+	chunkSize        = iota // in a chunk-size line, before any extension
+	chunkExt                // in a chunk-size line's extension
+	chunkData               // in a chunk's data (length bytes to come)
+	chunkDataEnd            // in the line break after a chunk's data
+	chunkTrailer            // at the start of a trailer line, or of the blank line that ends the body
+	chunkTrailerLine        // in a trailer line
 )
 
 // hostFix is a Host line rewritten in place: its offset in the header block and its original
@@ -94,7 +109,7 @@ func startsRequest(b []byte) bool {
 func (h *headScan) begin(b []byte) {
 	h.active = startsRequest(b)
 	h.lines, h.open, h.lastCR, h.at, h.head, h.hosts = 0, 0, false, 0, 0, 0
-	h.framing, h.inBody, h.length = framedNone, false, 0
+	h.framing, h.inBody, h.length, h.chunk = framedNone, false, 0, chunkSize
 	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
 }
 
@@ -108,6 +123,9 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 		return n, n, true, false
 	}
 	if h.inBody {
+		if h.framing == framedChunked {
+			return n, h.chunks(buf, 0, n), true, false
+		}
 		if int64(n) < h.length {
 			h.length -= int64(n)
 			return n, n, true, false
@@ -143,7 +161,7 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 		if lines == 1 {
 			h.head = h.at + p + i + 1
 		} else if length == 0 {
-			return n, h.bodyFrom(n, p+i+1), true, false
+			return n, h.bodyFrom(buf, n, p+i+1), true, false
 		} else if open > 0 {
 			h.framing = framedUnknown // a line split between reads: not read
 		} else if length >= 5 && buf[p+4] == ':' &&
@@ -160,8 +178,11 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 			h.contentLength(buf[p+15 : p+length])
 		} else if c == 't' && length >= 18 && buf[p+17] == ':' &&
 			bytes.EqualFold(buf[p:p+17], []byte("transfer-encoding")) {
-			h.framing = framedUnknown
-			h.tidyTE(buf, p, length)
+			if h.tidyTE(buf, p, length) && h.framing == framedNone {
+				h.framing = framedChunked
+			} else {
+				h.framing = framedUnknown
+			}
 		}
 		open, lastCR = 0, false
 		p += i + 1
@@ -171,7 +192,7 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 // bodyFrom ends the scan of a header block that ended at buf[start] and counts the request's
 // body: it returns where the request ends in buf[:n] (n when it goes on past this read, the
 // scan then counting it in the next ones).
-func (h *headScan) bodyFrom(n, start int) int {
+func (h *headScan) bodyFrom(buf []byte, n, start int) int {
 	h.active = false
 	switch h.framing {
 	case framedNone:
@@ -182,7 +203,101 @@ func (h *headScan) bodyFrom(n, start int) int {
 			return n
 		}
 		return start + int(h.length)
+	case framedChunked:
+		h.active, h.inBody, h.chunk, h.length = true, true, chunkSize, 0
+		return h.chunks(buf, start, n)
 	}
+	return n
+}
+
+// maxChunkSize bounds a chunk size the scan follows; past it (fasthttp refuses such a body
+// anyway) the scan stops.
+const maxChunkSize = 1 << 40
+
+// chunks follows a chunked body through buf[i:n]: it returns where the body ends (its trailers'
+// blank line included), or n when it goes on past this read. A line it cannot read (a size
+// that is not hexadecimal, a chunk's data not followed by a line break) stops the scan, which
+// leaves the bytes after it to fasthttp as they are.
+func (h *headScan) chunks(buf []byte, i, n int) int {
+	for i < n {
+		c := buf[i]
+		switch h.chunk {
+		case chunkSize:
+			switch {
+			case c >= '0' && c <= '9', c|0x20 >= 'a' && c|0x20 <= 'f':
+				d := int64(c - '0')
+				if c > '9' {
+					d = int64(c|0x20-'a') + 10
+				}
+				if h.length = h.length<<4 | d; h.length > maxChunkSize {
+					return h.stopChunks(n)
+				}
+			case c == ';' || c == ' ' || c == '\t':
+				h.chunk = chunkExt
+			case c == '\r':
+				h.chunk = chunkExt
+			case c == '\n':
+				h.endSizeLine()
+			default:
+				return h.stopChunks(n)
+			}
+			i++
+		case chunkExt:
+			if c == '\n' {
+				h.endSizeLine()
+			}
+			i++
+		case chunkData:
+			k := int64(n - i)
+			if k > h.length {
+				k = h.length
+			}
+			i += int(k)
+			if h.length -= k; h.length == 0 {
+				h.chunk = chunkDataEnd
+			}
+		case chunkDataEnd:
+			switch c {
+			case '\r':
+			case '\n':
+				h.chunk = chunkSize
+			default:
+				return h.stopChunks(n)
+			}
+			i++
+		case chunkTrailer:
+			i++
+			switch c {
+			case '\r':
+			case '\n':
+				h.active, h.inBody = false, false
+				return i
+			default:
+				h.chunk = chunkTrailerLine
+			}
+		case chunkTrailerLine:
+			if c == '\n' {
+				h.chunk = chunkTrailer
+			}
+			i++
+		}
+	}
+	return n
+}
+
+// endSizeLine ends a chunk-size line: the data of its chunk follows, or, for a chunk of size 0,
+// the trailers.
+func (h *headScan) endSizeLine() {
+	if h.length == 0 {
+		h.chunk = chunkTrailer
+	} else {
+		h.chunk = chunkData
+	}
+}
+
+// stopChunks gives up following a chunked body.
+func (h *headScan) stopChunks(n int) int {
+	h.active, h.inBody = false, false
 	return n
 }
 
@@ -211,8 +326,8 @@ func (h *headScan) contentLength(v []byte) {
 // keeps only its chunked, the rest made spaces; any other value but chunked alone renames the
 // line Xransfer-Encoding, which fasthttp ignores (node reads `gzip` followed by a line
 // `chunked`). Whether node reads the request at all is nodeReads's to say, from the lines as
-// they were sent.
-func (h *headScan) tidyTE(buf []byte, p, length int) {
+// they were sent. It reports whether the line, as fasthttp reads it now, is chunked alone.
+func (h *headScan) tidyTE(buf []byte, p, length int) bool {
 	v0, v1 := p+18, p+length
 	for v0 < v1 && (buf[v0] == ' ' || buf[v0] == '\t') {
 		v0++
@@ -222,7 +337,7 @@ func (h *headScan) tidyTE(buf []byte, p, length int) {
 	}
 	const chunked = "chunked"
 	if v1-v0 == len(chunked) && bytes.EqualFold(buf[v0:v1], []byte(chunked)) {
-		return
+		return true
 	}
 	off := h.at + p - h.head
 	last := v1 - len(chunked)
@@ -236,11 +351,12 @@ func (h *headScan) tidyTE(buf []byte, p, length int) {
 			for j := v0; j < last; j++ {
 				buf[j] = ' '
 			}
-			return
+			return true
 		}
 	}
 	h.save(buf[p:p+1], off, 0)
 	buf[p] = 'X'
+	return false
 }
 
 // tidyHost rewrites, in place, a Host line (buf[p:p+length], CRLF not included, all of it in

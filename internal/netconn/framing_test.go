@@ -421,3 +421,54 @@ func TestTidyTE(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkedEnd: the scan follows a chunked body to its end, read in pieces of any size, so that the
+// bytes behind it are a request of their own; it stops at a chunk line it cannot read.
+func TestChunkedEnd(t *testing.T) {
+	const next = "GET /n HTTP/1.1\r\n\r\n"
+	for _, tc := range []struct {
+		body string
+		end  bool // the scan finds where the body ends
+	}{
+		{"0\r\n\r\n", true},
+		{"3\r\nabc\r\n0\r\n\r\n", true},
+		{"a;x=1\r\n0123456789\r\nF\r\n0123456789abcde\r\n0\r\n\r\n", true},
+		{"1\r\nx\r\n0\r\nX-A: 1\r\nX-B: 2\r\n\r\n", true},
+		{"1\r\n\n\r\n0;e\r\n\r\n", true},
+		{"zz\r\nabc\r\n0\r\n\r\n", false},
+		{"3\r\nabcd\r\n0\r\n\r\n", false},
+		{"10000000000000\r\nx", false},
+	} {
+		for _, te := range []string{"chunked", "gzip, chunked"} {
+			head := "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: " + te + "\r\n\r\n"
+			in := head + tc.body
+			for _, step := range []int{1, 2, 7, len(in) + len(next)} {
+				b := []byte(in + next)
+				var h headScan
+				ended, at := false, 0
+				for at < len(b) {
+					k := min(step, len(b)-at)
+					if at == 0 {
+						k = max(k, len(head)) // the header block in one read: its lines are not split
+					}
+					piece := b[at : at+k]
+					if at == 0 {
+						h.begin(piece)
+					}
+					if !h.active {
+						break
+					}
+					_, end, _, _ := h.feed(piece, k)
+					if end < k || !h.active && end == k && at+k == len(in) {
+						ended = at+end == len(in)
+						break
+					}
+					at += k
+				}
+				if ended != tc.end {
+					t.Errorf("%s %q in reads of %d: ended at the body's end %v, want %v", te, tc.body, step, ended, tc.end)
+				}
+			}
+		}
+	}
+}
