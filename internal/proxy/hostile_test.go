@@ -124,3 +124,34 @@ func TestForwardBoundsTheAnswer(t *testing.T) {
 		t.Errorf("body of %d bytes not read whole", limit)
 	}
 }
+
+// An https origin that answers in plain http fails as node fails there: EPROTO, passed through
+// with node's fields (test/compat scenario proxy-https-to-plain-origin).
+func TestForwardHTTPSToPlainOrigin(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = c.Read(make([]byte, 4096)) // the ClientHello, answered as an http server answers it
+		_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"))
+	}()
+	p, cerr := Compile(config.NewObject("to", "https://"+ln.Addr().String()), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	_, err = p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/")})
+	var ce *config.Error
+	if !errors.As(err, &ce) || ce.Code != "EPROTO" || ce.Raw == nil {
+		t.Fatalf("Forward = %v; want node's EPROTO", err)
+	}
+	if got := string(config.MarshalJSON(ce.Raw, 0)); !strings.HasPrefix(got, `{"errno":-71,"code":"EPROTO","syscall":"write","message":"write EPROTO `) {
+		t.Errorf("rendered %s", got)
+	}
+}

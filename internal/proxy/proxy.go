@@ -250,6 +250,12 @@ func (p *Proxy) failure(err error) error {
 		return &config.Error{Code: config.CodeInvalidProxy, Message: fmt.Sprintf("the answer of %s is larger than %d bytes (--max-body)", quoted, p.client.MaxResponseBodySize)}
 	case errors.As(err, &dnsErr):
 		return &config.Error{Code: config.CodeInvalidProxy, Message: "Cannot resolve " + quoted}
+	case errors.As(err, new(tls.RecordHeaderError)):
+		// An https origin that answers in plain text: node's OpenSSL error, passed through
+		// with its fields (the hexadecimal number is the thread OpenSSL names; node 20's).
+		const msg = "write EPROTO 80CC1055C77F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n"
+		return &config.Error{Code: "EPROTO", Message: msg,
+			Raw: config.NewObject("errno", float64(-71), "code", "EPROTO", "syscall", "write", "message", msg, "name", "Error")}
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, fasthttp.ErrConnectionClosed), errors.Is(err, fasthttp.ErrDialTimeout):
 		return &config.Error{Code: config.CodeInvalidProxy, Message: "Unable to connect to " + quoted}
