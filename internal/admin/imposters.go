@@ -29,6 +29,12 @@ func (a *API) dryRun(imp *config.Imposter, stub *config.Object) []*config.Error 
 	one := *imp
 	one.Stubs = []*config.Object{stub}
 	_, err := a.reg.Build(&one)
+	return errorList(err)
+}
+
+// errorList is a dry run's error as the list Mountebank's validator adds to its others: none
+// for an error that is not Mountebank's (403 insufficient access).
+func errorList(err error) []*config.Error {
 	if err == nil {
 		return nil
 	}
@@ -332,18 +338,29 @@ func (a *API) deleteSavedRequests(ctx *fasthttp.RequestCtx, im *imposter.Imposte
 func (a *API) checkStubs(im *imposter.Imposter, values []any) ([]*config.Object, *apiError) {
 	opts := a.bodyOptions()
 	stubs := make([]*config.Object, 0, len(values))
-	var perStub [][]*config.Error
-	for _, v := range values {
+	var perStub [][]*config.Error // by stub, once one failed
+	for i, v := range values {
 		s, errs := config.ParseStub(v, opts, "")
 		if len(errs) > 0 {
-			perStub = append(perStub, errs)
+			if perStub == nil {
+				perStub = make([][]*config.Error, len(values))
+			}
+			perStub[i] = errs
 		}
 		if s != nil {
 			stubs = append(stubs, s)
 		}
 	}
-	if len(perStub) > 0 {
-		// Mountebank's validator concatenates the stubs' lists of errors in reverse.
+	if perStub != nil {
+		// Mountebank's validator dry-runs the stubs that passed (stubs, in order) and
+		// concatenates the stubs' lists of errors in reverse.
+		k := 0
+		for i := range perStub {
+			if perStub[i] == nil && k < len(stubs) {
+				perStub[i] = errorList(im.CheckStubs(stubs[k : k+1]))
+				k++
+			}
+		}
 		var all []*config.Error
 		for i := len(perStub) - 1; i >= 0; i-- {
 			all = append(all, perStub[i]...)
