@@ -122,3 +122,15 @@ func BenchmarkFindRegexPaths(b *testing.B) {
 		benchFind(b, stubs, &request.Request{Method: "GET", Path: "/other/42"}, -1)
 	})
 }
+
+// BenchmarkFindRegexDotPaths: 100 patterns with '.', which JavaScript can match on half of a
+// character past the BMP, so each match first looks for one in the path (none here).
+func BenchmarkFindRegexDotPaths(b *testing.B) {
+	stubs := make([][]any, 100)
+	for i := range stubs {
+		stubs[i] = []any{map[string]any{"matches": map[string]any{"path": fmt.Sprintf(`^/api/v2/items%d/.+$`, i)}}}
+	}
+	b.Run("last", func(b *testing.B) {
+		benchFind(b, stubs, &request.Request{Method: "GET", Path: "/api/v2/items99/some-longer-item-name-42"}, 99)
+	})
+}

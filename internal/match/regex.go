@@ -386,6 +386,185 @@ type jsRegexp struct {
 	// matches the Kelvin sign and the long s with them, keeping its literal prefix): it runs
 	// on input that holds either of those.
 	exact *regexp.Regexp
+	// src is the JavaScript pattern; unitWise says it can match a character past the BMP
+	// otherwise than as a whole (., a negated class or escape, a quantified astral literal,
+	// a surrogate escape): on input holding one, units (compiled on first use) runs instead,
+	// on the input's UTF-16 code units (see toUnits).
+	src      string
+	unitWise bool
+	// unitsAlways says the pattern names a character past the BMP or a surrogate, which
+	// JavaScript reads as code units whatever the input: units runs on every input.
+	unitsAlways bool
+	units       atomic.Pointer[unitsRegexp]
+}
+
+// unitsRegexp is a pattern's RE2 form over UTF-16 code units; re is nil when the pattern cannot
+// be read so (it names the private characters the units are written as).
+type unitsRegexp struct{ re *regexp.Regexp }
+
+// Surrogate code units are written as private-use characters, which RE2 can match one at a
+// time: a high surrogate D800+n as unitHigh+n, a low one DC00+n as unitLow+n.
+const (
+	unitHigh = 0xE000
+	unitLow  = 0xE400
+	unitEnd  = 0xE800 // past the last character units are written as
+)
+
+// unitsAlways reports whether src names a character past the BMP or a surrogate (\uD800 to
+// \uDFFF), which JavaScript (without the u flag) reads as code units.
+func unitsAlways(src string) bool {
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c >= 0xF0:
+			return true
+		case c == '\\' && i+1 < len(src):
+			if src[i+1] == 'u' && i+2 < len(src) && src[i+2]|0x20 == 'd' && i+3 < len(src) && src[i+3] >= '8' {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// unitWise reports whether JavaScript (without the u flag) can match a character past the BMP
+// in src otherwise than as a whole, which RE2, reading characters, does not.
+func unitWise(src string) bool {
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '.', c >= 0xF0:
+			return true
+		case c == '[' && i+1 < len(src) && src[i+1] == '^':
+			return true
+		case c == '\\' && i+1 < len(src):
+			switch d := src[i+1]; d {
+			case 'S', 'W', 'D':
+				return true
+			case 'u':
+				if i+2 < len(src) && (src[i+2]|0x20 == 'd') {
+					return true
+				}
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// unitsSource rewrites a JavaScript pattern for matching on code units: a character past the
+// BMP becomes its two surrogates, a surrogate escape its unit, each written as its private
+// character's \u escape (a quantifier after an astral character then applies to its low
+// surrogate alone, as in JavaScript). ok is false when the pattern names the private
+// characters themselves.
+func unitsSource(src string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c == '\\' && i+1 < len(src) {
+			if src[i+1] == 'u' && i+6 <= len(src) {
+				if v, err := strconv.ParseUint(src[i+2:i+6], 16, 32); err == nil {
+					switch {
+					case v >= 0xD800 && v < 0xDC00:
+						fmt.Fprintf(&b, `\u%04X`, unitHigh+v-0xD800)
+						i += 6
+						continue
+					case v >= 0xDC00 && v < 0xE000:
+						fmt.Fprintf(&b, `\u%04X`, unitLow+v-0xDC00)
+						i += 6
+						continue
+					case v >= unitHigh && v < unitEnd:
+						return "", false
+					}
+				}
+			}
+			if src[i+1] < utf8.RuneSelf {
+				b.WriteString(src[i : i+2])
+				i += 2
+				continue
+			}
+			i++ // an identity escape of a non-ASCII character: the character
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(src[i:])
+		switch {
+		case r > 0xFFFF:
+			u := r - 0x10000
+			fmt.Fprintf(&b, `\u%04X\u%04X`, unitHigh+(u>>10), unitLow+(u&0x3FF))
+		case r >= unitHigh && r < unitEnd:
+			return "", false
+		default:
+			b.WriteString(src[i : i+size])
+		}
+		i += size
+	}
+	return b.String(), true
+}
+
+// toUnits writes s's characters past the BMP as their two surrogates' private characters; ok is
+// false when s holds those characters itself (the units could not be told from them).
+func toUnits(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	for _, r := range s {
+		switch {
+		case r > 0xFFFF:
+			u := r - 0x10000
+			b.WriteRune(unitHigh + (u >> 10))
+			b.WriteRune(unitLow + (u & 0x3FF))
+		case r >= unitHigh && r < unitEnd:
+			return "", false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), true
+}
+
+// hasAstral reports whether s holds a character past the BMP (a 4-byte UTF-8 sequence).
+func hasAstral(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 {
+			return true
+		}
+	}
+	return false
+}
+
+// unitsMatch runs the pattern on s's code units, for s holding a character past the BMP;
+// handled is false when it cannot (the pattern or s names the private characters).
+func (r *jsRegexp) unitsMatch(s string) (matched, handled bool) {
+	u := r.units.Load()
+	if u == nil {
+		u = &unitsRegexp{}
+		if src, ok := unitsSource(r.src); ok {
+			if t, err := translateRegex(src, r.ic); err == nil {
+				u.re, _ = regexp.Compile(t)
+			}
+		}
+		r.units.Store(u)
+	}
+	if u.re == nil {
+		return false, false
+	}
+	if !hasAstral(s) && !hasUnitChars(s) {
+		return u.re.MatchString(s), true // s reads the same as code units
+	}
+	us, ok := toUnits(s)
+	if !ok {
+		return false, false
+	}
+	return u.re.MatchString(us), true
+}
+
+// hasUnitChars reports whether s holds one of the private characters units are written as
+// (U+E000 to U+E7FF: EE 80 80 to EE 9F BF in UTF-8).
+func hasUnitChars(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == 0xEE && s[i+1] < 0xA0 {
+			return true
+		}
+	}
+	return false
 }
 
 // MatchTimeout bounds one match of a pattern the ECMAScript engine runs: a match that takes
@@ -417,6 +596,11 @@ func (r *jsRegexp) MatchString(s string) bool {
 	if r.re != nil {
 		if r.exact != nil && kelvinOrLongS(s) {
 			return r.exact.MatchString(s)
+		}
+		if r.unitsAlways || r.unitWise && hasAstral(s) {
+			if matched, handled := r.unitsMatch(s); handled {
+				return matched
+			}
 		}
 		return r.re.MatchString(s)
 	}
@@ -502,7 +686,7 @@ func compileUncached(src string, ignoreCase bool) (*jsRegexp, error) {
 	if err == nil {
 		var re *regexp.Regexp
 		if re, err = regexp.Compile(t); err == nil {
-			jr := &jsRegexp{re: re, key: t, ic: ignoreCase}
+			jr := &jsRegexp{re: re, key: t, ic: ignoreCase, src: src, unitWise: unitWise(src), unitsAlways: unitsAlways(src)}
 			jr.prefix, jr.fold = anchoredPrefix(t)
 			if ignoreCase {
 				if x, xerr := translate(src, true, false, true); xerr == nil && x != t {

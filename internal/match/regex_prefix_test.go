@@ -123,3 +123,42 @@ func TestECMAScriptTimeout(t *testing.T) {
 		t.Error("a match that timed out counts as a match")
 	}
 }
+
+// TestRegexCodeUnits: a pattern reads a character past the BMP as JavaScript without the u flag
+// does, two UTF-16 code units (each case what node 20's RegExp.test gave).
+func TestRegexCodeUnits(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, s string
+		ic, want   bool
+	}{
+		{`^.$`, "😀", false, false},
+		{`^..$`, "😀", false, true},
+		{`^.$`, "é", false, true},
+		{`😀`, "a😀b", false, true},
+		{`^😀+$`, "😀😀", false, false},
+		{`^[😀]$`, "😀", false, false},
+		{`^[😀]{2}$`, "😀", false, true},
+		{`^[^a]$`, "😀", false, false},
+		{`^\S\S$`, "😀", false, true},
+		{`^\uD83D`, "😀x", false, true},
+		{`\uDE00$`, "x😀", false, true},
+		{`^[\uD800-\uDBFF][\uDC00-\uDFFF]$`, "𝒜", false, true},
+		{`😀*`, "x", false, false},
+		{`^.{3}$`, "a😀", false, true},
+		{`^.😀.$`, "a😀b", false, true},
+		{`^(?:😀)$`, "😀", false, true},
+		{`^\W+$`, "😀", false, true},
+		{`^.$`, "😀", true, false},
+		{`^😀$`, "😀", true, true},
+		// Input holding the private characters units are written as is read as characters.
+		{`^.$`, "\ue03d", false, true},
+	} {
+		re, err := compileJSRegex(tc.pattern, tc.ic)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.pattern, err)
+		}
+		if got := re.MatchString(tc.s); got != tc.want {
+			t.Errorf("/%s/ on %q (ignore case %v): %v, want %v", tc.pattern, tc.s, tc.ic, got, tc.want)
+		}
+	}
+}
