@@ -56,8 +56,8 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 	o := &config.Object{Members: make([]config.Member, 0, printedMembers(def, opts))}
 	o.Set("protocol", def.Protocol)
 	o.Set("port", float64(im.Port()))
-	if def.Name != "" {
-		o.Set("name", def.Name)
+	if n, ok := def.Header.Get("name"); ok && jsvalue.Truthy(n) {
+		o.Set("name", n) // as given: Mountebank prints a number as a number
 	}
 	if dr, ok := def.Header.Get("defaultResponse"); ok && jsvalue.Truthy(dr) {
 		o.Set("defaultResponse", dr)
