@@ -181,12 +181,14 @@ func (s *server) respond(cl *client, payload []byte) bool {
 		m.RespDuration.Observe(t0.Since())
 	}
 	recycle = im.RecyclableTCP(a)
+	// The match is kept before the answer goes out (Mountebank keeps it as it resolves the
+	// response): a client that reads the answer and then asks for the imposter sees it.
+	im.RecordMatch(a)
 	if len(out) > 0 {
 		if _, err := conn.Write(out); err != nil {
 			return false
 		}
 	}
-	im.RecordMatch(a)
 	return keep
 }
 
