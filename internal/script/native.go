@@ -138,45 +138,46 @@ func (f *nativeFn) runBody(r *request.Request, pristine bool) (config.Value, boo
 	return val, true
 }
 
-// compileNative compiles source, a function expression, or returns nil when it uses more
-// than the native subset.
-func compileNative(source string) *nativeFn {
+// parseFunction parses source, one function expression (not async, not a generator), into its
+// parameters, its body (an arrow's expression body as a return statement) and its own name (bound
+// in its body; "" for none). ok is false for anything else.
+func parseFunction(source string) (params *ast.ParameterList, body []ast.Statement, name string, ok bool) {
 	prog, err := parser.ParseFile(nil, "", "("+source+"\n)", 0)
 	if err != nil || len(prog.Body) != 1 {
-		return nil
+		return nil, nil, "", false
 	}
-	es, ok := prog.Body[0].(*ast.ExpressionStatement)
-	if !ok {
-		return nil
+	es, isExpr := prog.Body[0].(*ast.ExpressionStatement)
+	if !isExpr {
+		return nil, nil, "", false
 	}
-	var (
-		params *ast.ParameterList
-		body   []ast.Statement
-		name   string // a function expression's own name, bound in its body
-	)
 	switch f := es.Expression.(type) {
 	case *ast.FunctionLiteral:
 		if f.Async || f.Generator || f.Body == nil {
-			return nil
+			return nil, nil, "", false
 		}
-		params, body = f.ParameterList, f.Body.List
 		if f.Name != nil {
 			name = f.Name.Name.String()
 		}
+		return f.ParameterList, f.Body.List, name, true
 	case *ast.ArrowFunctionLiteral:
 		if f.Async {
-			return nil
+			return nil, nil, "", false
 		}
-		params = f.ParameterList
 		switch b := f.Body.(type) {
 		case *ast.BlockStatement:
-			body = b.List
+			return f.ParameterList, b.List, "", true
 		case *ast.ExpressionBody:
-			body = []ast.Statement{&ast.ReturnStatement{Argument: b.Expression}}
-		default:
-			return nil
+			return f.ParameterList, []ast.Statement{&ast.ReturnStatement{Argument: b.Expression}}, "", true
 		}
-	default:
+	}
+	return nil, nil, "", false
+}
+
+// compileNative compiles source, a function expression, or returns nil when it uses more
+// than the native subset.
+func compileNative(source string) *nativeFn {
+	params, body, name, ok := parseFunction(source)
+	if !ok {
 		return nil
 	}
 	c := &nativeCompiler{}

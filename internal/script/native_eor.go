@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
 	"github.com/dop251/goja/token"
 	"github.com/dop251/goja/unistring"
 )
@@ -433,36 +432,8 @@ type eorCompiler struct {
 // compileEOR compiles source, an endOfRequestResolver, or returns nil when it uses more than
 // the subset.
 func compileEOR(source string) *eorFn {
-	prog, err := parser.ParseFile(nil, "", "("+source+"\n)", 0)
-	if err != nil || len(prog.Body) != 1 {
-		return nil
-	}
-	es, ok := prog.Body[0].(*ast.ExpressionStatement)
+	params, body, _, ok := parseFunction(source) // a function's own name is not in the subset: reading it gives up
 	if !ok {
-		return nil
-	}
-	var params *ast.ParameterList
-	var body []ast.Statement
-	switch fn := es.Expression.(type) {
-	case *ast.FunctionLiteral:
-		if fn.Async || fn.Generator || fn.Body == nil {
-			return nil
-		}
-		params, body = fn.ParameterList, fn.Body.List
-	case *ast.ArrowFunctionLiteral:
-		if fn.Async {
-			return nil
-		}
-		params = fn.ParameterList
-		switch b := fn.Body.(type) {
-		case *ast.BlockStatement:
-			body = b.List
-		case *ast.ExpressionBody:
-			body = []ast.Statement{&ast.ReturnStatement{Argument: b.Expression}}
-		default:
-			return nil
-		}
-	default:
 		return nil
 	}
 	c := &eorCompiler{locals: map[unistring.String]int{}}
