@@ -2,11 +2,11 @@ package imposter
 
 import (
 	"context"
-	"github.com/mockd/mockd/internal/proxy"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/proxy"
 	"github.com/mockd/mockd/internal/request"
 )
 

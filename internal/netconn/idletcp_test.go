@@ -45,12 +45,12 @@ func readString(t *testing.T, c net.Conn) string {
 // A connection left waiting for data longer than the idle timeout fails its Read, at once
 // and after it was busy.
 func TestIdleConnReadTimesOut(t *testing.T) {
-	s, c := idlePair(t, 50*time.Millisecond)
+	s, _ := idlePair(t, 50*time.Millisecond)
 	if _, err := s.Read(make([]byte, 8)); !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("first wait: %v, want a deadline error", err)
 	}
 	// Busy, then idle again: the wait that follows the answer ends too.
-	s, c = idlePair(t, 50*time.Millisecond)
+	s, c := idlePair(t, 50*time.Millisecond)
 	if _, err := c.Write([]byte("a")); err != nil {
 		t.Fatal(err)
 	}
