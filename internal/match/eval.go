@@ -214,12 +214,18 @@ func (c *evalCtx) exceptPiped(f fieldID) string {
 			return v.(string)
 		}
 	}
-	s := c.rawString(f)
-	if pp.binary {
-		s = decodeBase64(s)
+	s, made := "", false
+	if pp.binary && f == fData {
+		s, made = c.r.BinaryText(pp.valLower) // the payload as received, not Data decoded again
 	}
-	if pp.valLower {
-		s = jsvalue.ToLower(s)
+	if !made {
+		s = c.rawString(f)
+		if pp.binary {
+			s = decodeBase64(s)
+		}
+		if pp.valLower {
+			s = jsvalue.ToLower(s)
+		}
 	}
 	s, _ = exceptJS(s, pp.params)
 	if f == fBody {

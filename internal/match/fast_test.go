@@ -1,6 +1,7 @@
 package match
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -90,6 +91,9 @@ func TestBinaryModeFastNodes(t *testing.T) {
 		`{"endsWith":{"data":"V29ybGQ="}}`,
 		`{"equals":{"data":"aGVsbG8gV29ybGQ="},"except":"o"}`,
 		`{"equals":{"data":""}}`,
+		`{"equals":{"data":"w7xiZXIgc3RyYcOfZQ=="}}`,
+		`{"contains":{"data":"SEVMTE8="},"caseSensitive":true}`,
+		`{"endsWith":{"data":"SGVsbG8="},"except":"\\s"}`,
 	} {
 		v, err := config.ParseJSON([]byte(src))
 		if err != nil {
@@ -107,5 +111,22 @@ func TestBinaryModeFastNodes(t *testing.T) {
 		for _, data := range datas {
 			agreeAll(t, set, ref, &request.Request{TCP: true, Data: data}, src+" on "+data)
 		}
+		// A request the tcp server made (SetData) carries its payload as received, which the
+		// fast node reads rather than decoding Data: the same answers, non-ASCII and invalid
+		// UTF-8 payloads included.
+		for _, payload := range payloads {
+			r := request.Acquire()
+			r.TCP = true
+			r.SetData([]byte(payload), true)
+			agreeAll(t, set, ref, r, fmt.Sprintf("%s on payload %q", src, payload))
+			request.Release(r)
+		}
 	}
+}
+
+// payloads are binary tcp payloads for TestBinaryModeFastNodes: ASCII with capitals, a length
+// prefix, UTF-8 beyond ASCII (capitals whose lowercase differs in length), invalid UTF-8.
+var payloads = []string{
+	"\x00\x00\x00\x0bGET user 42", "hello World", "HELLO", "hello", "", "ÜBER straße", "İstanbul",
+	"\xff\xfeHELLO", "hello \xc3", "\xf0\x9f\x98\x80 Hello",
 }

@@ -52,6 +52,12 @@ type Request struct {
 	HasForm bool
 	// Data is the payload of a tcp request (base64 in binary mode).
 	Data string
+	// dataRaw is a binary tcp request's payload as received (in the arena), which Data shows
+	// as base64: BinaryText makes the text predicates compare from it rather than decoding Data.
+	dataRaw []byte
+	// binText and binLower are BinaryText's answers, made once a request (done says which).
+	binText, binLower string
+	binDone           uint8
 	// TCP marks a tcp request: Mountebank's tcp request has only
 	// requestFrom, ip and data.
 	TCP bool
@@ -187,17 +193,70 @@ func (r *Request) SetData(b []byte, binary bool) {
 		r.Data = ""
 	case binary:
 		n := base64.StdEncoding.EncodedLen(len(b))
-		r.reserve(n)
+		r.reserve(n + len(b)) // Data, then the payload itself (dataRaw)
 		start := len(r.arena)
 		r.arena = r.arena[:start+n]
 		out := r.arena[start : start+n : start+n]
 		base64.StdEncoding.Encode(out, b)
 		r.Data = view(out, true)
+		r.dataRaw = r.own(b)
 	case utf8.Valid(b):
 		r.Data = r.str(b)
 	default:
 		r.Data = jsvalue.DecodeUTF8(b)
 	}
+}
+
+// BinaryText is a binary tcp request's payload as the text a predicate compares (Mountebank's
+// Buffer.from(data, 'base64').toString(): invalid UTF-8 replaced as node replaces it), lowercased
+// as JavaScript's toLowerCase when lower is set, without decoding Data's base64 again. Made in the
+// arena when the payload is ASCII (the common case: no allocation), and once per request. It is
+// false for a request SetData did not make in binary mode (a recorded or custom one): decode Data.
+func (r *Request) BinaryText(lower bool) (string, bool) {
+	if r.dataRaw == nil {
+		return "", false
+	}
+	if r.binDone&1 == 0 {
+		if utf8.Valid(r.dataRaw) {
+			r.binText = view(r.dataRaw, true)
+		} else {
+			r.binText = jsvalue.DecodeUTF8(r.dataRaw)
+		}
+		r.binDone |= 1
+	}
+	if !lower {
+		return r.binText, true
+	}
+	if r.binDone&2 == 0 {
+		r.binLower = r.lowerASCII(r.binText)
+		r.binDone |= 2
+	}
+	return r.binLower, true
+}
+
+// lowerASCII is jsvalue.ToLower(s), made in the arena when s is ASCII (one pass: the copy
+// is taken into the arena only when it differs from s).
+func (r *Request) lowerASCII(s string) string {
+	r.reserve(len(s))
+	start := len(r.arena)
+	out := r.arena[start : start+len(s) : start+len(s)]
+	changed := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return jsvalue.ToLower(s)
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+			changed = true
+		}
+		out[i] = c
+	}
+	if !changed {
+		return s
+	}
+	r.arena = r.arena[:start+len(s)]
+	return view(out, true)
 }
 
 // str copies b into the arena as a string.
