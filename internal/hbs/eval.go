@@ -52,6 +52,16 @@ type frame struct {
 	iter   bool // index, key, first and last are set
 }
 
+// requestJSON is the request's body parsed (request.JSON: once a request, shared with the
+// predicates that read it) when text is that body and parses; else false.
+func (st *state) requestJSON(text string) (any, bool) {
+	m, isModel := st.root.(*Model)
+	if !isModel || m.Request == nil || text == "" || text != m.Request.Body || m.Request.BodyMissing {
+		return nil, false
+	}
+	return m.Request.JSON()
+}
+
 // Render appends the template rendered with root (the model its names are looked up in) to dst.
 func (t *Template) Render(dst []byte, root any) ([]byte, error) {
 	if t.isText {

@@ -298,3 +298,31 @@ func TestJSONPathLargeSelections(t *testing.T) {
 		t.Errorf("$.o of 100,000 keys: size %s, want 100000", got)
 	}
 }
+
+// TestJSONPathOfTheBody: jsonPath of the request's body reads the body as the request parsed
+// it once (request.JSON) and walks a path of names directly; the answers are those of the
+// same text given as another string, which is parsed on its own and selected by ojg alone.
+func TestJSONPathOfTheBody(t *testing.T) {
+	docs := []string{
+		`{"a":{"b":"x","c":[1,2]},"a*":1,"n":null,"arr":[{"b":1},{"b":2}],"num":5,"f":1.5,"big":1e400,"o":{"z":1,"y":[1,{"q":true}]},"s":"str"}`,
+		`[1,2,{"a":3}]`, `"str"`, `1e400`, `{"a":1,"a":2}`, `{`, `null`, `{"a":{"b":{"c":{"d":"deep"}}}}`, `{"a":"not an object"}`,
+		`{"a":12345678901234567890,"b":-0,"c":"\u00e9\ud83d\ude00"}`, ` {"a" : [ ] } `,
+	}
+	// (Not $.* nor $..b of an object: ojg gives an object's values in Go's map order, which
+	// differs from one call to the next either way.)
+	paths := []string{"$.a", "$.a.b", "$.a.c", "$['a*']", "$.a.c[0]", "$.missing", "$.n", "$.arr.b", "$.arr[1].b", "$.arr.*", "$..q",
+		"$.num", "$.f", "$.big", "$.o", "$.o.y", "$.s", "$.a.b.c.d", "$", "$.s.length", "$[2].a", "$.a.b.c", "$.c"}
+	for _, doc := range docs {
+		for _, p := range paths {
+			for _, dflt := range []string{"", " default='D'"} {
+				body := render(t, `{{jsonPath request.body "`+p+`"`+dflt+`}}`, &request.Request{Body: doc})
+				walkNames = false
+				other := render(t, `{{jsonPath (replace request.body 'QQQ' '') "`+p+`"`+dflt+`}}`, &request.Request{Body: "QQQ" + doc})
+				walkNames = true
+				if body != other {
+					t.Errorf("jsonPath %s%s of %s: %q from the body, %q from another string", p, dflt, doc, body, other)
+				}
+			}
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -501,28 +503,42 @@ func urlEncodeHelper(c *call) (any, error) {
 // jsonPathHelper selects from JSON text (or a parsed value) with a JSONPath: one match gives
 // the value, several a list; an object or list renders as JSON.
 func jsonPathHelper(c *call) (any, error) {
+	path, err := compileJSONPath(c.str(1))
+	if err != nil {
+		return nil, err
+	}
 	doc := c.arg(0)
 	textLen := 0
+	var plain any
 	if _, ok := doc.(string); ok || doc == nil {
-		textLen = len(Text(doc))
-		v, err := config.ParseJSON([]byte(Text(doc)))
-		if err != nil {
+		text := Text(doc)
+		textLen = len(text)
+		if v, ok := c.st.requestJSON(text); ok {
+			plain = v // the request's body, parsed once for every helper and predicate reading it
+		} else {
+			v, err := config.ParseJSON([]byte(text))
+			if err != nil {
+				return c.hash["default"], nil
+			}
+			plain = config.Plain(v)
+		}
+	} else {
+		plain = config.Plain(toValue(doc))
+	}
+	if val, found, walked := path.walk(plain); walked {
+		if !found || val == nil {
 			return c.hash["default"], nil
 		}
-		doc = v
+		return fromPlainValue(val), nil
 	}
-	expr, err := jp.ParseString(c.str(1))
-	if err != nil {
-		return nil, fmt.Errorf("jsonPath: invalid expression %q: %w", c.str(1), err)
-	}
-	got := expr.Get(config.Plain(toValue(doc)))
+	got := path.expr.Get(plain)
 	if len(got) == 0 || len(got) == 1 && got[0] == nil {
 		return c.hash["default"], nil
 	}
 	if len(got) > 1 && !withinBudget(got, 4<<20+2*textLen) {
 		return nil, errSelectionTooLarge
 	}
-	if len(got) == 1 && !isWildcard(c.str(1)) {
+	if len(got) == 1 && !path.wildcard {
 		return fromPlainValue(got[0]), nil
 	}
 	out := make([]any, len(got))
@@ -530,6 +546,76 @@ func jsonPathHelper(c *call) (any, error) {
 		out[i] = fromPlainValue(g)
 	}
 	return out, nil
+}
+
+// jsonPath is a jsonPath helper's expression, compiled once (see compileJSONPath).
+type jsonPath struct {
+	expr     jp.Expr
+	names    []string // the names of $.a.b, a path of names only without wildcards, else nil
+	wildcard bool
+}
+
+// walk is what expr.Get(v) selects for a path of names, walked directly through objects:
+// found says whether it selects val. walked is false where p is not such a path or the walk
+// meets something other than an object (ojg then decides).
+func (p *jsonPath) walk(v any) (val any, found, walked bool) {
+	if p.names == nil || !walkNames {
+		return nil, false, false
+	}
+	for _, k := range p.names {
+		m, isMap := v.(map[string]any)
+		if !isMap {
+			return nil, false, false
+		}
+		if v, found = m[k]; !found {
+			return nil, false, true
+		}
+	}
+	return v, true, true
+}
+
+// walkNames is false only in a test comparing walk with ojg.
+var walkNames = true
+
+// jsonPaths caches compiled jsonPath expressions: a template names the same few on every
+// request. At most maxJSONPaths are kept, each of at most maxJSONPathLen bytes (past that, an
+// expression, e.g. one built from the request, is compiled each time).
+var jsonPaths struct {
+	sync.Map
+	n atomic.Int64
+}
+
+const (
+	maxJSONPaths   = 4096
+	maxJSONPathLen = 512
+)
+
+func compileJSONPath(src string) (*jsonPath, error) {
+	if v, ok := jsonPaths.Load(src); ok {
+		return v.(*jsonPath), nil
+	}
+	expr, err := jp.ParseString(src)
+	if err != nil {
+		return nil, fmt.Errorf("jsonPath: invalid expression %q: %w", src, err)
+	}
+	p := &jsonPath{expr: expr, wildcard: isWildcard(src)}
+	if len(expr) >= 2 && !p.wildcard {
+		if _, isRoot := expr[0].(jp.Root); isRoot {
+			p.names = make([]string, 0, len(expr)-1)
+			for _, f := range expr[1:] {
+				ch, isChild := f.(jp.Child)
+				if !isChild {
+					p.names = nil
+					break
+				}
+				p.names = append(p.names, string(ch))
+			}
+		}
+	}
+	if len(src) <= maxJSONPathLen && jsonPaths.n.Add(1) <= maxJSONPaths {
+		jsonPaths.Store(src, p)
+	}
+	return p, nil
 }
 
 // errSelectionTooLarge: recursive descent ($..a) picks every level of a nested value, each
@@ -594,14 +680,26 @@ func normalizeNumbers(v any) any {
 		return float64(t)
 	case map[string]any:
 		for k, e := range t {
-			t[k] = normalizeNumbers(e)
+			if n := normalizeNumbers(e); isInt(e) {
+				t[k] = n // written only when it changes: v may be the request's parsed body
+			}
 		}
 	case []any:
 		for i, e := range t {
-			t[i] = normalizeNumbers(e)
+			if n := normalizeNumbers(e); isInt(e) {
+				t[i] = n
+			}
 		}
 	}
 	return v
+}
+
+func isInt(v any) bool {
+	switch v.(type) {
+	case int, int64:
+		return true
+	}
+	return false
 }
 
 // toValue converts a template value to a config value (for toJson and jsonPath).

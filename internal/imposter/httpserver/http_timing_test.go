@@ -166,6 +166,13 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 			"_behaviors":{"decorate":"(config) => { config.response.body = config.response.body + '-decorated'; config.response.headers['X-Decorated'] = 'yes'; }"}}]}]}`,
 			impostertest.RawRequest("GET", "/decorate/0", "", "")},
 		{"inject", injectImposter, impostertest.RawRequest("GET", "/inject", "", "")},
+		// bench's handlebars scenario: a template of a path segment, a query parameter, a header,
+		// a JSONPath of the body and the method.
+		{"handlebars", `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"POST","path":"/users/42"}}],
+			"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"template":true,
+			"body":"{\"id\":\"{{request.path.[1]}}\",\"q\":\"{{request.query.q}}\",\"trace\":\"{{request.headers.X-Trace}}\",\"name\":\"{{jsonPath request.body '$.name'}}\",\"method\":\"{{request.method}}\"}"}}]}]}`,
+			"POST /users/42?q=x HTTP/1.1\r\nHost: x\r\nX-Trace: t-1\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"name\":\"Ada\",\"tags\":[1,2,3]}"},
+		{"simple", impostertest.SimpleStub, impostertest.SimpleRequest},
 		{"query-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"query":{"tenant":"t%03d"}}}`, i)
 		}), impostertest.RawRequest("GET", "/search?q=shoes&tenant=t099&page=2", "", "")},
