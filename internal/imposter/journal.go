@@ -301,17 +301,40 @@ func recordedRequest(r *request.Request) *config.Object {
 	if r.TCP {
 		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data)
 	}
-	o := &config.Object{Members: make([]config.Member, 0, 8)}
-	o.Set("requestFrom", r.RequestFrom())
-	o.Set("method", r.Method)
-	o.Set("path", r.Path)
-	o.Set("query", request.GroupQuery(r.Query))
-	o.Set("headers", request.GroupHeaders(r.HeaderList()))
-	if !r.BodyMissing {
+	return httpRecord(r, nil, r.HeaderList())
+}
+
+// httpRecord is recordedRequest of an http request with headers as its headers, and only the
+// fields keys names when keys is not nil (the others are not built).
+func httpRecord(r *request.Request, keys []string, headers []request.KV) *config.Object {
+	has := func(key string) bool { return keys == nil || slices.Contains(keys, key) }
+	n := 8
+	if keys != nil {
+		n = len(keys)
+	}
+	o := &config.Object{Members: make([]config.Member, 0, n)}
+	if has("requestFrom") {
+		o.Set("requestFrom", r.RequestFrom())
+	}
+	if has("method") {
+		o.Set("method", r.Method)
+	}
+	if has("path") {
+		o.Set("path", r.Path)
+	}
+	if has("query") {
+		o.Set("query", request.GroupQuery(r.Query))
+	}
+	if has("headers") {
+		o.Set("headers", request.GroupHeaders(headers))
+	}
+	if !r.BodyMissing && has("body") {
 		o.Set("body", r.Body)
 	}
-	o.Set("ip", r.IP())
-	if r.HasForm {
+	if has("ip") {
+		o.Set("ip", r.IP())
+	}
+	if r.HasForm && has("form") {
 		o.Set("form", request.GroupQuery(r.Form))
 	}
 	return o

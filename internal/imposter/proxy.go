@@ -1,10 +1,11 @@
 package imposter
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mockd/mockd/internal/behavior"
@@ -56,9 +57,15 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 			return nil, err
 		}
 	}
+	out := compileIs(answer, im.defaults, nil)
 	if p.Mode != proxy.ModeTransparent && st != nil {
-		seen := recordedRequest(req)
-		seen.Set("headers", request.GroupHeaders(p.Headers(req.HeaderList())))
+		var seen *config.Object
+		if keys, all := p.RequestFields(); all || req.Object != nil || req.TCP {
+			seen = recordedRequest(req)
+			seen.Set("headers", request.GroupHeaders(p.Headers(req.HeaderList())))
+		} else { // only what the generators read: a request's whole record took a dozen allocations
+			seen = httpRecord(req, keys, p.Headers(req.HeaderList()))
+		}
 		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
 		if err != nil {
 			return nil, err
@@ -74,9 +81,9 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		if len(extra) > 0 {
 			rec.Set("behaviors", extra)
 		}
-		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, rec)
+		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, rec, out)
 	}
-	return compileIs(answer, im.defaults, nil), nil
+	return out, nil
 }
 
 // generatorInjector returns what runs injected predicateGenerators; nil without scripting.
@@ -103,8 +110,9 @@ var _ proxy.Selector = selector{}
 // recordProxied saves a response a proxy recorded, as Mountebank's responseResolver does:
 // proxyOnce inserts a stub with preds just before the proxy stub st; proxyAlways appends resp
 // to the first stub after st whose predicates equal preds, or adds such a stub at the end.
-// It does nothing when st is no longer in the imposter.
-func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *config.Object) {
+// It does nothing when st is no longer in the imposter. served, when not nil, is resp's `is`
+// as it was compiled to be sent (servedInPlace reads its body's length).
+func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *config.Object, served *wire) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	old := im.tbl.Load().stubs
@@ -119,13 +127,24 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 		return // the proxy stub was removed meanwhile
 	}
 	if always {
-		want := stableJSON(preds)
+		// The predicates are compared as their stable texts, written into buffers kept for
+		// the next answer: stableJSON made a sorted copy of both trees and two strings for
+		// every answer (a third of proxyAlways's allocations).
+		bufs := stableTexts.Get().(*[2][]byte)
+		defer func() {
+			if cap(bufs[0])+cap(bufs[1]) <= 64<<10 { // not the buffers of a large body's
+				stableTexts.Put(bufs)
+			}
+		}()
+		want := appendStableJSON(bufs[0][:0], preds)
+		bufs[0] = want
 		for i := index + 1; i < len(old); i++ {
 			have := old[i].predicates()
 			if have == nil {
 				have = []any{}
 			}
-			if stableJSON(have) != want {
+			bufs[1] = appendStableJSON(bufs[1][:0], have)
+			if !bytes.Equal(bufs[1], want) {
 				continue
 			}
 			// Only the new response is compiled, and the predicates are unchanged, so the
@@ -135,7 +154,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			// length, and appends are serialised by im.mu, each from the current stub.
 			// The recorded stub keeps its tree (newStubTree): the responses are appended to it
 			// rather than its text decoded and rendered again for every response.
-			servedInPlace(resp, im.defaults)
+			servedInPlace(resp, im.defaults, served)
 			o := old[i]
 			odef := o.definition()
 			def := &config.Object{Members: append([]config.Member(nil), odef.Members...)}
@@ -179,8 +198,9 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 // had recorded before, as Mountebank's postProcess changes the response it serves: Mountebank
 // appends that very object to the stub (a new stub gets a copy), so what it then shows has
 // `Connection: close` added when no Connection header was there, and a Content-Length header
-// set to the number of bytes of the body as sent.
-func servedInPlace(resp *config.Object, def *defaults) {
+// set to the number of bytes of the body as sent: served's body when served is not nil (the
+// response was compiled to be sent already), else the response compiled again.
+func servedInPlace(resp *config.Object, def *defaults, served *wire) {
 	is := config.AsObject(get(resp, "is"))
 	ho, _ := get(is, "headers").(*config.Object)
 	if ho == nil {
@@ -205,34 +225,60 @@ func servedInPlace(resp *config.Object, def *defaults) {
 				return // Buffer.byteLength throws on a number or true: the header is left as it was
 			}
 		}
-		ho.Members[length].Value = float64(len(compileIs(is, def, nil).body))
+		if served == nil {
+			served = compileIs(is, def, nil)
+		}
+		ho.Members[length].Value = float64(len(served.body))
 	}
 }
 
-// stableJSON renders v as safe-stable-stringify does (object keys sorted), which Mountebank
-// uses to compare predicates.
-func stableJSON(v config.Value) string {
-	return string(config.MarshalJSON(sortKeys(v), 0))
-}
+// stableTexts are the buffers recordProxied writes the stable texts of predicates into.
+var stableTexts = sync.Pool{New: func() any { return new([2][]byte) }}
 
-func sortKeys(v config.Value) config.Value {
+// appendStableJSON appends the compact JSON text of v as safe-stable-stringify renders it
+// (object keys sorted, equal keys in their order), which Mountebank uses to compare
+// predicates. It writes the sorted text directly: nothing is copied or allocated for an
+// object of up to 16 members.
+func appendStableJSON(dst []byte, v config.Value) []byte {
 	switch t := v.(type) {
 	case *config.Object:
-		if t == nil {
-			return t
+		if t == nil || len(t.Members) == 0 {
+			return config.AppendJSON(dst, v, 0)
 		}
-		out := &config.Object{Members: make([]config.Member, len(t.Members))}
-		for i, m := range t.Members {
-			out.Members[i] = config.Member{Key: m.Key, Value: sortKeys(m.Value)}
+		var small [16]int
+		order := small[:0]
+		if len(t.Members) > len(small) {
+			order = make([]int, 0, len(t.Members))
 		}
-		sort.SliceStable(out.Members, func(i, j int) bool { return out.Members[i].Key < out.Members[j].Key })
-		return out
+		for i := range t.Members { // an insertion sort: stable, and objects here are small
+			j := len(order)
+			order = append(order, i)
+			for ; j > 0 && t.Members[order[j-1]].Key > t.Members[i].Key; j-- {
+				order[j] = order[j-1]
+			}
+			order[j] = i
+		}
+		dst = append(dst, '{')
+		for n, i := range order {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(config.AppendString(dst, t.Members[i].Key), ':')
+			dst = appendStableJSON(dst, t.Members[i].Value)
+		}
+		return append(dst, '}')
 	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = sortKeys(e)
+		if len(t) == 0 {
+			return config.AppendJSON(dst, v, 0)
 		}
-		return out
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendStableJSON(dst, e)
+		}
+		return append(dst, ']')
 	}
-	return v
+	return config.AppendJSON(dst, v, 0)
 }

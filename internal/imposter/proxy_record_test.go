@@ -3,6 +3,7 @@ package imposter
 import (
 	"log/slog"
 	"net"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,9 +116,65 @@ func TestServedInPlace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := mustJSON(t, tt.in)
-		servedInPlace(r, defaultsOf(nil))
+		servedInPlace(r, defaultsOf(nil), nil)
 		if got := string(config.MarshalJSON(r, 0)); got != tt.want {
 			t.Errorf("servedInPlace(%s)\n got  %s\n want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// stableReference is how the stable text was made before appendStableJSON: a copy with sorted
+// keys, rendered.
+func stableReference(v config.Value) string {
+	var sorted func(config.Value) config.Value
+	sorted = func(v config.Value) config.Value {
+		switch t := v.(type) {
+		case *config.Object:
+			if t == nil {
+				return t
+			}
+			out := &config.Object{Members: make([]config.Member, len(t.Members))}
+			for i, m := range t.Members {
+				out.Members[i] = config.Member{Key: m.Key, Value: sorted(m.Value)}
+			}
+			sort.SliceStable(out.Members, func(i, j int) bool { return out.Members[i].Key < out.Members[j].Key })
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, e := range t {
+				out[i] = sorted(e)
+			}
+			return out
+		}
+		return v
+	}
+	return string(config.MarshalJSON(sorted(v), 0))
+}
+
+// TestAppendStableJSON: the stable text is the sorted copy's text, keys of equal name keep
+// their order, and objects past the 16 members sorted on the stack sort as well.
+func TestAppendStableJSON(t *testing.T) {
+	big := &config.Object{}
+	for i := 40; i > 0; i-- {
+		big.Members = append(big.Members, config.Member{Key: "k" + strconv.Itoa(i%17), Value: float64(i)})
+	}
+	parse := func(s string) config.Value {
+		v, err := config.ParseJSON([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, v := range []config.Value{
+		nil, true, 1.5, "text", []any{}, &config.Object{}, (*config.Object)(nil),
+		parse(`[{"deepEquals":{"path":"/orders/7","method":"GET"}},{"equals":{"query":{"b":"2","a":["1","0"]}}}]`),
+		parse(`{"z":{"y":[{"b":1,"a":null}],"x":"\u2028\"quoted\""},"a":[[],{}],"é":1,"e":2,"E":3}`),
+		&config.Object{Members: []config.Member{{Key: "b", Value: 1.0}, {Key: "a", Value: "first"}, {Key: "a", Value: "second"}}},
+		big, []any{big, nil, []any{big}},
+	} {
+		want := stableReference(v)
+		if got := string(appendStableJSON([]byte("prefix"), v)); got != "prefix"+want {
+			t.Errorf("appendStableJSON(%s)\n got %s\nwant prefix%s", config.MarshalJSON(v, 0), got, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,6 +47,11 @@ type Proxy struct {
 	// AddDecorate is the decorate function added to recorded responses (nil for none).
 	AddDecorate config.Value
 
+	// fields are the request's fields the generators read (see RequestFields); allFields
+	// says they may read any.
+	fields    []string
+	allFields bool
+
 	inject     []request.KV // injectHeaders, in order
 	injectHost bool         // injectHeaders names Host: the origin's name is not set
 	host       string       // the Host header Mountebank sends: hostname[:port]
@@ -81,6 +87,7 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 	if err := DryRunGenerators(out.Generators, HTTPTestRequest(), true); err != nil {
 		return nil, err
 	}
+	out.fields, out.allFields = requestFields(out.Generators)
 	out.AddWait = jsvalue.Truthy(get(p, "addWaitBehavior"))
 	if d := get(p, "addDecorateBehavior"); jsvalue.Truthy(d) {
 		out.AddDecorate = d
@@ -176,6 +183,30 @@ func (p *Proxy) Headers(reqHeaders []request.KV) []request.KV {
 	return append(out, p.inject...)
 }
 
+// RequestFields returns the fields of the request object (its top-level keys) PredicatesFor
+// reads for p's generators, or all when they may read any (an injected generator, a
+// predicateOperator): the others need not be built.
+func (p *Proxy) RequestFields() (keys []string, all bool) { return p.fields, p.allFields }
+
+// requestFields is RequestFields for gens.
+func requestFields(gens []*config.Object) (keys []string, all bool) {
+	keys = []string{}
+	for _, g := range gens {
+		if jsvalue.Truthy(get(g, "inject")) {
+			return nil, true
+		}
+		if _, hasOp := g.Get("predicateOperator"); hasOp {
+			return nil, true
+		}
+		for _, k := range keysOf(get(g, "matches")) {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys, false
+}
+
 // Error is a failed exchange with the origin, rendered as Mountebank renders it.
 type Error = config.Error
 
@@ -226,12 +257,10 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 		req.Header.Add(lengthName, strconv.Itoa(len(r.Body)))
 		req.SetBody(r.Body)
 	}
-	if ctx != nil {
-		p.transport.setContext(req, ctx)
-		defer p.transport.setContext(req, nil)
-	}
+	ex := p.transport.begin(req, ctx)
+	defer p.transport.end(req, ex) // after answer copied the header block
 	err := p.client.DoTimeout(req, resp, Timeout)
-	raw := p.transport.take(resp)
+	raw := ex.block()
 	if err != nil {
 		if ctx != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -341,11 +370,30 @@ func answer(resp *fasthttp.Response, raw []byte) *config.Object {
 
 // maybeJSON is Mountebank's maybeJSON: the parsed value when text is JSON, else text.
 func maybeJSON(text string) config.Value {
+	if !mayBeJSON(text) {
+		return text // not parsed: a failed parse allocated a copy of the text and an error
+	}
 	v, err := config.ParseJSON([]byte(text))
 	if err != nil {
 		return text
 	}
 	return v
+}
+
+// mayBeJSON reports whether text may be JSON: whether its first character after JSON's white
+// space starts a JSON value.
+func mayBeJSON(text string) bool {
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[', '"', '-', 't', 'f', 'n':
+			return true
+		default:
+			return c >= '0' && c <= '9'
+		}
+	}
+	return false // empty or white space: not JSON
 }
 
 // decodeLatin1 decodes header bytes as node does: one character per byte.

@@ -21,47 +21,67 @@ import (
 // own, losing both. The block is peeked from the connection's reader before fasthttp parses the
 // same bytes, so nothing is read twice.
 type rawTransport struct {
-	raw sync.Map // *fasthttp.Response -> []byte, taken by Forward after the round trip
-
-	// ctxs holds each request's context while Forward runs. A plain map under a lock: its
+	// exs holds each request's exchange while Forward runs. A plain map under a lock: its
 	// slots are reused once deleted, where sync.Map allocates an entry for every store.
-	mu   sync.Mutex
-	ctxs map[*fasthttp.Request]context.Context
+	mu  sync.Mutex
+	exs map[*fasthttp.Request]*exchange
 }
 
-// setContext makes ctx req's context for the round trips of Forward; nil forgets it.
-func (t *rawTransport) setContext(req *fasthttp.Request, ctx context.Context) {
+// exchange is what Forward and RoundTrip share about one request: its context, and the
+// header block of the answer read last. Exchanges are pooled: the block's buffer is reused
+// by the next request (the answer is built from a copy of its bytes).
+type exchange struct {
+	ctx context.Context // nil: none
+	raw []byte          // the header block as it arrived, when has
+	has bool
+}
+
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+// begin starts req's exchange, with ctx (or nil) its context for the round trips of Forward.
+func (t *rawTransport) begin(req *fasthttp.Request, ctx context.Context) *exchange {
+	ex := exchanges.Get().(*exchange)
+	ex.ctx = ctx
 	t.mu.Lock()
-	if ctx == nil {
-		delete(t.ctxs, req)
-	} else {
-		if t.ctxs == nil {
-			t.ctxs = map[*fasthttp.Request]context.Context{}
-		}
-		t.ctxs[req] = ctx
+	if t.exs == nil {
+		t.exs = map[*fasthttp.Request]*exchange{}
 	}
+	t.exs[req] = ex
 	t.mu.Unlock()
+	return ex
 }
 
-// contextOf returns req's context, nil when it has none.
-func (t *rawTransport) contextOf(req *fasthttp.Request) context.Context {
+// end forgets req's exchange ex, which must not be used afterwards.
+func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 	t.mu.Lock()
-	ctx := t.ctxs[req]
+	delete(t.exs, req)
 	t.mu.Unlock()
-	return ctx
+	ex.ctx, ex.has = nil, false
+	if cap(ex.raw) <= 64<<10 {
+		ex.raw = ex.raw[:0]
+		exchanges.Put(ex)
+	}
+}
+
+// exchangeOf returns req's exchange, nil when it has none.
+func (t *rawTransport) exchangeOf(req *fasthttp.Request) *exchange {
+	t.mu.Lock()
+	ex := t.exs[req]
+	t.mu.Unlock()
+	return ex
+}
+
+// block returns the header block of the answer read last (nil when none was kept); it is
+// valid until end.
+func (ex *exchange) block() []byte {
+	if !ex.has {
+		return nil
+	}
+	return ex.raw
 }
 
 // longAgo is a deadline already past: setting it ends a blocked read or write at once.
 var longAgo = time.Unix(1, 0)
-
-// take returns and forgets the header block recorded for resp (nil when none was).
-func (t *rawTransport) take(resp *fasthttp.Response) []byte {
-	v, ok := t.raw.LoadAndDelete(resp)
-	if !ok {
-		return nil
-	}
-	return v.([]byte)
-}
 
 // RoundTrip sends req on a connection of hc and reads the answer into resp, each within
 // Timeout. retry tells hc whether another connection may be tried: after any failure once the
@@ -71,7 +91,12 @@ func (t *rawTransport) take(resp *fasthttp.Response) []byte {
 // and its drain time ran out): the connection's deadline is set in the past, so the read or write
 // waiting on the origin returns at once instead of after Timeout.
 func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (retry bool, err error) {
-	ctx := t.contextOf(req)
+	ex := t.exchangeOf(req)
+	if ex == nil {
+		ex = &exchange{} // not Forward's request: nothing reads what is kept
+	}
+	ex.has = false
+	ctx := ex.ctx
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {
 			return false, err
@@ -124,10 +149,10 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	br := hc.AcquireReader(conn)
 	defer hc.ReleaseReader(br) // before the connection is released or closed
 	if block := peekHeader(br); block != nil {
-		t.raw.Store(resp, block)
+		ex.raw, ex.has = append(ex.raw[:0], block...), true
 	}
 	if err := resp.ReadLimitBody(br, hc.MaxResponseBodySize); err != nil {
-		t.raw.Delete(resp)
+		ex.has = false
 		return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
 	}
 	reuse = !req.ConnectionClose() && !resp.ConnectionClose()
@@ -149,9 +174,10 @@ func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request) error {
 	return err
 }
 
-// peekHeader returns a copy of the response's status line and header block (up to the blank
-// line), or nil when it is not a final response that fits the reader's buffer: fasthttp then
-// parses (or refuses) it alone, and the headers are taken from what it parsed.
+// peekHeader returns the response's status line and header block (up to the blank line),
+// valid until br is read, or nil when it is not a final response that fits the reader's
+// buffer: fasthttp then parses (or refuses) it alone, and the headers are taken from what it
+// parsed.
 func peekHeader(br *bufio.Reader) []byte {
 	n := 1 // wait for the first bytes; then look at all that is buffered before waiting for more
 	for {
@@ -163,7 +189,7 @@ func peekHeader(br *bufio.Reader) []byte {
 			if bytes.HasPrefix(b, []byte("HTTP/1.1 1")) || bytes.HasPrefix(b, []byte("HTTP/1.0 1")) {
 				return nil // an interim answer (100 Continue): fasthttp skips it
 			}
-			return append([]byte(nil), b[:i+4]...)
+			return b[:i+4]
 		}
 		n = len(b) + 1
 		if n > br.Size() {
@@ -175,15 +201,54 @@ func peekHeader(br *bufio.Reader) []byte {
 // rawHeaders splits a header block into node's rawHeaders: names as sent, values without
 // the spaces around them, in order. A line that is not `name: value` is left out.
 func rawHeaders(block []byte, add func(name, value string)) {
-	lines := bytes.Split(block, []byte("\r\n"))
-	for _, line := range lines[1:] {
-		if len(line) == 0 {
+	first := true // the status line
+	for len(block) > 0 {
+		line := block
+		if i := bytes.Index(block, []byte("\r\n")); i >= 0 {
+			line, block = block[:i], block[i+2:]
+		} else {
+			block = nil
+		}
+		if first || len(line) == 0 {
+			first = false
 			continue
 		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 {
 			continue
 		}
-		add(decodeLatin1(line[:colon]), decodeLatin1(bytes.Trim(line[colon+1:], " \t")))
+		add(headerName(line[:colon]), decodeLatin1(bytes.Trim(line[colon+1:], " \t")))
 	}
+}
+
+// headerName is decodeLatin1 of a header name, without a new string for the names answers
+// commonly have, spelled as they commonly are: every recorded answer keeps its names.
+func headerName(b []byte) string {
+	switch string(b) { // compared without a conversion
+	case "Content-Type":
+		return "Content-Type"
+	case "Content-Length":
+		return "Content-Length"
+	case "Date":
+		return "Date"
+	case "Server":
+		return "Server"
+	case "Connection":
+		return "Connection"
+	case "Keep-Alive":
+		return "Keep-Alive"
+	case "Transfer-Encoding":
+		return "Transfer-Encoding"
+	case "Cache-Control":
+		return "Cache-Control"
+	case "content-type":
+		return "content-type"
+	case "content-length":
+		return "content-length"
+	case "date":
+		return "date"
+	case "connection":
+		return "connection"
+	}
+	return decodeLatin1(b)
 }
