@@ -216,7 +216,10 @@ func servedInPlace(resp *config.Object, def *defaults, served *wire) {
 		}
 	}
 	if connection < 0 {
-		ho.Members = append(ho.Members, config.Member{Key: "Connection", Value: "close"})
+		// The list is kept with every recorded answer: made to its size, not grown to twice it.
+		members := make([]config.Member, len(ho.Members), len(ho.Members)+1)
+		copy(members, ho.Members)
+		ho.Members = append(members, config.Member{Key: "Connection", Value: "close"})
 	}
 	if length >= 0 {
 		switch b := get(is, "body").(type) {

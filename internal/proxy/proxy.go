@@ -4,6 +4,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -58,6 +60,7 @@ type Proxy struct {
 	baseURL    string       // scheme://host:port, prefixed to the raw request target
 	client     *fasthttp.HostClient
 	transport  *rawTransport
+	texts      interner // the header values and short bodies of the origin's answers
 }
 
 // Compile validates a proxy object as Mountebank's dry run does and prepares its client, which
@@ -267,7 +270,7 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 		}
 		return nil, p.failure(err)
 	}
-	return answer(resp, raw), nil
+	return p.answer(resp, raw), nil
 }
 
 // failure maps a transport error to Mountebank's invalid proxy errors.
@@ -324,10 +327,15 @@ func IsBinary(contentEncoding, contentType string) bool {
 // answer converts the origin's response. Headers keep their order and case (raw is the
 // header block as it arrived; without it, fasthttp's parse is used, which orders and spells
 // its special headers its own way); repeated names become arrays at the first one's place,
-// as Mountebank's headersMap.ofRaw does.
-func answer(resp *fasthttp.Response, raw []byte) *config.Object {
+// as Mountebank's headersMap.ofRaw does. Header values and a short text body are the same
+// values as the previous answers' when their bytes are (p.texts): a proxy records every
+// answer, and an origin repeats itself.
+func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
 	headers := &config.Object{}
-	add := func(name, value string) {
+	if raw != nil {
+		headers.Members = make([]config.Member, 0, bytes.Count(raw, []byte("\r\n"))-2)
+	}
+	add := func(name string, value config.Value) {
 		v, ok := headers.Get(name)
 		switch {
 		case !ok || v == "": // arrayifyIfExists: an empty value is replaced
@@ -341,8 +349,10 @@ func answer(resp *fasthttp.Response, raw []byte) *config.Object {
 		}
 	}
 	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
+	p.texts.mu.Lock()
+	defer p.texts.mu.Unlock()
 	if raw != nil {
-		rawHeaders(raw, add)
+		rawHeaders(raw, func(name string, value []byte) { add(name, p.texts.latin1(value)) })
 	} else {
 		for k, v := range resp.Header.All() {
 			add(decodeLatin1(k), decodeLatin1(v))
@@ -352,20 +362,101 @@ func answer(resp *fasthttp.Response, raw []byte) *config.Object {
 		}
 	}
 	body := resp.Body()
-	mode := "text"
-	var text string
+	var text config.Value
+	mode := modeText
 	if IsBinary(string(resp.Header.Peek("Content-Encoding")), string(resp.Header.ContentType())) {
-		mode = "binary"
+		mode = modeBinary
 		text = base64.StdEncoding.EncodeToString(body)
+	} else if b := p.texts.utf8(body); b != nil {
+		text = b // not JSON: its first character cannot start JSON (mayBeJSON)
 	} else {
-		text = jsvalue.DecodeUTF8(body)
+		text = maybeJSON(jsvalue.DecodeUTF8(body))
 	}
 	return config.NewObject(
-		"statusCode", float64(resp.StatusCode()),
+		"statusCode", statusValue(resp.StatusCode()),
 		"headers", headers,
-		"body", maybeJSON(text),
+		"body", text,
 		"_mode", mode,
 	)
+}
+
+// Values of an answer's fields, made once: a value put in an interface is otherwise a new
+// allocation for every answer.
+var (
+	modeText   config.Value = "text"
+	modeBinary config.Value = "binary"
+	statuses                = func() (t [600]config.Value) {
+		for i := range t {
+			t[i] = float64(i)
+		}
+		return t
+	}()
+)
+
+// statusValue is float64(code) as a Value.
+func statusValue(code int) config.Value {
+	if code >= 0 && code < len(statuses) {
+		return statuses[code]
+	}
+	return float64(code)
+}
+
+// interner keeps the short texts of recent answers, as Values, to be given again for the same
+// bytes: a recorded answer then shares them with the ones before it (less to allocate, and
+// less for the garbage collector to mark in what proxyAlways keeps). Its methods are called
+// with mu held.
+type interner struct {
+	mu sync.Mutex
+	m  map[string]config.Value
+}
+
+// Bounds of what an interner keeps: texts up to maxInterned bytes, up to maxInterns of them
+// (then it starts again empty: a Date header changes every second).
+const (
+	maxInterned = 256
+	maxInterns  = 512
+)
+
+// intern returns the Value of the text b, which must be decoded as it is (ASCII, or valid
+// UTF-8 for a body).
+func (in *interner) intern(b []byte) config.Value {
+	if len(b) > maxInterned {
+		return string(b)
+	}
+	if v, ok := in.m[string(b)]; ok { // looked up without a conversion
+		return v
+	}
+	if in.m == nil || len(in.m) >= maxInterns {
+		in.m = make(map[string]config.Value, 64)
+	}
+	s := string(b)
+	var v config.Value = s
+	in.m[s] = v
+	return v
+}
+
+// latin1 is decodeLatin1(b) as a Value.
+func (in *interner) latin1(b []byte) config.Value {
+	for _, c := range b {
+		if c >= 0x80 {
+			return decodeLatin1(b)
+		}
+	}
+	return in.intern(b)
+}
+
+// utf8 is the Value of a body that maybeJSON leaves as text and DecodeUTF8 leaves as it is
+// (ASCII whose first character cannot start JSON), nil for any other.
+func (in *interner) utf8(b []byte) config.Value {
+	if len(b) == 0 || len(b) > maxInterned || mayBeJSON(string(b)) {
+		return nil
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return nil
+		}
+	}
+	return in.intern(b)
 }
 
 // maybeJSON is Mountebank's maybeJSON: the parsed value when text is JSON, else text.

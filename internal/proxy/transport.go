@@ -198,9 +198,10 @@ func peekHeader(br *bufio.Reader) []byte {
 	}
 }
 
-// rawHeaders splits a header block into node's rawHeaders: names as sent, values without
-// the spaces around them, in order. A line that is not `name: value` is left out.
-func rawHeaders(block []byte, add func(name, value string)) {
+// rawHeaders splits a header block into node's rawHeaders: names as sent (decoded), values
+// without the spaces around them (as bytes, valid during the call), in order. A line that is
+// not `name: value` is left out.
+func rawHeaders(block []byte, add func(name string, value []byte)) {
 	first := true // the status line
 	for len(block) > 0 {
 		line := block
@@ -217,7 +218,7 @@ func rawHeaders(block []byte, add func(name, value string)) {
 		if colon <= 0 {
 			continue
 		}
-		add(headerName(line[:colon]), decodeLatin1(bytes.Trim(line[colon+1:], " \t")))
+		add(headerName(line[:colon]), bytes.Trim(line[colon+1:], " \t"))
 	}
 }
 

@@ -98,6 +98,42 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 	}
 }
 
+// BenchmarkProxyAlwaysRetained reports what proxyAlways keeps of each answer it records
+// (retained-B/op, retained-objects/op: the heap after a collection, before and after the
+// loop), which the garbage collector marks on every cycle for as long as the imposter lives.
+func BenchmarkProxyAlwaysRetained(b *testing.B) {
+	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+		ctx.SetContentType("text/plain")
+		ctx.SetBodyString("order 7, from the origin")
+	}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
+	b.Cleanup(func() { _ = origin.Shutdown() })
+	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + ln.Addr().String() +
+		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"method":true,"path":true}}]}}]}]}`
+	h, ctx := newBenchHandler(b, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
+	serveOnce(b, h, ctx) // the recorded stub is made
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		serveOnce(b, h, ctx)
+		n++
+	}
+	b.StopTimer()
+	goruntime.GC()
+	goruntime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n), "retained-B/op")
+	b.ReportMetric(float64(int64(after.HeapObjects)-int64(before.HeapObjects))/float64(n), "retained-objects/op")
+	goruntime.KeepAlive(h)
+}
+
 // injectImposter is bench/'s inject scenario: one stub whose response is a JavaScript function.
 const injectImposter = `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"GET","path":"/inject"}}],` +
 	`"responses":[{"inject":"function (config) { return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ injected: config.request.path }) }; }"}]}]}`
