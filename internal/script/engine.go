@@ -48,16 +48,22 @@ type Options struct {
 	// MemoryLimit bounds how much the heap may grow during one script call (see memWatch);
 	// 0 = DefaultMemoryLimit, negative = no limit.
 	MemoryLimit int64
+
+	// maxString, when positive, stands for V8's longest string (String::kMaxLength, the
+	// prelude's maxString) so that tests reach the guards' bound without making half a
+	// gigabyte of string.
+	maxString int64
 }
 
 // Engine compiles and caches scripts and creates Scopes. It is safe for concurrent use.
 type Engine struct {
-	timeout  time.Duration
-	logger   *slog.Logger
-	env      map[string]string
-	programs sync.Map // source text → *program
-	nprogs   atomic.Int64
-	memLimit int64 // see Options.MemoryLimit; 0 = none
+	timeout   time.Duration
+	logger    *slog.Logger
+	env       map[string]string
+	programs  sync.Map // source text → *program
+	nprogs    atomic.Int64
+	memLimit  int64 // see Options.MemoryLimit; 0 = none
+	maxString int64 // see Options.maxString; 0 = V8's
 
 	// prelude is compiled when the first runtime is made (see preludeProgram), not by New: a
 	// mockd whose stubs run no script does not pay for it (about 450 KiB resident at start).
@@ -128,7 +134,7 @@ func (p *program) eorFn(source string) *eorFn {
 
 // New returns an Engine.
 func New(opts Options) *Engine {
-	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env, memLimit: opts.MemoryLimit}
+	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env, memLimit: opts.MemoryLimit, maxString: opts.maxString}
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
 	}

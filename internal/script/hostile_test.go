@@ -261,23 +261,51 @@ func TestJSONStringifyOfASharedGraphIsInterrupted(t *testing.T) {
 // TestReplaceIsBounded: replace and replaceAll built their answer in one Go operation, 'x' a
 // million times each replaced by 1,000 characters ran 7 s past the time limit and took 9 times
 // the memory limit. An answer that may pass V8's string length is made one match at a time,
-// and stopped with node's RangeError (or by a limit); the answers themselves are node's. (The
-// cases are a few hundred matches: a million of them take the race detector past a minute.)
+// and stopped with node's RangeError (or by a limit); the answers themselves are node's. The
+// engine here stands 1 MiB for V8's string length (maxString), so that passing it makes a
+// megabyte, not half a gigabyte (which took the race detector over 7 minutes on a loaded
+// machine); that the default is V8's own is shown by an answer between the two.
 func TestReplaceIsBounded(t *testing.T) {
-	s := New(Options{Timeout: time.Minute, MemoryLimit: -1}).NewScope(nil)
+	const small = 1 << 20
+	s := New(Options{Timeout: time.Minute, MemoryLimit: -1, maxString: small}).NewScope(nil)
 	for _, expr := range []string{
-		`'x'.repeat(1000).replace(/x/g, 'y'.repeat(1e6)).length`,
-		`'x'.repeat(1000).replaceAll('x', 'y'.repeat(1e6)).length`,
-		`(function () { const y = 'y'.repeat(1e6); return 'x'.repeat(1000).replace(/x/g, function () { return y; }).length; })()`,
+		`'x'.repeat(1000).replace(/x/g, 'y'.repeat(2000)).length`,
+		`'x'.repeat(1000).replaceAll('x', 'y'.repeat(2000)).length`,
+		`(function () { const y = 'y'.repeat(2000); return 'x'.repeat(1000).replace(/x/g, function () { return y; }).length; })()`,
+		// '$&' made a match at a time: as many matches, a slower way to the same bound
+		`('a'.repeat(1000) + '-').repeat(100).replace(/a+/g, '$&'.repeat(100)).length`,
+		`'x'.repeat(100).replace(/x/g, 'y'.repeat(1e5)).length`,
+		`'x'.repeat(1048577).length`,
 	} {
 		if got := evalBody(t, s, expr); !strings.HasPrefix(got, "error: ") || !strings.Contains(got, "Invalid string length") {
 			t.Errorf("%s: %.200q, want the error Invalid string length", expr, got)
 		}
 	}
-	// '$&' made a match at a time: as many matches, a slower way to the same bound or the limit
+	// a million matches, each '$&' substituted a character at a time: stopped by the time limit
 	expr := `'x'.repeat(1e6).replace(/x/g, '$&'.repeat(1000)).length`
 	if got := evalBody(t, New(Options{Timeout: time.Second}).NewScope(nil), expr); !strings.HasPrefix(got, "error: ") {
 		t.Errorf("%s: %.200q, want an error", expr, got)
+	}
+	// below the bound the answer is made (by replace itself or a match at a time)
+	for _, tc := range []struct{ expr, want string }{
+		{`'x'.repeat(100).replace(/x/g, 'y'.repeat(1000)).length`, "100000"},
+		{`('a'.repeat(1000) + '-').repeat(5).replace(/a+/g, '$&'.repeat(100)).length`, "500005"},
+		{`(function () { const y = 'y'.repeat(2000); return 'x'.repeat(500).replaceAll('x', function () { return y; }).length; })()`, "1000000"},
+	} {
+		if got := evalBody(t, s, tc.expr); got != tc.want {
+			t.Errorf("%s: %.200q, want %s", tc.expr, got, tc.want)
+		}
+	}
+	// with V8's length (the default), what passed the small bound is made, and what passes
+	// V8's is refused
+	def := New(Options{Timeout: time.Minute, MemoryLimit: -1}).NewScope(nil)
+	if got := evalBody(t, def, `'x'.repeat(100).replace(/x/g, 'y'.repeat(1e5)).length`); got != "10000000" {
+		t.Errorf("default string length: %.200q, want 10000000", got)
+	}
+	for _, expr := range []string{`'x'.repeat(536870889).length`, `'x'.repeat(2).padEnd(536870889, 'y').length`} {
+		if got := evalBody(t, def, expr); !strings.Contains(got, "Invalid string length") {
+			t.Errorf("default string length: %s: %.200q, want the error Invalid string length", expr, got)
+		}
 	}
 	for _, tc := range []struct{ expr, want string }{
 		{`'abc'.replace('b', '[$&$\x60$\'$$]') + 'john smith'.replace(/(\w+)\s(\w+)/, '$2, $1') + '2020-01'.replace(/(?<y>\d+)-(?<m>\d+)/, '$<m>/$<y>')`, "a[bac$]csmith, john01/2020"},

@@ -13,7 +13,7 @@ const preludeSource = `(function (g, native) {
 // error when the memory is not there). (new ArrayBuffer(n) and typed arrays are not guarded:
 // goja's instanceof refuses a Proxy, and a subclass would not be the class of the arrays goja
 // makes itself.)
-const maxString = 536870888;
+const maxString = native.maxString > 0 ? native.maxString : 536870888;
 const maxBytes = native.maxBytes;
 const stringLength = function () { throw new RangeError('Invalid string length'); };
 const strProto = String.prototype;

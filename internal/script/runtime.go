@@ -155,6 +155,9 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	native := vm.NewObject()
 	_ = native.Set("env", env)
 	_ = native.Set("maxBytes", e.maxBytes())
+	if e.maxString > 0 {
+		_ = native.Set("maxString", e.maxString)
+	}
 	_ = native.Set("format", func(call goja.FunctionCall) goja.Value { return vm.ToValue(formatArgs(rt, call.Arguments)) })
 	_ = native.Set("inspect", func(call goja.FunctionCall) goja.Value { return vm.ToValue(inspect(rt, call.Argument(0))) })
 	_ = native.Set("log", func(level, msg string) {
