@@ -75,7 +75,7 @@ func (b *bodyBudget) handler(h fasthttp.RequestHandler) fasthttp.RequestHandler 
 		switch {
 		case err == nil:
 			h(ctx)
-		case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		case errors.Is(err, fasthttp.ErrBodyTooLarge), netconn.ChunkExtTooLarge(ctx.Conn()):
 			httpserver.ErrorHandler(b.max)(ctx, err)
 		case errors.Is(err, errAdminBusy):
 			ctx.Response.Reset()

@@ -491,9 +491,13 @@ func (a *App) Start() error {
 		StreamRequestBody:            true,
 		MaxRequestBodySize:           maxBody,
 		DisablePreParseMultipartForm: true,
-		ErrorHandler:                 httpserver.ErrorHandler(maxBody),
-		ConnState:                    netconn.IdleConnState, // with the IdleListener below
-		Logger:                       quietLogger{},
+		// A header block of up to 16 KiB, as the imposters read (node's maxHeaderSize): with
+		// fasthttp's default of 4 KiB the admin API answered 431 to 1,000 small headers,
+		// which Mountebank's admin API and every imposter take.
+		ReadBufferSize: httpserver.MaxHeaderBytes,
+		ErrorHandler:   httpserver.ErrorHandler(maxBody),
+		ConnState:      netconn.IdleConnState, // with the IdleListener below
+		Logger:         quietLogger{},
 	}
 	a.il = netconn.NewIdleListener(netconn.NewRetryListener(ln, a.log),
 		netconn.ListenOptions{IdleTimeout: a.opts.IdleTimeout, HeaderTimeout: a.opts.HeaderTimeout})

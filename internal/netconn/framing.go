@@ -32,6 +32,9 @@ const badRequest = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
 // errBareLF fails a read that completed a header block with a bare LF in it.
 var errBareLF = errors.New("a request header line ends with a bare LF")
 
+// errChunkExt fails a read that passed maxChunkExt bytes of one chunk's extensions.
+var errChunkExt = errors.New("a chunk's extensions are longer than 16 KiB")
+
 // maxHeadScan bounds the bytes a headScan looks at; fasthttp refuses larger header blocks.
 const maxHeadScan = 64 << 10
 
@@ -54,6 +57,10 @@ type headScan struct {
 	// chunk is where a chunked body's scan stands (chunk*); length is then the size of the
 	// chunk being read, and, in its data, the bytes of it still to come.
 	chunk int8
+	// ext counts the bytes of the chunk-size line's extension (names and values) read so
+	// far; extOverflow is set once they pass maxChunkExt, which ends the scan.
+	ext         int
+	extOverflow bool
 	// fixes are the Host lines rewritten for fasthttp, put back by restore; saved holds
 	// their original bytes, and host (when hostSet) the first Host's value as sent.
 	fixes   []hostFix
@@ -110,6 +117,7 @@ func (h *headScan) begin(b []byte) {
 	h.active = startsRequest(b)
 	h.lines, h.open, h.lastCR, h.at, h.head, h.hosts = 0, 0, false, 0, 0, 0
 	h.framing, h.inBody, h.length, h.chunk = framedNone, false, 0, chunkSize
+	h.ext, h.extOverflow = 0, false
 	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
 }
 
@@ -214,6 +222,15 @@ func (h *headScan) bodyFrom(buf []byte, n, start int) int {
 // anyway) the scan stops.
 const maxChunkSize = 1 << 40
 
+// maxChunkExt bounds the bytes of one chunk's extensions (the names and values after the
+// size, the ';' and '=' between them not counted), as node bounds them (kMaxChunkExtensionsSize):
+// past it node answers 413 and closes the connection. fasthttp skips any number of them, so a
+// client could send a chunk-size line of gigabytes, read a byte at a time.
+const maxChunkExt = 16 << 10
+
+// chunkTooLarge is what node writes for a chunk whose extensions pass maxChunkExt.
+const chunkTooLarge = "HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r\n"
+
 // chunks follows a chunked body through buf[i:n]: it returns where the body ends (its trailers'
 // blank line included), or n when it goes on past this read. A line it cannot read (a size
 // that is not hexadecimal, a chunk's data not followed by a line break) stops the scan, which
@@ -243,8 +260,15 @@ func (h *headScan) chunks(buf []byte, i, n int) int {
 			}
 			i++
 		case chunkExt:
-			if c == '\n' {
+			switch c {
+			case '\n':
 				h.endSizeLine()
+			case '\r', ';', '=':
+			default:
+				if h.ext++; h.ext > maxChunkExt {
+					h.extOverflow = true
+					return h.stopChunks(n)
+				}
 			}
 			i++
 		case chunkData:
@@ -288,6 +312,7 @@ func (h *headScan) chunks(buf []byte, i, n int) int {
 // endSizeLine ends a chunk-size line: the data of its chunk follows, or, for a chunk of size 0,
 // the trailers.
 func (h *headScan) endSizeLine() {
+	h.ext = 0
 	if h.length == 0 {
 		h.chunk = chunkTrailer
 	} else {

@@ -472,3 +472,55 @@ func TestChunkedEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkExtBound: a chunk's extensions (names and values, ';' and '=' not counted) are
+// bounded at 16 KiB per chunk-size line, as node bounds them (413); fasthttp read any length.
+// The bound holds however the body is split between reads, and for the last chunk too.
+func TestChunkExtBound(t *testing.T) {
+	a := func(n int) string { return strings.Repeat("a", n) }
+	for _, tc := range []struct {
+		name, body string
+		over       bool
+	}{
+		{"16 KiB", "5;" + a(16384) + "\r\nhello\r\n0\r\n\r\n", false},
+		{"16 KiB and a byte", "5;" + a(16385) + "\r\nhello\r\n0\r\n\r\n", true},
+		{"name=value of 16 KiB", "5;a=" + a(16383) + "\r\nhello\r\n0\r\n\r\n", false},
+		{"name=value past 16 KiB", "5;a=" + a(16384) + "\r\nhello\r\n0\r\n\r\n", true},
+		{"three chunks of 6000", strings.Repeat("1;"+a(6000)+"\r\nh\r\n", 3) + "0\r\n\r\n", false},
+		{"the last chunk's", "5\r\nhello\r\n0;" + a(20000) + "\r\n\r\n", true},
+		{"a megabyte after a chunk", "5\r\nhello\r\n5;" + a(1<<20) + "\r\nhello\r\n0\r\n\r\n", true},
+	} {
+		head := "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+		in := head + tc.body
+		for _, step := range []int{1, 1000, 16 << 10, len(in)} {
+			var h headScan
+			over, ended := false, false
+			for at := 0; at < len(in); {
+				k := min(step, len(in)-at)
+				if at == 0 {
+					k = max(k, len(head))
+				}
+				piece := []byte(in[at : at+k])
+				if at == 0 {
+					h.begin(piece)
+				}
+				if !h.active {
+					break
+				}
+				_, end, _, _ := h.feed(piece, k)
+				if h.extOverflow {
+					over = true
+					break
+				}
+				if !h.active {
+					ended = at+end == len(in)
+					break
+				}
+				at += k
+			}
+			if over != tc.over || !tc.over && !ended {
+				t.Errorf("%s in reads of %d: over the bound %v (body's end found %v), want %v", tc.name, step, over, ended, tc.over)
+			}
+		}
+	}
+}

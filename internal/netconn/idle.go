@@ -286,6 +286,8 @@ type idleConn struct {
 	// linger makes Close read what the client is still sending before it closes (see
 	// LingerOnClose).
 	linger atomic.Bool
+	// chunkExtErr is set when a read failed on a chunk's extensions too long (errChunkExt).
+	chunkExtErr bool
 }
 
 // lingerBytes and lingerTime bound what a lingering Close reads and how long it waits.
@@ -361,6 +363,16 @@ func (c *idleConn) Read(b []byte) (int, error) {
 				}
 				return 0, errBareLF // fasthttp answers 400
 			}
+			if c.head.extOverflow {
+				c.head.extOverflow = false
+				if first {
+					_, _ = c.Conn.Write([]byte(chunkTooLarge))
+					c.linger.Store(true)
+					return 0, io.EOF
+				}
+				c.chunkExtErr = true
+				return 0, errChunkExt // the server's error handler answers 413 (ChunkExtTooLarge)
+			}
 			if end < n {
 				// The request ends here: what follows waits in carry for the next Read,
 				// after fasthttp answered this one, and is scanned as a request of its own.
@@ -432,6 +444,15 @@ func (c *tlsIdleConn) ConnectionState() tls.ConnectionState { return c.tc.Connec
 func (c *tlsIdleConn) NetConn() net.Conn { return c.raw }
 
 // trackedConn returns the idleConn of a connection an IdleListener accepted, or nil.
+// ChunkExtTooLarge reports whether the read of a request on connection c (one an IdleListener
+// accepted) failed on a chunk whose extensions are longer than node reads: the server answers
+// 413 and closes the connection, as node does. It is for the server's error handler, on the
+// connection's goroutine.
+func ChunkExtTooLarge(c net.Conn) bool {
+	ic := trackedConn(c)
+	return ic != nil && ic.chunkExtErr
+}
+
 func trackedConn(c net.Conn) *idleConn {
 	switch t := c.(type) {
 	case *idleConn:
@@ -513,7 +534,11 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 				// time counts as the request's until it calls BodyRead.
 				ic.reading.Store(ic.l.tick.Load())
 			}
-			ic.head.active = false
+			// The scan ends with the header block, but for a chunked body the handler
+			// streams: it follows the chunks still to come (a chunk's extensions are bounded).
+			if !ctx.Request.IsBodyStream() || !ic.head.inBody || ic.head.framing != framedChunked {
+				ic.head.active = false
+			}
 			ic.head.restore(&ctx.Request.Header)
 		}
 		if refuseUnreadable(ctx) {

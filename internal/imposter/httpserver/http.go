@@ -70,7 +70,7 @@ func (h *server) serving() {
 		DisableHeaderNamesNormalizing: true,
 		DisablePreParseMultipartForm:  true,
 		MaxRequestBodySize:            maxBody,
-		ReadBufferSize:                16 << 10,
+		ReadBufferSize:                MaxHeaderBytes,
 		ConnState:                     netconn.IdleConnState, // the timeouts, with the IdleListener of Serve
 		Logger:                        fasthttpLogger{im.Log()},
 	}
@@ -345,8 +345,15 @@ func (c *corsAnswer) rest(h *fasthttp.ResponseHeader) {
 	}
 }
 
+// MaxHeaderBytes bounds a request's header block as sent (request line, header lines, line
+// breaks), on the imposters and the admin API: past it the answer is 431. It is node's
+// maxHeaderSize (16 KiB), which node counts over the URL and the header names and values only,
+// so node takes some blocks of many small headers that mockd refuses (2,000 headers of 9 bytes).
+const MaxHeaderBytes = 16 << 10
+
 // ErrorHandler answers a request fasthttp could not read as node (so Mountebank) does, with a
-// status line and no body: 431 for a header block too large, 408 for one too slow to arrive,
+// status line and no body: 431 for a header block too large, 413 for a chunk whose extensions
+// are too long (see netconn.ChunkExtTooLarge), 408 for one too slow to arrive,
 // 400 for anything else it cannot parse; except a body larger than maxBody: 413 with an error
 // body in Mountebank's shape. The connection is closed after the answer.
 func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
@@ -356,6 +363,9 @@ func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
 		switch {
 		case errors.Is(err, fasthttp.ErrBodyTooLarge):
 			tooLarge(ctx, maxBody)
+		case netconn.ChunkExtTooLarge(ctx.Conn()):
+			bare(ctx, fasthttp.StatusRequestEntityTooLarge)
+			netconn.LingerOnClose(ctx.Conn())
 		case errors.As(err, &small):
 			bare(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge)
 			// The rest of the header block is still coming: read it before closing, or
@@ -373,7 +383,7 @@ func ErrorHandler(maxBody int) func(*fasthttp.RequestCtx, error) {
 // parser refused (fasthttp's own answers carry a text body).
 func bare(ctx *fasthttp.RequestCtx, status int) {
 	ctx.Response.Reset()
-	ctx.SetStatusCode(status)
+	setStatus(&ctx.Response.Header, status) // node's reason phrase (413: Payload Too Large)
 	ctx.SetConnectionClose()
 }
 
