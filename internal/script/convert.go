@@ -78,6 +78,16 @@ func fromJS(rt *runtime, v goja.Value, depth int) (config.Value, bool) {
 	if depth > maxDepth {
 		return nil, true
 	}
+	if rt.stopping.Load() {
+		// An interrupt is pending: a Go loop over a shared graph (o = {a: o, b: o}, forty
+		// times over) would go on past both limits. Calling the prelude's toJSON runs the
+		// interpreter, which lets the interrupt through.
+		if stop, ok := goja.AssertFunction(rt.arrayToJSON); ok {
+			if _, err := stop(o); err != nil {
+				panic(err)
+			}
+		}
+	}
 	if l := rt.lazyOf(o); l != nil {
 		return l.export(depth), true
 	}

@@ -51,12 +51,19 @@ func RenderEJS(file string) (string, error) {
 	return renderTemplate(file)
 }
 
+// templateMaxString, when positive, stands for V8's longest string in templates (as
+// Options.maxString for scripts): tests set it.
+var templateMaxString int64
+
 // renderTemplate renders file with a JavaScript runtime (RenderEJS without its shortcut).
 func renderTemplate(file string) (string, error) {
 	vm := goja.New()
 	// new ArrayBuffer(1e11) in a template ended mockd (fatal error: out of memory)
 	native := vm.NewObject()
 	_ = native.Set("maxBytes", DefaultMemoryLimit)
+	if templateMaxString > 0 {
+		_ = native.Set("maxString", templateMaxString)
+	}
 	installGuards(vm, vm.GlobalObject(), native)
 	// The scripts' prelude bounds the string operations (repeat, padStart, join, replace), the
 	// iterations and JSON.stringify as it does for scripts: without it 'x'.repeat(2e9) in a
@@ -280,5 +287,5 @@ func runPrelude(vm *goja.Runtime, native *goja.Object, stopping *atomic.Bool) {
 		panic("BUG: script prelude: " + err.Error())
 	}
 	arrayToJSON, _ := native.Get("arrayToJSON").(*goja.Object)
-	objectToJSON(vm, stopping, arrayToJSON)
+	objectToJSON(vm, native, stopping, arrayToJSON)
 }

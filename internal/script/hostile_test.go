@@ -258,6 +258,53 @@ func TestJSONStringifyOfASharedGraphIsInterrupted(t *testing.T) {
 	}
 }
 
+// TestJSONStringifyOfNullPrototypesIsInterrupted: objects of no prototype have no toJSON to look
+// up, so JSON.stringify of a shared graph of them (Object.create(null), {__proto__: null}, an
+// array whose prototype was set to null, or through a property list) ran past both limits; so
+// did an inject answering such a graph as its body (a Go conversion). Each is stopped by the
+// limit, and stringify answers as before, a property list included.
+func TestJSONStringifyOfNullPrototypesIsInterrupted(t *testing.T) {
+	graph := func(make string) string {
+		return `(function () { let o = ` + make + `; o.x = 1; for (let i = 0; i < 40; i++) { const p = ` + make + `; p.a = o; p.b = o; o = p; } return o; })()`
+	}
+	for _, tc := range []struct{ name, src string }{
+		{"Object.create(null)", `function () { return { body: JSON.stringify(` + graph("Object.create(null)") + `).length }; }`},
+		{"__proto__: null", `function () { return { body: JSON.stringify(` + graph("{ __proto__: null }") + `, null, 2).length }; }`},
+		{"a property list", `function () { return { body: JSON.stringify(` + graph("Object.create(null)") + `, ['a', 'b']).length }; }`},
+		{"arrays of no prototype", `function () { let o = [1]; for (let i = 0; i < 40; i++) { const p = [o, o]; Object.setPrototypeOf(p, null); o = p; } return { body: JSON.stringify(o).length }; }`},
+		{"the answer's body", `function () { return { body: ` + graph("Object.create(null)") + ` }; }`},
+		{"the answer's body, plain objects", `function () { let o = { x: 1 }; for (let i = 0; i < 40; i++) { o = { a: o, b: o }; } return { body: o }; }`},
+	} {
+		// Both limits, as mockd runs scripts: which one stops the call depends on how fast
+		// the graph is written (a replacer function is slow to fill 64 MiB).
+		e := New(Options{Timeout: 2 * time.Second, MemoryLimit: 64 << 20})
+		done := make(chan string, 1)
+		go func() { done <- respond(t, e.NewScope(nil), context.Background(), tc.src) }()
+		select {
+		case got := <-done:
+			if !strings.Contains(got, "timed out") && !strings.Contains(got, "--script-memory") {
+				t.Errorf("%s: %.200q, want the time or the memory limit's error", tc.name, got)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%s: no answer in 2 minutes", tc.name)
+		}
+	}
+	s := newEngine(t, time.Minute).NewScope(nil)
+	for _, tc := range []struct{ expr, want string }{
+		{`JSON.stringify({ a: [1, { c: new Date(0) }], d: undefined, e: Object.create(null) }) + JSON.stringify(Object.assign(Object.create(null), { x: [1], y: 'z' }), null, 1)`,
+			"{\"a\":[1,{\"c\":\"1970-01-01T00:00:00.000Z\"}],\"e\":{}}{\n \"x\": [\n  1\n ],\n \"y\": \"z\"\n}"},
+		{`JSON.stringify({ b: 1, a: { b: 2, c: 3, a: [{ a: 1, c: 2 }] }, c: new String('s') }, ['a', 'b', 'a', 1, new String('c')]) + JSON.stringify([{ a: 1, z: 2 }], ['a'])`,
+			`{"a":{"a":[{"a":1,"c":2}],"b":2,"c":3},"b":1,"c":"s"}[{"a":1}]`},
+		{`JSON.stringify({ a: 1, b: [2] }, function (k, v) { return typeof v === 'number' ? v + 1 : v; }, '--') + JSON.stringify('x', 5) + JSON.stringify(undefined) + JSON.stringify.length + JSON.stringify.name`,
+			"{\n--\"a\": 2,\n--\"b\": [\n----3\n--]\n}\"x\"undefined3stringify"},
+		{`JSON.stringify({ toJSON() { return { y: 1 }; } }, ['y']) + JSON.stringify({ a: { toJSON() { return 7; } } }) + JSON.stringify(Buffer.from([1]))`, `{"y":1}{"a":7}{"type":"Buffer","data":[1]}`},
+	} {
+		if got := evalBody(t, s, tc.expr); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.expr, got, tc.want)
+		}
+	}
+}
+
 // TestReplaceIsBounded: replace and replaceAll built their answer in one Go operation, 'x' a
 // million times each replaced by 1,000 characters ran 7 s past the time limit and took 9 times
 // the memory limit. An answer that may pass V8's string length is made one match at a time,

@@ -223,7 +223,20 @@ func (m *memWatch) dropped() {
 // toJSON, which stopper is.) The setter makes an assigned toJSON the object's own property, as
 // an assignment would without the accessor. What a script can see: 'toJSON' in {} is true,
 // and Object.prototype lists it among its own property names; ({}).toJSON is undefined.
-func objectToJSON(vm *goja.Runtime, stopping *atomic.Bool, stopper goja.Value) {
+//
+// native.jsonGuard, the replacer the prelude's JSON.stringify passes where the script gave no
+// function, does the same for objects of no prototype, which have no toJSON to look up: it
+// answers each value as given, and while an interrupt is pending an object whose one property
+// has stopper as getter.
+func objectToJSON(vm *goja.Runtime, native *goja.Object, stopping *atomic.Bool, stopper goja.Value) {
+	trap := vm.NewObject()
+	_ = trap.DefineAccessorProperty("stopping", stopper, nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	_ = native.Set("jsonGuard", func(call goja.FunctionCall) goja.Value {
+		if stopping.Load() {
+			return trap
+		}
+		return call.Argument(1)
+	})
 	get := vm.ToValue(func(goja.FunctionCall) goja.Value {
 		if stopping.Load() {
 			return stopper

@@ -162,6 +162,34 @@ const arrayToJSON = function toJSON() {
 };
 method(Array.prototype, 'toJSON', arrayToJSON);
 native.arrayToJSON = arrayToJSON;
+// JSON.stringify lets a pending interrupt through where it looks up toJSON, on Object.prototype
+// (see objectToJSON) and Array.prototype; objects of no prototype (Object.create(null),
+// {__proto__: null}) have neither, and stringify of a shared graph of them ran past both
+// limits. Without a replacer function, stringify gets native.jsonGuard, which answers each
+// value as given until an interrupt is pending, and then an object whose getter lets it
+// through; a property list becomes a replacer function that answers objects with the listed
+// properties alone (what a property list writes).
+const jsonStringify = JSON.stringify, createObject = Object.create;
+const listReplacer = function (list) {
+    const keys = [];
+    for (let i = 0; i < list.length; i += 1) {
+        const v = list[i];
+        if (typeof v === 'string' || typeof v === 'number' || v instanceof String || v instanceof Number) {
+            const k = String(v);
+            if (keys.indexOf(k) < 0) { keys.push(k); }
+        }
+    }
+    return function (key, v) {
+        if (typeof v !== 'object' || v === null || isArray(v) || v instanceof String || v instanceof Number || v instanceof Boolean) { return v; }
+        const o = createObject(null);
+        for (let i = 0; i < keys.length; i += 1) { o[keys[i]] = v[keys[i]]; }
+        return o;
+    };
+};
+method(JSON, 'stringify', { stringify(value, replacer, space) {
+    if (typeof replacer === 'function') { return apply(jsonStringify, JSON, [value, replacer, space]); }
+    return apply(jsonStringify, JSON, [value, isArray(replacer) ? listReplacer(replacer) : native.jsonGuard, space]);
+} }.stringify);
 const format = native.format;
 const console = {};
 ['log', 'info', 'warn', 'error', 'debug', 'trace'].forEach(function (level) {

@@ -259,7 +259,7 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 		panic("BUG: script prelude: " + err.Error())
 	}
 	rt.arrayToJSON, _ = native.Get("arrayToJSON").(*goja.Object)
-	objectToJSON(vm, &rt.stopping, rt.arrayToJSON)
+	objectToJSON(vm, native, &rt.stopping, rt.arrayToJSON)
 	rt.nodeArgs = &nodeArgs{g, native, modules}
 	return rt
 }

@@ -87,3 +87,35 @@ func TestHeaderAndChunkExtensionBounds(t *testing.T) {
 		t.Errorf("admin API: the imposter of the chunked body: %d %.200s", code, body)
 	}
 }
+
+// An inject that stringifies a shared graph of objects of no prototype (forty levels, each
+// naming the one below twice: 2^40 objects) ran on past --script-timeout and --script-memory,
+// growing until the machine ran out of memory; it now gets its 500 like any script past a
+// limit, the process stays well under a gigabyte, and the imposter answers after it.
+func TestStringifyOfNullPrototypesIsBounded(t *testing.T) {
+	s := start(t, "--allowInjection", "--script-timeout", "2s", "--script-memory", "64MiB")
+	port := listenFree(t)
+	graph := `(function () { let o = Object.create(null); o.x = 1; for (let i = 0; i < 40; i++) { const p = Object.create(null); p.a = o; p.b = o; o = p; } return o; })()`
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[
+		{"predicates":[{"equals":{"path":"/plain"}}],"responses":[{"inject":"function () { return { body: JSON.stringify(%s).length }; }"}]},
+		{"predicates":[{"equals":{"path":"/list"}}],"responses":[{"inject":"function () { return { body: JSON.stringify(%s, ['a', 'b', 'x']).length }; }"}]},
+		{"predicates":[{"equals":{"path":"/body"}}],"responses":[{"inject":"function () { return { body: %s }; }"}]},
+		{"responses":[{"inject":"function (config) { return { body: JSON.stringify(Object.assign(Object.create(null), { path: config.request.path })) }; }"}]}]}`,
+		port, graph, graph, graph)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	for _, path := range []string{"/plain", "/list", "/body"} {
+		status, _, body := do(t, "GET", base+path, "")
+		if status != 500 || !strings.Contains(body, "invalid injection") || !strings.Contains(body, "timed out") && !strings.Contains(body, "memory") {
+			t.Errorf("%s: %d %.300s, want 500 invalid injection, past a limit", path, status, body)
+		}
+	}
+	if peak := peakRSS(t, s.cmd.Process.Pid); peak > 1<<30 {
+		t.Errorf("peak resident memory %d MiB, want under 1 GiB", peak>>20)
+	}
+	if status, _, body := do(t, "GET", base+"/good", ""); status != 200 || body != `{"path":"/good"}` {
+		t.Errorf("a good request after them: %d %q", status, body)
+	}
+}
