@@ -500,12 +500,23 @@ func unitsSource(src string) (string, bool) {
 	return b.String(), true
 }
 
-// toUnits writes s's characters past the BMP as their two surrogates' private characters; ok is
-// false when s holds those characters itself (the units could not be told from them).
+// toUnits writes s's characters past the BMP as their two surrogates' private characters, and
+// a lone surrogate (see appendUnit) as its own; ok is false when s holds those characters itself
+// (the units could not be told from them).
 func toUnits(s string) (string, bool) {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if u, ok := loneSurrogate(s, i); ok {
+			if u < 0xDC00 {
+				b.WriteRune(unitHigh + (u - 0xD800))
+			} else {
+				b.WriteRune(unitLow + (u - 0xDC00))
+			}
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r > 0xFFFF:
 			u := r - 0x10000
@@ -514,25 +525,148 @@ func toUnits(s string) (string, bool) {
 		case r >= unitHigh && r < unitEnd:
 			return "", false
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[i : i+size])
 		}
+		i += size
 	}
 	return b.String(), true
 }
 
-// hasAstral reports whether s holds a character past the BMP (a 4-byte UTF-8 sequence).
+// fromUnits undoes toUnits: a high and a low surrogate's private characters in a row become their
+// character, and one alone (an except that removed its other half, as JavaScript's replace can)
+// the lone surrogate, written as in WTF-8 (ED A0 80 to ED BF BF), which no valid text holds: it
+// equals only the same lone surrogate, as in JavaScript.
+func fromUnits(s string) string {
+	if !hasUnitChars(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	var hi rune = -1 // a high surrogate waiting for its low one
+	for _, r := range s {
+		switch {
+		case r >= unitHigh && r < unitLow:
+			if hi >= 0 {
+				b = appendUnit(b, hi)
+			}
+			hi = 0xD800 + (r - unitHigh)
+			continue
+		case r >= unitLow && r < unitEnd && hi >= 0:
+			b = utf8.AppendRune(b, 0x10000+(hi-0xD800)<<10+(r-unitLow))
+		case r >= unitLow && r < unitEnd:
+			b = appendUnit(b, 0xDC00+(r-unitLow))
+		default:
+			if hi >= 0 {
+				b = appendUnit(b, hi)
+			}
+			b = utf8.AppendRune(b, r)
+		}
+		hi = -1
+	}
+	if hi >= 0 {
+		b = appendUnit(b, hi)
+	}
+	return string(b)
+}
+
+// appendUnit appends a lone surrogate u (D800 to DFFF) as WTF-8 writes it: three bytes as UTF-8
+// would encode the code point, which Go's and RE2's decoding read as three U+FFFD.
+func appendUnit(b []byte, u rune) []byte {
+	return append(b, 0xED, byte(0x80|(u>>6)&0x3F), byte(0x80|u&0x3F))
+}
+
+// loneSurrogate reports whether s holds a lone surrogate written as appendUnit writes it at i.
+func loneSurrogate(s string, i int) (rune, bool) {
+	if i+2 < len(s) && s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2] >= 0x80 && s[i+2] <= 0xBF {
+		return 0xD000 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), true
+	}
+	return 0, false
+}
+
+// hasAstral reports whether s holds a character past the BMP (a 4-byte UTF-8 sequence) or a
+// lone surrogate (see appendUnit): text JavaScript reads otherwise than RE2 does.
 func hasAstral(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= 0xF0 {
+		if s[i] >= 0xF0 || s[i] == 0xED && i+1 < len(s) && s[i+1] >= 0xA0 {
 			return true
 		}
 	}
 	return false
 }
 
-// unitsMatch runs the pattern on s's code units, for s holding a character past the BMP;
-// handled is false when it cannot (the pattern or s names the private characters).
-func (r *jsRegexp) unitsMatch(s string) (matched, handled bool) {
+// utf16Runes is s as JavaScript reads it, one rune per UTF-16 code unit (a character past the
+// BMP as its two surrogates, a lone surrogate as itself), for the ECMAScript engine.
+func utf16Runes(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for i := 0; i < len(s); {
+		if u, ok := loneSurrogate(s, i); ok {
+			out = append(out, u)
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r > 0xFFFF {
+			u := r - 0x10000
+			out = append(out, 0xD800+(u>>10), 0xDC00+(u&0x3FF))
+		} else {
+			out = append(out, r)
+		}
+		i += size
+	}
+	return out
+}
+
+// fromUTF16Runes undoes utf16Runes: surrogate pairs become their character, a lone surrogate is
+// written as appendUnit writes it.
+func fromUTF16Runes(rs []rune) string {
+	b := make([]byte, 0, len(rs)+8)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r >= 0xD800 && r < 0xDC00 && i+1 < len(rs) && rs[i+1] >= 0xDC00 && rs[i+1] < 0xE000:
+			b = utf8.AppendRune(b, 0x10000+(r-0xD800)<<10+(rs[i+1]-0xDC00))
+			i++
+		case r >= 0xD800 && r < 0xE000:
+			b = appendUnit(b, r)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(b)
+}
+
+// ecmaUnitsSource rewrites a pattern for the ECMAScript engine, which reads characters, to read
+// code units as JavaScript does: a character past the BMP (alone or after a backslash, an
+// identity escape of its high surrogate) becomes its two surrogates' \u escapes.
+func ecmaUnitsSource(src string) string {
+	if !unitsAlways(src) {
+		return src
+	}
+	var b strings.Builder
+	for i := 0; i < len(src); {
+		if src[i] == '\\' && i+1 < len(src) && src[i+1] < utf8.RuneSelf {
+			b.WriteString(src[i : i+2])
+			i += 2
+			continue
+		}
+		j := i
+		if src[i] == '\\' && i+1 < len(src) {
+			j++
+		}
+		r, size := utf8.DecodeRuneInString(src[j:])
+		if r > 0xFFFF {
+			u := r - 0x10000
+			fmt.Fprintf(&b, `\u%04X\u%04X`, 0xD800+(u>>10), 0xDC00+(u&0x3FF))
+		} else {
+			b.WriteString(src[i : j+size])
+		}
+		i = j + size
+	}
+	return b.String()
+}
+
+// unitsRE returns the pattern's RE2 form over code units, compiled on first use; nil when the
+// pattern names the private characters.
+func (r *jsRegexp) unitsRE() *regexp.Regexp {
 	u := r.units.Load()
 	if u == nil {
 		u = &unitsRegexp{}
@@ -543,17 +677,41 @@ func (r *jsRegexp) unitsMatch(s string) (matched, handled bool) {
 		}
 		r.units.Store(u)
 	}
-	if u.re == nil {
+	return u.re
+}
+
+// unitsMatch runs the pattern on s's code units, for s holding a character past the BMP;
+// handled is false when it cannot (the pattern or s names the private characters).
+func (r *jsRegexp) unitsMatch(s string) (matched, handled bool) {
+	re := r.unitsRE()
+	if re == nil {
 		return false, false
 	}
 	if !hasAstral(s) && !hasUnitChars(s) {
-		return u.re.MatchString(s), true // s reads the same as code units
+		return re.MatchString(s), true // s reads the same as code units
 	}
 	us, ok := toUnits(s)
 	if !ok {
 		return false, false
 	}
-	return u.re.MatchString(us), true
+	return re.MatchString(us), true
+}
+
+// unitsReplace is ReplaceAllString on s's code units; handled is false when it cannot (the
+// pattern or s names the private characters).
+func (r *jsRegexp) unitsReplace(s, repl string) (out string, handled bool) {
+	re := r.unitsRE()
+	if re == nil || hasUnitChars(repl) {
+		return "", false
+	}
+	if !hasAstral(s) && !hasUnitChars(s) {
+		return re.ReplaceAllLiteralString(s, repl), true
+	}
+	us, ok := toUnits(s)
+	if !ok {
+		return "", false
+	}
+	return fromUnits(re.ReplaceAllLiteralString(us, repl)), true
 }
 
 // hasUnitChars reports whether s holds one of the private characters units are written as
@@ -604,24 +762,54 @@ func (r *jsRegexp) MatchString(s string) bool {
 		}
 		return r.re.MatchString(s)
 	}
+	if hasAstral(s) {
+		ok, err := r.ecma.MatchRunes(utf16Runes(s))
+		return ok && err == nil
+	}
 	ok, err := r.ecma.MatchString(s)
 	return ok && err == nil
 }
 
-// ReplaceAllString is s.replace(regexp with the g flag, repl) for a repl without $ patterns.
-// A replacement that runs past MatchTimeout leaves s as it is.
+// ReplaceAllString is s.replace(regexp with the g flag, repl) for a repl without $ patterns, on
+// s's UTF-16 code units as JavaScript reads them (an except can remove half of a character past
+// the BMP). A replacement that runs past MatchTimeout leaves s as it is.
 func (r *jsRegexp) ReplaceAllString(s, repl string) string {
 	if r.re != nil {
 		if r.exact != nil && kelvinOrLongS(s) {
-			return r.exact.ReplaceAllString(s, repl)
+			return r.exact.ReplaceAllLiteralString(s, repl)
 		}
-		return r.re.ReplaceAllString(s, repl)
+		if r.unitsAlways || r.unitWise && hasAstral(s) {
+			if out, handled := r.unitsReplace(s, repl); handled {
+				return out
+			}
+		}
+		return r.re.ReplaceAllLiteralString(s, repl)
+	}
+	if hasAstral(s) {
+		return r.ecmaReplaceUnits(s, repl)
 	}
 	out, err := r.ecma.Replace(s, repl, -1, -1)
 	if err != nil {
 		return s
 	}
 	return out
+}
+
+// ecmaReplaceUnits is ReplaceAllString by the ECMAScript engine on s's code units.
+func (r *jsRegexp) ecmaReplaceUnits(s, repl string) string {
+	in := utf16Runes(s)
+	out := make([]rune, 0, len(in))
+	last := 0
+	m, err := r.ecma.FindRunesMatch(in)
+	for ; m != nil && err == nil; m, err = r.ecma.FindNextMatch(m) {
+		out = append(out, in[last:m.RuneIndex]...)
+		out = append(out, []rune(repl)...)
+		last = m.RuneIndex + m.RuneLength
+	}
+	if err != nil {
+		return s
+	}
+	return fromUTF16Runes(append(out, in[last:]...))
 }
 
 // anchoredPrefix returns the ASCII literal every match of the RE2 pattern t starts with, when t
@@ -696,7 +884,7 @@ func compileUncached(src string, ignoreCase bool) (*jsRegexp, error) {
 			return jr, nil
 		}
 	}
-	ecma, ecmaErr := compileECMAScript(src, ignoreCase)
+	ecma, ecmaErr := compileECMAScript(ecmaUnitsSource(src), ignoreCase)
 	if ecmaErr != nil {
 		// Not a valid JavaScript pattern: say what RE2 or the translation found.
 		if _, unsupported := err.(unsupportedError); unsupported {

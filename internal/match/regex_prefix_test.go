@@ -162,3 +162,74 @@ func TestRegexCodeUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexCodeUnitsECMAScriptAndReplace: the ECMAScript engine's patterns (lookaround,
+// backreferences) and except's replace read a character past the BMP as two UTF-16 code units,
+// as JavaScript without the u flag does (each case what node 20's test and replace(/p/gi, "")
+// gave; a lone surrogate left by replace is written as WTF-8).
+func TestRegexCodeUnitsECMAScriptAndReplace(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, s string
+		match      bool
+		replaced   string
+	}{
+		{`^(?!x).$`, "😀", false, "😀"},
+		{`^(?!x)..$`, "😀", true, ""},
+		{`(.)\1`, "😀😀", false, "😀😀"},
+		{`(?=.)\uDE00`, "a😀", true, "a\xed\xa0\xbd"},
+		{`(?=\uD83D).`, "😀b", true, "\xed\xb8\x80b"},
+		{`(?<=a).`, "a😀", true, "a\xed\xb8\x80"},
+		{`(?=.)😀{2}`, "😀😀", false, "😀😀"},
+		{`(?=.)😀`, "a😀", true, "a"},
+		{`^.`, "😀😀", true, "\xed\xb8\x80😀"},
+		{`.$`, "a😀", true, "a\xed\xa0\xbd"},
+		{`\uD83D`, "a😀b", true, "a\xed\xb8\x80b"},
+		{`[^a]`, "a😀b", true, "a"},
+		{`😀+`, "😀\U0001F600", true, ""},
+		{`.`, "😀", true, ""},
+		{`^..$`, "😀", true, ""},
+		{`b`, "😀b", true, "😀"},
+	} {
+		re, err := compileJSRegex(tc.pattern, true)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.pattern, err)
+		}
+		if got := re.MatchString(tc.s); got != tc.match {
+			t.Errorf("/%s/i.test(%q) = %v, want %v", tc.pattern, tc.s, got, tc.match)
+		}
+		if got := re.ReplaceAllString(tc.s, ""); got != tc.replaced {
+			t.Errorf("%q.replace(/%s/gi, '') = %q, want %q", tc.s, tc.pattern, got, tc.replaced)
+		}
+	}
+	// A lone surrogate an except left is read as one code unit by the next pattern.
+	re, err := compileJSRegex(`^\uDE00b$`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !re.MatchString("\xed\xb8\x80b") {
+		t.Error(`/^\uDE00b$/ does not match a lone low surrogate followed by b`)
+	}
+	re, err = compileJSRegex(`^(?=.).b$`, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !re.MatchString("\xed\xb8\x80b") {
+		t.Error(`/^(?=.).b$/ does not match a lone low surrogate followed by b`)
+	}
+}
+
+// TestUnitsRoundTrip: text written as code units and back is the same text.
+func TestUnitsRoundTrip(t *testing.T) {
+	for _, s := range []string{"", "abc", "😀", "a😀b𝒜", "\xed\xa0\xbd", "\xed\xb8\x80x", "é\u2028😀\xed\xa0\xbd"} {
+		us, ok := toUnits(s)
+		if !ok {
+			t.Fatalf("toUnits(%q) refused", s)
+		}
+		if got := fromUnits(us); got != s {
+			t.Errorf("fromUnits(toUnits(%q)) = %q", s, got)
+		}
+		if got := fromUTF16Runes(utf16Runes(s)); got != s {
+			t.Errorf("fromUTF16Runes(utf16Runes(%q)) = %q", s, got)
+		}
+	}
+}
