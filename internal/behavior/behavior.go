@@ -68,6 +68,23 @@ func (c *Compiled) KeepsInput() bool {
 	return true
 }
 
+// Defers reports whether Apply has a wait or a shellTransform step, which Mountebank finishes in
+// a later turn of its event loop (a timer, a child process): a tcp client that has shut its
+// side of the connection by then gets no answer from Mountebank, whose socket has ended. c is
+// nil-safe.
+func (c *Compiled) Defers() bool {
+	if c == nil {
+		return false
+	}
+	for _, s := range c.steps {
+		switch s.(type) {
+		case *waitStep, *shellStep:
+			return true
+		}
+	}
+	return false
+}
+
 // Decorates returns the number of decorate steps, the only steps that give a script the
 // request, when every step is a wait or a decorate (KeepsInput); ok is false otherwise (a copy,
 // lookup or shellTransform reads the request without a script).

@@ -218,7 +218,7 @@ func TestBuildTCP(t *testing.T) {
 			if a.Err != nil {
 				t.Fatal(a.Err)
 			}
-			out, keep := im.BuildTCP(req, a, origin(tt.origin))
+			out, keep := im.BuildTCP(context.Background(), req, a, origin(tt.origin))
 			if string(out) != tt.want || keep != tt.keep {
 				t.Errorf("got %q, keep %v; want %q, keep %v", out, keep, tt.want, tt.keep)
 			}

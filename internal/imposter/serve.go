@@ -103,6 +103,13 @@ func (im *Imposter) Resolve(req *request.Request) Answer {
 	return a
 }
 
+// Defers reports whether the answer's behaviors wait or run a shell command (see
+// behavior.Compiled.Defers): Mountebank writes it in a later turn of its event loop, which a
+// tcp client's end of sending (FIN) comes before.
+func (a Answer) Defers() bool {
+	return a.resp != nil && a.resp.base().behaviors.Defers()
+}
+
 // Matched reports whether a stub answered (rather than the default response or an error).
 func (a Answer) Matched() bool { return a.stub != nil }
 

@@ -184,8 +184,9 @@ type TCPOrigin func(req *request.Request, addr, to string) (answer, failure *con
 
 // BuildTCP makes the bytes that answer req with a (none for some faults and an origin that
 // closed) and says whether the connection stays open after they are written. A proxy response
-// asks its origin through origin.
-func (im *Imposter) BuildTCP(req *request.Request, a Answer, origin TCPOrigin) (out []byte, keep bool) {
+// asks its origin through origin. Cancelling ctx stops the behaviors of an `is` or inject
+// response (a wait, a shell command).
+func (im *Imposter) BuildTCP(ctx context.Context, req *request.Request, a Answer, origin TCPOrigin) (out []byte, keep bool) {
 	fail := func(err error) ([]byte, bool) {
 		im.log.Error("cannot build the response", "err", err)
 		var shell *behavior.ShellError
@@ -228,7 +229,7 @@ func (im *Imposter) BuildTCP(req *request.Request, a Answer, origin TCPOrigin) (
 		fault = r.name
 	}
 	if built != nil {
-		obj, err := im.buildObject(context.Background(), req, built)
+		obj, err := im.buildObject(ctx, req, built)
 		if err != nil {
 			return fail(err)
 		}

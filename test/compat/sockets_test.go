@@ -28,6 +28,9 @@ type tcpStep struct {
 	// of 'x', written in pieces of Fill.Piece bytes (default 16 KiB) a few milliseconds apart, so
 	// that it reaches the server as many packets.
 	Fill *tcpFill `json:"fill,omitempty"`
+	// CloseWrite, when true, shuts the client's sending side (FIN) after the last packet is
+	// written, before its answer is read: a half-closed client.
+	CloseWrite bool `json:"closeWrite,omitempty"`
 }
 
 type tcpFill struct {
@@ -72,7 +75,7 @@ func (s *tcpStep) exchange(v vars) exchange {
 		wait = 600 * time.Millisecond
 	}
 	var got []byte
-	for _, p := range packets {
+	for i, p := range packets {
 		data := []byte(p)
 		if s.Base64 {
 			if data, err = decodeBase64(p); err != nil {
@@ -81,6 +84,11 @@ func (s *tcpStep) exchange(v vars) exchange {
 		}
 		if err := s.write(conn, data); err != nil {
 			return tcpAnswer(got, "write: "+classifyNetErr(err))
+		}
+		if s.CloseWrite && i == len(packets)-1 {
+			if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+				return tcpAnswer(got, "close write: "+classifyNetErr(err))
+			}
 		}
 		more, end := readAnswer(conn, wait)
 		got = append(got, more...)

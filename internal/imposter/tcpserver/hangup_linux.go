@@ -56,3 +56,32 @@ func watchHangUp(conn net.Conn, cancel func()) (stop func()) {
 		<-done
 	}
 }
+
+// shutDown reports whether the peer of conn has shut down its side (or reset it) by now, without
+// waiting or taking anything it sent: watchHangUp's check, once.
+func shutDown(conn net.Conn) bool {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	gone := false
+	_ = raw.Control(func(fd uintptr) {
+		var b [1]byte
+		n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		switch {
+		case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EINTR):
+		case err != nil || n == 0:
+			gone = true
+		default:
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+			if k, err := unix.Poll(pfd, 0); err == nil && k > 0 && pfd[0].Revents&(unix.POLLRDHUP|unix.POLLHUP|unix.POLLERR) != 0 {
+				gone = true
+			}
+		}
+	})
+	return gone
+}

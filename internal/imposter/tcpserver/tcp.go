@@ -174,7 +174,18 @@ func (s *server) respond(cl *client, payload []byte) bool {
 	if m != nil {
 		t0 = metrics.Now()
 	}
-	out, keep := im.BuildTCP(req, a, func(req *request.Request, addr, to string) (*config.Object, *config.Object) {
+	ctx := context.Background()
+	var stop func()
+	if a.Defers() {
+		// A wait or a shell command: Mountebank writes the answer in a later turn of its event
+		// loop, and a client that has shut its side by then (FIN) has had its socket ended
+		// (node's allowHalfOpen is off): nothing is written and the connection closes at once.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop = watchHangUp(conn, cancel)
+	}
+	out, keep := im.BuildTCP(ctx, req, a, func(req *request.Request, addr, to string) (*config.Object, *config.Object) {
 		return s.proxy(conn, req, addr, to)
 	})
 	if m != nil {
@@ -184,6 +195,12 @@ func (s *server) respond(cl *client, payload []byte) bool {
 	// The match is kept before the answer goes out (Mountebank keeps it as it resolves the
 	// response): a client that reads the answer and then asks for the imposter sees it.
 	im.RecordMatch(a)
+	if stop != nil {
+		stop()
+		if ctx.Err() != nil || shutDown(conn) {
+			return false
+		}
+	}
 	if len(out) > 0 {
 		if _, err := conn.Write(out); err != nil {
 			return false

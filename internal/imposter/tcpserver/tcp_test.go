@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -303,5 +304,44 @@ func TestTCPDebugMatchesKeepTheirData(t *testing.T) {
 	}
 	if strings.Join(data, " ") != "aaaa bbbb cccc" {
 		t.Errorf("matches' data: %q, want aaaa bbbb cccc", data)
+	}
+}
+
+// TestTCPHalfClosedClient: a client that sent its request and shut its sending side gets no
+// answer from a response that waits or runs a shell command, and the connection closes without
+// the wait running out, as Mountebank's socket ends at the client's FIN (node's allowHalfOpen is
+// off) before its timer or child process is done; other answers are written.
+func TestTCPHalfClosedClient(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a client's FIN is seen during a wait on Linux only")
+	}
+	tests := []struct {
+		name, response, want string
+	}{
+		{"plain", `{"is":{"data":"plain"}}`, "plain"},
+		{"decorate", `{"is":{"data":"x"},"behaviors":[{"decorate":"function (req, res) { res.data = 'decorated'; }"}]}`, "decorated"},
+		{"wait", `{"is":{"data":"waited"},"behaviors":[{"wait":50}]}`, ""},
+		{"wait longer than the test", `{"is":{"data":"waited"},"_behaviors":{"wait":600000}}`, ""},
+		{"shellTransform", `{"is":{"data":"x"},"behaviors":[{"shellTransform":"sleep 600 #"}]}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			im := startImposter(t, `{"protocol":"tcp","stubs":[{"responses":[`+tt.response+`]}]}`)
+			c := dial(t, im)
+			if _, err := io.WriteString(c, "ping"); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.(*net.TCPConn).CloseWrite(); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound on a hang, not a speed
+			got, err := io.ReadAll(c)
+			if err != nil {
+				t.Fatalf("reading the answer: %v (the connection was not closed)", err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("answer %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
