@@ -107,6 +107,10 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 	// Mountebank sends https for https: and plain http for every other scheme.
 	isTLS := scheme == "https"
 	hostname, port := u.Hostname(), u.Port()
+	if hostname == "" {
+		// A URL without a host (file://x:, foo:///): node's http.request goes to localhost.
+		hostname = "localhost"
+	}
 	defPort := "80"
 	if isTLS {
 		defPort = "443"

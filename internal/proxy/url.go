@@ -103,6 +103,13 @@ func whatwgURL(s string) (whatwg, bool) {
 	auth, tail := rest[:end], rest[end:]
 	userinfo := false
 	if file {
+		if len(auth) == 2 && isAlpha(auth[0]) && (auth[1] == ':' || auth[1] == '|') {
+			// A Windows drive letter where the host would be (file://c:/x): the parser reads it
+			// as the path's first segment, with no host (the pathname is only approximated: a
+			// file URL's is never read).
+			w.pathname = "/" + auth[:1] + ":" + strings.TrimPrefix(pathname(tail, seps, true, true), "/")
+			return w, true
+		}
 		// A file URL's host: no user info, no port.
 		if auth != "" {
 			h, ok := domain(auth)
@@ -215,6 +222,11 @@ func pathname(tail, seps string, special, hierarchical bool) string {
 		case "..", ".%2e", "%2e.", "%2e%2e":
 			if len(out) > 0 {
 				out = out[:len(out)-1]
+			} else if !special && i == len(segs)-1 {
+				// A non-special URL whose path ends in a ".." with nothing left to remove keeps
+				// an empty path, as node's parser (ada) does: new URL("foo://a/..").pathname is
+				// "" (the standard's is "/").
+				return ""
 			}
 			if i == len(segs)-1 {
 				out = append(out, "")

@@ -57,6 +57,22 @@ func TestParseTo(t *testing.T) {
 		{"httpx://a/b", "", "bad data", "proxy.to must not contain a path '/b'"},
 		{"httpx://a", "", "bad data", "proxy.to must not contain a path ''"},
 		{"httpx:/\\a/./b", "", "bad data", "proxy.to must not contain a path '/\\a/b'"},
+		// node's parser (ada) keeps a non-special path empty when a final ".." finds nothing to
+		// remove (node 20: new URL("httpx://a_b:443/..").pathname is "").
+		{"httpx://a_b:443/..", "", "bad data", "proxy.to must not contain a path ''"},
+		{"httpx://a/b/../..", "", "bad data", "proxy.to must not contain a path ''"},
+		{"httpx://a/./..", "", "bad data", "proxy.to must not contain a path ''"},
+		{"httpx://a/%2e%2e", "", "bad data", "proxy.to must not contain a path ''"},
+		{"httpx://a/b/..", "a", "", ""},
+		{"httpx://a/../.", "a", "", ""},
+		{"httpx://a//..", "a", "", ""},
+		{"http://a/..", "a", "", ""},
+		// A Windows drive letter where a file URL's host would be is its path (node 20:
+		// new URL("file://x:") is file:///x:); a host of two letters and a colon is not.
+		{"file://x:", "", "", ""},
+		{"file://X|/a", "", "", ""},
+		{"file://ab:", "", "ERR_INVALID_URL", "file://ab:"},
+		{"file://x:a", "", "ERR_INVALID_URL", "file://x:a"},
 	}
 	for _, tt := range tests {
 		u, err := ParseTo(tt.to, true)
@@ -79,5 +95,19 @@ func TestParseTo(t *testing.T) {
 	}
 	if _, err := ParseTo(nil, false); err == nil || err.Message != "Missing to" {
 		t.Errorf("ParseTo without to = %v, want Missing to", err)
+	}
+}
+
+// TestCompileHostless: a `to` without a host (file://x:, foo:///) is proxied to localhost, as
+// node's http.request with an empty hostname does (Mountebank then answers "Unable to connect").
+func TestCompileHostless(t *testing.T) {
+	for _, to := range []string{"file://x:", "foo:///", "file:///tmp"} {
+		p, err := Compile(config.NewObject("to", to), 1<<20)
+		if err != nil {
+			t.Fatalf("Compile(to %q): %v", to, err)
+		}
+		if p.client.Addr != "localhost:80" {
+			t.Errorf("Compile(to %q) dials %q, want localhost:80", to, p.client.Addr)
+		}
 	}
 }
