@@ -265,3 +265,53 @@ func TestServerKeys(t *testing.T) {
 		t.Errorf("the schema's server keys\n%q\nare not the server flags\n%q", inSchema, flags)
 	}
 }
+
+// TestWithProtocols: with a protofile's custom protocols, the schema accepts their imposters
+// whatever fields they hold, and still holds every other imposter to the built-in protocols
+// (a typo of one, or of a custom protocol, is an error).
+func TestWithProtocols(t *testing.T) {
+	doc, err := schema.WithProtocols([]string{"foo", "ldap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatalf("the schema with custom protocols is not JSON: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	if err := c.AddResource("custom.schema.json", parsed); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("custom.schema.json")
+	if err != nil {
+		t.Fatalf("the schema with custom protocols does not compile: %v", err)
+	}
+	plain := compile(t)
+	for _, tc := range []struct {
+		config            string
+		valid, plainValid bool
+	}{
+		{`{"imposters": [{"protocol": "foo", "port": 3000, "customField": 1, "stubs": [{"predicates": [{"equals": {"dn": "x"}}], "responses": [{"is": {"entry": 2}}]}]}]}`, true, false},
+		{`{"protocol": "ldap", "anything": true}`, true, false},
+		{`{"imposters": [{"protocol": "http", "port": 3000}]}`, true, true},
+		{`{"imposters": [{"protocol": "htp", "port": 3000}]}`, false, false},
+		{`{"imposters": [{"protocol": "fooo", "port": 3000}]}`, false, false},
+		{`{"imposters": [{"protocol": "http", "customField": 1}]}`, false, false},
+		{`{"imposters": [{"protocol": "foo", "port": "x"}]}`, false, false},
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(tc.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(v); (err == nil) != tc.valid {
+			t.Errorf("with custom protocols, %s: valid %v, want %v (%v)", tc.config, err == nil, tc.valid, err)
+		}
+		if err := plain.Validate(v); (err == nil) != tc.plainValid {
+			t.Errorf("without them, %s: valid %v, want %v (%v)", tc.config, err == nil, tc.plainValid, err)
+		}
+	}
+	if out, err := schema.WithProtocols(nil); err != nil || !bytes.Equal(out, schema.JSON) {
+		t.Errorf("WithProtocols(nil) is not the shipped schema (%v)", err)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mockd/mockd/internal/imposter/customproto"
 	"github.com/mockd/mockd/schema"
 )
 
@@ -56,15 +58,36 @@ func newHealthcheckCmd() *cobra.Command {
 }
 
 func newSchemaCmd() *cobra.Command {
-	return &cobra.Command{
+	var protofile string
+	cmd := &cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of mockd's config files (for editors)",
 		Long: "Print the JSON Schema of mockd's YAML and Mountebank JSON config files. Point your editor at it,\n" +
-			"e.g. with a first line `# yaml-language-server: $schema=mockd.schema.json` after `mockd schema > mockd.schema.json`.",
+			"e.g. with a first line `# yaml-language-server: $schema=mockd.schema.json` after `mockd schema > mockd.schema.json`.\n" +
+			"With --protofile, imposters of the file's custom protocols may hold any field (their programs read them).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := cmd.OutOrStdout().Write(schema.JSON)
+			var names []string
+			if protofile != "" {
+				specs, err := customproto.Load(protofile)
+				if err == nil && specs == nil {
+					err = fs.ErrNotExist
+				}
+				if err != nil {
+					return fmt.Errorf("--protofile %s: %w", protofile, err)
+				}
+				for _, s := range specs {
+					names = append(names, s.Name)
+				}
+			}
+			out, err := schema.WithProtocols(names)
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(out)
 			return err
 		},
 	}
+	cmd.Flags().StringVar(&protofile, "protofile", "", "JSON file of custom protocols (as serve's --protofile): the schema accepts their imposters")
+	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -360,9 +361,11 @@ func buildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 	for _, src := range cfg.Imposters {
 		checkFailed := false
 		// A custom protocol's imposter has fields and responses of its own, which only its
-		// program knows: the checker, which knows mockd's protocols, does not look at it.
+		// program knows: the checker, which knows mockd's protocols, does not look at it, nor
+		// at an imposter of a protocol that is neither mockd's nor a near miss of one (a custom
+		// protocol without its --protofile: its unknown protocol is the one problem reported).
 		var problemsFound []config.Problem
-		if !customProtocol(src.Value, reg.Custom()) {
+		if !customProtocol(src.Value, reg.Custom()) && !unknownProtocol(src.Value, reg.Custom()) {
 			problemsFound = config.CheckImposter(src.Value, src.Path, check)
 		}
 		for _, p := range problemsFound {
@@ -377,7 +380,13 @@ func buildImposters(reg *imposter.Registry, cfg *config.Config, allowInjection b
 		// The documents are the loader's, read once: the stubs keep their values (not copies).
 		def, errs := config.ParseImposter(src.Value, config.ParseOptions{AllowInjection: allowInjection, Path: src.Path, Owned: true, Custom: reg.Custom()})
 		for _, e := range errs {
-			problems = append(problems, src.Locate(e.Path, ForConsole(e.Message)))
+			msg := ForConsole(e.Message)
+			if e.Path == config.JoinPath(src.Path, "protocol") {
+				if hint := protocolHint(src.Value, reg.Custom()); hint != "" {
+					msg = e.Message + " (did you mean " + strconv.Quote(hint) + "?)"
+				}
+			}
+			problems = append(problems, src.Locate(e.Path, msg))
 		}
 		if def == nil || checkFailed {
 			// A failed check says more precisely what compiling would fail on.
@@ -874,6 +883,48 @@ func (a *App) callbackURL(port int) {
 }
 
 // customProtocol reports whether the imposter v is of a custom protocol.
+// protocolHint returns the protocol, built in or custom, that an imposter's unknown protocol
+// probably means (htp: http), or "".
+func protocolHint(v config.Value, custom map[string]bool) string {
+	name, ok := protocolName(v)
+	if !ok || name == "" {
+		return ""
+	}
+	names := make([]string, 0, len(custom))
+	for c := range custom {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	if s := config.Suggest(name, append(builtinProtocols[:len(builtinProtocols):len(builtinProtocols)], names...)); s != name {
+		return s
+	}
+	return ""
+}
+
+// builtinProtocols are the protocols mockd serves itself.
+var builtinProtocols = []string{"http", "https", "tcp", "smtp"}
+
+// unknownProtocol reports whether an imposter names a protocol that is neither mockd's, nor
+// custom, nor a near miss of mockd's: probably a custom protocol whose protofile was not given.
+func unknownProtocol(v config.Value, custom map[string]bool) bool {
+	name, ok := protocolName(v)
+	if !ok || name == "" || custom[name] {
+		return false
+	}
+	return config.Suggest(name, builtinProtocols) == ""
+}
+
+// protocolName is the protocol an imposter names, when it is a string.
+func protocolName(v config.Value) (string, bool) {
+	o := config.AsObject(v)
+	if o == nil {
+		return "", false
+	}
+	p, _ := o.Get("protocol")
+	name, ok := p.(string)
+	return name, ok
+}
+
 func customProtocol(v config.Value, custom map[string]bool) bool {
 	if o := config.AsObject(v); o != nil && len(custom) > 0 {
 		if p, ok := o.Get("protocol"); ok {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -296,11 +297,30 @@ func TestValidateCustomProtocol(t *testing.T) {
 	if want := "good.yaml:3:5: imposters[0].protocol: the line protocol is not yet supported (mockd serves http, https, tcp and smtp; a custom protocol needs the --protofile that names its program)"; code != 1 || !strings.Contains(out, want) {
 		t.Errorf("validate without the protofile: exit %d, want 1 and %q:\n%s", code, want, out)
 	}
+	if strings.Contains(out, "greeting") {
+		t.Errorf("validate without the protofile reports the custom imposter's own fields, not only its protocol:\n%s", out)
+	}
+	// A near miss of a protocol, built in or of the protofile, is named.
+	typos := write(t, dir, "typos.yaml", "imposters:\n  - protocol: htp\n  - protocol: lin\n    greeting: hi\n")
+	code, out = run("-c", typos, "--protofile", protofile)
+	for _, want := range []string{
+		`typos.yaml:2:5: imposters[0].protocol: the htp protocol is not yet supported (did you mean "http"?)`,
+		`typos.yaml:3:5: imposters[1].protocol: the lin protocol is not yet supported (did you mean "line"?)`,
+	} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("validate of protocol typos: exit %d, want 1 and %q:\n%s", code, want, out)
+		}
+	}
 	if code, out := run("-c", good, "--protofile", filepath.Join(dir, "missing.json")); code != 1 || !strings.Contains(out, "missing.json") {
 		t.Errorf("validate with a missing protofile: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("validate ran the program")
+	}
+	// mockd schema --protofile: the schema names the protofile's protocols.
+	sch, err := exec.Command(mockdBin, "schema", "--protofile", protofile).Output()
+	if err != nil || !bytes.Contains(sch, []byte(`"customImposter"`)) || !bytes.Contains(sch, []byte(`["line"]`)) {
+		t.Errorf("mockd schema --protofile: %v\n%.300s", err, sch)
 	}
 }
 
