@@ -204,13 +204,19 @@ func (s *stub) nextResponse() response {
 
 // at is the response at place i of s's cycle (i counted from the first request, wrapping).
 func (s *stub) at(i uint64) response {
+	var r response
 	if s.rep == nil {
-		return s.responses[i%uint64(len(s.responses))]
+		r = s.responses[i%uint64(len(s.responses))]
+	} else {
+		ends := s.rep.ends
+		i %= ends[len(ends)-1]
+		k := sort.Search(len(ends), func(j int) bool { return ends[j] > i })
+		r = s.responses[k]
 	}
-	ends := s.rep.ends
-	i %= ends[len(ends)-1]
-	k := sort.Search(len(ends), func(j int) bool { return ends[j] > i })
-	return s.responses[k]
+	if p, ok := r.(*pendingResponse); ok { // recorded by proxyAlways, compiled when first used
+		return p.compiled()
+	}
+	return r
 }
 
 // cycle is the length of s's response cycle, repeats included.

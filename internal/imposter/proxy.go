@@ -164,7 +164,9 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 			if o.rep != nil { // its own count list, grown as responses is (see above)
 				ns.rep = &repeats{ends: o.rep.ends}
 			}
-			if err := im.addResponse(ns, resp); err != nil {
+			if im.lazyRecord(resp) {
+				ns.appendRepeated(&pendingResponse{im: im, config: resp}, 1)
+			} else if err := im.addResponse(ns, resp); err != nil {
 				im.log.Error("cannot record proxy response", "err", err)
 				return
 			}
@@ -193,6 +195,51 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 		im.log.Error("cannot record proxy response", "err", err)
 	}
 }
+
+// lazyRecord reports whether resp, a response proxyAlways appends to a stub, may be compiled
+// when the stub first answers with it rather than now: an http imposter's plain `is` (no
+// behaviors), whose compiling cannot fail. Behind the proxy stub that recorded it, a recorded
+// stub seldom answers; compiling every answer as it was recorded took the time of a second
+// answer, and kept its wire form as well as its tree.
+func (im *Imposter) lazyRecord(resp *config.Object) bool {
+	if im.def.Protocol != "http" && im.def.Protocol != "https" || im.opts.Custom[im.def.Protocol] {
+		return false
+	}
+	if len(resp.Members) != 1 || resp.Members[0].Key != "is" {
+		return false
+	}
+	is := config.AsObject(resp.Members[0].Value)
+	if is == nil {
+		return false
+	}
+	_, template := is.Get("template") // a decorate may have set one, which may not compile
+	return !template
+}
+
+// pendingResponse is a response proxyAlways recorded, compiled when its stub first answers
+// with it (see lazyRecord). It is safe for concurrent use.
+type pendingResponse struct {
+	im     *Imposter
+	config *config.Object
+	once   sync.Once
+	r      response
+}
+
+// compiled returns the response compiled.
+func (p *pendingResponse) compiled() response {
+	p.once.Do(func() {
+		r, err := p.im.compileHTTPResponse(p.config)
+		if err != nil { // lazyRecord says it cannot fail
+			panic("BUG: a recorded response does not compile: " + err.Error())
+		}
+		p.r, p.im = r, nil
+	})
+	return p.r
+}
+
+func (p *pendingResponse) base() *respBase { return p.compiled().base() }
+
+var _ response = (*pendingResponse)(nil)
 
 // servedInPlace changes the headers of resp, a proxyAlways response appended to a stub that
 // had recorded before, as Mountebank's postProcess changes the response it serves: Mountebank

@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"sort"
@@ -70,6 +71,56 @@ func TestProxyAlwaysAppends(t *testing.T) {
 	config.AsObject(get(config.AsObject(get(d, "responses").([]any)[0]), "is")).Delete("_proxyResponseTime")
 	if after := view.JSON(1); after != before {
 		t.Errorf("changing what Def gave changed the stub:\n%s\nnow\n%s", before, after)
+	}
+}
+
+// TestProxyAlwaysRecordedAnswers: the answers proxyAlways appended (kept uncompiled until the
+// recorded stub first answers) are served in their order, cycling, once a request reaches
+// the recorded stub rather than the proxy.
+func TestProxyAlwaysRecordedAnswers(t *testing.T) {
+	n := 0
+	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+		n++
+		ctx.SetBodyString("answer " + strconv.Itoa(n))
+	}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
+	t.Cleanup(func() { _ = origin.Shutdown() })
+	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"headers":{"X-Record":"yes"}}}],"responses":[{"proxy":{"to":"http://` +
+		ln.Addr().String() + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
+	h, rec := newBenchHandler(t, imp, "GET /orders/7 HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nX-Record: yes\r\n\r\n", false)
+	for range 3 {
+		serveOnce(t, h, rec)
+	}
+	stubs := h.im.tbl.Load().stubs
+	if len(stubs) != 2 || len(stubs[1].responses) != 3 {
+		t.Fatalf("%d stubs, want the proxy's and the recorded one with 3 responses", len(stubs))
+	}
+	for i, r := range stubs[1].responses[1:] {
+		if _, ok := r.(*pendingResponse); !ok {
+			t.Errorf("appended response %d is a %T, want it compiled when first used", i+2, r)
+		}
+	}
+	replay := impostertest.RequestCtx(t, impostertest.RawRequest("GET", "/orders/7", "", ""))
+	for i, want := range []string{"answer 1", "answer 2", "answer 3", "answer 1", "answer 2"} {
+		serveOnce(t, h, replay)
+		if got := string(replay.Response.Body()); got != want {
+			t.Errorf("replayed request %d: got %q, want %q", i+1, got, want)
+		}
+	}
+	for i, r := range stubs[1].responses[1:] { // compiled now, as they were when recorded
+		p := r.(*pendingResponse)
+		want := compileIs(config.AsObject(get(p.config, "is")), h.im.defaults, nil)
+		got := &p.compiled().(*isResponse).http
+		if len(want.headers) < 2 || fmt.Sprint(got.headers, got.status) != fmt.Sprint(want.headers, want.status) || string(got.body) != string(want.body) {
+			t.Errorf("appended response %d compiled to %v %d %q, want %v %d %q", i+2, got.headers, got.status, got.body, want.headers, want.status, want.body)
+		}
+	}
+	if n != 3 {
+		t.Errorf("the origin was asked %d times, want 3", n)
 	}
 }
 
@@ -175,6 +226,29 @@ func TestAppendStableJSON(t *testing.T) {
 		want := stableReference(v)
 		if got := string(appendStableJSON([]byte("prefix"), v)); got != "prefix"+want {
 			t.Errorf("appendStableJSON(%s)\n got %s\nwant prefix%s", config.MarshalJSON(v, 0), got, want)
+		}
+	}
+}
+
+// TestLazyRecord: only an http(s) imposter's plain `is`, which cannot fail to compile, is
+// compiled when first used; anything with behaviors or a template is compiled as recorded.
+func TestLazyRecord(t *testing.T) {
+	tests := []struct {
+		protocol, resp string
+		want           bool
+	}{
+		{"http", `{"is":{"statusCode":200,"headers":{"A":"1"},"body":"x","_mode":"text","_proxyResponseTime":1}}`, true},
+		{"https", `{"is":{}}`, true},
+		{"http", `{"is":{"body":"x"},"behaviors":[{"wait":3}]}`, false},
+		{"http", `{"is":{"body":"x","template":0}}`, false},
+		{"http", `{"is":{"body":"x","template":true}}`, false},
+		{"http", `{"is":"text"}`, false},
+		{"tcp", `{"is":{"data":"x"}}`, false},
+	}
+	for _, tt := range tests {
+		im := &Imposter{def: &config.Imposter{Protocol: tt.protocol}}
+		if got := im.lazyRecord(mustJSON(t, tt.resp)); got != tt.want {
+			t.Errorf("%s imposter, lazyRecord(%s) = %v, want %v", tt.protocol, tt.resp, got, tt.want)
 		}
 	}
 }
