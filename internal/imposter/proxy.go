@@ -70,7 +70,8 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		if err != nil {
 			return nil, err
 		}
-		rec := config.NewObject("is", config.Clone(answer))
+		rec := newObject(1)
+		rec.Members = append(rec.Members, config.Member{Key: "is", Value: cloneKept(answer)})
 		var extra []any
 		if t, _ := get(answer, "_proxyResponseTime").(float64); p.AddWait && t != 0 {
 			extra = append(extra, config.NewObject("wait", t))
@@ -84,6 +85,102 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, rec, out)
 	}
 	return out, nil
+}
+
+// cloneKept is config.Clone of is, an answer a proxy keeps: each object is made in one
+// allocation with its members (newObject), and the headers with room for one more
+// (servedInPlace may add one): fewer objects for the garbage collector to mark on every
+// cycle, for as long as the imposter lives.
+func cloneKept(is *config.Object) *config.Object {
+	c := newObject(len(is.Members))
+	for _, m := range is.Members {
+		room := 0
+		if m.Key == "headers" {
+			room = 1
+		}
+		c.Members = append(c.Members, config.Member{Key: m.Key, Value: cloneCompact(m.Value, room)})
+	}
+	return c
+}
+
+// cloneCompact is config.Clone with objects made by newObject, v's own with room for room
+// more members.
+func cloneCompact(v config.Value, room int) config.Value {
+	switch t := v.(type) {
+	case *config.Object:
+		if t == nil {
+			return t
+		}
+		c := newObject(len(t.Members) + room)
+		for _, m := range t.Members {
+			c.Members = append(c.Members, config.Member{Key: m.Key, Value: cloneCompact(m.Value, 0)})
+		}
+		return c
+	case []any:
+		c := make([]any, len(t))
+		for i, e := range t {
+			c[i] = cloneCompact(e, 0)
+		}
+		return c
+	}
+	return v
+}
+
+// newObject returns an empty object with room for n members, made with them in one
+// allocation when n is small.
+func newObject(n int) *config.Object {
+	switch {
+	case n <= 1:
+		p := &struct {
+			o config.Object
+			m [1]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 2:
+		p := &struct {
+			o config.Object
+			m [2]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 3:
+		p := &struct {
+			o config.Object
+			m [3]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 4:
+		p := &struct {
+			o config.Object
+			m [4]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 5:
+		p := &struct {
+			o config.Object
+			m [5]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 6:
+		p := &struct {
+			o config.Object
+			m [6]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 8:
+		p := &struct {
+			o config.Object
+			m [8]config.Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	}
+	return &config.Object{Members: make([]config.Member, 0, n)}
 }
 
 // generatorInjector returns what runs injected predicateGenerators; nil without scripting.
@@ -263,10 +360,14 @@ func servedInPlace(resp *config.Object, def *defaults, served *wire) {
 		}
 	}
 	if connection < 0 {
-		// The list is kept with every recorded answer: made to its size, not grown to twice it.
-		members := make([]config.Member, len(ho.Members), len(ho.Members)+1)
-		copy(members, ho.Members)
-		ho.Members = append(members, config.Member{Key: "Connection", Value: "close"})
+		if cap(ho.Members) == len(ho.Members) {
+			// The list is kept with every recorded answer: made to its size, not grown to
+			// twice it (cloneKept leaves room for this one).
+			members := make([]config.Member, len(ho.Members), len(ho.Members)+1)
+			copy(members, ho.Members)
+			ho.Members = members
+		}
+		ho.Members = append(ho.Members, config.Member{Key: "Connection", Value: "close"})
 	}
 	if length >= 0 {
 		switch b := get(is, "body").(type) {

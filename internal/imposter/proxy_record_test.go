@@ -252,3 +252,46 @@ func TestLazyRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneKept: what a proxy keeps of an answer is a deep copy equal to config.Clone's, its
+// headers with room for the header servedInPlace may add, whatever the number of members.
+func TestCloneKept(t *testing.T) {
+	many := `{"h0":"0","h1":"1","h2":"2","h3":"3","h4":"4","h5":"5","h6":"6","h7":"7","h8":"8","h9":"9"}`
+	for _, in := range []string{
+		`{}`,
+		`{"statusCode":200,"headers":{},"body":"","_mode":"text"}`,
+		`{"statusCode":200,"headers":{"A":"1","B":["x","y"]},"body":{"k":[{"a":1},{"b":{"c":null}}],"headers":{"n":1}},"_mode":"text","_proxyResponseTime":3}`,
+		`{"headers":` + many + `,"body":` + many + `}`,
+	} {
+		is := mustJSON(t, in)
+		c := cloneKept(is)
+		if got, want := string(config.MarshalJSON(c, 0)), string(config.MarshalJSON(config.Clone(is), 0)); got != want {
+			t.Errorf("cloneKept(%s) = %s", in, got)
+		}
+		if ho, ok := get(c, "headers").(*config.Object); ok && cap(ho.Members) <= len(ho.Members) {
+			t.Errorf("cloneKept(%s): headers without room (%d of %d)", in, len(ho.Members), cap(ho.Members))
+		}
+		var walk func(a, b config.Value)
+		walk = func(a, b config.Value) { // no object or list of the copy is the original's
+			switch at := a.(type) {
+			case *config.Object:
+				bt := b.(*config.Object)
+				if at == bt || len(at.Members) > 0 && &at.Members[0] == &bt.Members[0] {
+					t.Errorf("cloneKept(%s) shares an object", in)
+				}
+				for i := range at.Members {
+					walk(at.Members[i].Value, bt.Members[i].Value)
+				}
+			case []any:
+				bt := b.([]any)
+				if len(at) > 0 && &at[0] == &bt[0] {
+					t.Errorf("cloneKept(%s) shares a list", in)
+				}
+				for i := range at {
+					walk(at[i], bt[i])
+				}
+			}
+		}
+		walk(is, c)
+	}
+}
