@@ -162,20 +162,16 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 		a.preflight(ctx)
 		return
 	}
+	if method == fasthttp.MethodPost && path == "/imposters" && a.startsProgram(ctx) {
+		a.createCustom(ctx) // its program's start does not hold the other changes
+		return
+	}
 	if changes(method, path) {
 		a.changeMu.Lock()
 		defer a.changeMu.Unlock()
-		if a.closing {
-			a.sendErrors(ctx, &apiError{status: fasthttp.StatusServiceUnavailable, errs: []*config.Error{{Code: "shutting down",
-				Message: "mockd is shutting down: the imposters are not changed"}}})
+		if aerr := a.changeAllowed(ctx); aerr != nil {
+			a.sendErrors(ctx, aerr)
 			return
-		}
-		if a.shared != nil {
-			// The change applies to the imposters as stored, whichever node changed them last.
-			if err := a.syncLocked(ctx); err != nil {
-				a.sendErrors(ctx, storeUnavailable(err))
-				return
-			}
 		}
 		if a.saves {
 			defer a.saveAfter(ctx, a.snapshot())
@@ -186,6 +182,22 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	if err := a.route(ctx, method, path); err != nil {
 		a.sendErrors(ctx, err)
 	}
+}
+
+// changeAllowed is nil when a change may go on (the caller holds changeMu): mockd is not
+// shutting down and, with a shared store, this node runs the imposters as stored.
+func (a *API) changeAllowed(ctx *fasthttp.RequestCtx) *apiError {
+	if a.closing {
+		return &apiError{status: fasthttp.StatusServiceUnavailable, errs: []*config.Error{{Code: "shutting down",
+			Message: "mockd is shutting down: the imposters are not changed"}}}
+	}
+	if a.shared != nil {
+		// The change applies to the imposters as stored, whichever node changed them last.
+		if err := a.syncLocked(ctx); err != nil {
+			return storeUnavailable(err)
+		}
+	}
+	return nil
 }
 
 func (a *API) keyOK(ctx *fasthttp.RequestCtx) bool {

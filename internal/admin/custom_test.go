@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -131,5 +132,157 @@ func TestCustomCallbacks(t *testing.T) {
 	ans, err = do(t, c, "GET", "/imposters/"+port, "")
 	if err != nil || !strings.Contains(ans.body, `"numberOfRequests": 3`) || !strings.Contains(ans.body, `"path": "/none"`) {
 		t.Errorf("http imposter's record: %v %s", err, ans.body)
+	}
+}
+
+// portProgram is a program serving port.
+type portProgram struct {
+	program
+	port int
+}
+
+func (p *portProgram) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4zero, Port: p.port} }
+
+// TestCustomStartHoldsNoChange: while a custom protocol's program starts, other changes go on
+// (an imposter of another port is created and saved), the starting imposter is not listed nor
+// saved, its port is refused to a second imposter, and a DELETE of its port, DELETE /imposters
+// or PUT /imposters stops its start: its creation fails, nothing of it stays. Once its program
+// has started, it is listed and saved.
+func TestCustomStartHoldsNoChange(t *testing.T) {
+	quiet := slog.New(slog.DiscardHandler)
+	protocols := servers.Protocols()
+	started := make(chan struct{}, 1)
+	var gate chan struct{} // the program's first line; set before each creation
+	var mu sync.Mutex
+	var stops int // programs stopped
+	protocols["slow"] = func(*config.Imposter) (imposter.Prepared, error) {
+		return imposter.Prepared{
+			New: func(*imposter.Imposter) imposter.Server { return noServer{} },
+			Start: func(im *imposter.Imposter) (*imposter.External, error) {
+				mu.Lock()
+				g := gate
+				mu.Unlock()
+				started <- struct{}{}
+				select {
+				case <-g:
+				case <-im.StartAborted():
+					mu.Lock()
+					stops++
+					mu.Unlock()
+					return nil, imposter.ErrDeletedWhileStarting
+				}
+				return &imposter.External{Listener: &portProgram{program{closed: make(chan struct{})}, im.Definition().Port},
+					CallbackURL: "http://localhost:2525/imposters/4400/_requests"}, nil
+			},
+		}, nil
+	}
+	custom := map[string]bool{"slow": true}
+	reg := imposter.NewRegistry(imposter.Options{Host: "127.0.0.1", Logger: quiet, Protocols: protocols, Custom: custom})
+	t.Cleanup(func() { reg.DeleteAll() })
+	st := &recordingStore{}
+	a := New(reg, Options{Logger: quiet, Custom: custom, Store: st})
+	c := inmemClient(t, a, nil)
+	stored := func() (puts []int, n int) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		for _, ch := range st.changes {
+			for _, p := range ch.Put {
+				puts = append(puts, p.Port)
+			}
+		}
+		return puts, len(st.changes)
+	}
+	create := func() <-chan answer {
+		done := make(chan answer, 1)
+		go func() {
+			ans, err := do(t, c, "POST", "/imposters", `{"protocol":"slow","port":4400}`)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- ans
+		}()
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the program did not start")
+		}
+		return done
+	}
+
+	for _, deletion := range []struct{ method, path, body string }{
+		{"DELETE", "/imposters/4400", ""},
+		{"DELETE", "/imposters", ""},
+		{"PUT", "/imposters", `{"imposters":[]}`},
+	} {
+		mu.Lock()
+		gate = make(chan struct{})
+		mu.Unlock()
+		_, before := stored()
+		done := create()
+		// Other changes go on.
+		ans, err := do(t, c, "POST", "/imposters", `{"protocol":"http"}`)
+		if err != nil || ans.status != 201 {
+			t.Fatalf("an http imposter while the program starts: %v %d %s", err, ans.status, ans.body)
+		}
+		if _, n := stored(); n != before+1 {
+			t.Errorf("%d changes saved, want the http imposter's", n-before)
+		}
+		ans, _ = do(t, c, "POST", "/imposters", `{"protocol":"http","port":4400}`)
+		if ans.status != 400 || !strings.Contains(ans.body, `"EADDRINUSE"`) {
+			t.Errorf("a second imposter on the starting port: %d %s", ans.status, ans.body)
+		}
+		ans, _ = do(t, c, "GET", "/imposters", "")
+		if strings.Contains(ans.body, "4400") || !strings.Contains(ans.body, `"protocol": "http"`) {
+			t.Errorf("listed while its program starts: %s", ans.body)
+		}
+		ans, _ = do(t, c, deletion.method, deletion.path, deletion.body)
+		if ans.status != 200 || strings.Contains(ans.body, "4400") {
+			t.Errorf("%s %s: %d %s", deletion.method, deletion.path, ans.status, ans.body)
+		}
+		select {
+		case ans := <-done:
+			if ans.status != 400 || !strings.Contains(ans.body, "deleted while its program was starting") {
+				t.Errorf("%s %s: the creation answered %d %s", deletion.method, deletion.path, ans.status, ans.body)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s %s: the creation did not end", deletion.method, deletion.path)
+		}
+		mu.Lock()
+		if stops != 1 {
+			t.Errorf("%s %s: %d starts stopped, want 1", deletion.method, deletion.path, stops)
+		}
+		stops = 0
+		mu.Unlock()
+		if reg.Get(4400) != nil {
+			t.Errorf("%s %s: an imposter runs on 4400", deletion.method, deletion.path)
+		}
+		if puts, _ := stored(); slices.Contains(puts, 4400) {
+			t.Errorf("%s %s: the deleted imposter was saved", deletion.method, deletion.path)
+		}
+		reg.DeleteAll()
+	}
+
+	// Started: listed and saved then, and its port refused as before.
+	mu.Lock()
+	gate = make(chan struct{})
+	mu.Unlock()
+	done := create()
+	if puts, _ := stored(); slices.Contains(puts, 4400) {
+		t.Error("saved before its program started")
+	}
+	close(gate)
+	if ans := <-done; ans.status != 201 || !strings.Contains(ans.body, `"port": 4400`) {
+		t.Fatalf("started: %d %s", ans.status, ans.body)
+	}
+	if puts, _ := stored(); !slices.Contains(puts, 4400) {
+		t.Error("not saved once started")
+	}
+	ans, _ := do(t, c, "GET", "/imposters", "")
+	if !strings.Contains(ans.body, `"port": 4400`) {
+		t.Errorf("not listed once started: %s", ans.body)
+	}
+	ans, _ = do(t, c, "POST", "/imposters", `{"protocol":"slow","port":4400}`)
+	if ans.status != 400 || !strings.Contains(ans.body, `"EADDRINUSE"`) {
+		t.Errorf("a second imposter on the port: %d %s", ans.status, ans.body)
 	}
 }

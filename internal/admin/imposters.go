@@ -142,6 +142,12 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 	if err != nil {
 		return toAPIError(err, nil)
 	}
+	a.sendCreated(ctx, im)
+	return nil
+}
+
+// sendCreated answers the creation of im (201, its JSON, Location).
+func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	base := a.baseURL(ctx)
 	ctx.Response.Header.Set("Location", base+"/imposters/"+strconv.Itoa(im.Port()))
 	opts := PrintOptions{BaseURL: base}
@@ -150,7 +156,7 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 	if config.StreamBytes(v) > 0 {
 		a.created.Store(nil) // recorded requests already (a config's imposter): not kept
 		send(ctx, 201, v)
-		return nil
+		return
 	}
 	var buf []byte
 	if p := a.echoBuf.Swap(nil); p != nil {
@@ -161,12 +167,11 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 		a.created.Store(nil)
 		jsonHead(ctx, 201)
 		sendRendered(ctx, echo)
-		return nil
+		return
 	}
 	jsonHead(ctx, 201)
 	ctx.Response.SetBody(echo) // a copy: the kept one is only the DELETE's to read
 	a.created.Store(&createdEcho{im: weak.Make(im), requests: n, changes: c, opts: opts, body: echo})
-	return nil
 }
 
 // createdEcho is the answer to the last POST /imposters, which its DELETE /imposters/:port
@@ -280,6 +285,9 @@ func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []s
 func (a *API) deleteImposter(ctx *fasthttp.RequestCtx, id string) *apiError {
 	im := a.lookup(id)
 	if im == nil {
+		if port, err := strconv.Atoi(id); err == nil && strconv.Itoa(port) == id {
+			a.reg.Delete(port) // one whose program starts stops (Registry.Reserve)
+		}
 		send(ctx, 200, &config.Object{})
 		return nil
 	}

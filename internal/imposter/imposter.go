@@ -424,9 +424,13 @@ type Imposter struct {
 	port     int
 	encoding string
 
-	ln      net.Listener
-	server  Server
-	custom  *customState  // a custom protocol's program and its pending proxies; nil otherwise
+	ln     net.Listener
+	server Server
+	custom *customState // a custom protocol's program and its pending proxies; nil otherwise
+	// abort is closed (under abortMu, made on first use) when the imposter is deleted while
+	// its program starts (Registry.Reserve): the start gives up.
+	abortMu sync.Mutex
+	abort   chan struct{}
 	done    chan struct{} // closed when Serve has returned, once serving is serveStarted
 	serving atomic.Int32  // serveDeferred, serveStarted or serveNever
 	closing atomic.Bool
@@ -902,6 +906,32 @@ func (im *Imposter) Start() error {
 	}
 	im.log.Info("Open for business...")
 	return nil
+}
+
+// StartAborted returns a channel closed once the imposter was deleted while its custom
+// protocol's program was starting (see Registry.Reserve): the start stops waiting for the
+// program, stops it, and fails.
+func (im *Imposter) StartAborted() <-chan struct{} {
+	im.abortMu.Lock()
+	defer im.abortMu.Unlock()
+	if im.abort == nil {
+		im.abort = make(chan struct{})
+	}
+	return im.abort
+}
+
+// abortStart closes StartAborted's channel (once).
+func (im *Imposter) abortStart() {
+	im.abortMu.Lock()
+	defer im.abortMu.Unlock()
+	if im.abort == nil {
+		im.abort = make(chan struct{})
+	}
+	select {
+	case <-im.abort:
+	default:
+		close(im.abort)
+	}
 }
 
 // setEncoding switches the imposter to the encoding a custom protocol's program announced

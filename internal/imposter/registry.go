@@ -21,6 +21,9 @@ type Registry struct {
 	change sync.Mutex // serialises Add/Delete/ReplaceAll
 	mu     sync.RWMutex
 	byPort map[int]*Imposter
+	// starting are the imposters whose custom protocol's program is starting (Reserve), with
+	// the port they were created with (0: the program announces it); not listed.
+	starting map[*Imposter]int
 	// listing is byPort's imposters ordered by port, replaced (under mu) on every change.
 	listing atomic.Pointer[Listing]
 
@@ -39,7 +42,7 @@ type Listing struct {
 
 // NewRegistry returns an empty registry whose imposters use opts.
 func NewRegistry(opts Options) *Registry {
-	r := &Registry{opts: opts, byPort: map[int]*Imposter{}}
+	r := &Registry{opts: opts, byPort: map[int]*Imposter{}, starting: map[*Imposter]int{}}
 	r.listing.Store(&Listing{})
 	r.hardStop, r.stopNow = context.WithCancel(context.Background())
 	return r
@@ -89,10 +92,109 @@ func (r *Registry) Create(def *config.Imposter) (*Imposter, error) {
 func (r *Registry) Add(im *Imposter) error {
 	r.change.Lock()
 	defer r.change.Unlock()
-	if im.port != 0 && r.Get(im.port) != nil {
+	if im.port != 0 && r.held(im.port, nil) {
 		return config.AddrInUse(r.bindHost(im.def), im.port)
 	}
 	return r.start(im)
+}
+
+// held reports whether an imposter other than im runs on port or is starting there.
+func (r *Registry) held(port int, im *Imposter) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if other := r.byPort[port]; other != nil && other != im {
+		return true
+	}
+	for other, p := range r.starting {
+		if p == port && other != im {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrDeletedWhileStarting is the error of an imposter's creation when the imposter was
+// deleted while its program was starting (see Reserve).
+var ErrDeletedWhileStarting = &config.Error{Code: config.CodeCannotStart,
+	Message: "the imposter was deleted while its program was starting"}
+
+// Reserve holds im's port (when it names one) for the start of its custom protocol's program,
+// which may take long: the other changes go on meanwhile (Add, Delete, ReplaceAll…), and a
+// second imposter on the port is refused as if im ran there. im is not listed until AddStarted.
+// Delete of the port, DeleteAll, ReplaceAll and Put on the port abort the start (StartAborted):
+// AddStarted then fails. A port held already is AddrInUse, and nothing changes.
+func (r *Registry) Reserve(im *Imposter) error {
+	r.change.Lock()
+	defer r.change.Unlock()
+	if im.port != 0 && r.held(im.port, nil) {
+		return config.AddrInUse(r.bindHost(im.def), im.port)
+	}
+	r.mu.Lock()
+	r.starting[im] = im.port
+	r.mu.Unlock()
+	return nil
+}
+
+// StartReserved starts im, reserved with Reserve, without holding the registry: its program
+// may take long to start. On error the reservation is dropped.
+func (r *Registry) StartReserved(im *Imposter) error {
+	if err := im.Start(); err != nil {
+		r.mu.Lock()
+		_, reserved := r.starting[im]
+		delete(r.starting, im)
+		r.mu.Unlock()
+		if !reserved {
+			return ErrDeletedWhileStarting
+		}
+		return err
+	}
+	return nil
+}
+
+// AddStarted lists im, reserved with Reserve and started with StartReserved, on its port. When
+// it was deleted meanwhile (ErrDeletedWhileStarting) or its program announced a port another
+// imposter holds (AddrInUse), it is stopped and nothing changes.
+func (r *Registry) AddStarted(im *Imposter) error {
+	r.change.Lock()
+	defer r.change.Unlock()
+	r.mu.Lock()
+	_, reserved := r.starting[im]
+	delete(r.starting, im)
+	r.mu.Unlock()
+	if !reserved {
+		im.Stop(context.Background())
+		return ErrDeletedWhileStarting
+	}
+	if r.held(im.port, im) {
+		im.Stop(context.Background())
+		return config.AddrInUse(r.bindHost(im.def), im.port)
+	}
+	r.mu.Lock()
+	r.byPort[im.port] = im
+	r.relist()
+	r.mu.Unlock()
+	return nil
+}
+
+// Release drops im's reservation and stops it, started or not (a creation given up between
+// Reserve and AddStarted).
+func (r *Registry) Release(im *Imposter) {
+	r.mu.Lock()
+	delete(r.starting, im)
+	r.mu.Unlock()
+	im.abortStart()
+	im.Stop(context.Background())
+}
+
+// abortStarting aborts the starts reserved on port (every one when all is set); r.mu is held
+// for writing.
+func (r *Registry) abortStarting(port int, all bool) {
+	for im, p := range r.starting {
+		if all || (p == port && port != 0) {
+			delete(r.starting, im)
+			im.abortStart()
+		}
+	}
 }
 
 // Put starts im in place of the imposter on its port, if any: the old one stops accepting
@@ -104,6 +206,7 @@ func (r *Registry) Put(im *Imposter) error {
 	r.mu.Lock()
 	old := r.byPort[im.port]
 	delete(r.byPort, im.port)
+	r.abortStarting(im.port, false)
 	r.relist()
 	r.mu.Unlock()
 	if old != nil {
@@ -129,6 +232,7 @@ func (r *Registry) Delete(port int) *Imposter {
 	r.mu.Lock()
 	im := r.byPort[port]
 	delete(r.byPort, port)
+	r.abortStarting(port, false)
 	r.relist()
 	r.mu.Unlock()
 	if im != nil {
@@ -174,6 +278,7 @@ func (r *Registry) deleteAllLocked() []*Imposter {
 	all := r.All()
 	r.mu.Lock()
 	r.byPort = map[int]*Imposter{}
+	r.abortStarting(0, true)
 	r.relist()
 	r.mu.Unlock()
 	for _, im := range all {
@@ -225,8 +330,11 @@ func (r *Registry) ReplaceAll(news []*Imposter) ([]*Imposter, error) {
 		}
 	}
 	r.mu.Lock()
-	held := make(map[int]bool, len(r.byPort))
+	held := make(map[int]bool, len(r.byPort)+len(r.starting))
 	for port := range r.byPort {
+		held[port] = true
+	}
+	for _, port := range r.starting { // their starts are aborted below (deleteAllLocked)
 		held[port] = true
 	}
 	r.mu.Unlock()
@@ -268,14 +376,14 @@ func (r *Registry) start(im *Imposter) error {
 	if err := im.Start(); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	if other := r.byPort[im.port]; other != nil && other != im {
-		// Only a custom protocol's program can announce a port another imposter holds (a
-		// port mockd binds itself would have failed): that imposter stays.
-		r.mu.Unlock()
+	if r.held(im.port, im) {
+		// Only a custom protocol's program can announce a port another imposter holds, or
+		// one whose program starts (a port mockd binds itself would have failed): that
+		// imposter stays.
 		im.Stop(context.Background())
 		return config.AddrInUse(r.bindHost(im.def), im.port)
 	}
+	r.mu.Lock()
 	r.byPort[im.port] = im
 	r.relist()
 	r.mu.Unlock()

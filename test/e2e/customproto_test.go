@@ -417,3 +417,81 @@ imposters:
 		t.Errorf("the command line's --protofile did not win: %v", err)
 	}
 }
+
+// TestCustomProtocolSlowStart: while a custom protocol's program has not printed its first
+// line, the other changes go on (mockd held every POST, PUT and DELETE for up to the 60 s
+// start timeout), its port is refused to a second imposter and not listed, and a DELETE of its
+// port stops the program and fails its creation.
+func TestCustomProtocolSlowStart(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to see the programs' processes")
+	}
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "pid")
+	script := filepath.Join(dir, "slow.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho $$ > "+pidfile+".tmp && mv "+pidfile+".tmp "+pidfile+"\nsleep 50\necho '{}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	protofile := filepath.Join(dir, "protocols.json")
+	if err := os.WriteFile(protofile, []byte(fmt.Sprintf(`{"slow": {"createCommand": %q}}`, "/bin/sh "+script)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, "--protofile", protofile)
+	port := loopbackPort(t)
+	type result struct {
+		status int
+		body   string
+	}
+	slow := make(chan result, 1)
+	go func() {
+		status, _, body := do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"slow","port":%d}`, port))
+		slow <- result{status, body}
+	}()
+	var pid int
+	for i := 0; i < 400 && pid == 0; i++ {
+		data, _ := os.ReadFile(pidfile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		if pid == 0 {
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	if pid == 0 {
+		t.Fatal("the program did not start")
+	}
+
+	status, _, body := do(t, "POST", s.Admin+"/imposters", `{"protocol":"http"}`)
+	if status != 201 {
+		t.Fatalf("an http imposter while the program starts: %d %s", status, body)
+	}
+	select {
+	case r := <-slow:
+		t.Fatalf("the slow creation ended before the http one: %d %s", r.status, r.body)
+	default:
+	}
+	status, _, body = do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, port))
+	if status != 400 || !strings.Contains(body, "EADDRINUSE") {
+		t.Errorf("a second imposter on the starting port: %d %s", status, body)
+	}
+	_, _, body = do(t, "GET", s.Admin+"/imposters", "")
+	if strings.Contains(body, strconv.Itoa(port)) || !strings.Contains(body, `"protocol": "http"`) {
+		t.Errorf("GET /imposters while the program starts: %s", body)
+	}
+
+	status, _, body = do(t, "DELETE", s.Admin+fmt.Sprintf("/imposters/%d", port), "")
+	if status != 200 || strings.TrimSpace(body) != "{}" {
+		t.Errorf("DELETE of the starting port: %d %s", status, body)
+	}
+	select {
+	case r := <-slow:
+		if r.status != 400 || !strings.Contains(r.body, "deleted while its program was starting") {
+			t.Errorf("the slow creation answered %d %s", r.status, r.body)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the slow creation did not end after its DELETE")
+	}
+	waitGone(t, "the deleted imposter's program", pid)
+	_, _, body = do(t, "GET", s.Admin+"/imposters", "")
+	if strings.Contains(body, strconv.Itoa(port)) {
+		t.Errorf("GET /imposters after the DELETE: %s", body)
+	}
+}

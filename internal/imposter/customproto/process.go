@@ -218,6 +218,8 @@ func start(spec Spec, opts *Options, im *imposter.Imposter) (*imposter.External,
 	case <-timer.C:
 		r.err = &config.Error{Code: config.CodeCannotStart, Source: spec.CreateCommand,
 			Message: fmt.Sprintf("%q start command wrote no line on stdout in %s", spec.Name, orDuration(opts.StartTimeout, 60*time.Second))}
+	case <-im.StartAborted(): // deleted meanwhile (imposter.Registry.Reserve)
+		r.err = imposter.ErrDeletedWhileStarting
 	}
 	if r.err != nil {
 		p.stop()
