@@ -387,3 +387,44 @@ func TestGuardsSeeComputedPatternKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacePatterns: a replacement's patterns ($$, $&, $`, $', $1..$99, $<name>, the invalid
+// ones kept as they are) answer what node 20's String.prototype.replace answers (the wants),
+// whether replace makes the answer itself or (where it may be too long, here past a 100
+// character bound) the prelude makes it a match at a time from the pattern read once.
+func TestReplacePatterns(t *testing.T) {
+	scopes := map[string]*Scope{
+		"native":  New(Options{Timeout: time.Minute}).NewScope(nil),
+		"guarded": New(Options{Timeout: time.Minute, MemoryLimit: -1, maxString: 100}).NewScope(nil),
+	}
+	for _, tc := range []struct{ expr, want string }{
+		{`s.replace(/(\w)(\w)(\w)/g, "[$$|$&|$` + "`" + `|$']")`, "[$|abc||-def-ghi-jkl]-[$|def|abc-|-ghi-jkl]-[$|ghi|abc-def-|-jkl]-[$|jkl|abc-def-ghi-|]"},
+		{`s.replace(/(\w)(\w)(\w)/g, '$3$2$1$0$4$10$01$00$')`, "cba$0$4a0a$00$-fed$0$4d0d$00$-ihg$0$4g0g$00$-lkj$0$4j0j$00$"},
+		{`'abcdefghijkl-x'.replace(/(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)(k)(l)/, '$12$11$10$1$13$99$010$100')`, "lkjaa3i9a0j0-x"},
+		{`'abcdefghij-xyz'.replace(/(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)/, '$10|$11|$1$2|$09|$9')`, "j|a1|ab|i|i-xyz"},
+		{`s.replace(/(?<x>\w)(?<y>\w)/g, '$<y>$<x>$<z>$<y')`, "ba$<yc-ed$<yf-hg$<yi-kj$<yl"},
+		{`s.replace(/(?<x>\w)-/g, '$<x$<>$<x>>')`, "abc>def>ghi>jkl"},
+		{`s.replace(/(\w)-/g, '$<x>$1')`, "ab$<x>cde$<x>fgh$<x>ijkl"},
+		{`s.replace('def', "$&$&$` + "`" + `$'$1")`, "abc-defdefabc--ghi-jkl$1-ghi-jkl"},
+		{`s.replaceAll('-', "$'|$$$")`, "abcdef-ghi-jkl|$$defghi-jkl|$$ghijkl|$$jkl"},
+		{`'x-y-z-w-v-u'.replace(/-/g, '$')`, "x$y$z$w$v$u"},
+		{`s.replace(/-/g, '$a$-$ $<$')`, "abc$a$-$ $<$def$a$-$ $<$ghi$a$-$ $<$jkl"},
+		{`'ää-öö-üü-ßß'.replace(/(ö+)/g, '<$1|$` + "`" + `>')`, "ää-<öö|ää->-üü-ßß"},
+		{`s.replace(/(x)?(\w)-/g, '[$1$2]')`, "ab[c]de[f]gh[i]jkl"},
+		{`s.replace(/b/g, '$0$1$&')`, "a$0$1bc-def-ghi-jkl"},
+		{`s.replace(/(?:)/g, '$&.')`, ".a.b.c.-.d.e.f.-.g.h.i.-.j.k.l."},
+		{`s.replace(/$/, "$` + "`" + `$'")`, "abc-def-ghi-jklabc-def-ghi-jkl"},
+	} {
+		for name, s := range scopes {
+			expr := "(function () { const s = 'abc-def-ghi-jkl'; return " + tc.expr + "; })()"
+			if got := evalBody(t, s, expr); got != tc.want {
+				t.Errorf("%s %s: %q, want %q", name, tc.expr, got, tc.want)
+			}
+		}
+	}
+	// the guarded scope makes the answers itself: one past its bound is refused
+	expr := `'abc-def-ghi-jkl'.replace(/\w/g, '$&'.repeat(10)).length`
+	if got := evalBody(t, scopes["guarded"], expr); !strings.Contains(got, "Invalid string length") {
+		t.Errorf("%s: %q, want the error Invalid string length", expr, got)
+	}
+}

@@ -109,25 +109,78 @@ method(strProto, Symbol.iterator, { [Symbol.iterator]() {
 // 'Invalid string length' once the answer would be that long; a function given as the
 // replacement is always so wrapped (what it answers may be long however short the string).
 const replace = strProto.replace, replaceAll = strProto.replaceAll;
-const substitute = function (r, m, pos, s, caps, groups) {
-    let out = '';
-    for (let i = 0; i < r.length; i += 1) {
-        const c = r[i], d = r[i + 1];
-        if (c !== '$' || d === undefined) { out += c; continue; }
-        if (d === '$') { out += '$'; i += 1; } else if (d === '&') { out += m; i += 1; } else if (d === '\x60') {
-            out += s.slice(0, pos); i += 1;
-        } else if (d === "'") { out += s.slice(pos + m.length); i += 1; } else if (d >= '0' && d <= '9') {
-            const e = r[i + 2], nn = Number(d + e);
-            let n = Number(d), used = 1;
-            if (e !== undefined && e >= '0' && e <= '9' && nn >= 1 && nn <= caps.length) { n = nn; used = 2; }
-            if (n >= 1 && n <= caps.length) { out += caps[n - 1] === undefined ? '' : caps[n - 1]; i += used; } else { out += '$'; }
-        } else if (d === '<' && groups !== undefined && r.indexOf('>', i + 2) >= 0) {
-            const end = r.indexOf('>', i + 2), v = groups[r.slice(i + 2, end)];
-            out += v === undefined ? '' : String(v);
-            i = end;
-        } else { out += '$'; }
+// A replacement pattern ($$, $&, $\x60, $', $1..$99, $<name>; anything else is kept as it is)
+// is read once a call (parsePattern), and each match's answer is joined from it by goja's own
+// join: it was made a character at a time ('$&'.repeat(1000) across 10k matches took seconds).
+// parsePattern answers the literal strings between the patterns (lits, one more than the
+// patterns), the pattern at each place (at: an index in keys), and the distinct patterns
+// (keys: 0 for $&, -1 for $\x60, -2 for $', n for capture n, a string for $<name>) with how
+// many times each is used (uses). Which $nn are captures depends on their count, known at the
+// first match.
+const parsePattern = function (r, ncaps, named) {
+    const lits = [], at = [], keys = [], uses = [];
+    let lit = '', from = 0, i = r.indexOf('$');
+    while (i >= 0 && i + 1 < r.length) {
+        const d = r[i + 1];
+        let key, used = 2;
+        if (d === '$') { key = '$'; } else if (d === '&') { key = 0; } else if (d === '\x60') { key = -1; } else if (d === "'") {
+            key = -2;
+        } else if (d >= '0' && d <= '9') {
+            const e = r[i + 2], nn = Number(d + e), n = Number(d);
+            if (e !== undefined && e >= '0' && e <= '9' && nn >= 1 && nn <= ncaps) { key = nn; used = 3; } else if (n >= 1 && n <= ncaps) { key = n; }
+        } else if (d === '<' && named) {
+            const close = r.indexOf('>', i + 2);
+            if (close >= 0) { key = '<' + r.slice(i + 2, close); used = close - i + 1; }
+        }
+        if (key === undefined) { i = r.indexOf('$', i + 1); continue; } // kept as it is
+        lit += r.slice(from, i);
+        from = i + used;
+        i = r.indexOf('$', from);
+        if (key === '$') { lit += '$'; continue; }
+        let k = keys.indexOf(key);
+        if (k < 0) { k = keys.length; keys[k] = key; uses[k] = 0; }
+        uses[k] += 1;
+        lits[lits.length] = lit;
+        at[at.length] = k;
+        lit = '';
     }
-    return out;
+    lits[lits.length] = lit + r.slice(from);
+    let litLength = 0;
+    const out = []; // the literals at the even places, the values of the patterns between
+    for (let j = 0; j < lits.length; j += 1) {
+        litLength += lits[j].length;
+        out[2 * j] = lits[j];
+        if (j < at.length) { out[2 * j + 1] = ''; }
+    }
+    return { lits: lits, at: at, keys: keys, uses: uses, litLength: litLength, out: out, vals: [] };
+};
+// expand returns the replacement p (parsePattern's) for the match of a (replace's callback's
+// arguments: m, the captures, pos, s[, groups]; s at k), throwing 'Invalid string length' before
+// it is made when it would take total (the answer's length so far, the match's included) past
+// maxString. One pattern used throughout ('$&' a thousand times) is the join of the literals
+// with its value; several are joined from the literals and their values, one each a place.
+const expand = function (p, a, k, groups, total) {
+    const m = a[0], pos = a[k - 1], s = a[k], keys = p.keys, vals = p.vals;
+    let n = p.litLength;
+    for (let j = 0; j < keys.length; j += 1) {
+        const key = keys[j];
+        let v;
+        if (key === 0) { v = m; } else if (key === -1) { v = s.slice(0, pos); } else if (key === -2) {
+            v = s.slice(pos + m.length);
+        } else if (typeof key === 'number') { v = a[key] === undefined ? '' : a[key]; } else {
+            v = groups[key.slice(1)];
+            v = v === undefined ? '' : String(v);
+        }
+        vals[j] = v;
+        n += v.length * p.uses[j];
+        if (total + n - m.length > maxString) { stringLength(); }
+    }
+    const lits = p.lits, at = p.at;
+    if (keys.length === 0) { return lits[0]; }
+    if (keys.length === 1) { return apply(join, lits, [vals[0]]); }
+    const out = p.out;
+    for (let j = 0; j < at.length; j += 1) { out[2 * j + 1] = vals[at[j]]; }
+    return apply(join, out, ['']);
 };
 const replaceGuard = function (name, orig) {
     method(strProto, name, { [name]: function (pattern, replacement) {
@@ -141,12 +194,16 @@ const replaceGuard = function (name, orig) {
         }
         const plain = !fn && replacement.indexOf('$') < 0;
         const s = String(this);
-        let total = s.length;
+        let total = s.length, parts;
         return apply(orig, s, [pattern, function (m) {
             const a = arguments;
             let k = a.length - 1, groups;
             if (typeof a[k] !== 'string') { groups = a[k]; k -= 1; }
-            const piece = plain ? replacement : fn ? String(apply(replacement, undefined, a)) : substitute(replacement, m, a[k - 1], a[k], slice.call(a, 1, k - 1), groups);
+            let piece;
+            if (plain) { piece = replacement; } else if (fn) { piece = String(apply(replacement, undefined, a)); } else {
+                if (parts === undefined) { parts = parsePattern(replacement, k - 2, groups !== undefined); }
+                piece = expand(parts, a, k, groups, total);
+            }
             total += piece.length - m.length;
             if (total > maxString) { stringLength(); }
             return piece;
