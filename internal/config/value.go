@@ -32,6 +32,64 @@ func NewObject(kv ...any) *Object {
 	return o
 }
 
+// ObjectWithRoom returns an empty object with room for n members, made with them in one
+// allocation when n is small (at most 8): an object and its members are one object for the
+// collector to mark, not two (what a recorded proxy answer or a script's answer keeps).
+func ObjectWithRoom(n int) *Object {
+	switch {
+	case n <= 1:
+		p := &struct {
+			o Object
+			m [1]Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 2:
+		p := &struct {
+			o Object
+			m [2]Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 3:
+		p := &struct {
+			o Object
+			m [3]Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 4:
+		p := &struct {
+			o Object
+			m [4]Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 5:
+		p := &struct {
+			o Object
+			m [5]Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 6:
+		p := &struct {
+			o Object
+			m [6]Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	case n <= 8:
+		p := &struct {
+			o Object
+			m [8]Member
+		}{}
+		p.o.Members = p.m[:0]
+		return &p.o
+	}
+	return &Object{Members: make([]Member, 0, n)}
+}
+
 // Len returns the number of keys.
 func (o *Object) Len() int {
 	if o == nil {

@@ -70,7 +70,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		if err != nil {
 			return nil, err
 		}
-		rec := newObject(1)
+		rec := config.ObjectWithRoom(1)
 		rec.Members = append(rec.Members, config.Member{Key: "is", Value: cloneKept(answer)})
 		var extra []any
 		if t, _ := get(answer, "_proxyResponseTime").(float64); p.AddWait && t != 0 {
@@ -92,7 +92,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 // (servedInPlace may add one): fewer objects for the garbage collector to mark on every
 // cycle, for as long as the imposter lives.
 func cloneKept(is *config.Object) *config.Object {
-	c := newObject(len(is.Members))
+	c := config.ObjectWithRoom(len(is.Members))
 	for _, m := range is.Members {
 		room := 0
 		if m.Key == "headers" {
@@ -111,7 +111,7 @@ func cloneCompact(v config.Value, room int) config.Value {
 		if t == nil {
 			return t
 		}
-		c := newObject(len(t.Members) + room)
+		c := config.ObjectWithRoom(len(t.Members) + room)
 		for _, m := range t.Members {
 			c.Members = append(c.Members, config.Member{Key: m.Key, Value: cloneCompact(m.Value, 0)})
 		}
@@ -124,63 +124,6 @@ func cloneCompact(v config.Value, room int) config.Value {
 		return c
 	}
 	return v
-}
-
-// newObject returns an empty object with room for n members, made with them in one
-// allocation when n is small.
-func newObject(n int) *config.Object {
-	switch {
-	case n <= 1:
-		p := &struct {
-			o config.Object
-			m [1]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 2:
-		p := &struct {
-			o config.Object
-			m [2]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 3:
-		p := &struct {
-			o config.Object
-			m [3]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 4:
-		p := &struct {
-			o config.Object
-			m [4]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 5:
-		p := &struct {
-			o config.Object
-			m [5]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 6:
-		p := &struct {
-			o config.Object
-			m [6]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 8:
-		p := &struct {
-			o config.Object
-			m [8]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	}
-	return &config.Object{Members: make([]config.Member, 0, n)}
 }
 
 // generatorInjector returns what runs injected predicateGenerators; nil without scripting.

@@ -130,7 +130,7 @@ plain:
 		return fromJS(rt, rt.vm.ToValue(o.Export()), depth+1)
 	}
 	keys := o.Keys()
-	obj := newObject(len(keys))
+	obj := config.ObjectWithRoom(len(keys))
 	for _, k := range keys {
 		e, ok := fromJS(rt, o.Get(k), depth+1)
 		if ok {

@@ -241,7 +241,7 @@ func (l *lazy) export(depth int) *config.Object {
 	if l.obj != nil && !l.dirty && l.gen == l.rt.gen {
 		return l.obj
 	}
-	o := newObject(len(l.keys))
+	o := config.ObjectWithRoom(len(l.keys))
 	for i, k := range l.keys {
 		var v config.Value
 		if l.vals[i] == nil {
@@ -257,34 +257,6 @@ func (l *lazy) export(depth int) *config.Object {
 		o.Members = append(o.Members, config.Member{Key: k, Value: v})
 	}
 	return o
-}
-
-// newObject returns an empty object with room for n members, in one allocation for n <= 4.
-func newObject(n int) *config.Object {
-	switch {
-	case n <= 1:
-		p := &struct {
-			o config.Object
-			m [1]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 2:
-		p := &struct {
-			o config.Object
-			m [2]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	case n <= 4:
-		p := &struct {
-			o config.Object
-			m [4]config.Member
-		}{}
-		p.o.Members = p.m[:0]
-		return &p.o
-	}
-	return &config.Object{Members: make([]config.Member, 0, n)}
 }
 
 // Key lists of the request shapes, shared by every lazy request until a script changes one.

@@ -181,7 +181,7 @@ func slabOf(r *request.Request) *Slab {
 // object returns an empty object with room for n members, from s when it has room (s may be nil).
 func (s *Slab) object(n int) *config.Object {
 	if s == nil || s.no == len(s.objs) || s.nm+n > len(s.mems) {
-		return newObject(n)
+		return config.ObjectWithRoom(n)
 	}
 	o := &s.objs[s.no]
 	s.no++
