@@ -314,12 +314,9 @@ func newValidateCmd() *cobra.Command {
 			if protofile != "" {
 				// Unlike a server, which starts without custom protocols when the file is
 				// missing or broken (as mb), validate was asked to check against it.
-				specs, err := customproto.Load(protofile)
-				if err == nil && specs == nil {
-					err = fs.ErrNotExist
-				}
+				specs, err := readProtofile(protofile)
 				if err != nil {
-					return fmt.Errorf("--protofile %s: %w", protofile, err)
+					return err
 				}
 				custom = specs
 			}
@@ -349,4 +346,18 @@ func newVersionCmd() *cobra.Command {
 			fmt.Fprint(cmd.OutOrStdout(), app.BuildInfo())
 		},
 	}
+}
+
+// readProtofile reads the custom protocols of a --protofile that a command (validate, schema)
+// was asked to check against: a missing file is an error here, where a server starts without
+// custom protocols (as mb).
+func readProtofile(path string) ([]customproto.Spec, error) {
+	specs, err := customproto.Load(path)
+	if err == nil && specs == nil {
+		err = fs.ErrNotExist
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--protofile %s: %w", path, err)
+	}
+	return specs, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/http"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mockd/mockd/internal/imposter/customproto"
 	"github.com/mockd/mockd/schema"
 )
 
@@ -69,12 +67,9 @@ func newSchemaCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var names []string
 			if protofile != "" {
-				specs, err := customproto.Load(protofile)
-				if err == nil && specs == nil {
-					err = fs.ErrNotExist
-				}
+				specs, err := readProtofile(protofile)
 				if err != nil {
-					return fmt.Errorf("--protofile %s: %w", protofile, err)
+					return err
 				}
 				for _, s := range specs {
 					names = append(names, s.Name)

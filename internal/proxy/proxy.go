@@ -372,7 +372,7 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
 		mode = modeBinary
 		text = base64.StdEncoding.EncodeToString(body)
 	} else if b := p.texts.utf8(body); b != nil {
-		text = b // not JSON: its first character cannot start JSON (mayBeJSON)
+		text = b // not JSON: its first character cannot start JSON (request.MaybeJSON)
 	} else {
 		text = maybeJSON(jsvalue.DecodeUTF8(body))
 	}
@@ -452,7 +452,7 @@ func (in *interner) latin1(b []byte) config.Value {
 // utf8 is the Value of a body that maybeJSON leaves as text and DecodeUTF8 leaves as it is
 // (ASCII whose first character cannot start JSON), nil for any other.
 func (in *interner) utf8(b []byte) config.Value {
-	if len(b) == 0 || len(b) > maxInterned || mayBeJSON(string(b)) {
+	if len(b) == 0 || len(b) > maxInterned || request.MaybeJSON(string(b)) {
 		return nil
 	}
 	for _, c := range b {
@@ -465,7 +465,7 @@ func (in *interner) utf8(b []byte) config.Value {
 
 // maybeJSON is Mountebank's maybeJSON: the parsed value when text is JSON, else text.
 func maybeJSON(text string) config.Value {
-	if !mayBeJSON(text) {
+	if !request.MaybeJSON(text) {
 		return text // not parsed: a failed parse allocated a copy of the text and an error
 	}
 	v, err := config.ParseJSON([]byte(text))
@@ -473,22 +473,6 @@ func maybeJSON(text string) config.Value {
 		return text
 	}
 	return v
-}
-
-// mayBeJSON reports whether text may be JSON: whether its first character after JSON's white
-// space starts a JSON value.
-func mayBeJSON(text string) bool {
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case '{', '[', '"', '-', 't', 'f', 'n':
-			return true
-		default:
-			return c >= '0' && c <= '9'
-		}
-	}
-	return false // empty or white space: not JSON
 }
 
 // decodeLatin1 decodes header bytes as node does: one character per byte.

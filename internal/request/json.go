@@ -35,7 +35,7 @@ var (
 // ParseJSON parses s as JSON.parse would (objects become map[string]any,
 // numbers float64). ok is false when s is not a JSON text.
 func ParseJSON(s string) (v any, ok bool) {
-	if !maybeJSON(s) {
+	if !MaybeJSON(s) {
 		return nil, false
 	}
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
@@ -56,9 +56,9 @@ func tryParse(p jsonParser, b []byte) (v any, err error, panicked bool) {
 	return v, err, false
 }
 
-// maybeJSON is a cheap filter: a JSON text starts, after white space, with
+// MaybeJSON is a cheap filter: a JSON text starts, after white space, with
 // one of {["-0123456789tfn.
-func maybeJSON(s string) bool {
+func MaybeJSON(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case ' ', '\t', '\n', '\r':
