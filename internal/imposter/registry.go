@@ -165,15 +165,7 @@ func (r *Registry) AddStarted(im *Imposter) error {
 		im.Stop(context.Background())
 		return ErrDeletedWhileStarting
 	}
-	if r.held(im.port, im) {
-		im.Stop(context.Background())
-		return config.AddrInUse(r.bindHost(im.def), im.port)
-	}
-	r.mu.Lock()
-	r.byPort[im.port] = im
-	r.relist()
-	r.mu.Unlock()
-	return nil
+	return r.list(im)
 }
 
 // Release drops im's reservation and stops it, started or not (a creation given up between
@@ -376,10 +368,14 @@ func (r *Registry) start(im *Imposter) error {
 	if err := im.Start(); err != nil {
 		return err
 	}
+	return r.list(im)
+}
+
+// list lists im, started, on its port. Only a custom protocol's program can announce a port
+// another imposter holds, or one whose program starts (a port mockd binds itself would have
+// failed): that imposter stays, and im is stopped (AddrInUse).
+func (r *Registry) list(im *Imposter) error {
 	if r.held(im.port, im) {
-		// Only a custom protocol's program can announce a port another imposter holds, or
-		// one whose program starts (a port mockd binds itself would have failed): that
-		// imposter stays.
 		im.Stop(context.Background())
 		return config.AddrInUse(r.bindHost(im.def), im.port)
 	}
