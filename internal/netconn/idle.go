@@ -443,7 +443,6 @@ func (c *tlsIdleConn) ConnectionState() tls.ConnectionState { return c.tc.Connec
 // NetConn returns the TCP connection under TLS.
 func (c *tlsIdleConn) NetConn() net.Conn { return c.raw }
 
-// trackedConn returns the idleConn of a connection an IdleListener accepted, or nil.
 // ChunkExtTooLarge reports whether the read of a request on connection c (one an IdleListener
 // accepted) failed on a chunk whose extensions are longer than node reads: the server answers
 // 413 and closes the connection, as node does. It is for the server's error handler, on the
@@ -453,6 +452,7 @@ func ChunkExtTooLarge(c net.Conn) bool {
 	return ic != nil && ic.chunkExtErr
 }
 
+// trackedConn returns the idleConn of a connection an IdleListener accepted, or nil.
 func trackedConn(c net.Conn) *idleConn {
 	switch t := c.(type) {
 	case *idleConn:
