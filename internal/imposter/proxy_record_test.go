@@ -3,7 +3,6 @@ package imposter
 import (
 	"fmt"
 	"log/slog"
-	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,17 +19,11 @@ import (
 // taken before an append keeps the responses it had (the lists grow in place).
 func TestProxyAlwaysAppends(t *testing.T) {
 	n := 0
-	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
 		n++
 		ctx.SetBodyString("answer " + strconv.Itoa(n))
-	}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
-	t.Cleanup(func() { _ = origin.Shutdown() })
-	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + ln.Addr().String() +
+	})
+	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr +
 		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
 	h, ctx := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
 	responses := func(s *stub) int { return len(get(s.definition(), "responses").([]any)) }
@@ -79,18 +72,12 @@ func TestProxyAlwaysAppends(t *testing.T) {
 // the recorded stub rather than the proxy.
 func TestProxyAlwaysRecordedAnswers(t *testing.T) {
 	n := 0
-	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
 		n++
 		ctx.SetBodyString("answer " + strconv.Itoa(n))
-	}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
-	t.Cleanup(func() { _ = origin.Shutdown() })
+	})
 	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"headers":{"X-Record":"yes"}}}],"responses":[{"proxy":{"to":"http://` +
-		ln.Addr().String() + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
+		addr + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
 	h, rec := newBenchHandler(t, imp, "GET /orders/7 HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nX-Record: yes\r\n\r\n", false)
 	for range 3 {
 		serveOnce(t, h, rec)
@@ -128,15 +115,9 @@ func TestProxyAlwaysRecordedAnswers(t *testing.T) {
 // table, so with --debug a request no stub matches is still explained (the table lost its
 // reference evaluator, and explaining panicked).
 func TestProxyAlwaysAppendKeepsTable(t *testing.T) {
-	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("answer") }}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
-	t.Cleanup(func() { _ = origin.Shutdown() })
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("answer") })
 	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"startsWith":{"path":"/orders"}}],"responses":[{"proxy":{"to":"http://` +
-		ln.Addr().String() + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
+		addr + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
 	log := slog.New(slog.DiscardHandler)
 	h, ctx := newBenchHandlerWith(t, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), Options{Logger: log, Debug: true})
 	serveOnce(t, h, ctx) // records a stub

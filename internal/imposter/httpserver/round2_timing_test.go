@@ -3,7 +3,6 @@ package httpserver
 import (
 	"crypto/tls"
 	"log/slog"
-	"net"
 	goruntime "runtime"
 	"strconv"
 	"strings"
@@ -64,18 +63,12 @@ func BenchmarkHTTPSKeepAlive(b *testing.B) {
 // bench's ceiling proxy (a fasthttp HostClient forwarding the request as it came, recording
 // nothing), the bound the other two are measured against.
 func BenchmarkProxyRoundTrip(b *testing.B) {
-	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+	addr := impostertest.Origin(b, func(ctx *fasthttp.RequestCtx) {
 		ctx.SetContentType("text/plain")
 		ctx.SetBodyString("order 7, from the origin")
-	}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
-	b.Cleanup(func() { _ = origin.Shutdown() })
+	})
 	b.Run("bare", func(b *testing.B) {
-		hc := &fasthttp.HostClient{Addr: ln.Addr().String(), MaxConns: 4096}
+		hc := &fasthttp.HostClient{Addr: addr, MaxConns: 4096}
 		ctx := impostertest.RequestCtx(b, impostertest.RawRequest("GET", "/orders/7", "", ""))
 		b.ReportAllocs()
 		for b.Loop() {
@@ -87,7 +80,7 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 	})
 	for _, mode := range []string{"proxyTransparent", "proxyAlways"} {
 		b.Run(mode, func(b *testing.B) {
-			imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + ln.Addr().String() + `","mode":"` + mode +
+			imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr + `","mode":"` + mode +
 				`","predicateGenerators":[{"matches":{"method":true,"path":true}}]}}]}]}`
 			h, ctx := newBenchHandler(b, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
 			b.ReportAllocs()
@@ -102,17 +95,11 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 // (retained-B/op, retained-objects/op: the heap after a collection, before and after the
 // loop), which the garbage collector marks on every cycle for as long as the imposter lives.
 func BenchmarkProxyAlwaysRetained(b *testing.B) {
-	origin := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+	addr := impostertest.Origin(b, func(ctx *fasthttp.RequestCtx) {
 		ctx.SetContentType("text/plain")
 		ctx.SetBodyString("order 7, from the origin")
-	}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go origin.Serve(ln) //nolint:errcheck // ends with Shutdown
-	b.Cleanup(func() { _ = origin.Shutdown() })
-	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + ln.Addr().String() +
+	})
+	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr +
 		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"method":true,"path":true}}]}}]}]}`
 	h, ctx := newBenchHandler(b, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
 	serveOnce(b, h, ctx) // the recorded stub is made

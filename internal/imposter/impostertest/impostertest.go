@@ -97,3 +97,17 @@ func RequestCtx(tb testing.TB, raw string) *fasthttp.RequestCtx {
 	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
 	return ctx
 }
+
+// Origin serves handler on a free loopback port until the test ends and returns its address
+// (host:port): a proxy's origin.
+func Origin(tb testing.TB, handler fasthttp.RequestHandler) string {
+	tb.Helper()
+	srv := &fasthttp.Server{Handler: handler}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go srv.Serve(ln) //nolint:errcheck // ends with Shutdown
+	tb.Cleanup(func() { _ = srv.Shutdown() })
+	return ln.Addr().String()
+}
