@@ -83,8 +83,7 @@ func renderTemplate(file string) (string, error) {
 	_ = process.Set("env", env)
 	_ = vm.Set("process", process)
 	timer := time.AfterFunc(ejsTimeout, func() {
-		stopping.Store(true)
-		vm.Interrupt("config template took longer than " + ejsTimeout.String())
+		interrupt(vm, &stopping, "config template took longer than "+ejsTimeout.String())
 	})
 	defer timer.Stop()
 	r := &ejsRenderer{vm: vm, root: file}

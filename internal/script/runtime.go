@@ -367,8 +367,7 @@ func (rt *runtime) watchFired() {
 		return
 	}
 	w.set = false
-	rt.stopping.Store(true)
-	rt.vm.Interrupt(errTimeout{w.limit})
+	interrupt(rt.vm, &rt.stopping, errTimeout{w.limit})
 }
 
 // begin arms the time limit of one call.
@@ -403,9 +402,18 @@ func (rt *runtime) interruptCall(call uint64, v any) {
 		if _, ok := v.(errMemory); ok {
 			rt.spoiled.Store(true)
 		}
-		rt.stopping.Store(true)
-		rt.vm.Interrupt(v)
+		interrupt(rt.vm, &rt.stopping, v)
 	}
+}
+
+// interrupt stops the running call with v. The interrupt comes before stopping: what looks at
+// stopping (objectToJSON's getters, jsonGuard, fromJS) counts on the next instruction to throw.
+// The other way round, a stringify that saw stopping in between went on: jsonGuard's trap met
+// itself inside the trap, and the call answered "Converting circular structure to JSON"
+// instead of the limit's error.
+func interrupt(vm *goja.Runtime, stopping *atomic.Bool, v any) {
+	vm.Interrupt(v)
+	stopping.Store(true)
 }
 
 // errCanceled is the value a runtime is interrupted with when the request it serves is
@@ -473,8 +481,7 @@ func (rt *runtime) ContextDone(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.running && w.canceledBy == ctx {
-		rt.stopping.Store(true)
-		rt.vm.Interrupt(errCanceled{})
+		interrupt(rt.vm, &rt.stopping, errCanceled{})
 	}
 }
 
