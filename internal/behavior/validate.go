@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 )
 
 // spec is one field of Mountebank's behavior validation schema (behaviors.js `validations`).
@@ -62,12 +63,14 @@ var schema = validations()
 // Validate checks a response's "behaviors" value as Mountebank's behaviorsValidator does and
 // returns its errors (code "bad data", Mountebank's messages, the offending behavior object as
 // Source), or nil. Values Mountebank crashes on (a behaviors value that is not an array, a null
-// behavior, null where an object is expected) give a "bad data" error instead.
+// behavior, null where an object is expected) give a "bad data" error instead. A falsy value
+// ("", 0, false) is no behaviors, as `behaviors || []` makes it there.
 func Validate(behaviors config.Value) []*config.Error {
 	var list []any
-	switch t := behaviors.(type) {
-	case nil:
+	if !jsvalue.Truthy(behaviors) {
 		return nil
+	}
+	switch t := behaviors.(type) {
 	case []any:
 		list = t
 	default:

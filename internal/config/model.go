@@ -176,16 +176,26 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	}
 	imp := &Imposter{}
 
+	listenFails := false
 	if pv, present := obj.Get("port"); present && pv != nil {
 		port, ok := portValue(pv)
-		if !ok {
+		switch {
+		case ok:
+		case listenRefuses(pv):
+			listenFails = true
+		default:
 			add("port", "invalid value for 'port'")
 		}
 		imp.Port = port
 	}
-	switch p := mustGet(obj, "protocol").(type) {
+	switch p, present := obj.Get("protocol"); p := p.(type) {
 	case nil:
-		add("protocol", "'protocol' is a required field")
+		if present {
+			// helpers.defined(null) is true: Mountebank looks the null protocol up.
+			add("protocol", "the null protocol is not yet supported")
+		} else {
+			add("protocol", "'protocol' is a required field")
+		}
 	case string:
 		if !supportedProtocols[p] && !opts.Custom[p] {
 			add("protocol", "the %s protocol is not yet supported", p)
@@ -265,13 +275,32 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 			errs = append(errs, stubErrs[i]...)
 		}
 	default:
-		add("stubs", "'stubs' must be an array")
+		// `request.stubs || []`: a falsy value ("", 0, false) is no stubs.
+		if jsvalue.Truthy(s) {
+			add("stubs", "'stubs' must be an array")
+		}
 	}
 	errs = append(errs, tcpErrors(obj, imp.Protocol, opts)...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	if listenFails {
+		return nil, []*Error{{Code: "ERR_INVALID_ARG_VALUE", Message: "invalid value for 'port'", Path: JoinPath(opts.Path, "port"),
+			Raw: NewObject("code", "ERR_INVALID_ARG_VALUE")}}
+	}
 	return imp, nil
+}
+
+// listenRefuses reports whether port is a value Mountebank's validation lets through (its text
+// has no '.', and as a number it lies between 0 and 65536) that node's listen then refuses with
+// ERR_INVALID_ARG_VALUE, passed through with its code alone: true, or an array such as [4545].
+func listenRefuses(port Value) bool {
+	switch port.(type) {
+	case bool, []any:
+		n := jsvalue.Number(port)
+		return !strings.Contains(jsvalue.String(port), ".") && n > 0 && n < 65536
+	}
+	return false
 }
 
 // ParseStub validates one stub as Mountebank's dry-run validator does (responses, injection,
@@ -314,29 +343,36 @@ func ParseStub(v Value, opts ParseOptions, path string) (*Object, []*Error) {
 	// (dryRunValidator's addBehaviorErrors). One that does not leaves its behaviors to the
 	// compiler, which lists their errors with the other stubs' (Mountebank's dry run of the
 	// stubs whose validation passed).
-	badRepeat := func(ro *Object) bool {
+	badRepeat := func(r Value) bool {
+		if _, isString := r.(string); isString {
+			// A string's repeat is String.prototype.repeat, a function: not a valid repeat.
+			return true
+		}
+		ro, ok := r.(*Object)
+		if !ok {
+			return false
+		}
 		rv, present := ro.Get("repeat")
 		return present && !validRepeat(rv)
 	}
 	failing := len(errs) > 0
 	for _, r := range responses {
-		if ro, ok := r.(*Object); ok && badRepeat(ro) {
+		if badRepeat(r) {
 			failing = true
 		}
 	}
 	for i, r := range responses {
-		ro, ok := r.(*Object)
-		if !ok || !failing {
-			continue
+		if !failing {
+			break
 		}
-		if opts.Behaviors != nil {
+		if ro, ok := r.(*Object); ok && opts.Behaviors != nil {
 			if bv, present := ro.Get("behaviors"); present {
 				errs = append(errs, opts.Behaviors(bv)...)
 			}
 		}
-		if badRepeat(ro) {
+		if badRepeat(r) {
 			errs = append(errs, &Error{Code: CodeBadData, Message: `"repeat" field must be an integer greater than 0`,
-				Source: ro, Path: fmt.Sprintf("%s.responses[%d].repeat", path, i)})
+				Source: r, Path: fmt.Sprintf("%s.responses[%d].repeat", path, i)})
 		}
 	}
 	if len(errs) > 0 {

@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Node's own errors pass through Mountebank as they are, keys in node's order (Node 20).
 func TestNodeErrorsRender(t *testing.T) {
@@ -95,5 +98,54 @@ func TestUpcastBehaviorsArray(t *testing.T) {
 		if got := jsonText(v.(*Object)); got != tt.want {
 			t.Errorf("upcast %s = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Imposter fields Mountebank reads with `x || []`, looks up, or passes to node's listen
+// (scenario admin-post-falsy-fields).
+func TestParseImposterFieldTypes(t *testing.T) {
+	tests := []struct {
+		name, json string
+		want       string // the rendered errors, "" when the imposter parses
+	}{
+		{"stubs empty string", `{"protocol":"http","stubs":""}`, ""},
+		{"stubs 0", `{"protocol":"http","stubs":0}`, ""},
+		{"stubs false", `{"protocol":"http","stubs":false}`, ""},
+		{"stubs true", `{"protocol":"http","stubs":true}`, `[{"code":"bad data","message":"'stubs' must be an array"}]`},
+		{"protocol null", `{"protocol":null}`, `[{"code":"bad data","message":"the null protocol is not yet supported"}]`},
+		{"protocol missing", `{"port":4545}`, `[{"code":"bad data","message":"'protocol' is a required field"}]`},
+		{"port true", `{"protocol":"http","port":true}`, `[{"code":"ERR_INVALID_ARG_VALUE"}]`},
+		{"port array", `{"protocol":"http","port":[4545]}`, `[{"code":"ERR_INVALID_ARG_VALUE"}]`},
+		{"port array of a string", `{"protocol":"http","port":["4545"]}`, `[{"code":"ERR_INVALID_ARG_VALUE"}]`},
+		{"port empty array", `{"protocol":"http","port":[]}`, `[{"code":"bad data","message":"invalid value for 'port'"}]`},
+		{"port array of a fraction", `{"protocol":"http","port":[1.5]}`, `[{"code":"bad data","message":"invalid value for 'port'"}]`},
+		{"port false", `{"protocol":"http","port":false}`, `[{"code":"bad data","message":"invalid value for 'port'"}]`},
+		{"port true after stub errors", `{"protocol":"http","port":true,"stubs":[{"responses":[]}]}`,
+			`[{"code":"bad data","message":"'responses' must be a non-empty array","source":{"responses":[]}}]`},
+		{"string response", `{"protocol":"http","stubs":[{"responses":[{"is":{}},"s"]}]}`,
+			`[{"code":"bad data","message":"\"repeat\" field must be an integer greater than 0","source":"s"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := ParseJSON([]byte(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errs := ParseImposter(v, ParseOptions{})
+			got := ""
+			if len(errs) > 0 {
+				parts := make([]string, len(errs))
+				for i, e := range errs {
+					parts[i] = string(MarshalJSON(e.Render(), 0))
+					if e.Message == "" {
+						t.Errorf("error %d has no message for logs and the command line", i)
+					}
+				}
+				got = "[" + strings.Join(parts, ",") + "]"
+			}
+			if got != tt.want {
+				t.Errorf("errors\n got %s\nwant %s", got, tt.want)
+			}
+		})
 	}
 }

@@ -642,6 +642,11 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 	r := config.AsObject(rv)
 	if r == nil {
+		if _, isList := rv.([]any); !isList && jsvalue.Truthy(rv) {
+			// A number or true: Mountebank's dry run throws a TypeError resolving it, which
+			// its API shows as the stub alone.
+			return stubSource(dryRunError{&config.Error{Code: "TypeError", Message: "not a response", Raw: config.NewObject()}}, s.def)
+		}
 		return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: rv}
 	}
 	var cr response
@@ -814,7 +819,9 @@ func predicateErrors(err error, stubs []*stub) error {
 		ce := &config.Error{Code: me.Code, Message: me.Message, Source: config.FromPlain(me.Source)}
 		if me.Stub >= 0 && me.Stub < len(stubs) {
 			ce.Path = "stubs[" + strconv.Itoa(me.Stub) + "].predicates"
-			if me.Source == nil {
+			if !jsvalue.Truthy(me.Source) {
+				// reason.source || JSON.stringify(stub): a falsy source ("" for the predicate
+				// "") names the stub too.
 				ce.Source = stubs[me.Stub].text()
 			}
 		}

@@ -277,7 +277,11 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 		// Mountebank applies no behaviors to faults, nor checks them.
 		return &faultResponse{respBase: respBase{config: r}, name: jsvalue.String(get(r, "fault"))}, nil
 	case jsvalue.Truthy(get(r, "proxy")):
-		p, err := proxy.Compile(config.AsObject(get(r, "proxy")), im.MaxBody())
+		po, err := proxy.Object(get(r, "proxy"))
+		if err != nil {
+			return nil, dryRunError{err}
+		}
+		p, err := proxy.Compile(po, im.MaxBody())
 		if err != nil {
 			return nil, dryRunError{err}
 		}

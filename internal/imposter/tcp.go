@@ -55,7 +55,11 @@ func (im *Imposter) compileTCPResponse(r *config.Object) (response, *config.Erro
 		data.setData(get(is, "data"), im.encoding == "base64")
 		out = &isResponse{is: is, tcp: data}
 	case jsvalue.Truthy(get(r, "proxy")):
-		p, err := compileTCPProxy(config.AsObject(get(r, "proxy")))
+		po, err := proxy.Object(get(r, "proxy"))
+		if err != nil {
+			return nil, err
+		}
+		p, err := compileTCPProxy(po)
 		if err != nil {
 			return nil, err // no source: addResponse names the stub, as Mountebank's dry run does
 		}
@@ -137,12 +141,9 @@ func compileTCPProxy(p *config.Object) (*tcpProxy, *config.Error) {
 	} else {
 		out.addr = u.Host
 	}
-	var gens []*config.Object
-	list, _ := get(p, "predicateGenerators").([]any)
-	for _, g := range list {
-		if o := config.AsObject(g); o != nil {
-			gens = append(gens, o)
-		}
+	gens, err := proxy.GeneratorList(get(p, "predicateGenerators"))
+	if err != nil {
+		return nil, err
 	}
 	if err := proxy.DryRunGenerators(gens, config.NewObject("data", "test"), false); err != nil {
 		return nil, err

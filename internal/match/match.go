@@ -12,6 +12,7 @@ package match
 
 import (
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -206,7 +207,15 @@ func CompileReusing(stubs []config.Value, prev *Set, reuse []int, opts Options) 
 			cc.scripted = cc.scripted || prev.scripted // whichever stub it was
 			continue
 		}
-		preds, _ := v.([]any)
+		preds, isList := v.([]any)
+		if !isList && jsvalue.Truthy(v) {
+			// Mountebank's dry run maps over the stub's predicates (`stub.predicates || []`):
+			// any other value throws a TypeError, which its API shows as the stub alone.
+			e := typeError("stubPredicates.map is not a function")
+			e.Stub = i
+			errs = append(errs, e)
+			continue
+		}
 		cc.err = nil
 		ps := make([]*pred, len(preds))
 		for j, p := range preds {

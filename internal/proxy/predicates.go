@@ -219,6 +219,44 @@ func setDefined(o *config.Object, key string, v config.Value) *config.Object {
 	return o
 }
 
+// Object returns a response's `proxy` value as Mountebank's response resolver reads it: an
+// array is an object without a `to` ("Missing to"); a string, number or true throws a TypeError
+// when the resolver sets its mode (strict mode), which the API shows as the stub alone.
+func Object(v config.Value) (*config.Object, *config.Error) {
+	switch t := v.(type) {
+	case *config.Object:
+		if t != nil {
+			return t, nil
+		}
+	case []any:
+		return &config.Object{}, nil
+	}
+	return nil, typeError("Cannot create property 'mode' on " + jsvalue.String(v))
+}
+
+// GeneratorList returns a proxy's predicateGenerators as Mountebank's predicatesFor walks them
+// (`proxy.predicateGenerators || []`, then forEach): a value that is not an array, or an element
+// that is not an object (`1`, `null`, `"s"`, an array: it reads their `matches`), throws a
+// TypeError in its dry run, which the API shows as the stub alone.
+func GeneratorList(v config.Value) ([]*config.Object, *config.Error) {
+	if !jsvalue.Truthy(v) {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, typeError("predicateGenerators.forEach is not a function")
+	}
+	out := make([]*config.Object, 0, len(list))
+	for _, g := range list {
+		o, ok := g.(*config.Object)
+		if !ok || o == nil {
+			return nil, typeError("Cannot convert undefined or null to object")
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
 // DryRunGenerators finds the predicateGenerators Mountebank's dry run fails on: it builds the
 // predicates of a proxied answer for its test request (test: baseHttpServer's testRequest, or
 // tcpServer's {data: 'test'}), and predicatesFor throws a TypeError for a generator without

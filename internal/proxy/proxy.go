@@ -81,12 +81,11 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 	if m, _ := get(p, "mode").(string); m == ModeAlways || m == ModeTransparent {
 		out.Mode = m
 	}
-	gens, _ := get(p, "predicateGenerators").([]any)
-	for _, g := range gens {
-		if o := config.AsObject(g); o != nil {
-			out.Generators = append(out.Generators, o)
-		}
+	gens, gerr := GeneratorList(get(p, "predicateGenerators"))
+	if gerr != nil {
+		return nil, gerr
 	}
+	out.Generators = gens
 	if err := DryRunGenerators(out.Generators, HTTPTestRequest(), true); err != nil {
 		return nil, err
 	}
