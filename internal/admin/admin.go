@@ -159,7 +159,11 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if method == fasthttp.MethodOptions {
-		a.preflight(ctx)
+		if a.opts.Origin != "" {
+			a.preflight(ctx)
+		} else {
+			options(ctx, path)
+		}
 		return
 	}
 	if method == fasthttp.MethodPost && path == "/imposters" && a.startsProgram(ctx) {
@@ -215,12 +219,83 @@ func (a *API) allowed(ctx *fasthttp.RequestCtx) bool {
 
 func (a *API) preflight(ctx *fasthttp.RequestCtx) {
 	ctx.Response.Header.Set("Access-Control-Allow-Methods", "GET,HEAD,PUT,PATCH,POST,DELETE")
-	ctx.Response.Header.Set("Vary", "Access-Control-Request-Headers")
+	ctx.Response.Header.Set("Vary", "Origin, Access-Control-Request-Headers")
 	if h := ctx.Request.Header.Peek("Access-Control-Request-Headers"); len(h) > 0 {
 		ctx.Response.Header.SetBytesV("Access-Control-Allow-Headers", h)
 	}
 	ctx.Response.Header.Set("Content-Length", "0")
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+// options answers an OPTIONS request as Express does when no CORS origin is set (Mountebank's
+// cors middleware then passes it on): 200 with the methods of Mountebank's routes that match the
+// path, in the order it registers them (HEAD after each GET), as the Allow header and the body;
+// a path none of its routes matches is Express's 404.
+func options(ctx *fasthttp.RequestCtx, path string) {
+	allow := mbMethods(path)
+	if allow == "" {
+		notFound(ctx, fasthttp.MethodOptions, path)
+		return
+	}
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.Response.Header.Set("Allow", allow)
+	ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
+	ctx.SetBodyString(allow)
+}
+
+// mbPages are the pages Mountebank serves at GET besides its API (docs, feed, sitemap).
+var mbPages = map[string]bool{
+	"metrics": true, "feed": true, "releases": true, "sitemap": true, "support": true, "license": true,
+	"faqs": true, "docs/gettingStarted": true, "docs/mentalModel": true, "docs/commandLine": true,
+	"docs/communityExtensions": true, "docs/security": true, "docs/api/overview": true,
+	"docs/api/contracts": true, "docs/api/mocks": true, "docs/api/stubs": true,
+	"docs/api/predicates": true, "docs/api/xpath": true, "docs/api/json": true,
+	"docs/api/jsonpath": true, "docs/api/proxies": true, "docs/api/injection": true,
+	"docs/api/behaviors": true, "docs/api/errors": true, "docs/api/faults": true,
+	"docs/protocols/http": true, "docs/protocols/https": true, "docs/protocols/tcp": true,
+	"docs/protocols/smtp": true, "docs/protocols/custom": true,
+}
+
+// mbMethods lists the methods of Mountebank's routes that match path, as Express's Allow
+// header lists them, or "" when none does. A :param matches one non-empty segment.
+func mbMethods(path string) string {
+	trimmed := strings.Trim(path, "/")
+	parts := strings.Split(trimmed, "/")
+	if trimmed == "" {
+		return "GET,HEAD"
+	}
+	for _, p := range parts {
+		if p == "" {
+			return ""
+		}
+	}
+	switch {
+	case len(parts) == 1 && parts[0] == "imposters":
+		return "GET,HEAD,POST,DELETE,PUT"
+	case len(parts) == 1 && (parts[0] == "logs" || parts[0] == "config"):
+		return "GET,HEAD"
+	case len(parts) == 2 && parts[0] == "imposters":
+		return "GET,HEAD,DELETE"
+	case len(parts) == 2 && parts[0] == "releases":
+		return "GET,HEAD"
+	case len(parts) == 3 && parts[0] == "imposters":
+		switch parts[2] {
+		case "savedProxyResponses", "savedRequests", "requests":
+			return "DELETE"
+		case "stubs":
+			return "PUT,POST"
+		case "_requests":
+			return "POST"
+		}
+	case len(parts) == 4 && parts[0] == "imposters" && parts[2] == "stubs":
+		return "PUT,DELETE"
+	case len(parts) == 4 && parts[0] == "imposters" && parts[2] == "_requests":
+		return "POST"
+	}
+	if mbPages[trimmed] {
+		return "GET,HEAD"
+	}
+	return ""
 }
 
 func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {

@@ -209,20 +209,26 @@ func TestCORS(t *testing.T) {
 		status      int
 		wantHeaders map[string]string // "" = absent
 	}{
-		{"preflight", "", "OPTIONS", []string{"Access-Control-Request-Headers", "content-type,x-api-key"}, 204, map[string]string{
-			"Access-Control-Allow-Methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
-			"Access-Control-Allow-Headers": "content-type,x-api-key",
-			"Vary":                         "Access-Control-Request-Headers",
-			"Access-Control-Allow-Origin":  "",
-			"Content-Length":               "0",
-		}},
-		{"preflight without requested headers", "", "OPTIONS", nil, 204, map[string]string{
-			"Access-Control-Allow-Methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
+		// Without --origin, Mountebank's cors middleware passes OPTIONS on to Express, which
+		// lists the route's methods.
+		{"OPTIONS without --origin", "", "OPTIONS", []string{"Access-Control-Request-Headers", "content-type,x-api-key"}, 200, map[string]string{
+			"Allow":                        "GET,HEAD,POST,DELETE,PUT",
+			"Content-Type":                 "text/html; charset=utf-8",
+			"Access-Control-Allow-Methods": "",
 			"Access-Control-Allow-Headers": "",
+			"Access-Control-Allow-Origin":  "",
 		}},
-		{"preflight with --origin", "http://app.test", "OPTIONS", nil, 204, map[string]string{
+		{"preflight with --origin", "http://app.test", "OPTIONS", []string{"Access-Control-Request-Headers", "content-type,x-api-key"}, 204, map[string]string{
 			"Access-Control-Allow-Origin":  "http://app.test",
 			"Access-Control-Allow-Methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
+			"Access-Control-Allow-Headers": "content-type,x-api-key",
+			"Vary":                         "Origin, Access-Control-Request-Headers",
+			"Allow":                        "",
+			"Content-Length":               "0",
+		}},
+		{"preflight with --origin without requested headers", "http://app.test", "OPTIONS", nil, 204, map[string]string{
+			"Access-Control-Allow-Methods": "GET,HEAD,PUT,PATCH,POST,DELETE",
+			"Access-Control-Allow-Headers": "",
 		}},
 		{"GET with --origin", "http://app.test", "GET", nil, 200, map[string]string{
 			"Access-Control-Allow-Origin": "http://app.test",
@@ -245,6 +251,54 @@ func TestCORS(t *testing.T) {
 			if got.headers[k] != want {
 				t.Errorf("%s: header %s = %q, want %q", tc.name, k, got.headers[k], want)
 			}
+		}
+	}
+}
+
+// TestOptionsAllow: without --origin, OPTIONS lists the methods of Mountebank's routes for the
+// path, as Express does (Allow header and body), and a path no route matches is Express's 404.
+func TestOptionsAllow(t *testing.T) {
+	tests := []struct {
+		path   string
+		status int
+		allow  string
+	}{
+		{"/", 200, "GET,HEAD"},
+		{"/imposters", 200, "GET,HEAD,POST,DELETE,PUT"},
+		{"/imposters/", 200, "GET,HEAD,POST,DELETE,PUT"},
+		{"/imposters/4545", 200, "GET,HEAD,DELETE"},
+		{"/imposters/abc", 200, "GET,HEAD,DELETE"},
+		{"/imposters/4545/stubs", 200, "PUT,POST"},
+		{"/imposters/4545/stubs/0", 200, "PUT,DELETE"},
+		{"/imposters/4545/savedRequests", 200, "DELETE"},
+		{"/imposters/4545/savedProxyResponses", 200, "DELETE"},
+		{"/imposters/4545/requests", 200, "DELETE"},
+		{"/imposters/4545/_requests", 200, "POST"},
+		{"/imposters/4545/_requests/7", 200, "POST"},
+		{"/config", 200, "GET,HEAD"},
+		{"/logs", 200, "GET,HEAD"},
+		{"/metrics", 200, "GET,HEAD"},
+		{"/docs/api/stubs", 200, "GET,HEAD"},
+		{"/nope", 404, ""},
+		{"/imposters/4545/stubs/0/x", 404, ""},
+		{"/imposters/4545/verify", 404, ""},
+	}
+	a, _ := newTestAPI(t, Options{})
+	c := inmemClient(t, a, nil)
+	for _, tc := range tests {
+		got, err := do(t, c, "OPTIONS", tc.path, "")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if got.status != tc.status || got.headers["Allow"] != tc.allow {
+			t.Errorf("OPTIONS %s: %d Allow %q, want %d %q", tc.path, got.status, got.headers["Allow"], tc.status, tc.allow)
+		}
+		want := tc.allow
+		if tc.status == 404 {
+			want = notFoundPage("OPTIONS", tc.path)
+		}
+		if got.body != want {
+			t.Errorf("OPTIONS %s: body %q, want %q", tc.path, got.body, want)
 		}
 	}
 }
