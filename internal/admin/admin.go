@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -136,6 +137,8 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	if a.servePage(ctx, method, path) {
 		return
 	}
+	// The API's routes match as Mountebank's Express routes do, on the path as sent.
+	path, routable := expressPath(ctx)
 	if a.opts.APIKey != "" && !a.keyOK(ctx) {
 		a.sendErrors(ctx, &apiError{status: 401, errs: []*config.Error{{Code: config.CodeUnauthorized,
 			Message: "If you set the apiKey option, make sure you are sending the correct apiKey in the x-api-key header."}}})
@@ -156,6 +159,10 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	// a 400 whatever the route, method or imposter (a missing imposter included).
 	if aerr := parseBody(ctx); aerr != nil {
 		a.sendErrors(ctx, aerr)
+		return
+	}
+	if !routable && (method != fasthttp.MethodOptions || a.opts.Origin == "") {
+		notFound(ctx, method, rawPath(ctx))
 		return
 	}
 	if method == fasthttp.MethodOptions {
@@ -234,7 +241,7 @@ func (a *API) preflight(ctx *fasthttp.RequestCtx) {
 func options(ctx *fasthttp.RequestCtx, path string) {
 	allow := mbMethods(path)
 	if allow == "" {
-		notFound(ctx, fasthttp.MethodOptions, path)
+		notFound(ctx, fasthttp.MethodOptions, rawPath(ctx))
 		return
 	}
 	ctx.SetStatusCode(fasthttp.StatusOK)
@@ -333,7 +340,7 @@ func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
 	case dashboardPath(path):
 		return a.dashboardAPI(ctx, method, path)
 	}
-	notFound(ctx, method, path)
+	notFound(ctx, method, rawPath(ctx))
 	return nil
 }
 
@@ -369,11 +376,11 @@ func (a *API) routeImposter(ctx *fasthttp.RequestCtx, method, id string, rest []
 		}
 	case len(rest) >= 1 && rest[0] == "scenarios":
 		if handler = a.scenarioHandler(method, len(rest)); handler == nil {
-			notFound(ctx, method, string(ctx.Path()))
+			notFound(ctx, method, rawPath(ctx))
 			return nil
 		}
 	default:
-		notFound(ctx, method, string(ctx.Path()))
+		notFound(ctx, method, rawPath(ctx))
 		return nil
 	}
 	im := a.lookup(id)
@@ -390,6 +397,86 @@ func (a *API) lookup(id string) *imposter.Imposter {
 		return nil
 	}
 	return a.reg.Get(port)
+}
+
+// routeWords are the literal segments of the API's routes, by their lower-case form: Express
+// matches them whatever their case (/IMPOSTERS is /imposters).
+var routeWords = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range []string{"imposters", "stubs", "savedProxyResponses", "savedRequests", "requests",
+		"_requests", "config", "logs", "metrics", "cluster", "verify", "explain", "scenarios"} {
+		m[strings.ToLower(w)] = w
+	}
+	return m
+}()
+
+// encodeURL is the encodeurl package's encoding, as Express's 404 page shows a path: bytes
+// outside the characters a URL may hold are percent-encoded, and so is a '%' that starts no
+// escape; escapes already there are kept.
+func encodeURL(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte(c)
+		case c == '%':
+			b.WriteString("%25")
+		case c == '!' || c >= '#' && c <= ';' || c == '=' || c >= '?' && c <= '_' || c >= 'a' && c <= 'z' || c == '|' || c == '~':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// rawPath is the request's path as sent, without its query, as Express's 404 page shows it.
+func rawPath(ctx *fasthttp.RequestCtx) string {
+	p := string(ctx.URI().PathOriginal())
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	if p == "" {
+		p = "/"
+	}
+	return encodeURL(p)
+}
+
+// expressPath is the path the API routes on, as Express matches Mountebank's routes against
+// the path as sent: one trailing slash is allowed, an empty segment (//imposters) matches no
+// route (routable is false), literal segments match in any case, and a parameter (:id,
+// :stubIndex) is its decoded text. fasthttp's own path is decoded and has its empty segments
+// removed, which made /imposters//4545 and //imposters answer as /imposters/4545 and /imposters.
+func expressPath(ctx *fasthttp.RequestCtx) (path string, routable bool) {
+	raw := string(ctx.URI().PathOriginal())
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		raw = raw[:i]
+	}
+	if !strings.HasPrefix(raw, "/") {
+		return string(ctx.Path()), true // an asterisk or odd request target: as before
+	}
+	trimmed := strings.TrimPrefix(raw, "/")
+	trimmed = strings.TrimSuffix(trimmed, "/")
+	if trimmed == "" {
+		return "/", raw == "/"
+	}
+	parts := strings.Split(trimmed, "/")
+	for i, p := range parts {
+		if p == "" {
+			return string(ctx.Path()), false
+		}
+		if w, ok := routeWords[strings.ToLower(p)]; ok {
+			parts[i] = w
+			continue
+		}
+		if d, err := url.PathUnescape(p); err == nil && !strings.Contains(d, "/") {
+			parts[i] = d
+		}
+	}
+	return "/" + strings.Join(parts, "/"), true
 }
 
 // notFound answers as Express does for an unknown route.

@@ -108,7 +108,7 @@ func TestRoutes(t *testing.T) {
 		{"unknown route", "GET", "/nope", "", 404, "text/html; charset=utf-8", notFoundPage("GET", "/nope")},
 		{"unknown method", "PATCH", "/imposters", "", 404, "text/html; charset=utf-8", notFoundPage("PATCH", "/imposters")},
 		{"POST to an imposter", "POST", "/imposters/" + port, "", 404, "text/html; charset=utf-8", notFoundPage("POST", "/imposters/"+port)},
-		{"path is escaped", "GET", "/a<b", "", 404, "text/html; charset=utf-8", notFoundPage("GET", "/a&lt;b")},
+		{"path is encoded", "GET", "/a<b", "", 404, "text/html; charset=utf-8", notFoundPage("GET", "/a%3Cb")},
 		{"missing imposter", "GET", "/imposters/1", "", 404, jsonType, noSuch},
 		{"imposter id not a number", "GET", "/imposters/abc", "", 404, jsonType, noSuch},
 		{"imposter id not canonical", "GET", "/imposters/0" + port, "", 404, jsonType, noSuch},
