@@ -70,8 +70,15 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		if err != nil {
 			return nil, err
 		}
+		// Forward made the answer as it is kept (see cloneKept), and nothing else holds it once
+		// compiled: it is kept as it is, unless behaviors may share it with what they ran, or
+		// --debug keeps what was sent (RecordMatch), which servedInPlace must not change.
+		kept := answer
+		if r.behaviors != nil || im.opts.Debug {
+			kept = cloneKept(answer)
+		}
 		rec := config.ObjectWithRoom(1)
-		rec.Members = append(rec.Members, config.Member{Key: "is", Value: cloneKept(answer)})
+		rec.Members = append(rec.Members, config.Member{Key: "is", Value: kept})
 		var extra []any
 		if t, _ := get(answer, "_proxyResponseTime").(float64); p.AddWait && t != 0 {
 			extra = append(extra, config.NewObject("wait", t))

@@ -334,9 +334,12 @@ func IsBinary(contentEncoding, contentType string) bool {
 // values as the previous answers' when their bytes are (p.texts): a proxy records every
 // answer, and an origin repeats itself.
 func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
+	// The answer is made as a proxy keeps it (proxyAlways records it as it is): each object
+	// in one allocation with its members, the headers with room for the Connection header
+	// a recorded answer may get, the answer with room for _proxyResponseTime.
 	headers := &config.Object{}
 	if raw != nil {
-		headers.Members = make([]config.Member, 0, bytes.Count(raw, []byte("\r\n"))-2)
+		headers = config.ObjectWithRoom(bytes.Count(raw, []byte("\r\n")) - 2 + 1)
 	}
 	add := func(name string, value config.Value) {
 		v, ok := headers.Get(name)
@@ -375,12 +378,13 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
 	} else {
 		text = maybeJSON(jsvalue.DecodeUTF8(body))
 	}
-	return config.NewObject(
-		"statusCode", statusValue(resp.StatusCode()),
-		"headers", headers,
-		"body", text,
-		"_mode", mode,
-	)
+	out := config.ObjectWithRoom(5)
+	out.Members = append(out.Members,
+		config.Member{Key: "statusCode", Value: statusValue(resp.StatusCode())},
+		config.Member{Key: "headers", Value: headers},
+		config.Member{Key: "body", Value: text},
+		config.Member{Key: "_mode", Value: mode})
+	return out
 }
 
 // Values of an answer's fields, made once: a value put in an interface is otherwise a new
