@@ -446,8 +446,11 @@ type Imposter struct {
 	stubRev atomic.Uint64
 	// scripted is set for good once a table has an inject predicate: a script may keep the
 	// strings of any request it sees, so no request's memory is recycled.
-	scripted    atomic.Bool
-	mu          sync.Mutex // serialises stub changes
+	scripted atomic.Bool
+	mu       sync.Mutex // serialises stub changes
+	// predTexts are the stable texts of the predicates of the stubs proxyAlways compared an
+	// answer's with (under mu; see recordProxied).
+	predTexts   map[*stub][]byte
 	numRequests atomic.Int64
 	// noMatches counts the requests no stub answered (the default response or an error),
 	// since the last ClearRequests.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,15 +62,16 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	out := compileIs(answer, im.defaults, nil)
 	if p.Mode != proxy.ModeTransparent && st != nil {
 		var seen *config.Object
+		cached := false
 		if keys, all := p.RequestFields(); all || req.Object != nil || req.TCP {
 			seen = recordedRequest(req)
 			seen.Set("headers", request.GroupHeaders(p.Headers(req.HeaderList())))
 		} else { // only what the generators read: a request's whole record took a dozen allocations
 			seen = httpRecord(req, keys, p.Headers(req.HeaderList()))
-		}
-		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
-		if err != nil {
-			return nil, err
+			// Without injected generators or a predicateOperator, the predicates are made of
+			// seen alone: proxyAlways keeps their stable text by seen's, and an answer whose
+			// recorded stub is there already is appended to it without making them again.
+			cached = p.Mode == proxy.ModeAlways
 		}
 		// Forward made the answer as it is kept (see cloneKept), and nothing else holds it once
 		// compiled: it is kept as it is, unless behaviors may share it with what they ran, or
@@ -89,9 +92,97 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		if len(extra) > 0 {
 			rec.Set("behaviors", extra)
 		}
-		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, rec, out)
+		var want []byte // the stable text of the predicates, when known
+		var key *[]byte
+		if cached {
+			key = genKeys.Get().(*[]byte)
+			defer func() {
+				if cap(*key) <= 64<<10 {
+					genKeys.Put(key)
+				}
+			}()
+			*key = appendGenKey((*key)[:0], seen)
+			if want = r.gen.get(*key); want != nil && im.appendRecorded(st, want, rec, out) {
+				return out, nil
+			}
+		}
+		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
+		if err != nil {
+			return nil, err
+		}
+		if cached && want == nil {
+			want = appendStableJSON(nil, preds)
+			r.gen.put(*key, want)
+		}
+		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, want, rec, out)
 	}
 	return out, nil
+}
+
+// predCache keeps the stable texts of the predicates a proxy's generators made (see
+// appendStableJSON), by the generators' request fields (see appendGenKey). It is safe for
+// concurrent use.
+type predCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// maxGenTexts bounds a predCache: full, it starts again empty.
+const maxGenTexts = 256
+
+// get returns the text kept for key, nil when none is.
+func (c *predCache) get(key []byte) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[string(key)] // looked up without a conversion
+}
+
+// put keeps text for key.
+func (c *predCache) put(key, text []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxGenTexts {
+		c.m = make(map[string][]byte)
+	}
+	c.m[string(key)] = text
+}
+
+// genKeys are the buffers proxyHTTP writes its predCache keys into.
+var genKeys = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendGenKey appends a text of v that differs for any two values that differ (the same for
+// equal ones): a type letter for each value, and each string and key with its length, as it
+// is (JSON text would write the invalid UTF-8 of two different strings the same way).
+func appendGenKey(dst []byte, v config.Value) []byte {
+	switch t := v.(type) {
+	case string:
+		dst = strconv.AppendInt(append(dst, 's'), int64(len(t)), 10)
+		return append(append(dst, ':'), t...)
+	case *config.Object:
+		if t == nil {
+			return append(dst, 'n')
+		}
+		dst = strconv.AppendInt(append(dst, 'o'), int64(len(t.Members)), 10)
+		for _, m := range t.Members {
+			dst = appendGenKey(dst, m.Key)
+			dst = appendGenKey(dst, m.Value)
+		}
+		return dst
+	case []any:
+		dst = strconv.AppendInt(append(dst, 'a'), int64(len(t)), 10)
+		for _, e := range t {
+			dst = appendGenKey(dst, e)
+		}
+		return dst
+	case float64:
+		return strconv.AppendFloat(append(dst, 'f'), t, 'g', -1, 64)
+	case bool:
+		return strconv.AppendBool(append(dst, 'b'), t)
+	case nil:
+		return append(dst, 'n')
+	}
+	// Not a value a request's record has: a text of its own, never another's key.
+	return append(config.AppendJSON(append(dst, 'x'), v, 0), 0)
 }
 
 // cloneKept is config.Clone of is, an answer a proxy keeps: each object is made in one
@@ -159,71 +250,29 @@ var _ proxy.Selector = selector{}
 // to the first stub after st whose predicates equal preds, or adds such a stub at the end.
 // It does nothing when st is no longer in the imposter. served, when not nil, is resp's `is`
 // as it was compiled to be sent (servedInPlace reads its body's length).
-func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *config.Object, served *wire) {
+// want, when not nil, is the stable text of preds (appendStableJSON).
+func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byte, resp *config.Object, served *wire) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	old := im.tbl.Load().stubs
-	index := -1
-	for i, o := range old {
-		if o == st {
-			index = i
-			break
-		}
-	}
+	index := slices.Index(old, st)
 	if index < 0 {
 		return // the proxy stub was removed meanwhile
 	}
 	if always {
-		// The predicates are compared as their stable texts, written into buffers kept for
-		// the next answer: stableJSON made a sorted copy of both trees and two strings for
-		// every answer (a third of proxyAlways's allocations).
-		bufs := stableTexts.Get().(*[2][]byte)
-		defer func() {
-			if cap(bufs[0])+cap(bufs[1]) <= 64<<10 { // not the buffers of a large body's
-				stableTexts.Put(bufs)
-			}
-		}()
-		want := appendStableJSON(bufs[0][:0], preds)
-		bufs[0] = want
-		for i := index + 1; i < len(old); i++ {
-			have := old[i].predicates()
-			if have == nil {
-				have = []any{}
-			}
-			bufs[1] = appendStableJSON(bufs[1][:0], have)
-			if !bytes.Equal(bufs[1], want) {
-				continue
-			}
-			// Only the new response is compiled, and the predicates are unchanged, so the
-			// compiled table is kept: recording was linear in what the stub had recorded
-			// already, and proxyAlways under load slowed down with every answer.
-			// The lists grow as append grows them: a reader of the old stub sees only its own
-			// length, and appends are serialised by im.mu, each from the current stub.
-			// The recorded stub keeps its tree (newStubTree): the responses are appended to it
-			// rather than its text decoded and rendered again for every response.
-			servedInPlace(resp, im.defaults, served)
-			o := old[i]
-			odef := o.definition()
-			def := &config.Object{Members: append([]config.Member(nil), odef.Members...)}
-			list, _ := get(odef, "responses").([]any)
-			def.Set("responses", append(list, resp))
-			ns := &stub{def: def, responses: o.responses, expect: o.expect, scen: o.scen}
-			if o.rep != nil { // its own count list, grown as responses is (see above)
-				ns.rep = &repeats{ends: o.rep.ends}
-			}
-			if im.lazyRecord(resp) {
-				ns.appendRepeated(&pendingResponse{im: im, config: resp}, 1)
-			} else if err := im.addResponse(ns, resp); err != nil {
-				im.log.Error("cannot record proxy response", "err", err)
-				return
-			}
-			ns.carry(o) // the stub keeps its place in the cycle, its hits, matches and ID
-			ns.id = o.id
-			stubs := append([]*stub(nil), old...)
-			stubs[i] = ns
-			t := *im.tbl.Load() // the same predicates: the compiled set and its reference stay
-			t.stubs = stubs
-			im.install(&t)
+		if want == nil {
+			// Written into a buffer kept for the next answer: stableJSON made a sorted copy
+			// of the tree and a string for every answer.
+			buf := stableTexts.Get().(*[]byte)
+			defer func() {
+				if cap(*buf) <= 64<<10 { // not the buffer of a large body's
+					stableTexts.Put(buf)
+				}
+			}()
+			*buf = appendStableJSON((*buf)[:0], preds)
+			want = *buf
+		}
+		if im.appendTo(old, index, want, resp, served) {
 			return
 		}
 		index = len(old)
@@ -241,6 +290,82 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, resp *conf
 	if err := im.swap(stubs, nil); err != nil {
 		im.log.Error("cannot record proxy response", "err", err)
 	}
+}
+
+// appendRecorded appends resp, an answer of the proxyAlways stub st, to the first stub after
+// st whose predicates' stable text is want, as recordProxied does; false when there is none
+// (or st is no longer in the imposter): the predicates are then made and recordProxied called.
+func (im *Imposter) appendRecorded(st *stub, want []byte, resp *config.Object, served *wire) bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	old := im.tbl.Load().stubs
+	index := slices.Index(old, st)
+	return index >= 0 && im.appendTo(old, index, want, resp, served)
+}
+
+// predText returns the stable text of s's predicates, kept in im.predTexts (im.mu held).
+func (im *Imposter) predText(s *stub, stubs int) []byte {
+	if t, ok := im.predTexts[s]; ok {
+		return t
+	}
+	have := s.predicates()
+	if have == nil {
+		have = []any{}
+	}
+	t := appendStableJSON(nil, have)
+	if im.predTexts == nil || len(im.predTexts) >= 2*stubs+64 { // stubs removed meanwhile
+		im.predTexts = make(map[*stub][]byte)
+	}
+	im.predTexts[s] = t
+	return t
+}
+
+// appendTo is recordProxied's append of resp to the first stub of old after the proxy stub
+// old[index] whose predicates' stable text is want (im.mu held); false when there is none.
+// The texts are compared, as Mountebank compares predicates (stableJSON made a sorted copy of
+// both trees and two strings for every answer: a third of proxyAlways's allocations); each
+// stub's is written once and kept (predText).
+func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.Object, served *wire) bool {
+	for i := index + 1; i < len(old); i++ {
+		have := im.predText(old[i], len(old))
+		if !bytes.Equal(have, want) {
+			continue
+		}
+		// Only the new response is compiled, and the predicates are unchanged, so the
+		// compiled table is kept: recording was linear in what the stub had recorded
+		// already, and proxyAlways under load slowed down with every answer.
+		// The lists grow as append grows them: a reader of the old stub sees only its own
+		// length, and appends are serialised by im.mu, each from the current stub.
+		// The recorded stub keeps its tree (newStubTree): the responses are appended to it
+		// rather than its text decoded and rendered again for every response.
+		servedInPlace(resp, im.defaults, served)
+		o := old[i]
+		odef := o.definition()
+		def := &config.Object{Members: append([]config.Member(nil), odef.Members...)}
+		list, _ := get(odef, "responses").([]any)
+		def.Set("responses", append(list, resp))
+		ns := &stub{def: def, responses: o.responses, expect: o.expect, scen: o.scen}
+		if o.rep != nil { // its own count list, grown as responses is (see above)
+			ns.rep = &repeats{ends: o.rep.ends}
+		}
+		if im.lazyRecord(resp) {
+			ns.appendRepeated(&pendingResponse{im: im, config: resp}, 1)
+		} else if err := im.addResponse(ns, resp); err != nil {
+			im.log.Error("cannot record proxy response", "err", err)
+			return true
+		}
+		ns.carry(o) // the stub keeps its place in the cycle, its hits, matches and ID
+		ns.id = o.id
+		delete(im.predTexts, o) // the same predicates: ns's text is o's
+		im.predTexts[ns] = have
+		stubs := append([]*stub(nil), old...)
+		stubs[i] = ns
+		t := *im.tbl.Load() // the same predicates: the compiled set and its reference stay
+		t.stubs = stubs
+		im.install(&t)
+		return true
+	}
+	return false
 }
 
 // lazyRecord reports whether resp, a response proxyAlways appends to a stub, may be compiled
@@ -334,7 +459,7 @@ func servedInPlace(resp *config.Object, def *defaults, served *wire) {
 }
 
 // stableTexts are the buffers recordProxied writes the stable texts of predicates into.
-var stableTexts = sync.Pool{New: func() any { return new([2][]byte) }}
+var stableTexts = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendStableJSON appends the compact JSON text of v as safe-stable-stringify renders it
 // (object keys sorted, equal keys in their order), which Mountebank uses to compare

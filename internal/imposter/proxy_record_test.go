@@ -276,3 +276,99 @@ func TestCloneKept(t *testing.T) {
 		walk(is, c)
 	}
 }
+
+// TestProxyAlwaysKnownPredicates: an answer whose generated predicates proxyAlways has made
+// before (their stable text kept by the request fields they were made of) goes to the first
+// stub after the proxy whose predicates are the same, as one made anew would: after other
+// keys' answers, after that stub was deleted (a new stub is recorded at the end), and when a
+// stub with the same predicates was inserted before it.
+func TestProxyAlwaysKnownPredicates(t *testing.T) {
+	n := 0
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
+		n++
+		ctx.SetBodyString("answer " + strconv.Itoa(n))
+	})
+	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr +
+		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true,"query":true}}]}}]}]}`
+	h, _ := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/", "", ""), false)
+	send := func(target string) {
+		t.Helper()
+		serveOnce(t, h, impostertest.RequestCtx(t, impostertest.RawRequest("GET", target, "", "")))
+	}
+	// recorded lists each stub after the proxy's: its predicates and the bodies it recorded.
+	recorded := func() string {
+		var out []string
+		for _, d := range h.im.StubDefinitions()[1:] {
+			s := string(config.MarshalJSON(get(d, "predicates"), 0)) + ":"
+			for _, r := range get(d, "responses").([]any) {
+				s += " " + fmt.Sprint(get(config.AsObject(get(config.AsObject(r), "is")), "body"))
+			}
+			out = append(out, s)
+		}
+		return strings.Join(out, "\n")
+	}
+	const a = `[{"deepEquals":{"path":"/a"}},{"deepEquals":{"query":{}}}]`
+	const b = `[{"deepEquals":{"path":"/b"}},{"deepEquals":{"query":{}}}]`
+	const ax = `[{"deepEquals":{"path":"/a"}},{"deepEquals":{"query":{"x":"1"}}}]`
+	for _, target := range []string{"/a", "/b", "/a", "/a?x=1", "/b", "/a?x=1"} {
+		send(target)
+	}
+	want := a + ": answer 1 answer 3\n" + b + ": answer 2 answer 5\n" + ax + ": answer 4 answer 6"
+	if got := recorded(); got != want {
+		t.Fatalf("recorded:\n%s\nwant\n%s", got, want)
+	}
+	if err := h.im.DeleteStub(1); err != nil { // the stub of /a
+		t.Fatal(err)
+	}
+	send("/a")
+	send("/b")
+	want = b + ": answer 2 answer 5 answer 8\n" + ax + ": answer 4 answer 6\n" + a + ": answer 7"
+	if got := recorded(); got != want {
+		t.Fatalf("after the stub of /a was deleted:\n%s\nwant\n%s", got, want)
+	}
+	user := config.NewObject("predicates", mustParse(t, b),
+		"responses", []any{config.NewObject("is", config.NewObject("body", "user"))})
+	if err := h.im.InsertStub(user, 1); err != nil {
+		t.Fatal(err)
+	}
+	send("/b")
+	want = b + ": user answer 9\n" + b + ": answer 2 answer 5 answer 8\n" + ax + ": answer 4 answer 6\n" + a + ": answer 7"
+	if got := recorded(); got != want {
+		t.Fatalf("after a stub of the same predicates was inserted before the recorded one:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestAppendGenKey: the keys of different values differ (strings that are not UTF-8, values
+// whose JSON texts would run together), and equal values have the same.
+func TestAppendGenKey(t *testing.T) {
+	values := []string{`"\ufffd"`, `""`, `"a"`, `"ab"`, `{}`, `[]`, `null`, `true`, `false`, `0`, `1`, `"1"`,
+		`{"a":"b"}`, `{"ab":""}`, `{"a":"","b":""}`, `{"b":"","a":""}`, `["a","b"]`, `["ab"]`, `[["a"],"b"]`,
+		`{"a":["b"]}`, `{"a":{"b":""}}`, `[{}]`, `[[]]`}
+	keys := map[string]string{}
+	check := func(name string, v config.Value) {
+		t.Helper()
+		k := string(appendGenKey(nil, v))
+		if other, ok := keys[k]; ok {
+			t.Errorf("%s and %s have the same key %q", name, other, k)
+		}
+		keys[k] = name
+		if again := string(appendGenKey([]byte("x"), config.Clone(v))); again != "x"+k {
+			t.Errorf("%s: key %q, then %q", name, k, again[1:])
+		}
+	}
+	for _, text := range values {
+		check(text, mustParse(t, text))
+	}
+	check(`"\xff"`, "\xff") // invalid UTF-8: JSON text writes both as "\ufffd"
+	check(`"\xfe"`, "\xfe")
+}
+
+// mustParse is config.ParseJSON of text, which must parse.
+func mustParse(t *testing.T, text string) config.Value {
+	t.Helper()
+	v, err := config.ParseJSON([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -145,6 +145,7 @@ type isResponse struct {
 type proxyResponse struct {
 	respBase
 	http   *proxy.Proxy
+	gen    predCache // proxyAlways's generated predicates (see proxyHTTP)
 	tcp    *tcpProxy
 	custom *customProxy // a custom protocol's: its program proxies
 }
