@@ -311,20 +311,59 @@ var (
 	}
 )
 
-// IsBinary reports whether Mountebank records an answer with these Content-Encoding and
-// Content-Type values in binary mode.
-func IsBinary(contentEncoding, contentType string) bool {
-	for _, e := range binaryEncodings {
-		if strings.Contains(contentEncoding, e) {
-			return true
-		}
-	}
+// binaryTypeGroups are binaryTypes grouped by what comes before their '/' (the rest from the
+// '/' on): "audio" ["/"], "application" ["/epub+zip", "/gzip", ...], ...
+var binaryTypeGroups = func() (groups []struct {
+	before string
+	rests  []string
+}) {
 	for _, t := range binaryTypes {
-		if strings.Contains(contentType, t) {
-			return true
+		i := strings.IndexByte(t, '/')
+		n := len(groups)
+		if n == 0 || groups[n-1].before != t[:i] {
+			groups = append(groups, struct {
+				before string
+				rests  []string
+			}{before: t[:i]})
+			n++
+		}
+		groups[n-1].rests = append(groups[n-1].rests, t[i:])
+	}
+	return groups
+}()
+
+// IsBinary reports whether Mountebank records an answer with these Content-Encoding and
+// Content-Type values in binary mode: whether contentEncoding contains one of binaryEncodings
+// or contentType one of binaryTypes. Each type has one '/', so the types are looked for
+// around each '/' of contentType (one, as a rule), by what comes before it, rather than each
+// searched for in all of it (19 searches an answer).
+func IsBinary(contentEncoding, contentType string) bool {
+	if contentEncoding != "" {
+		for _, e := range binaryEncodings {
+			if strings.Contains(contentEncoding, e) {
+				return true
+			}
 		}
 	}
-	return false
+	for i := 0; ; {
+		j := strings.IndexByte(contentType[i:], '/')
+		if j < 0 {
+			return false
+		}
+		i += j
+		before, after := contentType[:i], contentType[i:]
+		for _, g := range binaryTypeGroups {
+			if !strings.HasSuffix(before, g.before) {
+				continue
+			}
+			for _, rest := range g.rests {
+				if strings.HasPrefix(after, rest) {
+					return true
+				}
+			}
+		}
+		i++
+	}
 }
 
 // answer converts the origin's response. Headers keep their order and case (raw is the
