@@ -182,3 +182,28 @@ func finalSigma(s string, at int) bool {
 func caseIgnorable(r rune) bool {
 	return unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || r == '\'' || r == 0xAD
 }
+
+// EqualLower reports ToLower(s) == lower without allocating for ASCII s.
+func EqualLower(s, lower string) bool {
+	if len(s) != len(lower) {
+		for i := 0; i < len(s); i++ {
+			if s[i] >= 0x80 {
+				return ToLower(s) == lower
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return ToLower(s) == lower
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/antchfx/xpath"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/jsonscan"
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
@@ -554,7 +555,7 @@ func (c *evalCtx) leafRaw(e *eleaf, raw string) verdict {
 	}
 	switch c.cur.op {
 	case opEquals, opDeepEquals:
-		return verdictOf(e.v != nil && equalLower(raw, e.s))
+		return verdictOf(e.v != nil && jsvalue.EqualLower(raw, e.s))
 	case opExists, opMatches:
 		// Lowercasing leaves a string empty or not (and matches never lowercases).
 		return c.leafString(e, raw)
@@ -698,7 +699,7 @@ func (o *kvObj) matches(name, k string) bool {
 	if !o.c.cur.pp.keyLower {
 		return name == k
 	}
-	return equalLower(name, k)
+	return jsvalue.EqualLower(name, k)
 }
 
 // distinctKeys counts the keys of the object: the request's names, as the pipe makes them.
@@ -784,31 +785,6 @@ func (o *kvObj) one(name string) (string, int) {
 	return first, n
 }
 
-// equalLower reports jsvalue.ToLower(s) == lower without allocating for ASCII s.
-func equalLower(s, lower string) bool {
-	if len(s) != len(lower) {
-		for i := 0; i < len(s); i++ {
-			if s[i] >= 0x80 {
-				return jsvalue.ToLower(s) == lower
-			}
-		}
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
-			return jsvalue.ToLower(s) == lower
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // maxBodyScans is how many times one request's body is scanned for fields before it is
 // parsed: a scan costs a small fraction of a parse into maps, many scans do not.
 const maxBodyScans = 4
@@ -864,7 +840,7 @@ func (o *scannedObj) read(keys []string, pp *pipe) bool {
 	return true
 }
 
-// scanFields returns the current body with only the values of keys read (scanJSONFields), or
+// scanFields returns the current body with only the values of keys read (jsonscan.Fields), or
 // nil when the body must be parsed: the pipe is not plain, there are more than 8 keys, the
 // body was parsed already or scanned too often, or the scan is unsure. The result is valid
 // until the next call.
@@ -886,7 +862,7 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	c.scans++
 	so.tried, so.ok, so.keys, so.keyLower = true, false, keys, pp.keyLower
 	spans := so.spans[:len(keys)]
-	if !scanJSONFields(c.r.Body, keys, pp.keyLower, spans) {
+	if !jsonscan.Fields(c.r.Body, keys, pp.keyLower, spans) {
 		return nil
 	}
 	so.vals = so.buf[:len(keys)]
@@ -924,7 +900,7 @@ func (c *evalCtx) scanFields(keys []string) *scannedObj {
 	return so
 }
 
-// scannedString returns the content of a JSON string scanJSONPath or scanJSONFields found
+// scannedString returns the content of a JSON string jsonscan.Path or jsonscan.Fields found
 // (they find none with escapes); ok is false when it is not UTF-8, which the parse would
 // decode differently. (A request body from the wire is UTF-8 already.)
 func scannedString(text string) (string, bool) {
@@ -959,18 +935,18 @@ func (c *evalCtx) selected() any {
 }
 
 // scanSelect is the selection of a names-only jsonpath selector ($.a.b) read straight from the
-// JSON text (scanJSONPath); ok is false when the text needs the full parse.
+// JSON text (jsonscan.Path); ok is false when the text needs the full parse.
 func (c *evalCtx) scanSelect(s string) (v any, ok bool) {
 	pp := c.cur.pp
 	sel := pp.sel
 	if c.set.noScan || sel.jpKeys == nil || sel.jpLength != nil {
 		return nil, false
 	}
-	start, end, res := scanJSONPath(s, sel.jpKeys, pp.keyLower)
+	start, end, res := jsonscan.Path(s, sel.jpKeys, pp.keyLower)
 	switch res {
-	case scanMissing:
+	case jsonscan.Missing:
 		return jsvalue.Undef, true
-	case scanUnsure:
+	case jsonscan.Unsure:
 		return nil, false
 	}
 	text := s[start:end]

@@ -240,36 +240,3 @@ func TestScanReusedOnlyBySamePipe(t *testing.T) {
 		}
 	}
 }
-
-// TestScanJSONPathResult: what the scanner reads itself and what it leaves to the parse.
-func TestScanJSONPathResult(t *testing.T) {
-	for _, tc := range []struct {
-		body string
-		keys []string
-		want scanResult
-		text string // the value found
-	}{
-		{`{"customer":{"id":"c-1"}}`, []string{"customer", "id"}, scanFound, `"c-1"`},
-		{`{"Customer":{"ID":[1, {"a":2}]}}`, []string{"customer", "id"}, scanFound, `[1, {"a":2}]`},
-		{`{"a":{"b":1}}`, []string{"a", "c"}, scanMissing, ""},
-		{`{"a":[{"b":1}]}`, []string{"a", "b"}, scanMissing, ""},
-		{`{"a":1,"A":2}`, []string{"a"}, scanUnsure, ""}, // a key repeated (after lowercasing)
-		{`{"a":"\n"}`, []string{"a"}, scanUnsure, ""},    // an escape
-		{`{"a":"x\"y"}`, []string{"a"}, scanUnsure, ""},  // an escape
-		{`{"a":1e2}`, []string{"a"}, scanUnsure, ""},     // an exponent
-		{`{"a":1234567890123456}`, []string{"a"}, scanUnsure, ""},
-		{`[{"a":1}]`, []string{"a"}, scanUnsure, ""}, // not an object
-		{`{"a":1} x`, []string{"a"}, scanUnsure, ""}, // trailing text
-		{`{"a":01}`, []string{"a"}, scanUnsure, ""},  // not JSON
-	} {
-		start, end, res := scanJSONPath(tc.body, tc.keys, true)
-		if res != tc.want || (res == scanFound && tc.body[start:end] != tc.text) {
-			t.Errorf("scanJSONPath(%s, %v) = %d %q, want %d %q", tc.body, tc.keys, res, tc.body[start:end], tc.want, tc.text)
-		}
-	}
-	var spans [2][2]int
-	if !scanJSONFields(`{"id":"x","n":[1]}`, []string{"n", "zz"}, true, spans[:]) ||
-		spans[0] != [2]int{14, 17} || spans[1] != [2]int{-1, -1} {
-		t.Errorf("scanJSONFields spans = %v", spans)
-	}
-}

@@ -1,42 +1,47 @@
-package match
+// Package jsonscan reads one value of a JSON object from its text without building the
+// document, for a JSONPath of names ($.a.b): the jsonpath predicates (internal/match) and the
+// templates' jsonPath helper (internal/hbs) read it before, or instead of, a full parse.
+package jsonscan
 
-// scanJSONPath finds the value a names-only JSONPath ($.a.b, see selector.jpKeys) selects in
+import "github.com/mockd/mockd/internal/jsvalue"
+
+// Path finds the value a names-only JSONPath ($.a.b, see match's selector.jpKeys) selects in
 // the JSON text s without building the document: it checks that s is one JSON object and
 // returns the span of the selected value. Parsing a whole body into maps costs most of a
 // JSONPath predicate, while the selection reads one value.
 //
-// The result is scanFound (the value is s[start:end]), scanMissing (s is a JSON object
-// without the path) or scanUnsure, which leaves s to the full parse: s is not plainly an
+// The result is Found (the value is s[start:end]), Missing (s is a JSON object
+// without the path) or Unsure, which leaves s to the full parse: s is not plainly an
 // object of standard JSON, a string has an escape, a number has an exponent or more than 15
 // digits (so every number converts exactly, never overflows), the nesting is deep, or an
 // object on the path names the key twice (JSON.parse keeps the last, and lowercased keys
-// that collide keep the last in JavaScript's key order). Everything scanFound and
-// scanMissing accept, the full parse accepts and selects alike (FuzzScanJSONPath).
+// that collide keep the last in JavaScript's key order). Everything Found and
+// Missing accept, the full parse accepts and selects alike (FuzzScanJSONPath).
 //
 // With keyLower, object keys are compared as their lowercase (keys holds lowercase names).
-func scanJSONPath(s string, keys []string, keyLower bool) (start, end int, res scanResult) {
+func Path(s string, keys []string, keyLower bool) (start, end int, res Result) {
 	sc := jsonScanner{s: s, keys: keys, keyLower: keyLower}
 	sc.ws()
 	if sc.i >= len(s) || s[sc.i] != '{' {
-		return 0, 0, scanUnsure
+		return 0, 0, Unsure
 	}
 	if !sc.value(0, true) {
-		return 0, 0, scanUnsure
+		return 0, 0, Unsure
 	}
 	sc.ws()
 	if sc.i != len(s) {
-		return 0, 0, scanUnsure
+		return 0, 0, Unsure
 	}
 	if !sc.found {
-		return 0, 0, scanMissing
+		return 0, 0, Missing
 	}
-	return sc.start, sc.end, scanFound
+	return sc.start, sc.end, Found
 }
 
-// scanJSONFields is scanJSONPath for several names of the top-level object at once: spans[i]
+// Fields is Path for several names of the top-level object at once: spans[i]
 // receives the span of names[i]'s value, or {-1, -1} when the object has no such key. It
-// reports false where scanJSONPath would be unsure (a name repeated counts as unsure too).
-func scanJSONFields(s string, names []string, keyLower bool, spans [][2]int) bool {
+// reports false where Path would be unsure (a name repeated counts as unsure too).
+func Fields(s string, names []string, keyLower bool, spans [][2]int) bool {
 	sc := jsonScanner{s: s, fields: names, spans: spans, keyLower: keyLower}
 	for i := range spans {
 		spans[i] = [2]int{-1, -1}
@@ -49,15 +54,15 @@ func scanJSONFields(s string, names []string, keyLower bool, spans [][2]int) boo
 	return sc.i == len(s)
 }
 
-type scanResult uint8
+type Result uint8
 
 const (
-	scanUnsure scanResult = iota
-	scanMissing
-	scanFound
+	Unsure Result = iota
+	Missing
+	Found
 )
 
-// maxScanDepth bounds the nesting scanJSONPath follows (the recursion of value).
+// maxScanDepth bounds the nesting Path follows (the recursion of value).
 const maxScanDepth = 64
 
 type jsonScanner struct {
@@ -69,7 +74,7 @@ type jsonScanner struct {
 	found      bool
 	start, end int
 
-	// fields mode (scanJSONFields): the top-level names wanted and where their values are.
+	// fields mode (Fields): the top-level names wanted and where their values are.
 	fields []string
 	spans  [][2]int
 }
@@ -83,7 +88,7 @@ func (sc *jsonScanner) ws() {
 }
 
 // value scans one value at sc.i. level is how many keys lead to it; onPath says whether they
-// are keys[:level]. It reports false for anything scanJSONPath is unsure of.
+// are keys[:level]. It reports false for anything Path is unsure of.
 func (sc *jsonScanner) value(level int, onPath bool) bool {
 	if level > maxScanDepth || sc.i >= len(sc.s) {
 		return false
@@ -204,7 +209,7 @@ func (sc *jsonScanner) keyIs(k, name string) bool {
 	if !sc.keyLower {
 		return k == name
 	}
-	return equalLower(k, name)
+	return jsvalue.EqualLower(k, name)
 }
 
 // str scans a string without escapes and returns its content.
