@@ -3,6 +3,7 @@
 package request
 
 import (
+	"bytes"
 	"encoding/base64"
 	"net"
 	"sync"
@@ -377,12 +378,58 @@ func (r *Request) HeaderList() []KV {
 // Header returns the value of the first header named name, case-insensitively,
 // and whether there is one.
 func (r *Request) Header(name string) (string, bool) {
+	if r.rawHeaders != nil {
+		if v, found, sure := r.rawHeader(name); sure {
+			return v, found
+		}
+	}
 	for _, kv := range r.HeaderList() {
 		if EqualFoldASCII(kv.Name, name) {
 			return kv.Value, true
 		}
 	}
 	return "", false
+}
+
+// rawHeader is Header read from the header block not parsed yet, without parsing the others
+// (templates read one or two headers of many). sure is false where parseRawHeaders would make
+// the names or the value differ from the bytes sent (a byte past ASCII, read as latin1): then
+// HeaderList decides.
+func (r *Request) rawHeader(name string) (value string, found, sure bool) {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= 0x80 {
+			return "", false, false
+		}
+	}
+	raw := r.rawHeaders
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		c := bytes.IndexByte(line, ':')
+		if c < 0 {
+			continue
+		}
+		// A name with a byte past ASCII cannot match name (all ASCII), as parsed or not.
+		key := trimOWS(line[:c])
+		if len(key) != len(name) || protoKey(key) || !EqualFoldASCII(view(key, true), name) {
+			continue
+		}
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		val := trimOWS(line[c+1:])
+		for _, b := range val {
+			if b >= 0x80 {
+				return "", false, false
+			}
+		}
+		return view(val, true), true, true // the block is arena memory, as parsed strings are
+	}
+	return "", false, true
 }
 
 // MBHeader returns the values of a header as Mountebank's headersMap.get gives them from the

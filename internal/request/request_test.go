@@ -676,3 +676,64 @@ func TestSetData(t *testing.T) {
 		t.Errorf("Data was not made in the request's memory")
 	}
 }
+
+// headerBoth returns Header(name) read from the unparsed block raw (rawHeader) and from the
+// parsed list, and whether the first read left the block unparsed.
+func headerBoth(raw, name string) (lazy, parsed KV, stillRaw bool, okLazy, okParsed bool) {
+	a := &Request{rawHeaders: []byte(raw)}
+	b := &Request{rawHeaders: []byte(raw)}
+	b.HeaderList()
+	va, oka := a.Header(name)
+	vb, okb := b.Header(name)
+	return KV{name, va}, KV{name, vb}, a.rawHeaders != nil, oka, okb
+}
+
+// TestRawHeader: one header read from the block without parsing the others answers as the
+// parsed list does: case-insensitive names, the first of several, values trimmed, __proto__
+// left out, names or values past ASCII (latin1) left to the parse.
+func TestRawHeader(t *testing.T) {
+	raw := "Host: h\r\nX-A:  1 \r\nx-a: 2\r\nX-Latin: \xe9\r\n\xe9: e\r\n__proto__: p\r\n__PROTO__: q\r\n" +
+		"No-Colon\r\n: empty name\r\nX-Empty:\r\nX-Tab:\t v\t\r\n  X-Ows  : w\r\nX-Colon: a:b\r\nX-Last: z"
+	for _, tc := range []struct {
+		name, want string
+		found, raw bool // raw: answered without parsing the block
+	}{
+		{"host", "h", true, true},
+		{"X-A", "1", true, true},
+		{"x-A", "1", true, true},
+		{"X-LATIN", "é", true, false},
+		{"é", "e", true, false},
+		{"\xe9", "", false, false},
+		{"__proto__", "q", true, true}, // __proto__ itself is left out
+		{"__Proto__", "q", true, true},
+		{"No-Colon", "", false, true},
+		{"", "empty name", true, true},
+		{"x-empty", "", true, true},
+		{"x-tab", "v", true, true},
+		{"x-ows", "w", true, true},
+		{"x-colon", "a:b", true, true},
+		{"x-last", "z", true, true},
+		{"missing", "", false, true},
+	} {
+		lazy, parsed, stillRaw, okLazy, okParsed := headerBoth(raw, tc.name)
+		if lazy != parsed || okLazy != okParsed {
+			t.Errorf("Header(%q) = %q %v unparsed, %q %v parsed", tc.name, lazy.Value, okLazy, parsed.Value, okParsed)
+		}
+		if parsed.Value != tc.want || okParsed != tc.found || stillRaw != tc.raw {
+			t.Errorf("Header(%q) = %q %v (block unparsed %v), want %q %v (%v)", tc.name, parsed.Value, okParsed, stillRaw, tc.want, tc.found, tc.raw)
+		}
+	}
+}
+
+// FuzzRawHeader: Header read from the unparsed block answers as from the parsed list.
+func FuzzRawHeader(f *testing.F) {
+	f.Add("Host: h\r\nX-A:  1 \r\nx-a: 2\r\n", "x-a")
+	f.Add("\xe9: e\r\n__proto__: p\r\nX: \xe9\r\n", "x")
+	f.Add(": v\n\r\nA:b:c", "")
+	f.Fuzz(func(t *testing.T, raw, name string) {
+		lazy, parsed, _, okLazy, okParsed := headerBoth(raw, name)
+		if lazy != parsed || okLazy != okParsed {
+			t.Errorf("Header(%q) of %q = %q %v unparsed, %q %v parsed", name, raw, lazy.Value, okLazy, parsed.Value, okParsed)
+		}
+	})
+}
