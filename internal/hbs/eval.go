@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -37,7 +38,12 @@ type state struct {
 	out  []byte
 	vars map[string]any // variables set by assign, val and parseJson
 	root any
+	top  frame   // the template's own context: root
+	free []*call // calls done, for the next ones (see newCall)
 }
+
+// states are render states, reused from one Render to the next with their calls.
+var states = sync.Pool{New: func() any { return new(state) }}
 
 // frame is one context level: the value {{this}} names, block parameters and @data.
 type frame struct {
@@ -67,9 +73,14 @@ func (t *Template) Render(dst []byte, root any) ([]byte, error) {
 	if t.isText {
 		return append(dst, t.static...), nil
 	}
-	st := &state{out: dst, root: root}
-	err := st.nodes(t.nodes, &frame{ctx: root})
-	return st.out, err
+	st := states.Get().(*state)
+	st.out, st.root, st.top = dst, root, frame{ctx: root}
+	err := st.nodes(t.nodes, &st.top)
+	out := st.out
+	clear(st.vars) // what a render holds is not kept past it
+	st.out, st.root, st.top = nil, nil, frame{}
+	states.Put(st)
+	return out, err
 }
 
 func (st *state) nodes(list []node, f *frame) error {
@@ -78,6 +89,9 @@ func (st *state) nodes(list []node, f *frame) error {
 		case *textNode:
 			st.out = append(st.out, n.text...)
 		case *mustacheNode:
+			if st.field(n, f) {
+				break
+			}
 			v, err := st.eval(n.expr, f, nil)
 			if err != nil {
 				return err
@@ -192,17 +206,19 @@ func (st *state) eval(e *sexpr, f *frame, blk *blockNode) (any, error) {
 				return v, nil
 			}
 		}
-		c := &call{st: st, f: f, blk: blk, name: e.name}
-		c.args = make([]any, len(e.params))
-		for i, p := range e.params {
+		c := st.newCall(f, blk, e.name)
+		defer st.done(c)
+		for _, p := range e.params {
 			v, err := st.operand(p, f)
 			if err != nil {
 				return nil, err
 			}
-			c.args[i] = v
+			c.args = append(c.args, v)
 		}
 		if len(e.hash) > 0 {
-			c.hash = make(map[string]any, len(e.hash))
+			if c.hash == nil {
+				c.hash = make(map[string]any, len(e.hash))
+			}
 			for _, h := range e.hash {
 				v, err := st.operand(h.val, f)
 				if err != nil {
@@ -214,6 +230,28 @@ func (st *state) eval(e *sexpr, f *frame, blk *blockNode) (any, error) {
 		return e.helper(c)
 	}
 	return st.operand(e.head, f)
+}
+
+// newCall is a call of a helper, one done before if there is one: helpers keep neither their
+// call nor its args or hash past their answer (array and flatten copy the args).
+func (st *state) newCall(f *frame, blk *blockNode, name string) *call {
+	var c *call
+	if n := len(st.free); n > 0 {
+		c, st.free = st.free[n-1], st.free[:n-1]
+	} else {
+		c = &call{st: st}
+	}
+	c.f, c.blk, c.name = f, blk, name
+	return c
+}
+
+// done keeps c for the next call, emptied.
+func (st *state) done(c *call) {
+	clear(c.args)
+	c.args = c.args[:0]
+	clear(c.hash)
+	c.f, c.blk = nil, nil
+	st.free = append(st.free, c)
 }
 
 func (st *state) operand(o *operand, f *frame) (any, error) {

@@ -508,6 +508,14 @@ func jsonPathHelper(c *call) (any, error) {
 		return nil, err
 	}
 	doc := c.arg(0)
+	if text, isText := doc.(string); isText {
+		if v, missing, ok := c.st.scanBody(text, path); ok {
+			if missing {
+				return c.hash["default"], nil
+			}
+			return v, nil
+		}
+	}
 	textLen := 0
 	var plain any
 	if _, ok := doc.(string); ok || doc == nil {

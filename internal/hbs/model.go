@@ -19,17 +19,17 @@ type Model struct {
 	Port int
 	// Scheme is "http" or "https".
 	Scheme string
-	req    *requestModel
+	req    requestModel // request's model, made with the Model (req.m is set on first use)
 }
 
 func (m *Model) member(key string) (any, bool) {
 	if key != "request" {
 		return nil, false
 	}
-	if m.req == nil {
-		m.req = &requestModel{m: m}
+	if m.req.m == nil {
+		m.req.m = m
 	}
-	return m.req, true
+	return &m.req, true
 }
 
 type requestModel struct {
@@ -93,9 +93,8 @@ type pathModel string
 func (p pathModel) text() string { return string(p) }
 
 func (p pathModel) member(key string) (any, bool) {
-	segs := segments(string(p))
-	if i, ok := listIndex(key, len(segs)); ok {
-		return segs[i], true
+	if s, ok := pathSegment(string(p), key); ok {
+		return s, true
 	}
 	return nil, false
 }

@@ -23,6 +23,7 @@ type textNode struct{ text string }
 type mustacheNode struct {
 	expr   *sexpr
 	escape bool
+	field  reqField // a request field written directly (see state.field)
 }
 
 type blockNode struct {
@@ -338,7 +339,7 @@ func (p *parser) build(toks []token, closing string, openPos int) ([]node, []tok
 			}
 			toks = toks[1:]
 		case tkMustache:
-			nodes = append(nodes, &mustacheNode{expr: t.expr, escape: t.escape})
+			nodes = append(nodes, &mustacheNode{expr: t.expr, escape: t.escape, field: requestField(t.expr)})
 			toks = toks[1:]
 		case tkOpen:
 			b, rest, err := p.block(t, toks[1:])

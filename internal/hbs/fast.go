@@ -1,0 +1,149 @@
+package hbs
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mockd/mockd/internal/jsonscan"
+)
+
+// Fast paths for what most templates name: {{request.…}} fields written straight from the
+// request, and jsonPath of the body's $.a.b read from its text. Each answers exactly what the
+// general route (the model's values looked up, boxed, then written) answers, or defers to it
+// (TestFastPaths, FuzzFastPaths compare the two).
+
+// fastPaths is false only in tests comparing the fast paths with the general route.
+var fastPaths = true
+
+// reqField is a mustache of the request model render writes without building the model's
+// values: request.method, .path, .body, .path.[n], .query.name and .headers.name.
+type reqField struct {
+	kind byte // 0: not such a mustache; 'm'ethod, 'p'ath, 'b'ody, path 'i'ndex, 'q'uery, 'h'eader
+	arg  string
+}
+
+// requestField is the reqField of the expression of a mustache, if it is one.
+func requestField(e *sexpr) reqField {
+	if e.helper != nil || len(e.params) > 0 || len(e.hash) > 0 || e.head == nil || e.head.path == nil {
+		return reqField{}
+	}
+	p := e.head.path
+	if p.data || p.this || p.up > 0 || len(p.segments) < 2 || p.segments[0] != "request" {
+		return reqField{}
+	}
+	s := p.segments[1:]
+	switch {
+	case len(s) == 1 && s[0] == "method":
+		return reqField{kind: 'm'}
+	case len(s) == 1 && s[0] == "path":
+		return reqField{kind: 'p'}
+	case len(s) == 1 && s[0] == "body":
+		return reqField{kind: 'b'}
+	case len(s) == 2 && s[0] == "path":
+		return reqField{kind: 'i', arg: s[1]}
+	case len(s) == 2 && s[0] == "query":
+		return reqField{kind: 'q', arg: s[1]}
+	case len(s) == 2 && s[0] == "headers":
+		return reqField{kind: 'h', arg: s[1]}
+	}
+	return reqField{}
+}
+
+// field writes n's request field when n is one and f is the template's top frame, where
+// "request" can name nothing but the model's request (no block parameter, no enclosing
+// context): the text lookup and write would give. It reports false where they must run.
+func (st *state) field(n *mustacheNode, f *frame) bool {
+	if n.field.kind == 0 || f != &st.top || !fastPaths {
+		return false
+	}
+	m, isModel := st.root.(*Model)
+	if !isModel || m.Request == nil {
+		return false
+	}
+	r := m.Request
+	var s string
+	switch n.field.kind {
+	case 'm':
+		s = r.Method
+	case 'p':
+		s = r.Path
+	case 'b':
+		s = r.Body
+	case 'i':
+		s, _ = pathSegment(r.Path, n.field.arg)
+	case 'q':
+		for _, kv := range r.Query {
+			if kv.Name == n.field.arg {
+				s = kv.Value
+				break
+			}
+		}
+	case 'h':
+		s, _ = r.Header(n.field.arg)
+	}
+	if n.escape {
+		st.out = appendEscaped(st.out, s)
+	} else {
+		st.out = append(st.out, s...)
+	}
+	return true
+}
+
+// pathSegment is segments(path)[listIndex(key)] without splitting the path.
+func pathSegment(path, key string) (string, bool) {
+	trimmed := strings.Trim(path, "/")
+	n := 0
+	if trimmed != "" {
+		n = strings.Count(trimmed, "/") + 1
+	}
+	i, ok := listIndex(key, n)
+	if !ok {
+		return "", false
+	}
+	for ; i > 0; i-- {
+		trimmed = trimmed[strings.IndexByte(trimmed, '/')+1:]
+	}
+	if j := strings.IndexByte(trimmed, '/'); j >= 0 {
+		trimmed = trimmed[:j]
+	}
+	return trimmed, true
+}
+
+// scanBody is what path (of names: $.a.b) selects from text when text is the request's body
+// and the selection is a string, number or boolean read straight from the text (jsonscan.Path);
+// missing is set when the body has no such value (or null), for which the helper answers its
+// default. ok is false where the full parse must decide (text is not the body, not plainly
+// JSON, or the value is an object or array, which the helper gives with sorted keys).
+func (st *state) scanBody(text string, path *jsonPath) (v any, missing, ok bool) {
+	if path.names == nil || !fastPaths {
+		return nil, false, false
+	}
+	m, isModel := st.root.(*Model)
+	if !isModel || m.Request == nil || text == "" || text != m.Request.Body || m.Request.BodyMissing {
+		return nil, false, false
+	}
+	start, end, res := jsonscan.Path(text, path.names, false)
+	switch res {
+	case jsonscan.Missing:
+		return nil, true, true
+	case jsonscan.Unsure:
+		return nil, false, false
+	}
+	val := text[start:end]
+	switch c0 := val[0]; {
+	case c0 == '"':
+		s := val[1 : len(val)-1]
+		return s, false, utf8.ValidString(s) // no escapes (jsonscan): the text is the string
+	case c0 == 't':
+		return true, false, true
+	case c0 == 'f':
+		return false, false, true
+	case c0 == 'n':
+		return nil, true, true
+	case c0 == '-' || '0' <= c0 && c0 <= '9':
+		f, err := strconv.ParseFloat(val, 64) // at most 15 digits, no exponent: exact
+		return f, false, err == nil
+	}
+	return nil, false, false
+}

@@ -1,0 +1,102 @@
+package hbs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mockd/mockd/internal/request"
+)
+
+// renderBoth renders src for r with the fast paths (request fields written directly, jsonPath
+// of the body scanned) and by the general route.
+func renderBoth(tb testing.TB, src string, r *request.Request) (fast, general string, fastErr, generalErr error, ok bool) {
+	tb.Helper()
+	tpl, err := Parse(src)
+	if err != nil {
+		return "", "", nil, nil, false
+	}
+	out, fastErr := tpl.Render(nil, &Model{Request: r, Port: 4545, Scheme: "http"})
+	fastPaths = false
+	defer func() { fastPaths = true }()
+	gen, generalErr := tpl.Render(nil, &Model{Request: r, Port: 4545, Scheme: "http"})
+	return string(out), string(gen), fastErr, generalErr, true
+}
+
+// fastTemplates are templates of the request's fields and of jsonPath, where key is a path
+// index, a query or header name or a JSON member name: top level (the fast paths) and in
+// blocks that rename or hide request (the general route either way).
+func fastTemplates(key string) []string {
+	return []string{
+		"{{request.method}}|{{request.path}}|{{{request.path}}}|{{request.body}}|{{{request.body}}}",
+		"{{request.path.[" + key + "]}}|{{{request.path.[" + key + "]}}}",
+		"{{request.query.[" + key + "]}}|{{{request.query.[" + key + "]}}}|{{request.headers.[" + key + "]}}|{{{request.headers.[" + key + "]}}}",
+		"{{request.path." + key + "}}|{{request.query." + key + "}}|{{request.headers." + key + "}}",
+		"{{jsonPath request.body '$." + key + "'}}|{{jsonPath request.body '$.a." + key + "' default='D'}}|{{jsonPath request.body \"$['" + key + "']\"}}",
+		"{{#if (jsonPath request.body '$." + key + "')}}T{{else}}F{{/if}}|{{size (jsonPath request.body '$." + key + "')}}|{{toJson (jsonPath request.body '$." + key + "')}}",
+		"{{math (jsonPath request.body '$." + key + "') '+' 1}}|{{eq (jsonPath request.body '$." + key + "') 1}}|{{eq (jsonPath request.body '$." + key + "') '1'}}",
+		"{{#each request.query.[" + key + "]}}{{request.path.[1]}}{{this}}{{/each}}|{{#with request}}{{request.method}}{{path.[1]}}{{/with}}",
+		"{{#each (array 'x') as |request|}}{{request.method}}{{request.path.[0]}}{{/each}}|{{request.headers.X-Trace}}",
+		"{{assign 'request' 'v'}}{{request.method}}{{#each (array 1)}}{{request.method}}{{jsonPath ../request.body '$.name'}}{{/each}}",
+	}
+}
+
+var fastRequests = []*request.Request{
+	req("POST", "/users/42?q=x&q=y&Q=z&e=", `{"name":"Ada","tags":[1,2,3],"a":{"b":"<&>\"'=`+"`"+`","1":1.5,"n":null,"t":true,"f":false,"o":{}}}`,
+		"X-Trace", "t-1", "x-trace", "t-2", "Content-Type", "application/json", "X-Esc", `<a href="x">'&'</a>`),
+	req("GET", "/", "", "Host", "h"),
+	req("get", "//a//b/", `{"name":"\u00e9","name2":1e3,"a":{"b":1,"b":2}}`),
+	req("PUT", "/a/b/c/d/e?first=1&last=2&1=one", `{"a":[1,2],"b":{"c":"d"},"name":12345678901234567890}`, "first", "F"),
+	req("POST", "/x", `not json {"name":"x"}`),
+	req("POST", "/x", ` {"name" : "A d a" , "a" : { "b" : -0.5 } } `),
+	req("POST", "/x", `{"name":"Ada"} trailing`),
+	req("POST", "/x", `["name"]`),
+	req("POST", "/x", `{"name":"a\nb","a":{"b":"\ud83d\ude00"}}`),
+	req("POST", "/x", `{"Name":"upper","name":-0,"a":{"B":2}}`),
+	{Method: "POST", Path: "/x", Body: "", BodyMissing: true},
+}
+
+var fastKeys = []string{"0", "1", "2", "-1", "-2", "-9", "9", "first", "last", "size", "length", "+1", "01", "q", "Q", "e", "x",
+	"X-TRACE", "x-trace", "x-esc", "host", "missing", "name", "Name", "name2", "a", "b", "tags", "n", "t", "f", "o", "", "é"}
+
+// TestFastPaths: what the fast paths write is what the general route writes, for every field
+// and selection they handle and every template where they must step aside.
+func TestFastPaths(t *testing.T) {
+	n := 0
+	for _, r := range fastRequests {
+		for _, key := range fastKeys {
+			for _, src := range fastTemplates(key) {
+				fast, general, fastErr, generalErr, ok := renderBoth(t, src, r)
+				if !ok {
+					continue
+				}
+				n++
+				if fast != general || (fastErr == nil) != (generalErr == nil) {
+					t.Errorf("%s on %s %s %q: fast %q (%v), general %q (%v)", src, r.Method, r.Path, r.Body, fast, fastErr, general, generalErr)
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d templates compared", n)
+	}
+}
+
+// FuzzFastPaths: the fast paths write what the general route writes, for any request and key.
+func FuzzFastPaths(f *testing.F) {
+	f.Add("/users/42?q=x&q=y", `{"name":"Ada","a":{"b":1}}`, "t-1", "name")
+	f.Add("//a//b/", `{"a":{"b":"x","b":2}}`, "<&>", "b")
+	f.Add("/", `{"name":1.5e3}`, "", "-1")
+	f.Add("/a?q=%41", ` {"q" : [1] } `, "v", "q")
+	f.Fuzz(func(t *testing.T, target, body, header, key string) {
+		if strings.ContainsAny(key, "]'\"}{") {
+			return
+		}
+		r := req("POST", target, body, "X-Trace", header, key, header+"2")
+		for _, src := range fastTemplates(key) {
+			fast, general, fastErr, generalErr, ok := renderBoth(t, src, r)
+			if ok && (fast != general || (fastErr == nil) != (generalErr == nil)) {
+				t.Errorf("%s on %q %q: fast %q (%v), general %q (%v)", src, target, body, fast, fastErr, general, generalErr)
+			}
+		}
+	})
+}
