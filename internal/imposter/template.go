@@ -2,6 +2,7 @@ package imposter
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/hbs"
@@ -112,20 +113,21 @@ func compileNode(v config.Value, where string) (*tnode, error) {
 	return &tnode{kind: 'l', lit: v}, nil
 }
 
-// render renders n for a request.
-func (n *tnode) render(m *hbs.Model) (config.Value, error) {
+// render renders n for a request, each template in buf's memory (its text then copied).
+func (n *tnode) render(m *hbs.Model, buf *[]byte) (config.Value, error) {
 	switch n.kind {
 	case 't':
-		out, err := n.tpl.Render(nil, m)
+		out, err := n.tpl.Render((*buf)[:0], m)
+		*buf = out
 		return string(out), err
 	case 'o':
 		o := &config.Object{Members: make([]config.Member, 0, len(n.keys))}
 		for i, k := range n.keys {
-			kv, err := k.render(m)
+			kv, err := k.render(m, buf)
 			if err != nil {
 				return nil, err
 			}
-			vv, err := n.vals[i].render(m)
+			vv, err := n.vals[i].render(m, buf)
 			if err != nil {
 				return nil, err
 			}
@@ -135,7 +137,7 @@ func (n *tnode) render(m *hbs.Model) (config.Value, error) {
 	case 'a':
 		out := make([]any, len(n.items))
 		for i, it := range n.items {
-			v, err := it.render(m)
+			v, err := it.render(m, buf)
 			if err != nil {
 				return nil, err
 			}
@@ -149,8 +151,11 @@ func (n *tnode) render(m *hbs.Model) (config.Value, error) {
 // render returns a copy of is with its body and headers rendered for req. A helper that fails
 // (regexExtract without a match, a bad date offset…) fails the request.
 func (t *templated) render(is *config.Object, req *request.Request, port int, scheme string) (*config.Object, error) {
-	m := &hbs.Model{Request: req, Port: port, Scheme: scheme}
-	out := &config.Object{Members: append([]config.Member(nil), is.Members...)}
+	r := renders.Get().(*rendering)
+	r.m = hbs.Model{Request: req, Port: port, Scheme: scheme}
+	defer r.done()
+	out := config.ObjectWithRoom(len(is.Members))
+	out.Members = append(out.Members, is.Members...)
 	for _, part := range []struct {
 		key string
 		n   *tnode
@@ -158,11 +163,32 @@ func (t *templated) render(is *config.Object, req *request.Request, port int, sc
 		if part.n == nil {
 			continue
 		}
-		v, err := part.n.render(m)
+		v, err := part.n.render(&r.m, &r.buf)
 		if err != nil {
 			return nil, &config.Error{Code: config.CodeBadData, Message: "cannot render the response template: " + err.Error()}
 		}
 		out.Set(part.key, v)
 	}
 	return out, nil
+}
+
+// rendering is what rendering a response's templates uses and leaves: the model, and the
+// buffer each template is written in before its text is copied out. Nothing rendered refers to
+// either.
+type rendering struct {
+	m   hbs.Model
+	buf []byte
+}
+
+var renders = sync.Pool{New: func() any { return new(rendering) }}
+
+// maxKeptBuffer is the largest buffer a rendering keeps for the next one.
+const maxKeptBuffer = 64 << 10
+
+func (r *rendering) done() {
+	r.m = hbs.Model{}
+	if cap(r.buf) > maxKeptBuffer {
+		r.buf = nil
+	}
+	renders.Put(r)
 }

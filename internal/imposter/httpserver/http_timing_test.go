@@ -168,10 +168,7 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		{"inject", injectImposter, impostertest.RawRequest("GET", "/inject", "", "")},
 		// bench's handlebars scenario: a template of a path segment, a query parameter, a header,
 		// a JSONPath of the body and the method.
-		{"handlebars", `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"POST","path":"/users/42"}}],
-			"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"template":true,
-			"body":"{\"id\":\"{{request.path.[1]}}\",\"q\":\"{{request.query.q}}\",\"trace\":\"{{request.headers.X-Trace}}\",\"name\":\"{{jsonPath request.body '$.name'}}\",\"method\":\"{{request.method}}\"}"}}]}]}`,
-			"POST /users/42?q=x HTTP/1.1\r\nHost: x\r\nX-Trace: t-1\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"name\":\"Ada\",\"tags\":[1,2,3]}"},
+		{"handlebars", handlebarsImposter, handlebarsRequest},
 		{"simple", impostertest.SimpleStub, impostertest.SimpleRequest},
 		{"query-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"query":{"tenant":"t%03d"}}}`, i)
@@ -186,3 +183,12 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		})
 	}
 }
+
+// bench's handlebars scenario: a template of a path segment, a query parameter, a header, a
+// JSONPath of the body and the method.
+const (
+	handlebarsImposter = `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"method":"POST","path":"/users/42"}}],
+			"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"template":true,
+			"body":"{\"id\":\"{{request.path.[1]}}\",\"q\":\"{{request.query.q}}\",\"trace\":\"{{request.headers.X-Trace}}\",\"name\":\"{{jsonPath request.body '$.name'}}\",\"method\":\"{{request.method}}\"}"}}]}]}`
+	handlebarsRequest = "POST /users/42?q=x HTTP/1.1\r\nHost: x\r\nX-Trace: t-1\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"name\":\"Ada\",\"tags\":[1,2,3]}"
+)
