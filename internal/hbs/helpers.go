@@ -602,6 +602,9 @@ func compileJSONPath(src string) (*jsonPath, error) {
 	if v, ok := jsonPaths.Load(src); ok {
 		return v.(*jsonPath), nil
 	}
+	// Kept past the request: src may be the request's memory (a path the request names), which
+	// serves the next request once this one's answer is written (request.Recycle).
+	src = strings.Clone(src)
 	expr, err := jp.ParseString(src)
 	if err != nil {
 		return nil, fmt.Errorf("jsonPath: invalid expression %q: %w", src, err)

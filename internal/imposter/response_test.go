@@ -689,3 +689,75 @@ func TestShapedInjectAnswersAsBuilt(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateAnswersRecycleTheRequest serves templated answers as the http handler does: a
+// template without behaviors keeps none of the request's strings (its text is rendered and
+// copied), so the request is recycled and its memory serves the next one; every answer, kept
+// until the end, still reads as it was rendered, including a JSONPath the request named (kept
+// in the compiled expressions' cache). With a behavior, or --debug, the request is released.
+func TestTemplateAnswersRecycleTheRequest(t *testing.T) {
+	tpl := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"is":{"statusCode":200,"template":true,` +
+		`"headers":{"X-Path":"{{request.path.[1]}}","X-Each":"{{#each request.query.q}}{{this}};{{/each}}"},` +
+		`"body":"{{request.method}} {{request.headers.X-Name}} {{jsonPath request.body request.query.p}} {{lookup request.headers 'x-name'}} {{#with request}}{{path}}{{/with}}"}BEHAVIORS}]}]}`
+	serve := func(def string, debug bool) (recycled int) {
+		im, err := New(impostertest.Def(t, def), Options{Logger: slog.New(slog.DiscardHandler), Debug: debug})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type kept struct {
+			body       []byte
+			path, each string
+			want       [3]string
+		}
+		var answers []kept
+		for i := range 40 {
+			p := []string{"$.name", "$.nick"}[i%2]
+			name := strings.Repeat(string(rune('a'+i%26)), 1+i%7)
+			raw := "POST /users/" + name + "?q=" + name + "&q=2&p=" + p + " HTTP/1.1\r\nHost: h\r\nX-Name: " + name +
+				"\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(`{"name":"N","nick":"K"}`)) + "\r\n\r\n" +
+				`{"name":"N","nick":"K"}`
+			req := request.Acquire()
+			request.FromHTTP(impostertest.RequestCtx(t, raw), req)
+			a := im.Resolve(req)
+			a, err := im.Build(context.Background(), req, nil, nil, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			selected := map[string]string{"$.name": "N", "$.nick": "K"}[p]
+			k := kept{body: a.Body(), want: [3]string{"POST " + name + " " + selected + " " + name + " /users/" + name, name, name + ";2;"}}
+			for _, h := range a.out.headers {
+				switch h.name {
+				case "X-Path":
+					k.path = h.value
+				case "X-Each":
+					k.each = h.value
+				}
+			}
+			answers = append(answers, k)
+			if im.Recyclable(a) {
+				recycled++
+				im.Done(a)
+				request.Recycle(req)
+			} else {
+				im.Done(a)
+				request.Release(req)
+			}
+		}
+		for i, k := range answers {
+			want := k.want[0]
+			if string(k.body) != want || k.path != k.want[1] || k.each != k.want[2] {
+				t.Errorf("answer %d reads %q, X-Path %q, X-Each %q; want %q, %q, %q", i, k.body, k.path, k.each, want, k.want[1], k.want[2])
+			}
+		}
+		return recycled
+	}
+	if n := serve(strings.Replace(tpl, "BEHAVIORS", "", 1), false); n != 40 {
+		t.Errorf("%d of 40 requests recycled, want all", n)
+	}
+	if n := serve(strings.Replace(tpl, "BEHAVIORS", `,"_behaviors":{"copy":{"from":"path","into":"${P}","using":{"method":"regex","selector":".*"}}}`, 1), false); n != 0 {
+		t.Errorf("with a copy behavior: %d of 40 requests recycled, want none", n)
+	}
+	if n := serve(strings.Replace(tpl, "BEHAVIORS", "", 1), true); n != 0 {
+		t.Errorf("with --debug: %d of 40 requests recycled, want none", n)
+	}
+}

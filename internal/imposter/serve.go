@@ -289,6 +289,12 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 		return a, err
 	}
 	a.out = out
+	if is, ok := a.resp.(*isResponse); ok && is.tmpl != nil && is.behaviors == nil && !im.opts.Debug {
+		// A template's answer is the stub's values and text rendered for this request, copied
+		// out of the renderer (templated.render): none of it is the request's memory, which
+		// may then serve the next request (Recyclable). --debug keeps the answer (RecordMatch).
+		a.contained = !req.Holds(out.body)
+	}
 	if is, ok := a.resp.(*isResponse); ok && is.constant && is.fixed.Load() == nil {
 		im.fix(is, out)
 	}
@@ -348,8 +354,8 @@ func scriptedResponse(r response) bool {
 }
 
 // Recyclable reports whether nothing kept req's strings once a is written: a static response,
-// or one Build made with scripts the native evaluator ran and nothing else that reads the
-// request (a.contained), of stubs without script predicates, not recorded in a shared store
+// one Build made with scripts the native evaluator ran and nothing else that reads the
+// request, or a template's without behaviors (a.contained), of stubs without script predicates, not recorded in a shared store
 // (the journal copies what it keeps). Their memory may then serve the next request.
 //
 // Why a native call keeps nothing: it reads the request's strings into values that live in the
