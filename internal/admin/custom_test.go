@@ -2,11 +2,14 @@ package admin
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -284,5 +287,109 @@ func TestCustomStartHoldsNoChange(t *testing.T) {
 	ans, _ = do(t, c, "POST", "/imposters", `{"protocol":"slow","port":4400}`)
 	if ans.status != 400 || !strings.Contains(ans.body, `"EADDRINUSE"`) {
 		t.Errorf("a second imposter on the port: %d %s", ans.status, ans.body)
+	}
+}
+
+// TestCustomAbortedStartFreesItsPort: a DELETE of a starting imposter's port, and a PUT
+// /imposters, answer once the aborted program has exited, so its port is free for what
+// follows: a PUT naming the port, or a POST after the DELETE, got EADDRINUSE while the program
+// took its time to exit (up to customproto's 5 s stop timeout).
+func TestCustomAbortedStartFreesItsPort(t *testing.T) {
+	quiet := slog.New(slog.DiscardHandler)
+	// A port below the ephemeral range (32768-60999 on Linux): the test binds it, frees it and
+	// binds it again, and an ephemeral port could be taken meanwhile by another process's
+	// outgoing connection (a busy machine runs other suites).
+	port := 0
+	for p := 25470; p < 25500 && port == 0; p++ {
+		if free, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
+			free.Close()
+			port = p
+		}
+	}
+	if port == 0 {
+		t.Fatal("no free port in 25470-25499")
+	}
+	protocols := servers.Protocols()
+	started := make(chan struct{}, 1)
+	aborted := make(chan struct{}, 1)
+	var exit chan struct{} // the program exits once it is closed; set before each creation
+	var returned atomic.Bool
+	var mu sync.Mutex
+	protocols["binding"] = func(*config.Imposter) (imposter.Prepared, error) {
+		return imposter.Prepared{
+			New: func(*imposter.Imposter) imposter.Server { return noServer{} },
+			Start: func(im *imposter.Imposter) (*imposter.External, error) {
+				mu.Lock()
+				e := exit
+				mu.Unlock()
+				// The program binds its port, and prints nothing until it is stopped.
+				ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+				if err != nil {
+					t.Error(err)
+					return nil, err
+				}
+				started <- struct{}{}
+				<-im.StartAborted()
+				aborted <- struct{}{}
+				<-e
+				ln.Close()
+				returned.Store(true)
+				return nil, imposter.ErrDeletedWhileStarting
+			},
+		}, nil
+	}
+	custom := map[string]bool{"binding": true}
+	reg := imposter.NewRegistry(imposter.Options{Host: "127.0.0.1", Logger: quiet, Protocols: protocols, Custom: custom})
+	t.Cleanup(func() { reg.DeleteAll() })
+	a := New(reg, Options{Logger: quiet, Custom: custom})
+	c := inmemClient(t, a, nil)
+	for _, tc := range []struct {
+		name   string
+		delete func() (answer, error)
+	}{
+		{"DELETE then POST", func() (answer, error) {
+			if ans, err := do(t, c, "DELETE", "/imposters/"+strconv.Itoa(port), ""); err != nil || ans.status != 200 {
+				return ans, err
+			}
+			return do(t, c, "POST", "/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, port))
+		}},
+		{"PUT", func() (answer, error) {
+			return do(t, c, "PUT", "/imposters", fmt.Sprintf(`{"imposters":[{"protocol":"http","port":%d}]}`, port))
+		}},
+	} {
+		mu.Lock()
+		exit = make(chan struct{})
+		mu.Unlock()
+		returned.Store(false)
+		creation := make(chan answer, 1)
+		go func() {
+			ans, _ := do(t, c, "POST", "/imposters", fmt.Sprintf(`{"protocol":"binding","port":%d}`, port))
+			creation <- ans
+		}()
+		<-started
+		done := make(chan answer, 1)
+		go func() {
+			ans, err := tc.delete()
+			if err != nil {
+				t.Error(err)
+			}
+			done <- ans
+		}()
+		<-aborted
+		close(exit)
+		ans := <-done
+		if !returned.Load() {
+			t.Errorf("%s: answered before the aborted program had exited", tc.name)
+		}
+		if ans.status != 200 && ans.status != 201 {
+			t.Errorf("%s on the aborted program's port: %d %s", tc.name, ans.status, ans.body)
+		}
+		if ans := <-creation; ans.status != 400 || !strings.Contains(ans.body, "deleted while its program was starting") {
+			t.Errorf("%s: the creation answered %d %s", tc.name, ans.status, ans.body)
+		}
+		if reg.Get(port) == nil {
+			t.Errorf("%s: no imposter on the port", tc.name)
+		}
+		reg.DeleteAll()
 	}
 }

@@ -431,9 +431,12 @@ type Imposter struct {
 	// its program starts (Registry.Reserve): the start gives up.
 	abortMu sync.Mutex
 	abort   chan struct{}
-	done    chan struct{} // closed when Serve has returned, once serving is serveStarted
-	serving atomic.Int32  // serveDeferred, serveStarted or serveNever
-	closing atomic.Bool
+	// startEnded is closed (under abortMu, made on first use) once a start reserved with
+	// Registry.Reserve has returned: an aborted program has exited by then (see awaitAborted).
+	startEnded chan struct{}
+	done       chan struct{} // closed when Serve has returned, once serving is serveStarted
+	serving    atomic.Int32  // serveDeferred, serveStarted or serveNever
+	closing    atomic.Bool
 	// plainIPv4 reports IPv4 clients as a.b.c.d (node does when bound to an IPv4 address)
 	// rather than ::ffff:a.b.c.d.
 	plainIPv4 bool
@@ -942,6 +945,30 @@ func (im *Imposter) abortStart() {
 	default:
 		close(im.abort)
 	}
+}
+
+// endStart closes startEnded's channel (once): the reserved start has returned.
+func (im *Imposter) endStart() {
+	im.abortMu.Lock()
+	defer im.abortMu.Unlock()
+	if im.startEnded == nil {
+		im.startEnded = make(chan struct{})
+	}
+	select {
+	case <-im.startEnded:
+	default:
+		close(im.startEnded)
+	}
+}
+
+// startReturned returns startEnded's channel.
+func (im *Imposter) startReturned() <-chan struct{} {
+	im.abortMu.Lock()
+	defer im.abortMu.Unlock()
+	if im.startEnded == nil {
+		im.startEnded = make(chan struct{})
+	}
+	return im.startEnded
 }
 
 // setEncoding switches the imposter to the encoding a custom protocol's program announced

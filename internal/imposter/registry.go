@@ -138,7 +138,9 @@ func (r *Registry) Reserve(im *Imposter) error {
 // StartReserved starts im, reserved with Reserve, without holding the registry: its program
 // may take long to start. On error the reservation is dropped.
 func (r *Registry) StartReserved(im *Imposter) error {
-	if err := im.Start(); err != nil {
+	err := im.Start()
+	im.endStart()
+	if err != nil {
 		r.mu.Lock()
 		_, reserved := r.starting[im]
 		delete(r.starting, im)
@@ -178,14 +180,31 @@ func (r *Registry) Release(im *Imposter) {
 	im.Stop(context.Background())
 }
 
-// abortStarting aborts the starts reserved on port (every one when all is set); r.mu is held
-// for writing.
-func (r *Registry) abortStarting(port int, all bool) {
+// abortStarting aborts the starts reserved on port (every one when all is set) and returns
+// them, for awaitAborted; r.mu is held for writing.
+func (r *Registry) abortStarting(port int, all bool) []*Imposter {
+	var aborted []*Imposter
 	for im, p := range r.starting {
 		if all || (p == port && port != 0) {
 			delete(r.starting, im)
 			im.abortStart()
+			aborted = append(aborted, im)
 		}
+	}
+	return aborted
+}
+
+// awaitAborted waits until the starts abortStarting aborted have returned and stops those
+// that had started (their program announced itself just before the abort): when it returns
+// their programs have exited and the ports they held are free. A change that deleted a
+// starting imposter and then created one on its port (PUT /imposters, a DELETE then a POST)
+// failed with EADDRINUSE while the aborted program took its time to exit. The wait is the
+// program's stop, bounded as a running program's (customproto's stop timeout, then SIGKILL);
+// the caller holds r.change, not r.mu (the start takes r.mu on return).
+func awaitAborted(aborted []*Imposter) {
+	for _, im := range aborted {
+		<-im.startReturned()
+		im.Stop(context.Background())
 	}
 }
 
@@ -198,9 +217,10 @@ func (r *Registry) Put(im *Imposter) error {
 	r.mu.Lock()
 	old := r.byPort[im.port]
 	delete(r.byPort, im.port)
-	r.abortStarting(im.port, false)
+	aborted := r.abortStarting(im.port, false)
 	r.relist()
 	r.mu.Unlock()
+	awaitAborted(aborted)
 	if old != nil {
 		r.stop(old)
 	}
@@ -224,9 +244,10 @@ func (r *Registry) Delete(port int) *Imposter {
 	r.mu.Lock()
 	im := r.byPort[port]
 	delete(r.byPort, port)
-	r.abortStarting(port, false)
+	aborted := r.abortStarting(port, false)
 	r.relist()
 	r.mu.Unlock()
+	awaitAborted(aborted)
 	if im != nil {
 		r.stop(im)
 	}
@@ -270,9 +291,10 @@ func (r *Registry) deleteAllLocked() []*Imposter {
 	all := r.All()
 	r.mu.Lock()
 	r.byPort = map[int]*Imposter{}
-	r.abortStarting(0, true)
+	aborted := r.abortStarting(0, true)
 	r.relist()
 	r.mu.Unlock()
+	awaitAborted(aborted)
 	for _, im := range all {
 		r.stop(im)
 	}

@@ -495,3 +495,53 @@ func TestCustomProtocolSlowStart(t *testing.T) {
 		t.Errorf("GET /imposters after the DELETE: %s", body)
 	}
 }
+
+// TestCustomProtocolAbortedStartFreesItsPort: a DELETE of a starting imposter's port, or a
+// PUT /imposters, answers once the aborted program has exited, so the port is free for what
+// follows. A user replacing imposters in a loop got EADDRINUSE from a PUT naming the port of a
+// program still stopping (lineproto linger holds its port for a second after SIGTERM).
+func TestCustomProtocolAbortedStartFreesItsPort(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildLineproto(t, dir)
+	protofile := filepath.Join(dir, "protocols.json")
+	if err := os.WriteFile(protofile, []byte(fmt.Sprintf(`{"linger": {"createCommand": %q}}`, bin+" linger")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := start(t, "--protofile", protofile)
+	port := loopbackPort(t)
+	for _, replace := range []struct{ name, method, path, body string }{
+		{"DELETE then POST", "DELETE", fmt.Sprintf("/imposters/%d", port), ""},
+		{"PUT", "PUT", "/imposters", fmt.Sprintf(`{"imposters":[{"protocol":"http","port":%d}]}`, port)},
+	} {
+		creation := make(chan string, 1)
+		go func() {
+			status, _, body := do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"linger","port":%d}`, port))
+			creation <- fmt.Sprint(status, " ", body)
+		}()
+		// The program has bound its port (and catches SIGTERM) once a connection is accepted.
+		for i := 0; ; i++ {
+			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err == nil {
+				c.Close()
+				break
+			}
+			if i == 400 {
+				t.Fatalf("%s: the program did not bind its port: %v", replace.name, err)
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		status, _, body := do(t, replace.method, s.Admin+replace.path, replace.body)
+		if replace.method == "DELETE" && status == 200 {
+			status, _, body = do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, port))
+		}
+		if status != 200 && status != 201 {
+			t.Errorf("%s on the aborted program's port: %d %s", replace.name, status, body)
+		}
+		if got := <-creation; !strings.HasPrefix(got, "400 ") || !strings.Contains(got, "deleted while its program was starting") {
+			t.Errorf("%s: the creation answered %s", replace.name, got)
+		}
+		if status, _, body := do(t, "DELETE", s.Admin+"/imposters", ""); status != 200 || !strings.Contains(body, `"protocol": "http"`) {
+			t.Errorf("%s: no http imposter on the port: %d %s", replace.name, status, body)
+		}
+	}
+}

@@ -12,7 +12,8 @@
 // MODE: "fail" exits 3 before printing anything; "silent" prints nothing and waits; "child"
 // starts a `sleep` child of its own and prints its pid in the metadata (to check that
 // stopping the imposter stops the program's children too); "plain" prints a word rather than
-// JSON as its first line (so the port must come from the creation request).
+// JSON as its first line (so the port must come from the creation request); "linger" binds its
+// port, prints nothing, and exits a second after SIGTERM (a program slow to stop).
 package main
 
 import (
@@ -24,8 +25,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -60,6 +63,10 @@ func main() {
 		time.Sleep(time.Hour)
 		return
 	}
+	term := make(chan os.Signal, 1)
+	if mode == "linger" { // caught before the port is bound: a client that sees it bound may stop it
+		signal.Notify(term, syscall.SIGTERM)
+	}
 	port := 0
 	if len(a.Port) > 0 {
 		port, _ = strconv.Atoi(string(a.Port))
@@ -74,6 +81,11 @@ func main() {
 		os.Exit(4)
 	}
 	port = ln.Addr().(*net.TCPAddr).Port
+	if mode == "linger" {
+		<-term
+		time.Sleep(time.Second)
+		os.Exit(0)
+	}
 	callback := strings.ReplaceAll(a.CallbackURLTemplate, ":port", strconv.Itoa(port))
 	meta := map[string]any{"port": port, "greeting": a.Greeting, "encoding": "utf8", "pid": os.Getpid(), "args": os.Args[len(os.Args)-1]}
 	if mode == "child" {
