@@ -9,9 +9,10 @@ import (
 )
 
 // IdleConn returns c with an idle timeout: a Read fails with os.ErrDeadlineExceeded once it
-// has waited idle for data, and a Write once it has been blocked idle (a client that does not
-// read its answers), as setting both deadlines idle ahead before each Read and each Write would
-// make them, which is what the tcp imposters did. It costs one monotonic clock read per Read
+// has waited idle for data, and a Write once it has made no progress for idle (a client that
+// does not read its answers; one that reads a large answer slowly keeps it going), as setting
+// both deadlines idle ahead before each Read and each step of a Write would make them, which is
+// what the tcp imposters did. It costs one monotonic clock read per Read
 // instead of two deadline changes per request (each a runtime timer change and a clock read,
 // about a sixth of a tcp imposter's own work per packet):
 //
@@ -20,7 +21,8 @@ import (
 //     unless that wait is the one it was armed for, so a wait still ends exactly idle after it
 //     began;
 //   - a write is first tried without a deadline and arms one only when the socket's buffer is
-//     full (on Linux; elsewhere each Write arms it).
+//     full, and again when it fills again after some progress (on Linux; elsewhere each step
+//     of a Write arms it).
 //
 // Whoever sets a read deadline of its own (SetReadDeadline, SetDeadline) makes the next Read
 // that meets it arm the idle one again. The connection is served by one goroutine: Read and
@@ -66,9 +68,23 @@ func (c *idleTCPConn) Write(b []byte) (int, error) {
 	if c.raw != nil {
 		return c.raw.write(b)
 	}
-	_ = c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
-	return c.Conn.Write(b)
+	// In steps, the deadline armed again before each: the idle timeout counts from the
+	// write's last progress, as on Linux (see rawIO.writeSome).
+	written := 0
+	for {
+		step := min(len(b)-written, writeStep)
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
+		n, err := c.Conn.Write(b[written : written+step])
+		written += n
+		if err != nil || written == len(b) {
+			return written, err
+		}
+	}
 }
+
+// writeStep is how much a write sends before it arms the write deadline again, where writes go
+// through the net package.
+const writeStep = 256 << 10
 
 // armWrite arms the write deadline for a write that found the socket's buffer full.
 func (c *idleTCPConn) armWrite() { _ = c.Conn.SetWriteDeadline(time.Now().Add(c.idle)) }

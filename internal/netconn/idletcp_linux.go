@@ -21,6 +21,7 @@ type rawIO struct {
 	n               int    // read: bytes read; write: bytes written
 	err             error  // the system call's error
 	writeArmed      bool   // the write in progress armed the write deadline
+	armedAt         int    // n when the write deadline was armed
 }
 
 // newRawIO returns c's raw reader and writer, or nil when c is not a socket of this system.
@@ -74,8 +75,12 @@ func (r *rawIO) writeSome(fd uintptr) bool {
 		switch e {
 		case nil, syscall.EINTR: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 		case syscall.EAGAIN:
-			if !r.writeArmed {
-				r.writeArmed = true
+			// The idle timeout counts from the write's last progress: a client that takes
+			// a large answer slowly is reading, not gone (node's socket timeout counts from
+			// the last activity too). Armed again only when the buffer filled after some
+			// progress: once per wait at most.
+			if !r.writeArmed || r.n > r.armedAt {
+				r.writeArmed, r.armedAt = true, r.n
 				r.ic.armWrite()
 			}
 			return false

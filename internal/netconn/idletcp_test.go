@@ -141,6 +141,55 @@ func TestIdleConnWriteTimesOut(t *testing.T) {
 	}
 }
 
+// A client that reads a large answer slowly, never pausing as long as the idle timeout, gets
+// all of it: the write's idle timeout counts from its last progress. It failed once the whole
+// write had taken the idle timeout since the buffer first filled (a tcp imposter's large answer
+// to a slow client was cut after --idle-timeout, though the client kept reading). The socket
+// buffers are small, so that the writer sees each read of the client as progress (with
+// autotuned buffers of megabytes, it sees none until the client has drained a lot).
+func TestIdleConnSlowReaderGetsAll(t *testing.T) {
+	const idle = time.Second
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	raw, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.(*net.TCPConn).SetWriteBuffer(64 << 10)
+	_ = c.(*net.TCPConn).SetReadBuffer(64 << 10)
+	s := IdleConn(raw, idle)
+	defer s.Close()
+	const size = 4 << 20
+	read := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 128<<10)
+		for got := 0; got < size; {
+			n, err := io.ReadFull(c, buf[:min(len(buf), size-got)])
+			got += n
+			if err != nil {
+				read <- err
+				return
+			}
+			time.Sleep(idle / 10) // a tenth of the timeout between reads: 3 s in all
+		}
+		read <- nil
+	}()
+	if n, err := s.Write(make([]byte, size)); err != nil || n != size {
+		t.Fatalf("write to a slow reader: %d bytes, %v", n, err)
+	}
+	if err := <-read; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Reads and writes end as the net package's: end of file, a closed connection, and the
 // syscall connection is the socket's.
 func TestIdleConnEnds(t *testing.T) {
