@@ -67,8 +67,9 @@ func (r ReloadResult) String() string {
 //   - one no longer defined is stopped; a new one is started.
 //
 // Imposters created through the admin API are left alone unless cfg defines an imposter on
-// their port, which then replaces them. When cfg does not compile, nothing changes and the
-// error lists every problem with its file and line. Reloads are serialised, and each runs as an
+// their port, which then replaces them. When cfg does not compile, or an imposter new on a port
+// mockd does not serve cannot start, nothing changes and the error (a *config.LoadError) lists
+// every problem with its file and line. Reloads are serialised, and each runs as an
 // admin write does (see admin.API.Change): never interleaved with one, and, with a shared store
 // (--store), applied to the imposters it holds and stored in it before Reload returns; while it
 // cannot be reached, the reload is refused (a *RefusedError) and nothing changes.
@@ -82,6 +83,28 @@ func (a *App) Reload(cfg *config.Config) (ReloadResult, error) {
 		return res, err
 	}
 	change := func() error {
+		// First the imposters new on a port mockd does not serve: when one cannot start (its
+		// port held by another process, a host that cannot be bound), the reload is refused
+		// with nothing changed, as PUT /imposters is. The running imposters were changed
+		// already (new stubs swapped, removed ones stopped) when the error was reported.
+		early := map[*imposter.Imposter]bool{}
+		var problems []string
+		for _, b := range list {
+			if _, had := a.loaded[key(b)]; had || (b.def.Port != 0 && a.reg.Get(b.def.Port) != nil) {
+				continue
+			}
+			if err := a.reg.Add(b.im); err != nil {
+				problems = append(problems, b.src.Locate(b.src.Path, "cannot start imposter: "+errorText(err)))
+				continue
+			}
+			early[b.im] = true
+		}
+		if len(problems) > 0 {
+			for im := range early {
+				a.reg.Delete(im.Port())
+			}
+			return &config.LoadError{Problems: problems}
+		}
 		next := loadedOf(list)
 		var errs []error
 		for _, b := range list {
@@ -89,6 +112,9 @@ func (a *App) Reload(cfg *config.Config) (ReloadResult, error) {
 			cur := next[k]
 			old, had := a.loaded[k]
 			switch {
+			case early[b.im]:
+				res.Added++
+				continue
 			case had && old.header == cur.header && old.stubs == cur.stubs:
 				next[k] = old // unchanged: keep the running imposter
 				res.Unchanged++

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,4 +186,53 @@ func TestSIGHUPReloads(t *testing.T) {
 	waitFor(t, "the reload to be reported", func() bool {
 		return strings.Contains(s.Output(), "mockd: reloaded (SIGHUP): 0 unchanged, 1 with new stubs")
 	})
+}
+
+// TestReloadWithAPortTakenChangesNothing: a reload whose new imposter's port another process
+// holds is refused, and the running imposters stay as they were (the others were changed: new
+// stubs swapped in, removed imposters stopped); once the port is free, SIGHUP applies it.
+func TestReloadWithAPortTakenChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	portA, portB := listenFree(t), listenFree(t)
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	portC := held.Addr().(*net.TCPAddr).Port
+	imp := func(port int, body string) string {
+		return fmt.Sprintf("  - {port: %d, protocol: http, stubs: [{responses: [{is: {body: %s}}]}]}\n", port, body)
+	}
+	file := write(t, dir, "c.yaml", "imposters:\n"+imp(portA, "a1")+imp(portB, "b1"))
+	s := start(t, "-c", file)
+	answer := func(port int) string {
+		_, body, err := get(fmt.Sprintf("http://127.0.0.1:%d/", port))
+		if err != nil {
+			return err.Error()
+		}
+		return body
+	}
+	write(t, dir, "c.yaml", "imposters:\n"+imp(portA, "a2")+imp(portC, "c2"))
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reload to be refused", func() bool {
+		return strings.Contains(s.Output(), "mockd: reload (SIGHUP) refused: the running imposters are unchanged")
+	})
+	if !strings.Contains(s.Output(), fmt.Sprintf("cannot start imposter: Port %d is already in use", portC)) {
+		t.Errorf("the held port is not named:\n%s", s.Output())
+	}
+	if a, b := answer(portA), answer(portB); a != "a1" || b != "b1" {
+		t.Errorf("after the refused reload A answers %q and B %q, want a1 and b1", a, b)
+	}
+	held.Close()
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reload to be reported", func() bool {
+		return strings.Contains(s.Output(), "mockd: reloaded (SIGHUP): 0 unchanged, 1 with new stubs, 0 restarted, 1 added, 1 removed")
+	})
+	if a, c := answer(portA), answer(portC); a != "a2" || c != "c2" {
+		t.Errorf("after the reload A answers %q and C %q, want a2 and c2", a, c)
+	}
 }
