@@ -184,7 +184,8 @@ func Compile(stubs [][]any, opts Options) (*Set, error) {
 }
 
 // CompileValues is Compile for the predicates as configured: stubs[i] is the "predicates"
-// array of stub i (nil or not an array: no predicates), whose keys keep their order.
+// array of stub i (null, "", 0 or false: no predicates; another value that is not an array is
+// the TypeError Mountebank's dry run throws), whose keys keep their order.
 func CompileValues(stubs []config.Value, opts Options) (*Set, error) {
 	return CompileReusing(stubs, nil, nil, opts)
 }

@@ -700,7 +700,11 @@ func (ev *evaluator) selectTransform(p params) (func(string) (any, error), error
 		}, nil
 	case p.xpath != nil:
 		selector, ns := prop(p.xpath, "selector"), map[string]string{}
-		if nsObj := asObject(prop(p.xpath, "ns")); nsObj != nil {
+		nsv := prop(p.xpath, "ns")
+		if err := lowerNSList(nsv, p.xpLower, ns); err != nil {
+			return nil, err
+		}
+		if nsObj := asObject(nsv); nsObj != nil {
 			for _, k := range jsKeys(nsObj) {
 				v, _ := nsObj.Get(k)
 				if p.xpLower {
@@ -768,6 +772,32 @@ func hasElement(doc *xmlquery.Node) bool {
 
 // lowerJS is text.toLowerCase() on a value that may not be a string; name is how the
 // expression reads in JavaScript's error.
+// lowerNSList is transformObject(ns, lowercase) for an xpath's ns that is a string or an
+// array (an object is read by the caller): without caseSensitive, Mountebank lowercases each
+// of Object.keys(ns)'s values in place, which throws a TypeError for a non-empty string (its
+// characters are read-only) and for an element that is not a string. The array's strings are
+// prefixes named by their index, as there.
+func lowerNSList(ns any, lower bool, into map[string]string) error {
+	switch t := ns.(type) {
+	case string:
+		if lower && t != "" {
+			return typeError("Cannot assign to read only property '0' of string '" + t + "'")
+		}
+	case []any:
+		for i, v := range t {
+			if lower {
+				l, err := lowerJS(v, "text")
+				if err != nil {
+					return err
+				}
+				v = l
+			}
+			into[strconv.Itoa(i)] = jsString(v)
+		}
+	}
+	return nil
+}
+
 func lowerJS(v any, name string) (any, error) {
 	switch t := v.(type) {
 	case string:
