@@ -494,10 +494,20 @@ func htmlEscape(s string) string {
 	return r.Replace(s)
 }
 
+// varyAccept adds Accept to the answer's Vary header, in one line as Express's vary does
+// (with --origin it is "Origin, Accept").
+func varyAccept(ctx *fasthttp.RequestCtx) {
+	if v := ctx.Response.Header.Peek("Vary"); len(v) > 0 {
+		ctx.Response.Header.Set("Vary", string(v)+", Accept")
+		return
+	}
+	ctx.Response.Header.Set("Vary", "Accept")
+}
+
 // sendFormatted is send for the routes Mountebank answers through res.format (JSON or HTML),
 // which adds Vary: Accept.
 func sendFormatted(ctx *fasthttp.RequestCtx, status int, v config.Value) {
-	ctx.Response.Header.Add("Vary", "Accept")
+	varyAccept(ctx)
 	send(ctx, status, v)
 }
 

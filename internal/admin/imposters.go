@@ -62,7 +62,7 @@ func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
 	opts.List = !(opts.Replayable || opts.RemoveProxies)
 	// As sendFormatted, from the last rendering when nothing it shows changed: clients and
 	// dashboards poll GET /imposters.
-	ctx.Response.Header.Add("Vary", "Accept")
+	varyAccept(ctx)
 	if !opts.List && !opts.Replayable && journalBytes(a.reg.Listing().Imposters) > streamAbove {
 		sendStream(ctx, 200, config.NewObject("imposters", a.render(a.reg.Listing().Imposters, opts)))
 		return nil
@@ -271,7 +271,7 @@ func bytesLower(b []byte) []byte {
 
 func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []string) *apiError {
 	// As sendFormatted, from the imposter's cached rendering, or streamed.
-	ctx.Response.Header.Add("Vary", "Accept")
+	varyAccept(ctx)
 	opts := a.printOptions(ctx)
 	if !opts.Replayable && im.JournalBytes() > streamAbove {
 		sendStream(ctx, 200, printImposter(im, opts))
