@@ -332,7 +332,7 @@ func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
 		return a.cluster(ctx)
 	case len(parts) == 1 && parts[0] == "verify" && (method == "GET" || method == "HEAD"):
 		return a.verify(ctx, a.reg.All())
-	case len(parts) == 1 && parts[0] == "metrics" && method == "GET" && a.opts.Metrics != nil:
+	case len(parts) == 1 && parts[0] == "metrics" && (method == "GET" || method == "HEAD") && a.opts.Metrics != nil:
 		a.opts.Metrics.Handler(ctx)
 		return nil
 	case len(parts) >= 2 && parts[0] == "imposters":

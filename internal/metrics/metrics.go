@@ -106,12 +106,23 @@ func (r *Registry) ObserveStore(op string, seconds float64, err error) {
 // always prints it last, and Mountebank's own tests match the series with `{.+imposter`.
 func (r *Registry) Handler(ctx *fasthttp.RequestCtx) {
 	r.handler(ctx)
+	if bytes.Equal(ctx.Response.Header.ContentType(), []byte(textEscaped)) {
+		// The same text format: Mountebank's prom-client names it without the escaping
+		// parameter client_golang adds, and its answer has no Vary.
+		ctx.Response.Header.SetContentType(textFormat)
+		ctx.Response.Header.Del("Vary")
+	}
 	if bytes.HasPrefix(ctx.Response.Header.ContentType(), []byte("text/plain")) && len(ctx.Response.Header.ContentEncoding()) == 0 {
 		if body := ctx.Response.Body(); bytes.Contains(body, []byte(`",le="`)) {
 			ctx.Response.SetBodyRaw(leFirst(body))
 		}
 	}
 }
+
+const (
+	textFormat  = "text/plain; version=0.0.4; charset=utf-8"
+	textEscaped = textFormat + "; escaping=underscores"
+)
 
 // leFirst moves the `le` label of each mb_ histogram bucket line to the front of its labels:
 // `mb_x_bucket{imposter="…",le="0.1"} 1` becomes `mb_x_bucket{le="0.1",imposter="…"} 1`.

@@ -163,3 +163,21 @@ func TestHandlerLeFirst(t *testing.T) {
 		t.Errorf("GET /metrics lacks %s:\n%s", want, body)
 	}
 }
+
+// GET and HEAD /metrics name the text format as Mountebank's prom-client does, without the
+// escaping parameter client_golang adds (a scraper's Accept still negotiates its own).
+func TestHandlerContentType(t *testing.T) {
+	r := New()
+	for _, method := range []string{"GET", "HEAD"} {
+		var ctx fasthttp.RequestCtx
+		ctx.Request.Header.SetMethod(method)
+		ctx.Request.SetRequestURI("/metrics")
+		r.Handler(&ctx)
+		if got := string(ctx.Response.Header.ContentType()); got != "text/plain; version=0.0.4; charset=utf-8" {
+			t.Errorf("%s /metrics: Content-Type %q", method, got)
+		}
+		if got := ctx.Response.Header.Peek("Vary"); len(got) > 0 {
+			t.Errorf("%s /metrics: Vary %q, want none", method, got)
+		}
+	}
+}
