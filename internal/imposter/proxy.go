@@ -62,17 +62,14 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	out := compileIs(answer, im.defaults, nil)
 	if p.Mode != proxy.ModeTransparent && st != nil {
 		var seen *config.Object
-		cached := false
-		if keys, all := p.RequestFields(); all || req.Object != nil || req.TCP {
-			seen = recordedRequest(req)
-			seen.Set("headers", request.GroupHeaders(p.Headers(req.HeaderList())))
-		} else { // only what the generators read: a request's whole record took a dozen allocations
-			seen = httpRecord(req, keys, p.Headers(req.HeaderList()))
-			// Without injected generators or a predicateOperator, the predicates are made of
-			// seen alone: proxyAlways keeps their stable text by seen's, and an answer whose
-			// recorded stub is there already is appended to it without making them again.
-			cached = p.Mode == proxy.ModeAlways
-		}
+		headers := p.Headers(req.HeaderList())
+		keys, all := p.RequestFields()
+		all = all || req.Object != nil || req.TCP
+		// Without injected generators or a predicateOperator, the predicates are made of the
+		// request fields the generators name alone: proxyAlways keeps their stable text by
+		// those fields' values, and an answer whose recorded stub is there already is appended
+		// to it without making them (nor the request's record) again.
+		cached := !all && p.Mode == proxy.ModeAlways
 		// Forward made the answer as it is kept (see cloneKept), and nothing else holds it once
 		// compiled: it is kept as it is, unless behaviors may share it with what they ran, or
 		// --debug keeps what was sent (RecordMatch), which servedInPlace must not change.
@@ -101,10 +98,22 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 					genKeys.Put(key)
 				}
 			}()
-			*key = appendGenKey((*key)[:0], seen)
+			var direct bool
+			if *key, direct = appendRecordKey((*key)[:0], req, keys, headers); !direct {
+				seen = httpRecord(req, keys, headers)
+				*key = appendGenKey((*key)[:0], seen)
+			}
 			if want = r.gen.get(*key); want != nil && im.appendRecorded(st, want, rec, out) {
 				return out, nil
 			}
+		}
+		switch {
+		case seen != nil:
+		case all:
+			seen = recordedRequest(req)
+			seen.Set("headers", request.GroupHeaders(headers))
+		default: // only what the generators read: a request's whole record took a dozen allocations
+			seen = httpRecord(req, keys, headers)
 		}
 		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
 		if err != nil {
@@ -145,6 +154,51 @@ func (c *predCache) put(key, text []byte) {
 		c.m = make(map[string][]byte)
 	}
 	c.m[string(key)] = text
+}
+
+// appendRecordKey appends a key of the fields keys of the record httpRecord makes of r (with
+// headers): the fields' values as received, each text with its length, so that two requests of
+// the same key have the same record. direct is false when a field is one it does not write
+// (requestFrom and ip, which httpRecord makes): appendGenKey of the record is the key then.
+func appendRecordKey(dst []byte, r *request.Request, keys []string, headers []request.KV) (key []byte, direct bool) {
+	text := func(dst []byte, s string) []byte {
+		dst = strconv.AppendInt(dst, int64(len(s)), 10)
+		return append(append(dst, ':'), s...)
+	}
+	list := func(dst []byte, kvs []request.KV) []byte {
+		dst = append(strconv.AppendInt(dst, int64(len(kvs)), 10), ':')
+		for _, kv := range kvs {
+			dst = text(text(dst, kv.Name), kv.Value)
+		}
+		return dst
+	}
+	for _, k := range keys {
+		switch k {
+		case "method":
+			dst = text(append(dst, 'm'), r.Method)
+		case "path":
+			dst = text(append(dst, 'p'), r.Path)
+		case "query":
+			dst = list(append(dst, 'q'), r.Query)
+		case "headers":
+			dst = list(append(dst, 'h'), headers)
+		case "body":
+			if r.BodyMissing {
+				dst = append(dst, 'B')
+			} else {
+				dst = text(append(dst, 'b'), r.Body)
+			}
+		case "form":
+			if r.HasForm {
+				dst = list(append(dst, 'f'), r.Form)
+			} else {
+				dst = append(dst, 'F')
+			}
+		case "requestFrom", "ip":
+			return dst, false
+		} // any other: not in the record, the same for every request
+	}
+	return dst, true
 }
 
 // genKeys are the buffers proxyHTTP writes its predCache keys into.

@@ -278,63 +278,76 @@ func TestCloneKept(t *testing.T) {
 }
 
 // TestProxyAlwaysKnownPredicates: an answer whose generated predicates proxyAlways has made
-// before (their stable text kept by the request fields they were made of) goes to the first
-// stub after the proxy whose predicates are the same, as one made anew would: after other
-// keys' answers, after that stub was deleted (a new stub is recorded at the end), and when a
-// stub with the same predicates was inserted before it.
+// before (their stable text kept by the request fields they were made of: by the fields as
+// received, or with ip or requestFrom by the record's) goes to the first stub after the proxy
+// whose predicates are the same, as one made anew would: after other keys' answers, after that
+// stub was deleted (a new stub is recorded at the end), and when a stub with the same
+// predicates was inserted before it.
 func TestProxyAlwaysKnownPredicates(t *testing.T) {
-	n := 0
-	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
-		n++
-		ctx.SetBodyString("answer " + strconv.Itoa(n))
-	})
-	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr +
-		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true,"query":true}}]}}]}]}`
-	h, _ := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/", "", ""), false)
-	send := func(target string) {
-		t.Helper()
-		serveOnce(t, h, impostertest.RequestCtx(t, impostertest.RawRequest("GET", target, "", "")))
-	}
-	// recorded lists each stub after the proxy's: its predicates and the bodies it recorded.
-	recorded := func() string {
-		var out []string
-		for _, d := range h.im.StubDefinitions()[1:] {
-			s := string(config.MarshalJSON(get(d, "predicates"), 0)) + ":"
-			for _, r := range get(d, "responses").([]any) {
-				s += " " + fmt.Sprint(get(config.AsObject(get(config.AsObject(r), "is")), "body"))
+	for _, matches := range []string{`{"path":true,"query":true}`, `{"path":true,"ip":true,"query":true}`} {
+		t.Run(matches, func(t *testing.T) {
+			n := 0
+			addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
+				n++
+				ctx.SetBodyString("answer " + strconv.Itoa(n))
+			})
+			imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr +
+				`","mode":"proxyAlways","predicateGenerators":[{"matches":` + matches + `}]}}]}]}`
+			h, _ := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/", "", ""), false)
+			send := func(target string) {
+				t.Helper()
+				serveOnce(t, h, impostertest.RequestCtx(t, impostertest.RawRequest("GET", target, "", "")))
 			}
-			out = append(out, s)
-		}
-		return strings.Join(out, "\n")
-	}
-	const a = `[{"deepEquals":{"path":"/a"}},{"deepEquals":{"query":{}}}]`
-	const b = `[{"deepEquals":{"path":"/b"}},{"deepEquals":{"query":{}}}]`
-	const ax = `[{"deepEquals":{"path":"/a"}},{"deepEquals":{"query":{"x":"1"}}}]`
-	for _, target := range []string{"/a", "/b", "/a", "/a?x=1", "/b", "/a?x=1"} {
-		send(target)
-	}
-	want := a + ": answer 1 answer 3\n" + b + ": answer 2 answer 5\n" + ax + ": answer 4 answer 6"
-	if got := recorded(); got != want {
-		t.Fatalf("recorded:\n%s\nwant\n%s", got, want)
-	}
-	if err := h.im.DeleteStub(1); err != nil { // the stub of /a
-		t.Fatal(err)
-	}
-	send("/a")
-	send("/b")
-	want = b + ": answer 2 answer 5 answer 8\n" + ax + ": answer 4 answer 6\n" + a + ": answer 7"
-	if got := recorded(); got != want {
-		t.Fatalf("after the stub of /a was deleted:\n%s\nwant\n%s", got, want)
-	}
-	user := config.NewObject("predicates", mustParse(t, b),
-		"responses", []any{config.NewObject("is", config.NewObject("body", "user"))})
-	if err := h.im.InsertStub(user, 1); err != nil {
-		t.Fatal(err)
-	}
-	send("/b")
-	want = b + ": user answer 9\n" + b + ": answer 2 answer 5 answer 8\n" + ax + ": answer 4 answer 6\n" + a + ": answer 7"
-	if got := recorded(); got != want {
-		t.Fatalf("after a stub of the same predicates was inserted before the recorded one:\n%s\nwant\n%s", got, want)
+			// recorded lists each stub after the proxy's: the path and query its predicates
+			// name, and the bodies it recorded.
+			recorded := func() string {
+				var out []string
+				for _, d := range h.im.StubDefinitions()[1:] {
+					s := ""
+					for _, p := range get(d, "predicates").([]any) {
+						de := config.AsObject(get(config.AsObject(p), "deepEquals"))
+						for _, k := range []string{"path", "query"} {
+							if v, ok := de.Get(k); ok {
+								s += string(config.MarshalJSON(v, 0))
+							}
+						}
+					}
+					s += ":"
+					for _, r := range get(d, "responses").([]any) {
+						s += " " + fmt.Sprint(get(config.AsObject(get(config.AsObject(r), "is")), "body"))
+					}
+					out = append(out, s)
+				}
+				return strings.Join(out, "\n")
+			}
+			const a, b, ax = `"/a"{}`, `"/b"{}`, `"/a"{"x":"1"}`
+			for _, target := range []string{"/a", "/b", "/a", "/a?x=1", "/b", "/a?x=1"} {
+				send(target)
+			}
+			want := a + ": answer 1 answer 3\n" + b + ": answer 2 answer 5\n" + ax + ": answer 4 answer 6"
+			if got := recorded(); got != want {
+				t.Fatalf("recorded:\n%s\nwant\n%s", got, want)
+			}
+			bPredicates := config.Clone(get(h.im.StubDefinitions()[2], "predicates"))
+			if err := h.im.DeleteStub(1); err != nil { // the stub of /a
+				t.Fatal(err)
+			}
+			send("/a")
+			send("/b")
+			want = b + ": answer 2 answer 5 answer 8\n" + ax + ": answer 4 answer 6\n" + a + ": answer 7"
+			if got := recorded(); got != want {
+				t.Fatalf("after the stub of /a was deleted:\n%s\nwant\n%s", got, want)
+			}
+			user := config.NewObject("predicates", bPredicates, "responses", []any{config.NewObject("is", config.NewObject("body", "user"))})
+			if err := h.im.InsertStub(user, 1); err != nil {
+				t.Fatal(err)
+			}
+			send("/b")
+			want = b + ": user answer 9\n" + b + ": answer 2 answer 5 answer 8\n" + ax + ": answer 4 answer 6\n" + a + ": answer 7"
+			if got := recorded(); got != want {
+				t.Fatalf("after a stub of the same predicates was inserted before the recorded one:\n%s\nwant\n%s", got, want)
+			}
+		})
 	}
 }
 
@@ -371,4 +384,49 @@ func mustParse(t *testing.T, text string) config.Value {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestAppendRecordKey: requests whose records differ in a field the key is of have different
+// keys (texts that would run together, a missing body or form and an empty one); a field it is
+// not of changes nothing; requestFrom and ip are left to the record's key.
+func TestAppendRecordKey(t *testing.T) {
+	all := []string{"method", "path", "query", "headers", "body", "form"}
+	reqs := []*request.Request{
+		{Method: "GET", Path: "/a"},
+		{Method: "GE", Path: "T/a"},
+		{Method: "GET", Path: "/a", Query: []request.KV{{Name: "a", Value: "b"}}},
+		{Method: "GET", Path: "/a", Query: []request.KV{{Name: "ab", Value: ""}}},
+		{Method: "GET", Path: "/a", Query: []request.KV{{Name: "a", Value: ""}, {Name: "b", Value: ""}}},
+		{Method: "GET", Path: "/a", Query: []request.KV{{Name: "b", Value: ""}, {Name: "a", Value: ""}}},
+		{Method: "GET", Path: "/a", Headers: []request.KV{{Name: "a", Value: "b"}}},
+		{Method: "GET", Path: "/a", BodyMissing: true},
+		{Method: "GET", Path: "/a", Body: "x"},
+		{Method: "GET", Path: "/a", HasForm: true},
+		{Method: "GET", Path: "/a", HasForm: true, Form: []request.KV{{Name: "a", Value: "b"}}},
+	}
+	seen := map[string]int{}
+	for i, r := range reqs {
+		key, direct := appendRecordKey(nil, r, all, r.Headers)
+		if !direct {
+			t.Fatalf("request %d: not direct", i)
+		}
+		if j, ok := seen[string(key)]; ok {
+			t.Errorf("requests %d and %d have the same key %q", j, i, key)
+		}
+		seen[string(key)] = i
+		if other, _ := appendRecordKey(nil, r, []string{"method", "path", "somethingElse"}, nil); string(other) != string(appendKeyOf(r)) {
+			t.Errorf("request %d: a field not in the record changed the key", i)
+		}
+	}
+	for _, k := range []string{"ip", "requestFrom"} {
+		if _, direct := appendRecordKey(nil, reqs[0], []string{"path", k}, nil); direct {
+			t.Errorf("%s: direct", k)
+		}
+	}
+}
+
+// appendKeyOf is appendRecordKey of r's method and path.
+func appendKeyOf(r *request.Request) []byte {
+	key, _ := appendRecordKey(nil, r, []string{"method", "path"}, nil)
+	return key
 }
