@@ -378,7 +378,9 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
 	// a recorded answer may get, the answer with room for _proxyResponseTime.
 	headers := &config.Object{}
 	if raw != nil {
-		headers = config.ObjectWithRoom(bytes.Count(raw, []byte("\r\n")) - 2 + 1)
+		// Its lines, less the status line and the blank one, and one more: counted by their
+		// '\n' (bytes.Count of one byte is a scan; of "\r\n", a search at every '\r').
+		headers = config.ObjectWithRoom(bytes.Count(raw, []byte("\n")) - 2 + 1)
 	}
 	add := func(name string, value config.Value) {
 		v, ok := headers.Get(name)

@@ -205,7 +205,7 @@ func rawHeaders(block []byte, add func(name string, value []byte)) {
 	first := true // the status line
 	for len(block) > 0 {
 		line := block
-		if i := bytes.Index(block, []byte("\r\n")); i >= 0 {
+		if i := lineEnd(block); i >= 0 {
 			line, block = block[:i], block[i+2:]
 		} else {
 			block = nil
@@ -219,6 +219,22 @@ func rawHeaders(block []byte, add func(name string, value []byte)) {
 			continue
 		}
 		add(headerName(line[:colon]), bytes.Trim(line[colon+1:], " \t"))
+	}
+}
+
+// lineEnd is bytes.Index(b, "\r\n"), found by its '\n' (bytes.IndexByte's scan: a search for
+// the two bytes stopped at every '\r' to compare, twice a header line).
+func lineEnd(b []byte) int {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if i > 0 && b[i-1] == '\r' {
+			return i - 1
+		}
+		i++
 	}
 }
 

@@ -2,9 +2,12 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
@@ -76,4 +79,46 @@ func TestForwardKeepsRawHeaders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rawHeadersSearched is rawHeaders with its lines split by searching for "\r\n", as it was.
+func rawHeadersSearched(block []byte, add func(name string, value []byte)) {
+	first := true
+	for len(block) > 0 {
+		line := block
+		if i := bytes.Index(block, []byte("\r\n")); i >= 0 {
+			line, block = block[:i], block[i+2:]
+		} else {
+			block = nil
+		}
+		if first || len(line) == 0 {
+			first = false
+			continue
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			continue
+		}
+		add(headerName(line[:colon]), bytes.Trim(line[colon+1:], " \t"))
+	}
+}
+
+// FuzzRawHeaders: rawHeaders, which finds each line's end by its '\n', splits a block as the
+// search for "\r\n" does (bare '\n' and '\r' inside lines included), and lineEnd is that search.
+func FuzzRawHeaders(f *testing.F) {
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-A: a\nb\r\nX-B:\r \r\n\r\n"))
+	f.Add([]byte("\n\r\n\r\r\n:\r\nA: \r\n"))
+	f.Fuzz(func(t *testing.T, block []byte) {
+		if got, want := lineEnd(block), bytes.Index(block, []byte("\r\n")); got != want {
+			t.Fatalf("lineEnd(%q) = %d, want %d", block, got, want)
+		}
+		list := func(split func([]byte, func(string, []byte))) string {
+			var out []string
+			split(block, func(name string, value []byte) { out = append(out, fmt.Sprintf("%q=%q", name, value)) })
+			return strings.Join(out, ",")
+		}
+		if got, want := list(rawHeaders), list(rawHeadersSearched); got != want {
+			t.Errorf("rawHeaders(%q):\n%s\nwant\n%s", block, got, want)
+		}
+	})
 }
