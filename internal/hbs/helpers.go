@@ -516,6 +516,9 @@ func jsonPathHelper(c *call) (any, error) {
 			return v, nil
 		}
 	}
+	if path.wildcard {
+		return c.orderedJSONPath(path, doc)
+	}
 	textLen := 0
 	var plain any
 	if _, ok := doc.(string); ok || doc == nil {
@@ -552,6 +555,35 @@ func jsonPathHelper(c *call) (any, error) {
 	out := make([]any, len(got))
 	for i, g := range got {
 		out[i] = fromPlainValue(g)
+	}
+	return out, nil
+}
+
+// orderedJSONPath is jsonPath's list of the values a path with wildcards, filters or recursive
+// descent selects, in the document's order (orderedSelect).
+func (c *call) orderedJSONPath(path *jsonPath, doc any) (any, error) {
+	var v config.Value
+	textLen := 0
+	if _, ok := doc.(string); ok || doc == nil {
+		text := Text(doc)
+		textLen = len(text)
+		var err error
+		if v, err = config.ParseJSON([]byte(text)); err != nil {
+			return c.hash["default"], nil
+		}
+	} else {
+		v = toValue(doc)
+	}
+	got := orderedSelect(path.expr, v)
+	if len(got) == 0 || len(got) == 1 && got[0] == nil {
+		return c.hash["default"], nil
+	}
+	if len(got) > 1 && !withinBudget(got, 4<<20+2*textLen) {
+		return nil, errSelectionTooLarge
+	}
+	out := make([]any, len(got))
+	for i, g := range got {
+		out[i] = fromPlainValue(config.Plain(g))
 	}
 	return out, nil
 }
@@ -653,6 +685,16 @@ func withinBudget(vals []any, budget int) bool {
 			for k, e := range t {
 				budget -= len(k)
 				if !count(e) {
+					return false
+				}
+			}
+		case *config.Object:
+			if t == nil {
+				break
+			}
+			for _, m := range t.Members {
+				budget -= len(m.Key)
+				if !count(m.Value) {
 					return false
 				}
 			}
