@@ -209,6 +209,10 @@ func (st *state) eval(e *sexpr, f *frame, blk *blockNode) (any, error) {
 		c := st.newCall(f, blk, e.name)
 		defer st.done(c)
 		for _, p := range e.params {
+			if v, ok := st.fieldValue(p, f); ok {
+				c.args = append(c.args, v)
+				continue
+			}
 			v, err := st.operand(p, f)
 			if err != nil {
 				return nil, err

@@ -28,7 +28,11 @@ func requestField(e *sexpr) reqField {
 	if e.helper != nil || len(e.params) > 0 || len(e.hash) > 0 || e.head == nil || e.head.path == nil {
 		return reqField{}
 	}
-	p := e.head.path
+	return pathField(e.head.path)
+}
+
+// pathField is the reqField p names, if it names one.
+func pathField(p *path) reqField {
 	if p.data || p.this || p.up > 0 || len(p.segments) < 2 || p.segments[0] != "request" {
 		return reqField{}
 	}
@@ -88,6 +92,23 @@ func (st *state) field(n *mustacheNode, f *frame) bool {
 		st.out = append(st.out, s...)
 	}
 	return true
+}
+
+// fieldValue is the value of o, a helper's argument, when it is request.method or
+// request.body looked up from the template's top frame (as in field): the text lookup
+// would give, without walking the model. It reports false where lookup must run.
+func (st *state) fieldValue(o *operand, f *frame) (any, bool) {
+	if (o.field.kind != 'b' && o.field.kind != 'm') || f != &st.top || !fastPaths {
+		return nil, false
+	}
+	m, isModel := st.root.(*Model)
+	if !isModel || m.Request == nil {
+		return nil, false
+	}
+	if o.field.kind == 'b' {
+		return m.Request.Body, true
+	}
+	return m.Request.Method, true
 }
 
 // pathSegment is segments(path)[listIndex(key)] without splitting the path.

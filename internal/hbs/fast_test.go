@@ -36,6 +36,7 @@ func fastTemplates(key string) []string {
 		"{{math (jsonPath request.body '$." + key + "') '+' 1}}|{{eq (jsonPath request.body '$." + key + "') 1}}|{{eq (jsonPath request.body '$." + key + "') '1'}}",
 		"{{#each request.query.[" + key + "]}}{{request.path.[1]}}{{this}}{{/each}}|{{#with request}}{{request.method}}{{path.[1]}}{{/with}}",
 		"{{#each (array 'x') as |request|}}{{request.method}}{{request.path.[0]}}{{/each}}|{{request.headers.X-Trace}}",
+		"{{eq request.method 'POST'}}|{{size request.body}}|{{upper request.method}}|{{#each (array 'x') as |request|}}{{size request.body}}{{upper request.method}}{{/each}}|{{#with request}}{{size body}}{{/with}}",
 		"{{assign 'request' 'v'}}{{request.method}}{{#each (array 1)}}{{request.method}}{{jsonPath ../request.body '$.name'}}{{/each}}",
 	}
 }

@@ -50,9 +50,10 @@ type hashPair struct {
 
 // operand is a path, a literal or a subexpression.
 type operand struct {
-	path *path
-	lit  any // literal value (when path and sub are nil)
-	sub  *sexpr
+	path  *path
+	lit   any // literal value (when path and sub are nil)
+	sub   *sexpr
+	field reqField // the request field path names, if any (see state.fieldValue)
 }
 
 // path is a lookup: up levels of `..`, data (@name), and the segments.
@@ -580,7 +581,7 @@ func (sc *scanner) operand() (*operand, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &operand{path: pth}, nil
+	return &operand{path: pth, field: pathField(pth)}, nil
 }
 
 func isNumber(w string) bool {

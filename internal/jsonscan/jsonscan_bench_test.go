@@ -13,3 +13,15 @@ func BenchmarkFields(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPath reads bench's handlebars body's $.name (the templates' jsonPath helper).
+func BenchmarkPath(b *testing.B) {
+	body := `{"name":"Ada","tags":[1,2,3]}`
+	keys := []string{"name"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, res := Path(body, keys, false); res != Found {
+			b.Fatal(res)
+		}
+	}
+}
