@@ -81,7 +81,8 @@ type jsonScanner struct {
 
 func (sc *jsonScanner) ws() {
 	s, i := sc.s, sc.i
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+	// (Most text is compact: one comparison tells a byte that is no white space.)
+	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
 	sc.i = i
