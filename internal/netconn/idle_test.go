@@ -78,10 +78,16 @@ func holdServer(t *testing.T, opts ListenOptions) (il *IdleListener, release cha
 	return il, release, served
 }
 
+// testIdleTimeout is idleServer's idle timeout: short, yet long enough for a client's TLS
+// handshake on a loaded machine under -race. A TLS connection is idle until the server reads its
+// ClientHello, and at 50 ms a starved server closed it before the handshake was over (tls.Dial:
+// EOF, in one make test of a busy machine).
+const testIdleTimeout = 500 * time.Millisecond
+
 // idleServer is a holdServer with a short idle timeout, over TLS or not.
 func idleServer(t *testing.T, useTLS bool) (addr string, release chan struct{}, dial func() net.Conn) {
 	t.Helper()
-	opts := ListenOptions{IdleTimeout: 50 * time.Millisecond}
+	opts := ListenOptions{IdleTimeout: testIdleTimeout}
 	conf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // a test against its own server
 	if useTLS {
 		opts.TLS = &tls.Config{Certificates: []tls.Certificate{testCert(t)}}
@@ -161,7 +167,7 @@ func TestIdleListener(t *testing.T) {
 				}
 				done <- string(resp.Body())
 			}()
-			time.Sleep(20 * 50 * time.Millisecond)
+			time.Sleep(4 * testIdleTimeout)
 			close(release)
 			if got := <-done; got != "ok" {
 				t.Fatalf("a connection in a request was closed: %s", got)
