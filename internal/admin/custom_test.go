@@ -393,3 +393,47 @@ func TestCustomAbortedStartFreesItsPort(t *testing.T) {
 		reg.DeleteAll()
 	}
 }
+
+// TestCustomStartThatPanics: a program's start that panics answers 500 and leaves nothing held:
+// its port is free for another imposter, and DELETE /imposters, which waits for the starts it
+// aborts, answers.
+func TestCustomStartThatPanics(t *testing.T) {
+	quiet := slog.New(slog.DiscardHandler)
+	protocols := servers.Protocols()
+	protocols["panics"] = func(*config.Imposter) (imposter.Prepared, error) {
+		return imposter.Prepared{
+			New:   func(*imposter.Imposter) imposter.Server { return noServer{} },
+			Start: func(*imposter.Imposter) (*imposter.External, error) { panic("a broken start") },
+		}, nil
+	}
+	custom := map[string]bool{"panics": true}
+	reg := imposter.NewRegistry(imposter.Options{Host: "127.0.0.1", Logger: quiet, Protocols: protocols, Custom: custom})
+	t.Cleanup(func() { reg.DeleteAll() })
+	a := New(reg, Options{Logger: quiet, Custom: custom})
+	c := inmemClient(t, a, nil)
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	if ans, _ := do(t, c, "POST", "/imposters", fmt.Sprintf(`{"protocol":"panics","port":%d}`, port)); ans.status != 500 {
+		t.Errorf("a start that panics: %d %s", ans.status, ans.body)
+	}
+	done := make(chan answer, 1)
+	go func() {
+		ans, _ := do(t, c, "DELETE", "/imposters", "")
+		done <- ans
+	}()
+	select {
+	case ans := <-done:
+		if ans.status != 200 {
+			t.Errorf("DELETE /imposters: %d %s", ans.status, ans.body)
+		}
+	case <-time.After(30 * time.Second): // a bound for a hang, not a measure
+		t.Fatal("DELETE /imposters waits for a start that panicked")
+	}
+	if ans, _ := do(t, c, "POST", "/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, port)); ans.status != 201 {
+		t.Errorf("an http imposter on the port of the start that panicked: %d %s", ans.status, ans.body)
+	}
+}

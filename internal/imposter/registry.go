@@ -137,8 +137,19 @@ func (r *Registry) Reserve(im *Imposter) error {
 
 // StartReserved starts im, reserved with Reserve, without holding the registry: its program
 // may take long to start. On error the reservation is dropped.
-func (r *Registry) StartReserved(im *Imposter) error {
-	err := im.Start()
+func (r *Registry) StartReserved(im *Imposter) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			// A start that panicked (the admin API answers 500) leaves no reservation, and
+			// its end is signalled all the same: a change that aborts it would wait for ever.
+			r.mu.Lock()
+			delete(r.starting, im)
+			r.mu.Unlock()
+			im.endStart()
+			panic(p)
+		}
+	}()
+	err = im.Start()
 	im.endStart()
 	if err != nil {
 		r.mu.Lock()
