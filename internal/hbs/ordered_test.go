@@ -40,6 +40,9 @@ func TestJSONPathDocumentOrder(t *testing.T) {
 		{nested, "{{size (jsonPath DOC '$..*')}}", "16"},
 		{`{"b":{"y":1,"x":2},"a":[3,{"q":4}]}`, "{{toJson (jsonPath DOC '$..*')}}", `[{"x":2,"y":1},[3,{"q":4}],1,2,3,{"q":4},4]`},
 		{`{"n":null}`, "{{jsonPath DOC '$.*' default='D'}}", "D"},
+		// Keys that are array indexes keep their place too (JavaScript's order, Mountebank's
+		// predicates', puts them first).
+		{`{"b":1,"2":2,"a":3,"1":4}`, "{{join (jsonPath DOC '$.*') ','}}", "1,2,3,4"},
 		// A descent after a wildcard applies to each value the wildcard selects, as in Jayway
 		// (ojg alone selected 1 only).
 		{`[{"a":1},[{"a":2}],{"b":{"a":3}}]`, "{{join (jsonPath DOC '$.*..a') ','}}", "1,2,3"},

@@ -19,15 +19,15 @@ import (
 // Select returns what x selects from v, in jsonpath-plus's order; nothing when ojg cannot
 // evaluate it.
 func Select(x jp.Expr, v config.Value) (out []config.Value) {
-	w := &walker{orig: map[*any][]any{}}
+	w := NewDoc(true)
 	var res []any
 	func() {
 		defer func() { _ = recover() }()
-		res = w.get(x, w.wrap(v))
+		res = w.get(x, w.Wrap(v))
 	}()
 	out = make([]config.Value, 0, len(res))
 	for _, r := range res {
-		out = append(out, w.unwrap(r))
+		out = append(out, w.Unwrap(r))
 	}
 	return out
 }
@@ -35,12 +35,12 @@ func Select(x jp.Expr, v config.Value) (out []config.Value) {
 // get is expr.Get as jsonpath-plus (Mountebank's) evaluates it. Recursive descent (`..`)
 // applies the rest of the path to a value, then descends into each of its objects and arrays
 // in turn (`$..name` on {"name":"a","child":{"name":"b"}} is ["a","b"]; ojg gives the deepest
-// first), and an object's members come in JavaScript's order (keyed.Keys). A name or an index
+// first), and an object's members come in JavaScript's order (Object.Keys). A name or an index
 // is a JavaScript property access (see prop): `[1]` on an object selects its key "1", `[-1]`
 // selects an object's key "-1" and nothing in an array, and `.length` and `[1]` read arrays and
 // strings as JavaScript does; ojg reads `[i]` on arrays only (negative from the end) and names
 // on objects only. Other steps (wildcards, slices, filters) are ojg's.
-func (w *walker) get(expr jp.Expr, v any) []any {
+func (w *Doc) get(expr jp.Expr, v any) []any {
 	d := slices.IndexFunc(expr, own)
 	if d < 0 {
 		return expr.Get(v)
@@ -85,7 +85,7 @@ func (w *walker) get(expr jp.Expr, v any) []any {
 		descend = func(n any) {
 			out = append(out, w.get(rest, n)...)
 			switch t := n.(type) {
-			case *keyed:
+			case *Object:
 				for _, k := range t.Keys() {
 					if c, _ := t.ValueForKey(k); container(c) {
 						descend(c)
@@ -153,7 +153,7 @@ func (w *walker) get(expr jp.Expr, v any) []any {
 // children are the values of an object (in JavaScript's key order) or an array.
 func children(n any) []any {
 	switch t := n.(type) {
-	case *keyed:
+	case *Object:
 		keys := t.Keys()
 		out := make([]any, len(keys))
 		for i, k := range keys {
@@ -182,7 +182,7 @@ func readsProperty(f *jp.Filter) bool {
 // container reports whether n is an object or an array.
 func container(n any) bool {
 	switch n.(type) {
-	case *keyed, []any:
+	case *Object, []any:
 		return true
 	}
 	return false
@@ -210,7 +210,7 @@ func own(f jp.Frag) bool {
 // the empty string's: jsonpath-plus follows a name only from a truthy value).
 func prop(n any, name string) (any, bool) {
 	switch t := n.(type) {
-	case *keyed:
+	case *Object:
 		return t.ValueForKey(name)
 	case []any:
 		if name == "length" {
@@ -233,30 +233,50 @@ func prop(n any, name string) (any, bool) {
 	return nil, false
 }
 
-// walker lets ojg walk configuration values: objects in their key order (keyed), arrays with
-// their elements wrapped; unwrap gives back the values ojg selects.
-type walker struct {
-	orig map[*any][]any // the array each wrapped array was made from, by its first element
+// Doc lets ojg walk configuration values: objects wrapped (Object), arrays copied with their
+// elements wrapped; Unwrap gives back the values ojg selects. Select's Doc gives an object's keys
+// in JavaScript's order (jsonpath-plus's); the templates' jsonPath (internal/hbs) in the order the
+// object has them (WireMock's JsonPath reads ordered objects).
+type Doc struct {
+	orig    map[*any][]any // the array each wrapped array was made from, by its first element
+	jsOrder bool
 }
 
-// keyed is an object for ojg. `$.*` reads every key: past a few keys they are found with a map
+// NewDoc is a Doc whose objects give their keys in JavaScript's order (jsOrder) or in their own.
+func NewDoc(jsOrder bool) *Doc {
+	return &Doc{orig: map[*any][]any{}, jsOrder: jsOrder}
+}
+
+// Object is an object for ojg. `$.*` reads every key: past a few keys they are found with a map
 // (config.Builder), not by scanning (a body of 200,000 keys took 25 s).
-type keyed struct {
+type Object struct {
 	b config.Builder
-	w *walker
+	w *Doc
 }
 
-func (k *keyed) ValueForKey(key string) (any, bool) {
+// Members are the object's members, as the document has them.
+func (k *Object) Members() []config.Member { return k.b.O.Members }
+
+// ValueForKey is the wrapped value of key; with Keys it makes Object ojg's jp.Keyed, which ojg
+// reads but never changes (SetValueForKey and RemoveValueForKey do nothing).
+func (k *Object) ValueForKey(key string) (any, bool) {
 	v, ok := k.b.Get(key)
-	return k.w.wrap(v), ok
+	return k.w.Wrap(v), ok
 }
-func (k *keyed) SetValueForKey(string, any) {}
-func (k *keyed) RemoveValueForKey(string)   {}
 
-// Keys are the object's keys in JavaScript's order: those that are array indexes first,
-// ascending, then the others in the order the object has them.
-func (k *keyed) Keys() []string {
+// SetValueForKey does nothing (see ValueForKey).
+func (k *Object) SetValueForKey(string, any) {}
+
+// RemoveValueForKey does nothing (see ValueForKey).
+func (k *Object) RemoveValueForKey(string) {}
+
+// Keys are the object's keys: in JavaScript's order, those that are array indexes first,
+// ascending, then the others in the order the object has them; or all in the object's order.
+func (k *Object) Keys() []string {
 	keys := k.b.O.Keys()
+	if !k.w.jsOrder {
+		return keys
+	}
 	slices.SortStableFunc(keys, func(a, b string) int {
 		i, aIndex := jsvalue.ArrayIndex(a)
 		j, bIndex := jsvalue.ArrayIndex(b)
@@ -273,17 +293,18 @@ func (k *keyed) Keys() []string {
 	return keys
 }
 
-func (w *walker) wrap(v config.Value) any {
+// Wrap is v as ojg walks it: objects wrapped, arrays copied with their elements wrapped.
+func (w *Doc) Wrap(v config.Value) any {
 	switch t := v.(type) {
 	case *config.Object:
 		if t == nil {
 			return nil
 		}
-		return &keyed{config.Builder{O: t}, w}
+		return &Object{config.Builder{O: t}, w}
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = w.wrap(e)
+			out[i] = w.Wrap(e)
 		}
 		if len(out) > 0 {
 			w.orig[&out[0]] = t
@@ -293,12 +314,12 @@ func (w *walker) wrap(v config.Value) any {
 	return v
 }
 
-// unwrap is the value ojg selected as it was before wrap: an array selected is the one it was
+// Unwrap is the value ojg selected as it was before Wrap: an array selected is the one it was
 // made from (rebuilding each of the arrays `$..*` selects, each nested in the one before, took
 // seconds).
-func (w *walker) unwrap(v any) config.Value {
+func (w *Doc) Unwrap(v any) config.Value {
 	switch t := v.(type) {
-	case *keyed:
+	case *Object:
 		return t.b.O
 	case []any:
 		if len(t) > 0 {
@@ -308,7 +329,7 @@ func (w *walker) unwrap(v any) config.Value {
 		}
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = w.unwrap(e)
+			out[i] = w.Unwrap(e)
 		}
 		return out
 	case int64:
@@ -653,7 +674,7 @@ func (k fromEnd) First(data any) any {
 	return nil
 }
 
-// jsLengthOf is JavaScript's v.length for a value as the walker gives it to ojg, or ojg's
+// jsLengthOf is JavaScript's v.length for a value as the Doc gives it to ojg, or ojg's
 // Nothing when it is undefined.
 func jsLengthOf(v any) any {
 	switch t := v.(type) {
@@ -663,11 +684,11 @@ func jsLengthOf(v any) any {
 		return int64(len(t))
 	case nil:
 		panic(errNullProperty) // JavaScript's TypeError: the selection throws
-	case *keyed:
+	case *Object:
 		if l, ok := t.ValueForKey("length"); ok {
 			return l
 		}
-	case keyed: // ojg hands a function the object itself
+	case Object: // ojg hands a function the object itself
 		if l, ok := t.ValueForKey("length"); ok {
 			return l
 		}
@@ -675,7 +696,7 @@ func jsLengthOf(v any) any {
 	return jp.Nothing
 }
 
-// truthy is JavaScript's truthiness of a value as the walker gives it to ojg.
+// truthy is JavaScript's truthiness of a value as the Doc gives it to ojg.
 func truthy(v any) bool {
 	switch t := v.(type) {
 	case nil:
