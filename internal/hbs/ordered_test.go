@@ -101,10 +101,7 @@ func TestOrderedSelectIsOjgsSelection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []any
-			for _, g := range orderedSelect(x, v) {
-				got = append(got, g)
-			}
+			got := append([]any(nil), orderedSelect(x, v)...)
 			var want []any
 			func() {
 				defer func() { _ = recover() }() // ojg panics on some filters of null

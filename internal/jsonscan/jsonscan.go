@@ -54,8 +54,11 @@ func Fields(s string, names []string, keyLower bool, spans [][2]int) bool {
 	return sc.i == len(s)
 }
 
+// Result is what a scan found out about a path.
 type Result uint8
 
+// The results of a scan: Unsure when the scanner cannot tell (the caller parses the document
+// instead), Missing when the path names nothing, Found when it names a value.
 const (
 	Unsure Result = iota
 	Missing
