@@ -11,7 +11,9 @@ import (
 // endless loop, a throw or a hanging command fails that one request with a 500 naming the error,
 // and every other stub keeps answering.
 func TestRunawayScriptsFailOneRequest(t *testing.T) {
-	s := start(t, "--allowInjection", "--script-timeout", "500ms")
+	// 2 s: long enough that the script that throws at once answers its own error, not the time
+	// limit's, on a loaded machine.
+	s := start(t, "--allowInjection", "--script-timeout", "2s")
 	port := listenFree(t)
 	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[
 		{"predicates":[{"equals":{"path":"/loop"}}],"responses":[{"inject":"function (config) { while (true) {} }"}]},
