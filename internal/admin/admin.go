@@ -138,7 +138,7 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	// The API's routes match as Mountebank's Express routes do, on the path as sent.
-	path, routable := expressPath(ctx)
+	path, routable, malformed := expressPath(ctx)
 	if a.opts.APIKey != "" && !a.keyOK(ctx) {
 		a.sendErrors(ctx, &apiError{status: 401, errs: []*config.Error{{Code: config.CodeUnauthorized,
 			Message: "If you set the apiKey option, make sure you are sending the correct apiKey in the x-api-key header."}}})
@@ -163,6 +163,12 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	}
 	if !routable && (method != fasthttp.MethodOptions || a.opts.Origin == "") {
 		notFound(ctx, method, rawPath(ctx))
+		return
+	}
+	if malformed && mbMethods(path) != "" && (method != fasthttp.MethodOptions || a.opts.Origin == "") {
+		// A parameter of one of Mountebank's routes (:id, :stubIndex) that decodeURIComponent
+		// refuses: Express answers 400 whatever the method (a CORS preflight is answered before).
+		errorPage(ctx, fasthttp.StatusBadRequest, "Bad Request")
 		return
 	}
 	if method == fasthttp.MethodOptions {
@@ -450,43 +456,55 @@ func rawPath(ctx *fasthttp.RequestCtx) string {
 // route (routable is false), literal segments match in any case, and a parameter (:id,
 // :stubIndex) is its decoded text. fasthttp's own path is decoded and has its empty segments
 // removed, which made /imposters//4545 and //imposters answer as /imposters/4545 and /imposters.
-func expressPath(ctx *fasthttp.RequestCtx) (path string, routable bool) {
+// malformed is true when a segment that is no route word does not decode as JavaScript's
+// decodeURIComponent decodes (a '%' without two hex digits, or bytes that are not UTF-8): it is
+// then left as sent.
+func expressPath(ctx *fasthttp.RequestCtx) (path string, routable, malformed bool) {
 	raw := string(ctx.URI().PathOriginal())
 	if i := strings.IndexByte(raw, '?'); i >= 0 {
 		raw = raw[:i]
 	}
 	if !strings.HasPrefix(raw, "/") {
-		return string(ctx.Path()), true // an asterisk or odd request target: as before
+		return string(ctx.Path()), true, false // an asterisk or odd request target: as before
 	}
 	trimmed := strings.TrimPrefix(raw, "/")
 	trimmed = strings.TrimSuffix(trimmed, "/")
 	if trimmed == "" {
-		return "/", raw == "/"
+		return "/", raw == "/", false
 	}
 	parts := strings.Split(trimmed, "/")
 	for i, p := range parts {
 		if p == "" {
-			return string(ctx.Path()), false
+			return string(ctx.Path()), false, false
 		}
 		if w, ok := routeWords[strings.ToLower(p)]; ok {
 			parts[i] = w
 			continue
 		}
-		if d, err := url.PathUnescape(p); err == nil && !strings.Contains(d, "/") {
+		d, err := url.PathUnescape(p)
+		switch {
+		case err != nil || !utf8.ValidString(d):
+			malformed = true
+		case !strings.Contains(d, "/"):
 			parts[i] = d
 		}
 	}
-	return "/" + strings.Join(parts, "/"), true
+	return "/" + strings.Join(parts, "/"), true, malformed
 }
 
 // notFound answers as Express does for an unknown route.
 func notFound(ctx *fasthttp.RequestCtx, method, path string) {
-	ctx.SetStatusCode(fasthttp.StatusNotFound)
+	errorPage(ctx, fasthttp.StatusNotFound, "Cannot "+method+" "+htmlEscape(path))
+}
+
+// errorPage answers as Express's final handler does: the status, and an HTML page holding text.
+func errorPage(ctx *fasthttp.RequestCtx, status int, text string) {
+	ctx.SetStatusCode(status)
 	ctx.Response.Header.Set("Content-Type", "text/html; charset=utf-8")
 	ctx.Response.Header.Set("Content-Security-Policy", "default-src 'none'")
 	ctx.Response.Header.Set("X-Content-Type-Options", "nosniff")
-	ctx.SetBodyString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot " +
-		method + " " + htmlEscape(path) + "</pre>\n</body>\n</html>\n")
+	ctx.SetBodyString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>" +
+		text + "</pre>\n</body>\n</html>\n")
 }
 
 func htmlEscape(s string) string {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bufio"
 	"encoding/json"
 	"net"
 	"reflect"
@@ -85,6 +86,9 @@ const (
 )
 
 // notFoundPage is Express's answer to an unknown route (test/compat golden admin-unknown-route).
+// badRequestPage is Express's 400 page (Mountebank 2.9.1's answer to GET /imposters/25%zz).
+const badRequestPage = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Bad Request</pre>\n</body>\n</html>\n"
+
 func notFoundPage(method, path string) string {
 	return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot " +
 		method + " " + path + "</pre>\n</body>\n</html>\n"
@@ -93,6 +97,42 @@ func notFoundPage(method, path string) string {
 // TestRoutes plays admin requests in order against one API whose first imposter is :port, and
 // checks each answer's status, content type and body as Mountebank 2.9.1 gives them (the bodies
 // are those of test/compat's golden files).
+// TestParamsNotDecodable: a parameter of one of Mountebank's routes (:id, :stubIndex) that
+// decodeURIComponent refuses is Express's 400 page, whatever the method; a path that no route
+// has is its 404 page, the '%' encoded (Mountebank 2.9.1's answers). The requests are read from
+// their raw text: a client would encode the '%'.
+func TestParamsNotDecodable(t *testing.T) {
+	a, im := newTestAPI(t, Options{Port: 2525, Version: "2.9.1"})
+	port := strconv.Itoa(im.Port())
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/imposters/25%zz", 400, badRequestPage},
+		{"HEAD", "/imposters/%zz", 400, ""},
+		{"GET", "/imposters/%FF", 400, badRequestPage}, // not UTF-8
+		{"PATCH", "/imposters/%zz/stubs", 400, badRequestPage},
+		{"DELETE", "/imposters/" + port + "/stubs/%zz", 400, badRequestPage},
+		{"GET", "/imposters/%zz/foo", 404, notFoundPage("GET", "/imposters/%25zz/foo")},
+		{"GET", "/imposters%zz", 404, notFoundPage("GET", "/imposters%25zz")},
+		{"GET", "/imposters/%E2%82%AC", 404, ""}, // decodable: no such imposter
+	} {
+		var ctx fasthttp.RequestCtx
+		raw := tc.method + " " + tc.path + " HTTP/1.1\r\nHost: localhost:2525\r\n\r\n"
+		if err := ctx.Request.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+			t.Fatalf("%s %s: %v", tc.method, tc.path, err)
+		}
+		a.Handler(&ctx)
+		if got := ctx.Response.StatusCode(); got != tc.status {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, got, tc.status)
+		}
+		if tc.body != "" && string(ctx.Response.Body()) != tc.body {
+			t.Errorf("%s %s: %q, want %q", tc.method, tc.path, ctx.Response.Body(), tc.body)
+		}
+	}
+}
+
 func TestRoutes(t *testing.T) {
 	a, im := newTestAPI(t, Options{Port: 2525, Version: "2.9.1"})
 	c := inmemClient(t, a, nil)
