@@ -482,9 +482,13 @@ func expressPath(ctx *fasthttp.RequestCtx) (path string, routable, malformed boo
 			continue
 		}
 		d, err := url.PathUnescape(p)
+		_, word := routeWords[strings.ToLower(d)]
 		switch {
 		case err != nil || !utf8.ValidString(d):
 			malformed = true
+		case word:
+			// A route word written with escapes (/imp%6fsters) is no route's literal, which
+			// Express compares with the path as sent; as a parameter it names nothing either.
 		case !strings.Contains(d, "/"):
 			parts[i] = d
 		}

@@ -3,6 +3,7 @@ package admin
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net"
 	"reflect"
 	"strconv"
@@ -117,6 +118,12 @@ func TestParamsNotDecodable(t *testing.T) {
 		{"GET", "/imposters/%zz/foo", 404, notFoundPage("GET", "/imposters/%25zz/foo")},
 		{"GET", "/imposters%zz", 404, notFoundPage("GET", "/imposters%25zz")},
 		{"GET", "/imposters/%E2%82%AC", 404, ""}, // decodable: no such imposter
+		// A route word written with escapes is no route's: Express compares the path as sent.
+		{"GET", "/imp%6fsters", 404, notFoundPage("GET", "/imp%6fsters")},
+		{"GET", "/IMP%6FSTERS", 404, notFoundPage("GET", "/IMP%6FSTERS")},
+		{"GET", "/imposters/" + port + "/%73tubs", 404, notFoundPage("GET", "/imposters/"+port+"/%73tubs")},
+		{"GET", "/imposters/%73tubs", 404, ""},                                      // an :id of "stubs": no such imposter
+		{"GET", "/imposters/" + fmt.Sprintf("%%%02X", port[0]) + port[1:], 200, ""}, // an :id is decoded
 	} {
 		var ctx fasthttp.RequestCtx
 		raw := tc.method + " " + tc.path + " HTTP/1.1\r\nHost: localhost:2525\r\n\r\n"
