@@ -136,8 +136,14 @@ type predCache struct {
 	m  map[string][]byte
 }
 
-// maxGenTexts bounds a predCache: full, it starts again empty.
-const maxGenTexts = 256
+// maxGenTexts bounds a predCache: full, it starts again empty. maxGenEntry bounds what one
+// entry keeps (its key and text): the predicates of a request that names its body may be as
+// large as the body (up to --max-body), and 256 of those would be kept twice over what the
+// recorded stubs hold; such a request's predicates are made for every answer instead.
+const (
+	maxGenTexts = 256
+	maxGenEntry = 8 << 10
+)
 
 // get returns the text kept for key, nil when none is.
 func (c *predCache) get(key []byte) []byte {
@@ -148,6 +154,9 @@ func (c *predCache) get(key []byte) []byte {
 
 // put keeps text for key.
 func (c *predCache) put(key, text []byte) {
+	if len(key)+len(text) > maxGenEntry {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxGenTexts {

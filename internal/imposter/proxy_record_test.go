@@ -1,6 +1,7 @@
 package imposter
 
 import (
+	"bytes"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -429,4 +430,33 @@ func TestAppendRecordKey(t *testing.T) {
 func appendKeyOf(r *request.Request) []byte {
 	key, _ := appendRecordKey(nil, r, []string{"method", "path"}, nil)
 	return key
+}
+
+// TestPredCacheBounds: the kept predicates' texts are bounded in number and in size, so that
+// a proxy recording large distinct bodies keeps no copy of them beside its recorded stubs.
+func TestPredCacheBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		key, text int
+		kept      bool
+	}{
+		{"small", 40, 200, true},
+		{"at the bound", maxGenEntry / 2, maxGenEntry / 2, true},
+		{"a large body", 1 << 20, 1 << 20, false},
+		{"one past", maxGenEntry/2 + 1, maxGenEntry / 2, false},
+	} {
+		var c predCache
+		key, text := bytes.Repeat([]byte("k"), tc.key), bytes.Repeat([]byte("t"), tc.text)
+		c.put(key, text)
+		if got := c.get(key) != nil; got != tc.kept {
+			t.Errorf("%s: kept %v, want %v", tc.name, got, tc.kept)
+		}
+	}
+	var c predCache
+	for i := range maxGenTexts + 1 {
+		c.put([]byte(strconv.Itoa(i)), []byte("t"))
+	}
+	if n := len(c.m); n > maxGenTexts {
+		t.Errorf("%d texts kept, want at most %d", n, maxGenTexts)
+	}
 }
