@@ -280,9 +280,14 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 func (p *Proxy) failure(err error) error {
 	quoted := string(config.MarshalJSON(p.To, 0))
 	var dnsErr *net.DNSError
+	var perr *ParseError
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		return &config.Error{Code: config.CodeInvalidProxy, Message: fmt.Sprintf("the answer of %s is larger than %d bytes (--max-body)", quoted, p.client.MaxResponseBodySize)}
+	case errors.As(err, &perr):
+		return perr.configError()
+	case errors.Is(err, errHangUp):
+		return &config.Error{Code: config.CodeInvalidProxy, Message: "Unable to connect to " + quoted}
 	case errors.As(err, &dnsErr):
 		return &config.Error{Code: config.CodeInvalidProxy, Message: "Cannot resolve " + quoted}
 	case errors.As(err, new(tls.RecordHeaderError)):

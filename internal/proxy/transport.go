@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -148,7 +150,11 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	resp.Header.DisableNormalizing()
 	br := hc.AcquireReader(conn)
 	defer hc.ReleaseReader(br) // before the connection is released or closed
-	if block := peekHeader(br); block != nil {
+	block, err := peekHeader(br)
+	if err != nil {
+		return false, err // node's parser refused the answer, or it ended in its head
+	}
+	if block != nil {
 		ex.raw, ex.has = append(ex.raw[:0], block...), true
 	}
 	if err := resp.ReadLimitBody(br, hc.MaxResponseBodySize); err != nil {
@@ -177,23 +183,33 @@ func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request) error {
 // peekHeader returns the response's status line and header block (up to the blank line),
 // valid until br is read, or nil when it is not a final response that fits the reader's
 // buffer: fasthttp then parses (or refuses) it alone, and the headers are taken from what it
-// parsed.
-func peekHeader(br *bufio.Reader) []byte {
+// parsed. What arrives is read as node's parser reads it (checkHead): a head node refuses is
+// its *ParseError as soon as the offending byte is in, and a connection that ends in the middle
+// of the head is errHangUp (one that ends before any byte is left to fasthttp, which may try
+// again on another connection).
+func peekHeader(br *bufio.Reader) ([]byte, error) {
 	n := 1 // wait for the first bytes; then look at all that is buffered before waiting for more
 	for {
-		if _, err := br.Peek(n); err != nil {
-			return nil
-		}
+		_, rerr := br.Peek(n)
 		b, _ := br.Peek(br.Buffered())
-		if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
-			if bytes.HasPrefix(b, []byte("HTTP/1.1 1")) || bytes.HasPrefix(b, []byte("HTTP/1.0 1")) {
-				return nil // an interim answer (100 Continue): fasthttp skips it
+		start, end, perr := checkHead(b)
+		switch {
+		case perr != nil:
+			return nil, perr
+		case end > 0:
+			if bytes.HasPrefix(b[start:], []byte("HTTP/1.1 1")) || bytes.HasPrefix(b[start:], []byte("HTTP/1.0 1")) {
+				return nil, nil // an interim answer (100 Continue): fasthttp skips it
 			}
-			return b[:i+4]
+			return b[start:end], nil
+		case rerr != nil:
+			if len(b) > 0 && (errors.Is(rerr, io.EOF) || errors.Is(rerr, syscall.ECONNRESET)) {
+				return nil, errHangUp
+			}
+			return nil, nil
 		}
 		n = len(b) + 1
 		if n > br.Size() {
-			return nil
+			return nil, nil
 		}
 	}
 }

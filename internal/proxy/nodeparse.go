@@ -1,0 +1,256 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// ParseError is node's HTTP parser error for an origin's answer it cannot read (a status line
+// or header that is not HTTP), as Mountebank 2.9.1 passes it through to its 500 answer: llhttp's
+// code and reason, the offset of the offending byte (bytesParsed) and the bytes of the answer
+// read so far (rawPacket). Node counts bytesParsed from the start of the packet it was given;
+// here the packet is everything of the answer received, which is the same when the origin
+// wrote its head at once.
+type ParseError struct {
+	Code   string // HPE_INVALID_CONSTANT, ...
+	Reason string
+	At     int // bytesParsed
+	Packet []byte
+}
+
+func (e *ParseError) Error() string { return "Parse Error: " + e.Reason }
+
+// configError renders e as Mountebank's 500 answer shows it: node's error fields (its stack,
+// node's own lines, is left out as for the other errors node raises).
+func (e *ParseError) configError() *config.Error {
+	data := make([]any, len(e.Packet))
+	for i, c := range e.Packet {
+		data[i] = float64(c)
+	}
+	msg := e.Error()
+	return &config.Error{Code: e.Code, Message: msg, Raw: config.NewObject(
+		"bytesParsed", float64(e.At), "code", e.Code, "reason", e.Reason,
+		"rawPacket", config.NewObject("type", "Buffer", "data", data),
+		"message", msg, "name", "Error")}
+}
+
+// errHangUp is an origin that closed the connection in the middle of its answer's head: node's
+// "socket hang up" (ECONNRESET), which Mountebank reports as "Unable to connect".
+var errHangUp = errors.New("the origin closed the connection before its answer's headers ended")
+
+// tokenChar marks the bytes of a header name (RFC 9110's tchar), as llhttp accepts them.
+var tokenChar = func() (t [256]bool) {
+	for _, c := range []byte("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		t[c] = true
+	}
+	return
+}()
+
+// checkHead reads b, the bytes of an answer received so far, as node 20's parser (llhttp, strict)
+// reads a response up to the end of its header block. It returns where the head starts (after
+// the empty lines node skips) and ends (after its blank line), end 0 when more bytes are needed,
+// or the error node raises. Only what node refuses and fasthttp would read differently is
+// checked; the body is left to fasthttp.
+func checkHead(b []byte) (start, end int, perr *ParseError) {
+	fail := func(at int, code, reason string) (int, int, *ParseError) {
+		return 0, 0, &ParseError{Code: code, Reason: reason, At: at, Packet: bytes.Clone(b)}
+	}
+	i := 0
+	for i < len(b) && (b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	start = i
+	proto := "HTTP/"
+	if i < len(b) {
+		switch b[i] {
+		case 'R':
+			proto = "RTSP/"
+		case 'I':
+			proto = "ICE/"
+		}
+	}
+	for k := 0; k < len(proto); k, i = k+1, i+1 {
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		if b[i] != proto[k] {
+			return fail(i, "HPE_INVALID_CONSTANT", "Expected HTTP/, RTSP/ or ICE/")
+		}
+	}
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	// Version: one digit, a dot, one digit, one of the versions node knows, a space.
+	var version [2]byte
+	for k, what := range []string{"Invalid major version", "Expected dot", "Invalid minor version"} {
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		switch {
+		case k == 1 && b[i] != '.':
+			return fail(i, "HPE_INVALID_VERSION", what)
+		case k != 1 && !digit(b[i]):
+			return fail(i, "HPE_INVALID_VERSION", what)
+		case k != 1:
+			version[k/2] = b[i] - '0'
+		}
+		i++
+	}
+	if i == len(b) {
+		return 0, 0, nil
+	}
+	switch version {
+	case [2]byte{0, 9}, [2]byte{1, 0}, [2]byte{1, 1}, [2]byte{2, 0}:
+	default:
+		return fail(i, "HPE_INVALID_VERSION", "Invalid HTTP version")
+	}
+	if b[i] != ' ' {
+		return fail(i, "HPE_INVALID_VERSION", "Expected space after version")
+	}
+	i++
+	// Status: three digits, then a space and a reason, or the end of the line.
+	for k := 0; k < 3; k, i = k+1, i+1 {
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		if !digit(b[i]) {
+			return fail(i, "HPE_INVALID_STATUS", "Invalid status code")
+		}
+	}
+	if i == len(b) {
+		return 0, 0, nil
+	}
+	switch b[i] {
+	case ' ':
+		i++
+		for i < len(b) && b[i] != '\r' && b[i] != '\n' {
+			i++
+		}
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		if b[i] == '\n' {
+			return fail(i+1, "HPE_CR_EXPECTED", "Missing expected CR after response line")
+		}
+	case '\r':
+	case '\n':
+		return fail(i+1, "HPE_INVALID_STATUS", "Invalid response status")
+	default:
+		return fail(i, "HPE_INVALID_STATUS", "Invalid response status")
+	}
+	i++ // '\r'
+	if i == len(b) {
+		return 0, 0, nil
+	}
+	if b[i] != '\n' {
+		return fail(i, "HPE_STRICT", "Expected LF after CR")
+	}
+	i++
+	// Header lines, up to the blank line.
+	first := true
+	var haveLength, haveEncoding bool
+	for {
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		switch b[i] {
+		case '\r':
+			i++
+			if i == len(b) {
+				return 0, 0, nil
+			}
+			if b[i] != '\n' {
+				return fail(i, "HPE_STRICT", "Expected LF after headers")
+			}
+			return start, i + 1, nil
+		case '\n':
+			return fail(i+1, "HPE_INVALID_HEADER_TOKEN", "Invalid header field char")
+		case ' ', '\t':
+			if first {
+				return fail(i+1, "HPE_UNEXPECTED_SPACE", "Unexpected space after start line")
+			}
+			return fail(i, "HPE_INVALID_HEADER_TOKEN", "Unexpected whitespace after header value")
+		}
+		first = false
+		nameAt := i
+		for i < len(b) && tokenChar[b[i]] {
+			i++
+		}
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		if b[i] != ':' || i == nameAt {
+			return fail(i, "HPE_INVALID_HEADER_TOKEN", "Invalid header token")
+		}
+		name := b[nameAt:i]
+		i++
+		length := bytes.EqualFold(name, []byte("content-length"))
+		encoding := bytes.EqualFold(name, []byte("transfer-encoding"))
+		switch {
+		case length && haveEncoding:
+			return fail(i, "HPE_INVALID_CONTENT_LENGTH", "Content-Length can't be present with Transfer-Encoding")
+		case encoding && haveLength:
+			return fail(i, "HPE_INVALID_TRANSFER_ENCODING", "Transfer-Encoding can't be present with Content-Length")
+		}
+		haveEncoding = haveEncoding || encoding
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		if length {
+			if haveLength {
+				return fail(i, "HPE_UNEXPECTED_CONTENT_LENGTH", "Duplicate Content-Length")
+			}
+			haveLength = true
+			var n uint64
+			digits := 0
+			for ; i < len(b) && digit(b[i]); i, digits = i+1, digits+1 {
+				d := uint64(b[i] - '0')
+				if n > (^uint64(0)-d)/10 {
+					return fail(i+1, "HPE_INVALID_CONTENT_LENGTH", "Content-Length overflow")
+				}
+				n = n*10 + d
+			}
+			for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+				i++
+			}
+			if i == len(b) {
+				return 0, 0, nil
+			}
+			if b[i] != '\r' && b[i] != '\n' {
+				return fail(i, "HPE_INVALID_CONTENT_LENGTH", "Invalid character in Content-Length")
+			}
+			if digits == 0 {
+				if b[i] == '\r' {
+					if i+1 == len(b) {
+						return 0, 0, nil
+					}
+					i++
+				}
+				return fail(i+1, "HPE_INVALID_CONTENT_LENGTH", "Empty Content-Length")
+			}
+		}
+		for i < len(b) && b[i] != '\r' && b[i] != '\n' {
+			if c := b[i]; (c < ' ' && c != '\t') || c == 0x7f {
+				return fail(i, "HPE_INVALID_HEADER_TOKEN", "Invalid header value char")
+			}
+			i++
+		}
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		if b[i] == '\n' {
+			return fail(i, "HPE_CR_EXPECTED", "Missing expected CR after header value")
+		}
+		i++
+		if i == len(b) {
+			return 0, 0, nil
+		}
+		if b[i] != '\n' {
+			return fail(i, "HPE_LF_EXPECTED", "Missing expected LF after header value")
+		}
+		i++
+	}
+}
