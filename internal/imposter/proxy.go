@@ -49,7 +49,11 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		Body:    body,
 	})
 	if err != nil {
-		im.log.Error("proxy failed", "to", p.To, "err", err)
+		if p.CertErr != nil {
+			im.log.Error("proxy failed", "to", p.To, "err", err, "cert", p.CertErr)
+		} else {
+			im.log.Error("proxy failed", "to", p.To, "err", err)
+		}
 		return nil, err
 	}
 	elapsed := float64(time.Since(start).Milliseconds())

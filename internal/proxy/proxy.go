@@ -61,6 +61,9 @@ type Proxy struct {
 	client     *fasthttp.HostClient
 	transport  *rawTransport
 	texts      interner // the header values and short bodies of the origin's answers
+	// CertErr is why the proxy's cert and key cannot be used: every request it forwards then
+	// fails, as in Mountebank (nil when they can, or are not given, or the origin is http).
+	CertErr error
 }
 
 // Compile validates a proxy object as Mountebank's dry run does and prepares its client, which
@@ -131,12 +134,15 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 		out.baseURL = "http://" + addr
 	}
 	tlsConf := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // Mountebank does not verify origins
-	if cert, key := jsText(get(p, "cert")), jsText(get(p, "key")); jsvalue.Truthy(get(p, "cert")) && jsvalue.Truthy(get(p, "key")) {
-		pair, err := tls.X509KeyPair([]byte(cert), []byte(key))
-		if err != nil {
-			return nil, &config.Error{Code: config.CodeBadData, Message: "proxy cert/key: " + err.Error()}
+	if cert, key := jsText(get(p, "cert")), jsText(get(p, "key")); isTLS && jsvalue.Truthy(get(p, "cert")) && jsvalue.Truthy(get(p, "key")) {
+		// Only https origins get them (node's http.request ignores both). A pair node cannot
+		// use (not PEM) does not stop the imposter: Mountebank's https.request throws for each
+		// request it proxies, which fails as "Unable to connect".
+		if pair, err := tls.X509KeyPair([]byte(cert), []byte(key)); err != nil {
+			out.CertErr = err
+		} else {
+			tlsConf.Certificates = []tls.Certificate{pair}
 		}
-		tlsConf.Certificates = []tls.Certificate{pair}
 	}
 	out.transport = &rawTransport{}
 	out.client = &fasthttp.HostClient{
@@ -221,6 +227,9 @@ type Error = config.Error
 // for binary content. A failure is a *config.Error with code "invalid proxy", or ctx's error when
 // ctx ended the exchange.
 func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error) {
+	if p.CertErr != nil {
+		return nil, &config.Error{Code: config.CodeInvalidProxy, Message: "Unable to connect to " + string(config.MarshalJSON(p.To, 0))}
+	}
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
