@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
@@ -88,6 +89,9 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 			return &box.w, box, nil
 		}
 	}
+	if is, ok := r.(*isResponse); ok && is.bodyOnly {
+		return im.renderBody(req, is, slab)
+	}
 	obj, err := im.buildObject(ctx, req, r)
 	if err != nil {
 		return nil, nil, err
@@ -109,6 +113,34 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 	box.w.compile(obj, im.defaults, base, memo, func(s string) bool {
 		return req.Holds(bytesOf(s)) || slab.Holds(bytesOf(s))
 	})
+	return &box.w, box, nil
+}
+
+// bodyRendered is false only in tests comparing the bodyOnly route with the general one.
+var bodyRendered = true
+
+// renderBody builds the answer of a bodyOnly response: its compiled answer with the body
+// rendered for req into the box's buffer (the answer's body then; MustCopyBody). It answers
+// what buildObject and compile answer for the rendered object: an empty text is the
+// defaultResponse's body, as an empty body is.
+func (im *Imposter) renderBody(req *request.Request, is *isResponse, slab *script.Slab) (*wire, *wireBox, error) {
+	box := boxOf(slab)
+	buf, err := is.tmpl.renderBody(box.buf[:0], req, im.port, im.def.Protocol)
+	box.buf = buf
+	if err != nil {
+		if slab == nil {
+			wirePool.Put(box)
+		}
+		return nil, nil, err
+	}
+	box.w = is.http
+	if len(buf) > 0 {
+		box.w.body, box.w.binaryNotText = buf, false
+	} else {
+		_, _, _, mode := isFields(is.is)
+		box.w.body = nil
+		box.w.compileBody("", mode, im.defaults)
+	}
 	return &box.w, box, nil
 }
 
@@ -149,6 +181,19 @@ func ownedCopy(v config.Value) config.Value {
 type wireBox struct {
 	w wire
 	h [4]header
+	// buf holds a bodyOnly template's rendered body (renderBody), kept from one answer to the
+	// next up to maxKeptBuffer.
+	buf []byte
+}
+
+// holds reports whether b is in the box's buffer.
+func (box *wireBox) holds(b []byte) bool {
+	if len(b) == 0 || cap(box.buf) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(box.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p < lo+uintptr(cap(box.buf))
 }
 
 var wirePool = sync.Pool{New: func() any { return new(wireBox) }}

@@ -134,6 +134,10 @@ type isResponse struct {
 	// tcp: the data compiled once from is; nil means the imposter's default data.
 	tcp  *tcpData
 	tmpl *templated // http(s): the body and header templates of a `template: true` response
+	// bodyOnly: tmpl's only template is the body's text, and nothing else is done per request
+	// (no behaviors, no --debug, a text body): an answer is http with the body rendered into
+	// the answer's own buffer (see produce), not an object rendered and compiled.
+	bodyOnly bool
 	// constant: an http(s) response whose behaviors give the same answer for every request
 	// (behavior.Compiled.Constant: decorates that read only config.response, and no template);
 	// fixed is that answer once built (see fix), which static then returns.
@@ -305,6 +309,7 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 			return nil, err
 		}
 		is.tmpl = tmpl
+		is.bodyOnly = bodyRendered && tmpl.bodyOnly() && b.behaviors == nil && !im.opts.Debug && !is.binary(im.defaults)
 		// With --debug the object that answered is kept (RecordMatch): each request's own.
 		is.constant = tmpl == nil && !im.opts.Debug && b.behaviors.Constant(im.js)
 	}
@@ -318,6 +323,15 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 	}
 	im.lean(out)
 	return out, nil
+}
+
+// binary reports whether the body of is is base64 (_mode binary, its own or the default's).
+func (is *isResponse) binary(def *defaults) bool {
+	_, _, _, mode := isFields(is.is)
+	if !truthy(mode) {
+		mode = def.mode
+	}
+	return mode == "binary"
 }
 
 // defaults are the fields of an http(s) imposter's defaultResponse that fill in what a response

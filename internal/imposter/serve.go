@@ -258,7 +258,9 @@ func (a Answer) Body() []byte { return a.out.body }
 
 // MustCopyBody reports whether the body is in memory Done gives back for the next request's
 // answer: the connection must copy it, not refer to it, since it is written after Done.
-func (a Answer) MustCopyBody() bool { return a.slab.Holds(a.out.body) }
+func (a Answer) MustCopyBody() bool {
+	return a.slab.Holds(a.out.body) || a.box != nil && a.box.holds(a.out.body)
+}
 
 // Build builds a Dynamic http answer for req: the proxy's origin is asked (uri and body are the
 // request's as received), or the inject function, template and behaviors run, cancelled with
@@ -326,7 +328,8 @@ func scriptCalls(r response) (calls int, known bool) {
 // Done says a's answer is written (its headers copied onto the connection's response, its
 // body handed over, the debug log and RecordMatch done): the wire Build made for it goes back
 // to the pool, for the next request's answer. The body's bytes are not the wire's: they stay
-// valid for the connection to write. a must not be used afterwards.
+// valid for the connection to write, but for a body in the box's or the slab's memory, which
+// the connection has copied (MustCopyBody). a must not be used afterwards.
 func (im *Imposter) Done(a Answer) {
 	if a.box != nil {
 		// Clear only the header lines that can have been used (a list of the base's or a
@@ -335,6 +338,9 @@ func (im *Imposter) Done(a Answer) {
 			a.box.h[i] = header{} // not clear, a runtime call: a few lines
 		}
 		a.box.w = wire{}
+		if cap(a.box.buf) > maxKeptBuffer {
+			a.box.buf = nil
+		}
 		if a.slab == nil {
 			wirePool.Put(a.box) // with a slab, the box is the slab's (boxOf)
 		}

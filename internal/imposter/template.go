@@ -172,6 +172,27 @@ func (t *templated) render(is *config.Object, req *request.Request, port int, sc
 	return out, nil
 }
 
+// renderBody appends the body template (t.body, a string template) rendered for req to dst,
+// as render renders it (the same model, the same error). It is the route of a response whose
+// only template is its body's text (isResponse.bodyOnly): the text goes straight into the
+// answer's buffer, without the response object render makes.
+func (t *templated) renderBody(dst []byte, req *request.Request, port int, scheme string) ([]byte, error) {
+	r := renders.Get().(*rendering)
+	r.m = hbs.Model{Request: req, Port: port, Scheme: scheme}
+	defer r.done()
+	out, err := t.body.tpl.Render(dst, &r.m)
+	if err != nil {
+		return out, &config.Error{Code: config.CodeBadData, Message: "cannot render the response template: " + err.Error()}
+	}
+	return out, nil
+}
+
+// bodyOnly reports whether t's only template is its body's text (no header template, the body
+// a string rather than an object or array holding templates).
+func (t *templated) bodyOnly() bool {
+	return t != nil && t.headers == nil && t.body != nil && t.body.kind == 't'
+}
+
 // rendering is what rendering a response's templates uses and leaves: the model, and the
 // buffer each template is written in before its text is copied out. Nothing rendered refers to
 // either.
