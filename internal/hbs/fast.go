@@ -19,12 +19,25 @@ var fastPaths = true
 // reqField is a mustache of the request model render writes without building the model's
 // values: request.method, .path, .body, .path.[n], .query.name and .headers.name.
 type reqField struct {
-	kind byte // 0: not such a mustache; 'm'ethod, 'p'ath, 'b'ody, path 'i'ndex, 'q'uery, 'h'eader
+	// 0: not such a mustache; 'm'ethod, 'p'ath, 'b'ody, path 'i'ndex, 'q'uery, 'h'eader, or
+	// 'j': {{jsonPath request.body '$.a.b'}}, the selection of a path of names from the body
+	kind byte
 	arg  string
+	path *jsonPath // 'j': the path compiled
 }
 
 // requestField is the reqField of the expression of a mustache, if it is one.
 func requestField(e *sexpr) reqField {
+	if e.helper != nil && e.name == "jsonPath" && len(e.params) == 2 && len(e.hash) == 0 &&
+		e.params[0].field.kind == 'b' && e.params[1].path == nil && e.params[1].sub == nil {
+		// The helper's text is the body, its path a literal of names only (scanBody's).
+		if lit, isString := e.params[1].lit.(string); isString {
+			if p, err := compileJSONPath(lit); err == nil && p.names != nil {
+				return reqField{kind: 'j', path: p}
+			}
+		}
+		return reqField{}
+	}
 	if e.helper != nil || len(e.params) > 0 || len(e.hash) > 0 || e.head == nil || e.head.path == nil {
 		return reqField{}
 	}
@@ -85,6 +98,22 @@ func (st *state) field(n *mustacheNode, f *frame) bool {
 		}
 	case 'h':
 		s, _ = r.Header(n.field.arg)
+	case 'j':
+		// What jsonPath answers (scanBody) written as write writes it, without boxing it;
+		// a selection scanBody leaves to the parse goes the general route.
+		val, kind, ok := st.scanValue(r.Body, n.field.path)
+		switch {
+		case !ok:
+			return false
+		case kind == 'n':
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return false
+			}
+			s = formatNumber(f)
+		case kind != 'm':
+			s = val // a string's text, or true or false
+		}
 	}
 	if n.escape {
 		st.out = appendEscaped(st.out, s)
@@ -137,34 +166,53 @@ func pathSegment(path, key string) (string, bool) {
 // default. ok is false where the full parse must decide (text is not the body, not plainly
 // JSON, or the value is an object or array, which the helper gives with sorted keys).
 func (st *state) scanBody(text string, path *jsonPath) (v any, missing, ok bool) {
-	if path.names == nil || !fastPaths {
+	val, kind, ok := st.scanValue(text, path)
+	if !ok {
 		return nil, false, false
+	}
+	switch kind {
+	case 'm':
+		return nil, true, true
+	case 's':
+		return val, false, true
+	case 'b':
+		return val == "true", false, true
+	}
+	f, err := strconv.ParseFloat(val, 64) // at most 15 digits, no exponent: exact
+	return f, false, err == nil
+}
+
+// scanValue is scanBody's selection as text, not boxed: kind 'm' for missing (or null), 's'
+// for a string (val its text), 'b' for a boolean (val "true" or "false"), 'n' for a number
+// (val its text); ok as scanBody's.
+func (st *state) scanValue(text string, path *jsonPath) (val string, kind byte, ok bool) {
+	if path.names == nil || !fastPaths {
+		return "", 0, false
 	}
 	m, isModel := st.root.(*Model)
 	if !isModel || m.Request == nil || text == "" || text != m.Request.Body || m.Request.BodyMissing {
-		return nil, false, false
+		return "", 0, false
 	}
 	start, end, res := jsonscan.Path(text, path.names, false)
 	switch res {
 	case jsonscan.Missing:
-		return nil, true, true
+		return "", 'm', true
 	case jsonscan.Unsure:
-		return nil, false, false
+		return "", 0, false
 	}
-	val := text[start:end]
+	val = text[start:end]
 	switch c0 := val[0]; {
 	case c0 == '"':
 		s := val[1 : len(val)-1]
-		return s, false, utf8.ValidString(s) // no escapes (jsonscan): the text is the string
+		return s, 's', utf8.ValidString(s) // no escapes (jsonscan): the text is the string
 	case c0 == 't':
-		return true, false, true
+		return "true", 'b', true
 	case c0 == 'f':
-		return false, false, true
+		return "false", 'b', true
 	case c0 == 'n':
-		return nil, true, true
+		return "", 'm', true
 	case c0 == '-' || '0' <= c0 && c0 <= '9':
-		f, err := strconv.ParseFloat(val, 64) // at most 15 digits, no exponent: exact
-		return f, false, err == nil
+		return val, 'n', true
 	}
-	return nil, false, false
+	return "", 0, false
 }

@@ -32,6 +32,8 @@ func fastTemplates(key string) []string {
 		"{{request.query.[" + key + "]}}|{{{request.query.[" + key + "]}}}|{{request.headers.[" + key + "]}}|{{{request.headers.[" + key + "]}}}",
 		"{{request.path." + key + "}}|{{request.query." + key + "}}|{{request.headers." + key + "}}",
 		"{{jsonPath request.body '$." + key + "'}}|{{jsonPath request.body '$.a." + key + "' default='D'}}|{{jsonPath request.body \"$['" + key + "']\"}}",
+		"{{jsonPath request.body '$.a." + key + "'}}|{{{jsonPath request.body '$.a." + key + "'}}}|{{{jsonPath request.body '$." + key + "'}}}",
+		"{{jsonPath request.body '$.." + key + "'}}|{{jsonPath request.body '$'}}",
 		"{{#if (jsonPath request.body '$." + key + "')}}T{{else}}F{{/if}}|{{size (jsonPath request.body '$." + key + "')}}|{{toJson (jsonPath request.body '$." + key + "')}}",
 		"{{math (jsonPath request.body '$." + key + "') '+' 1}}|{{eq (jsonPath request.body '$." + key + "') 1}}|{{eq (jsonPath request.body '$." + key + "') '1'}}",
 		"{{#each request.query.[" + key + "]}}{{request.path.[1]}}{{this}}{{/each}}|{{#with request}}{{request.method}}{{path.[1]}}{{/with}}",
