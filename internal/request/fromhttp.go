@@ -2,6 +2,7 @@ package request
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"net"
 	"strconv"
@@ -63,7 +64,7 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 				r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
 			}
 		}
-	case !hasHeaderFold(raw, "content-encoding") && (len(body) == 0 || !bytes.Contains(raw, formType)):
+	case !headersNeeded(raw, len(body) > 0):
 		// Nothing below needs a header (no encoding to undo, and no Content-Type can name a
 		// form when the block lacks its exact spelling): parse them when something asks
 		// (HeaderList).
@@ -279,37 +280,48 @@ func protoKey(name []byte) bool {
 	return len(name) == 9 && string(name) == "__proto__"
 }
 
-// hasHeaderFold reports whether a line of the raw header block starts (after white space)
-// with name, a lowercase ASCII header name holding a '-', in any case. It looks only around
-// the block's hyphens, which few header lines have.
-func hasHeaderFold(raw []byte, name string) bool {
-	d := strings.IndexByte(name, '-')
-	for off := 0; ; {
-		k := bytes.IndexByte(raw[off:], '-')
-		if k < 0 {
-			return false
+// headersNeeded reports whether the raw header block must be parsed for the body: a line
+// starts (after white space) with content-encoding in any ASCII case, or, withBody, with
+// content-type and holds the form's type as IsURLEncodedForm must find it. The name of a parsed
+// line is its text before ':' with white space trimmed, so no other line can name the encoding
+// or a form's Content-Type. One look at each line's first byte rules out most of them.
+func headersNeeded(raw []byte, withBody bool) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
 		}
-		k += off
-		off = k + 1
-		start := k - d
-		if start < 0 || start+len(name) > len(raw) {
+		for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+			line = line[1:]
+		}
+		// Eight bytes at a time, in any case (OR 0x20 lowers ASCII letters; it maps some
+		// other bytes onto letters or '-' too, which only makes the block parsed).
+		if len(line) < len("content-type") || binary.LittleEndian.Uint64(line)|lower8 != content8 {
 			continue
 		}
-		j := 0
-		for j < len(name) && raw[start+j]|0x20 == name[j] {
-			j++
-		}
-		if j < len(name) {
-			continue
-		}
-		for start > 0 && (raw[start-1] == ' ' || raw[start-1] == '\t') {
-			start--
-		}
-		if start == 0 || raw[start-1] == '\n' {
+		rest := line[8:]
+		if len(rest) >= 8 && binary.LittleEndian.Uint64(rest)|lower8 == encoding8 ||
+			withBody && binary.LittleEndian.Uint32(rest)|lower4 == type4 && bytes.Contains(line, formType) {
 			return true
 		}
 	}
+	return false
 }
+
+// The words headersNeeded compares header names with: "content-", "encoding" and "type" as
+// little-endian integers, and the bits that lower ASCII letters.
+var (
+	content8  = binary.LittleEndian.Uint64([]byte("content-"))
+	encoding8 = binary.LittleEndian.Uint64([]byte("encoding"))
+	type4     = binary.LittleEndian.Uint32([]byte("type"))
+)
+
+const (
+	lower8 = 0x2020202020202020
+	lower4 = 0x20202020
+)
 
 func trimOWS(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {

@@ -423,7 +423,8 @@ func TestLazyHeaders(t *testing.T) {
 	}{
 		{"json", "Content-Type: application/json\r\nX-A: 1\r\n", true, false},
 		{"form", "Content-Type: application/x-www-form-urlencoded\r\nX-A: 1\r\n", false, true},
-		{"form type elsewhere", "Content-Type: text/plain\r\nX-A: application/x-www-form-urlencoded\r\n", false, false},
+		{"form type in another header", "Content-Type: text/plain\r\nX-A: application/x-www-form-urlencoded\r\n", true, false},
+		{"form type, odd spacing", "  content-type :application/x-www-form-urlencoded\r\nX-A: 1\r\n", false, true},
 		{"gzip", "Content-Encoding: identity\r\nX-A: 1\r\n", false, false},
 	} {
 		r.Reset()
@@ -481,42 +482,51 @@ func TestMBHeaderValues(t *testing.T) {
 	}
 }
 
-func TestHasHeaderFold(t *testing.T) {
-	for raw, want := range map[string]bool{
-		"Host: a\r\nContent-Encoding: gzip\r\n":    true,
-		"content-encoding:br":                      true,
-		"Host: a\r\n\tCONTENT-ENCODING : x\r\n":    true,
-		"Host: a\r\nX-Content-Encoding: gzip\r\n":  false,
-		"Host: content-encoding\r\n":               false,
-		"Content-Encodin":                          false,
-		"Accept: a-b\r\nA-Content-Encoding: x\r\n": false,
-		"x-content-encoding\ncontent-encoding: y":  true,
-		"content-content-encoding: y":              false,
-		"":                                         false,
+func TestHeadersNeeded(t *testing.T) {
+	for _, c := range []struct {
+		raw            string
+		withBody, want bool
+	}{
+		{"Host: a\r\nContent-Encoding: gzip\r\n", false, true},
+		{"content-encoding:br", false, true},
+		{"Host: a\r\n\tCONTENT-ENCODING : x\r\n", false, true},
+		{"Host: a\r\nX-Content-Encoding: gzip\r\n", false, false},
+		{"Host: content-encoding\r\n", false, false},
+		{"Content-Encodin", false, false},
+		{"Accept: a-b\r\nA-Content-Encoding: x\r\n", false, false},
+		{"x-content-encoding\ncontent-encoding: y", false, true},
+		{"content-content-encoding: y", false, false},
+		{"", true, false},
+		{"Host: a\r\nContent-Type: application/x-www-form-urlencoded\r\n", true, true},
+		{"Host: a\r\nContent-Type: application/x-www-form-urlencoded\r\n", false, false},
+		{"Host: a\r\n content-TYPE:application/x-www-form-urlencoded; charset=utf-8\r\n", true, true},
+		{"Host: a\r\nContent-Type: application/X-www-form-urlencoded\r\n", true, false},
+		{"Host: a\r\nContent-Type: application/json\r\nX-Type: application/x-www-form-urlencoded\r\n", true, false},
+		{"Content-Type: application/json\r\nContent-Length: 3\r\n", true, false},
 	} {
-		if got := hasHeaderFold([]byte(raw), "content-encoding"); got != want {
-			t.Errorf("hasHeaderFold(%q) = %v, want %v", raw, got, want)
+		if got := headersNeeded([]byte(c.raw), c.withBody); got != c.want {
+			t.Errorf("headersNeeded(%q, %t) = %v, want %v", c.raw, c.withBody, got, c.want)
 		}
 	}
 }
 
-// FuzzHasHeaderFold holds the hyphen-anchored search to the plain definition: some line,
-// after leading blanks, starts with the name in any ASCII case.
-func FuzzHasHeaderFold(f *testing.F) {
-	for _, s := range []string{"Host: a\r\nContent-Encoding: gzip\r\n", " content-encoding", "a-b\n\tCONTENT-ENCODING", "content-encodin"} {
-		f.Add([]byte(s))
+// FuzzHeadersNeeded holds headersNeeded to what it stands for: the parsed headers name a
+// Content-Encoding, or, with a body, a Content-Type that is the urlencoded form (as
+// FromHTTPLimit reads them); it may answer true for more, never false for those.
+func FuzzHeadersNeeded(f *testing.F) {
+	for _, s := range []string{"Host: a\r\nContent-Encoding: gzip\r\n", " content-encoding", "a-b\n\tCONTENT-ENCODING", "content-encodin",
+		"Content-Type: application/x-www-form-urlencoded\r\n", "content-type :  application/x-www-form-urlencoded ; a=b\r\n", "Content-Type: a\r\ncontent-type: application/x-www-form-urlencoded"} {
+		f.Add([]byte(s), true)
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		const name = "content-encoding"
-		want := false
-		for _, line := range strings.Split(string(raw), "\n") {
-			line = strings.TrimLeft(line, " \t")
-			if len(line) >= len(name) && strings.ToLower(line[:len(name)]) == name && asciiOnly(line[:len(name)]) {
-				want = true
-			}
-		}
-		if got := hasHeaderFold(raw, name); got != want {
-			t.Fatalf("hasHeaderFold(%q) = %v, want %v", raw, got, want)
+	f.Fuzz(func(t *testing.T, raw []byte, withBody bool) {
+		var r Request
+		r.reserve(2 * len(raw))
+		headers := r.parseRawHeaders(nil, raw)
+		_, _, enc := mbHeader(headers, "Content-Encoding")
+		ct, ctArray, hasCT := mbHeader(headers, "Content-Type")
+		need := enc || withBody && hasCT && !ctArray && IsURLEncodedForm(ct)
+		if need && !headersNeeded(raw, withBody) {
+			t.Fatalf("headersNeeded(%q, %t) = false, but the parsed headers %q need it", raw, withBody, headers)
 		}
 	})
 }
