@@ -24,6 +24,7 @@ type reqField struct {
 	kind byte
 	arg  string
 	path *jsonPath // 'j': the path compiled
+	idx  int       // 'i': arg as a segment's index when it is one from the start (0, 1, +2, 03), else -1
 }
 
 // requestField is the reqField of the expression of a mustache, if it is one.
@@ -58,7 +59,11 @@ func pathField(p *path) reqField {
 	case len(s) == 1 && s[0] == "body":
 		return reqField{kind: 'b'}
 	case len(s) == 2 && s[0] == "path":
-		return reqField{kind: 'i', arg: s[1]}
+		idx, err := strconv.Atoi(s[1])
+		if err != nil || idx < 0 {
+			idx = -1
+		}
+		return reqField{kind: 'i', arg: s[1], idx: idx}
 	case len(s) == 2 && s[0] == "query":
 		return reqField{kind: 'q', arg: s[1]}
 	case len(s) == 2 && s[0] == "headers":
@@ -88,7 +93,11 @@ func (st *state) field(n *mustacheNode, f *frame) bool {
 	case 'b':
 		s = r.Body
 	case 'i':
-		s, _ = pathSegment(r.Path, n.field.arg)
+		if n.field.idx >= 0 {
+			s = pathSegmentAt(r.Path, n.field.idx)
+		} else {
+			s, _ = pathSegment(r.Path, n.field.arg)
+		}
 	case 'q':
 		for _, kv := range r.Query {
 			if kv.Name == n.field.arg {
@@ -138,6 +147,23 @@ func (st *state) fieldValue(o *operand, f *frame) (any, bool) {
 		return m.Request.Body, true
 	}
 	return m.Request.Method, true
+}
+
+// pathSegmentAt is pathSegment's segment for an index from the start (listIndex of a key that
+// is a number not below 0), or "" when the path has no such segment.
+func pathSegmentAt(path string, i int) string {
+	trimmed := strings.Trim(path, "/")
+	for ; i > 0; i-- {
+		j := strings.IndexByte(trimmed, '/')
+		if j < 0 {
+			return ""
+		}
+		trimmed = trimmed[j+1:]
+	}
+	if j := strings.IndexByte(trimmed, '/'); j >= 0 {
+		trimmed = trimmed[:j]
+	}
+	return trimmed
 }
 
 // pathSegment is segments(path)[listIndex(key)] without splitting the path.

@@ -397,9 +397,15 @@ func (r *Request) Header(name string) (string, bool) {
 // HeaderList decides.
 func (r *Request) rawHeader(name string) (value string, found, sure bool) {
 	for i := 0; i < len(name); i++ {
-		if name[i] >= 0x80 {
+		switch c := name[i]; {
+		case c >= 0x80:
 			return "", false, false
+		case c == ':':
+			return "", false, true // a parsed name is the text before the line's first ':'
 		}
+	}
+	if name != "" && (isOWS(name[0]) || isOWS(name[len(name)-1])) {
+		return "", false, true // a parsed name has its white space trimmed
 	}
 	raw := r.rawHeaders
 	for len(raw) > 0 {
@@ -409,19 +415,27 @@ func (r *Request) rawHeader(name string) (value string, found, sure bool) {
 		} else {
 			raw = nil
 		}
-		c := bytes.IndexByte(line, ':')
-		if c < 0 {
-			continue
-		}
+		// The line's name is name when the line starts with it (after white space) and a ':'
+		// follows (after white space): name holds no ':', so that is the line's first.
 		// A name with a byte past ASCII cannot match name (all ASCII), as parsed or not.
-		key := trimOWS(line[:c])
-		if len(key) != len(name) || protoKey(key) || !EqualFoldASCII(view(key, true), name) {
+		for len(line) > 0 && isOWS(line[0]) {
+			line = line[1:]
+		}
+		if len(line) <= len(name) || !prefixFoldASCII(line, name) {
 			continue
 		}
-		if len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
+		key, rest := line[:len(name)], line[len(name):]
+		for len(rest) > 0 && isOWS(rest[0]) {
+			rest = rest[1:]
 		}
-		val := trimOWS(line[c+1:])
+		if len(rest) == 0 || rest[0] != ':' || protoKey(key) {
+			continue
+		}
+		val := rest[1:]
+		if len(val) > 0 && val[len(val)-1] == '\r' {
+			val = val[:len(val)-1]
+		}
+		val = trimOWS(val)
 		for _, b := range val {
 			if b >= 0x80 {
 				return "", false, false
@@ -430,6 +444,30 @@ func (r *Request) rawHeader(name string) (value string, found, sure bool) {
 		return view(val, true), true, true // the block is arena memory, as parsed strings are
 	}
 	return "", false, true
+}
+
+func isOWS(c byte) bool { return c == ' ' || c == '\t' }
+
+// prefixFoldASCII reports whether b starts with name, as EqualFoldASCII compares.
+func prefixFoldASCII(b []byte, name string) bool {
+	if len(b) < len(name) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		x, y := b[i], name[i]
+		if x != y {
+			if 'A' <= x && x <= 'Z' {
+				x += 'a' - 'A'
+			}
+			if 'A' <= y && y <= 'Z' {
+				y += 'a' - 'A'
+			}
+			if x != y {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // MBHeader returns the values of a header as Mountebank's headersMap.get gives them from the

@@ -724,6 +724,12 @@ func TestRawHeader(t *testing.T) {
 		{"x-colon", "a:b", true, true},
 		{"x-last", "z", true, true},
 		{"missing", "", false, true},
+		{"x-a ", "", false, true},       // names are trimmed: none ends with a space
+		{" host", "", false, true},      // nor starts with one
+		{"x-colon: a", "", false, true}, // nor holds a ':'
+		{"X-Colon:a", "", false, true},  //
+		{"x-ows  ", "", false, true},    //
+		{"x", "", false, true},          // a prefix of names is no name
 	} {
 		lazy, parsed, stillRaw, okLazy, okParsed := headerBoth(raw, tc.name)
 		if lazy != parsed || okLazy != okParsed {
