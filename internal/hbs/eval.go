@@ -74,12 +74,30 @@ func (t *Template) Render(dst []byte, root any) ([]byte, error) {
 		return append(dst, t.static...), nil
 	}
 	st := states.Get().(*state)
+	out, err := st.render(t, dst, root)
+	states.Put(st)
+	return out, err
+}
+
+// Renderer keeps what renders reuse (the render state, the helper calls) for a caller that
+// keeps it with its own pooled work, sparing Render's trip through the pool of states. The zero
+// value is ready; it is not safe for concurrent use, and keeps nothing of a render past it.
+type Renderer struct{ st state }
+
+// Render is t.Render with r's state.
+func (r *Renderer) Render(t *Template, dst []byte, root any) ([]byte, error) {
+	if t.isText {
+		return append(dst, t.static...), nil
+	}
+	return r.st.render(t, dst, root)
+}
+
+func (st *state) render(t *Template, dst []byte, root any) ([]byte, error) {
 	st.out, st.root, st.top = dst, root, frame{ctx: root}
 	err := st.nodes(t.nodes, &st.top)
 	out := st.out
 	clear(st.vars) // what a render holds is not kept past it
 	st.out, st.root, st.top = nil, nil, frame{}
-	states.Put(st)
 	return out, err
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/hbs"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -125,7 +126,7 @@ var bodyRendered = true
 // defaultResponse's body, as an empty body is.
 func (im *Imposter) renderBody(req *request.Request, is *isResponse, slab *script.Slab) (*wire, *wireBox, error) {
 	box := boxOf(slab)
-	buf, err := is.tmpl.renderBody(box.buf[:0], req, im.port, im.def.Protocol)
+	buf, err := is.tmpl.renderBody(&box.rd, &box.m, box.buf[:0], req, im.port, im.def.Protocol)
 	box.buf = buf
 	if err != nil {
 		if slab == nil {
@@ -182,8 +183,10 @@ type wireBox struct {
 	w wire
 	h [4]header
 	// buf holds a bodyOnly template's rendered body (renderBody), kept from one answer to the
-	// next up to maxKeptBuffer.
+	// next up to maxKeptBuffer; rd and m are what renders it (empty between renders).
 	buf []byte
+	rd  hbs.Renderer
+	m   hbs.Model
 }
 
 // holds reports whether b is in the box's buffer.

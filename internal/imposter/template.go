@@ -173,14 +173,14 @@ func (t *templated) render(is *config.Object, req *request.Request, port int, sc
 }
 
 // renderBody appends the body template (t.body, a string template) rendered for req to dst,
-// as render renders it (the same model, the same error). It is the route of a response whose
-// only template is its body's text (isResponse.bodyOnly): the text goes straight into the
-// answer's buffer, without the response object render makes.
-func (t *templated) renderBody(dst []byte, req *request.Request, port int, scheme string) ([]byte, error) {
-	r := renders.Get().(*rendering)
-	r.m = hbs.Model{Request: req, Port: port, Scheme: scheme}
-	defer r.done()
-	out, err := t.body.tpl.Render(dst, &r.m)
+// as render renders it (the same model, the same error), with rd and the model m (kept with
+// the caller's pooled answer, and left empty). It is the route of a response whose only
+// template is its body's text (isResponse.bodyOnly): the text goes straight into the answer's
+// buffer, without the response object render makes.
+func (t *templated) renderBody(rd *hbs.Renderer, m *hbs.Model, dst []byte, req *request.Request, port int, scheme string) ([]byte, error) {
+	*m = hbs.Model{Request: req, Port: port, Scheme: scheme}
+	out, err := rd.Render(t.body.tpl, dst, m)
+	*m = hbs.Model{}
 	if err != nil {
 		return out, &config.Error{Code: config.CodeBadData, Message: "cannot render the response template: " + err.Error()}
 	}
