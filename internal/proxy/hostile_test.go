@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,4 +156,160 @@ func TestForwardHTTPSToPlainOrigin(t *testing.T) {
 	if got := string(config.MarshalJSON(ce.Raw, 0)); !strings.HasPrefix(got, `{"errno":-71,"code":"EPROTO","syscall":"write","message":"write EPROTO `) {
 		t.Errorf("rendered %s", got)
 	}
+}
+
+// A context that tells its receivers itself when it ends (a connection's: see doneNotifier)
+// ends the exchange as context.AfterFunc did, leaves nothing registered, and a notice that
+// comes after its exchange ended spares the exchanges after it.
+func TestForwardCancelledThroughANotifier(t *testing.T) {
+	silent := hostileOrigin(t, func(c net.Conn) { _, _ = c.Read(make([]byte, 1)) })
+	p, cerr := Compile(config.NewObject("to", "http://"+silent), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	ctx := &notifierCtx{Context: context.Background()}
+	time.AfterFunc(50*time.Millisecond, ctx.fire) // not a threshold: before or after the send
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Forward(ctx, &Request{Method: "GET", URI: []byte("/")})
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Forward = %v, want context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Forward still waits on the silent origin after its context ended")
+	}
+	if _, err := p.Forward(ctx, &Request{Method: "GET", URI: []byte("/")}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Forward with an ended context = %v, want context.Canceled", err)
+	}
+	// A context that ends between the exchange's first look at it and its registering sends nothing.
+	between := &notifierCtx{Context: context.Background(), refuse: true}
+	if _, err := p.Forward(between, &Request{Method: "GET", URI: []byte("/")}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Forward with a context ending as it registers = %v, want context.Canceled", err)
+	}
+
+	// An exchange whose context ended as it was answered may be told so after it returned (the
+	// notice goes in its own goroutine): the exchanges after it are not ended by that notice
+	// (an exchange so told once went back to the pool, and the next one's connection was ended).
+	const answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	arrived, release, stop := make(chan struct{}, 8), make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	held := hostileOrigin(t, func(c net.Conn) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+			_, _ = c.Write([]byte(answer))
+		case <-stop:
+		}
+	})
+	p, cerr = Compile(config.NewObject("to", "http://"+held), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	forward := func(ctx context.Context) <-chan error {
+		errc := make(chan error, 1)
+		go func() {
+			got, err := p.Forward(ctx, &Request{Method: "GET", URI: []byte("/")})
+			if b, _ := got.Get("body"); err == nil && b != "ok" {
+				err = fmt.Errorf("body %v", b)
+			}
+			errc <- err
+		}()
+		<-arrived
+		return errc
+	}
+	for i := range 20 {
+		late := &notifierCtx{Context: context.Background()}
+		errc := forward(late)
+		notices := late.end() // taken, not yet told
+		release <- struct{}{}
+		<-errc // answered or canceled: either is right
+		next := &notifierCtx{Context: context.Background()}
+		errc = forward(next)
+		for _, r := range notices {
+			r.ContextDone(late)
+		}
+		release <- struct{}{}
+		select {
+		case err := <-errc:
+			if err != nil {
+				t.Fatalf("round %d: the exchange after a late notice: %v", i, err)
+			}
+		case <-arrived:
+			t.Fatalf("round %d: the exchange after a late notice sent its request again", i)
+		}
+		if n := next.registered(); n != 0 {
+			t.Fatalf("round %d: the exchange left %d receivers registered", i, n)
+		}
+	}
+}
+
+// notifierCtx is a context with NotifyDone, as netconn's connection context has. refuse
+// makes it end as NotifyDone is called (Err reports none before).
+type notifierCtx struct {
+	context.Context
+	refuse bool
+	mu     sync.Mutex
+	done   bool
+	recv   []interface{ ContextDone(context.Context) }
+}
+
+func (c *notifierCtx) NotifyDone(r interface{ ContextDone(context.Context) }) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refuse {
+		c.done = true // it ends as the receiver comes
+	}
+	if c.done {
+		return false
+	}
+	c.recv = append(c.recv, r)
+	return true
+}
+
+func (c *notifierCtx) StopNotifyDone(r interface{ ContextDone(context.Context) }) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, have := range c.recv {
+		if have == r {
+			c.recv = append(c.recv[:i], c.recv[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (c *notifierCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return context.Canceled
+	}
+	return nil
+}
+
+// fire ends the context, telling its registered receivers each in its own goroutine.
+func (c *notifierCtx) fire() {
+	for _, r := range c.end() {
+		go r.ContextDone(c)
+	}
+}
+
+// end ends the context and returns the receivers registered, to be told.
+func (c *notifierCtx) end() []interface{ ContextDone(context.Context) } {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done = true
+	recv := c.recv
+	c.recv = nil
+	return recv
+}
+
+func (c *notifierCtx) registered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.recv)
 }

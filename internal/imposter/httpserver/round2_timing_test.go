@@ -91,6 +91,34 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 	}
 }
 
+// BenchmarkProxyAlwaysKeepAlive sends bench's proxyAlways request through a listening imposter
+// over one keep-alive connection: what BenchmarkProxyRoundTrip's handler alone does not show,
+// the connection's context (the origin's exchange is ended when it ends) and its poller.
+func BenchmarkProxyAlwaysKeepAlive(b *testing.B) {
+	addr := impostertest.Origin(b, func(ctx *fasthttp.RequestCtx) {
+		ctx.SetContentType("text/plain")
+		ctx.SetBodyString("order 7, from the origin")
+	})
+	im := startBench(b, `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://`+addr+
+		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"method":true,"path":true}}]}}]}]}`)
+	c := &fasthttp.HostClient{Addr: "127.0.0.1:" + strconv.Itoa(im.Port()), MaxConns: 1}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI("http://" + c.Addr + "/orders/7")
+	do := func() {
+		if err := c.Do(req, resp); err != nil || resp.StatusCode() != 200 || string(resp.Body()) != "order 7, from the origin" {
+			b.Fatalf("%v %d %q", err, resp.StatusCode(), resp.Body())
+		}
+	}
+	do() // connects and records the stub
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		do()
+	}
+}
+
 // BenchmarkProxyAlwaysRetained reports what proxyAlways keeps of each answer it records
 // (retained-B/op, retained-objects/op: the heap after a collection, before and after the
 // loop), which the garbage collector marks on every cycle for as long as the imposter lives.
