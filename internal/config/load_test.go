@@ -80,6 +80,8 @@ func TestParseImposterValidation(t *testing.T) {
 		{`{"protocol":"http","port":-1}`, []string{"invalid value for 'port'"}},
 		{`{"protocol":"http","port":"4545.5"}`, []string{"invalid value for 'port'"}},
 		{`{"protocol":"http","port":65536}`, []string{"invalid value for 'port'"}},
+		// Mountebank 2.9.1 ends its process on a null port: a clear error here, not no port.
+		{`{"protocol":"http","port":null}`, []string{"invalid value for 'port'"}},
 		{`{"protocol":"ftp"}`, []string{"the ftp protocol is not yet supported"}},
 		{`{"port":0}`, []string{"invalid value for 'port'", "'protocol' is a required field"}},
 		{`{"protocol":"http","stubs":[{}]}`, []string{"'responses' must be a non-empty array"}},

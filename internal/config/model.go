@@ -177,9 +177,13 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 	imp := &Imposter{}
 
 	listenFails := false
-	if pv, present := obj.Get("port"); present && pv != nil {
+	if pv, present := obj.Get("port"); present {
 		port, ok := portValue(pv)
 		switch {
+		case pv == nil:
+			// Mountebank 2.9.1 ends its process on it (port.toString() of null): refused as
+			// the other values it cannot listen on, rather than taken as no port.
+			add("port", "invalid value for 'port'")
 		case ok:
 		case listenRefuses(pv):
 			listenFails = true
