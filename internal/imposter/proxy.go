@@ -299,6 +299,34 @@ func (im *Imposter) generatorInjector() proxy.Injector {
 	return im.js
 }
 
+// dryRunInjectedGenerators runs p's injected predicateGenerators on the request of Mountebank's
+// dry run, as Mountebank does when it creates the stub (its dry run records the fake proxy's
+// answer, which makes the predicates): one that throws, or does not return an array, refuses
+// the stub with its invalid injection error.
+func (im *Imposter) dryRunInjectedGenerators(p *proxy.Proxy) error {
+	inj := im.generatorInjector()
+	if inj == nil {
+		return nil
+	}
+	var injected []*config.Object
+	for _, g := range p.Generators {
+		if jsvalue.Truthy(get(g, "inject")) {
+			injected = append(injected, g)
+		}
+	}
+	if len(injected) == 0 {
+		return nil
+	}
+	_, err := proxy.PredicatesFor(proxy.HTTPTestRequest(), injected, selector{}, inj)
+	var ce *config.Error
+	if errors.As(err, &ce) && ce.Raw == nil {
+		// The API shows the error as Mountebank's dry run throws it: code, message, and the
+		// injection's source and data beside them.
+		return &config.Error{Code: ce.Code, Message: ce.Message, Raw: ownFields(ce)}
+	}
+	return err
+}
+
 // selector evaluates jsonpath and xpath for predicateGenerators with the behaviors' engines.
 type selector struct{}
 

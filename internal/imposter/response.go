@@ -290,6 +290,9 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 		if err != nil {
 			return nil, dryRunError{err}
 		}
+		if err := im.dryRunInjectedGenerators(p); err != nil {
+			return nil, err
+		}
 		out = &proxyResponse{http: p}
 	default:
 		is := newIsResponse(r, im.defaults)

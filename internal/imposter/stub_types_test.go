@@ -8,6 +8,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter/impostertest"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // renderErrors is the errors array the API shows for err.
@@ -82,6 +83,40 @@ func TestStubFieldTypes(t *testing.T) {
 			}
 			if got := renderErrors(t, err); got != tt.want {
 				t.Errorf("errors\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// Injected predicateGenerators run on the request of Mountebank's dry run when the stub is
+// created: one that fails refuses it with Mountebank's error, V8's messages for results that
+// are not arrays (scenario proxy-generators-inject-dry-run).
+func TestInjectedGeneratorsDryRun(t *testing.T) {
+	tests := []struct{ name, inject, want string }{
+		{"throws", `function (config) { throw new Error('boom'); }`, `"data":"boom"`},
+		{"number", `function (config) { return 5; }`, `"data":"Spread syntax requires ...iterable[Symbol.iterator] to be a function"`},
+		{"nothing", `function (config) { }`, `"data":"eval(...) is not iterable (cannot read property undefined)"`},
+		{"null", `function (config) { return null; }`, `"data":"eval(...) is not iterable (cannot read property null)"`},
+		{"throws a primitive", `function (config) { throw 3; }`, `"source":"(function (config) { throw 3; })(config);"}]`},
+		{"works on the dry run's request", `function (config) { return [{ equals: { method: config.request.method } }]; }`, ""},
+	}
+	log := slog.New(slog.DiscardHandler)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stub := `{"responses":[{"proxy":{"to":"http://127.0.0.1:1","predicateGenerators":[{"inject":` + string(config.MarshalJSON(tt.inject, 0)) + `}]}}]}`
+			_, err := New(impostertest.Def(t, `{"protocol":"http","stubs":[`+stub+`]}`), Options{Logger: log, Script: script.New(script.Options{Logger: log})})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("New: %v, want the imposter", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("New accepted the stub, want %s", tt.want)
+			}
+			prefix := `[{"code":"invalid injection","message":"invalid predicateGenerator injection","source":"(` + tt.inject + `)(config);"`
+			if got := renderErrors(t, err); !strings.HasPrefix(strings.ReplaceAll(got, `\"`, `"`), strings.ReplaceAll(prefix, `\"`, `"`)) || !strings.Contains(got, tt.want) {
+				t.Errorf("errors\n got %s\nwant %s…%s", got, prefix, tt.want)
 			}
 		})
 	}

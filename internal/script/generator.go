@@ -36,8 +36,16 @@ func (s *Scope) PredicateGenerator(source string, req *config.Object) ([]any, er
 	}
 	list, ok := out.([]any)
 	if !ok {
-		// predicates.push(...result) throws for anything that is not iterable.
-		return nil, injectionError(MsgPredicateGenerator, src, errors.New("result is not iterable"))
+		// predicates.push(...eval(injected)) throws for anything that is not iterable, with
+		// V8's message.
+		msg := "Spread syntax requires ...iterable[Symbol.iterator] to be a function"
+		switch {
+		case v == nil || goja.IsUndefined(v):
+			msg = "eval(...) is not iterable (cannot read property undefined)"
+		case goja.IsNull(v):
+			msg = "eval(...) is not iterable (cannot read property null)"
+		}
+		return nil, injectionError(MsgPredicateGenerator, src, errors.New(msg))
 	}
 	return list, nil
 }
