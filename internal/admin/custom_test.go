@@ -296,19 +296,7 @@ func TestCustomStartHoldsNoChange(t *testing.T) {
 // took its time to exit (up to customproto's 5 s stop timeout).
 func TestCustomAbortedStartFreesItsPort(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
-	// A port below the ephemeral range (32768-60999 on Linux): the test binds it, frees it and
-	// binds it again, and an ephemeral port could be taken meanwhile by another process's
-	// outgoing connection (a busy machine runs other suites).
-	port := 0
-	for p := 25470; p < 25500 && port == 0; p++ {
-		if free, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
-			free.Close()
-			port = p
-		}
-	}
-	if port == 0 {
-		t.Fatal("no free port in 25470-25499")
-	}
+	port := fixedFreePort(t)
 	protocols := servers.Protocols()
 	started := make(chan struct{}, 1)
 	aborted := make(chan struct{}, 1)
@@ -411,12 +399,10 @@ func TestCustomStartThatPanics(t *testing.T) {
 	t.Cleanup(func() { reg.DeleteAll() })
 	a := New(reg, Options{Logger: quiet, Custom: custom})
 	c := inmemClient(t, a, nil)
-	free, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := free.Addr().(*net.TCPAddr).Port
-	free.Close()
+	// The port is freed and then bound by the http imposter: an ephemeral one (127.0.0.1:0)
+	// could be taken meanwhile by another process's outgoing connection, and the imposter was
+	// refused EADDRINUSE (the likely cause of an unexplained TestCustom* failure in session 23).
+	port := fixedFreePort(t)
 	if ans, _ := do(t, c, "POST", "/imposters", fmt.Sprintf(`{"protocol":"panics","port":%d}`, port)); ans.status != 500 {
 		t.Errorf("a start that panics: %d %s", ans.status, ans.body)
 	}
@@ -436,4 +422,19 @@ func TestCustomStartThatPanics(t *testing.T) {
 	if ans, _ := do(t, c, "POST", "/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, port)); ans.status != 201 {
 		t.Errorf("an http imposter on the port of the start that panicked: %d %s", ans.status, ans.body)
 	}
+}
+
+// fixedFreePort returns a port free now below the ephemeral range (32768-60999 on Linux), for a
+// test that binds it, frees it and binds it again: an ephemeral port could be taken meanwhile
+// by another process's outgoing connection (a busy machine runs other suites).
+func fixedFreePort(t *testing.T) int {
+	t.Helper()
+	for p := 25470; p < 25500; p++ {
+		if free, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
+			free.Close()
+			return p
+		}
+	}
+	t.Fatal("no free port in 25470-25499")
+	return 0
 }

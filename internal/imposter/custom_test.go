@@ -250,3 +250,75 @@ func TestCustomPortTaken(t *testing.T) {
 		t.Errorf("imposters %v; programs %d, stopped %v", reg.All(), len(progs), progs)
 	}
 }
+
+// TestCustomAnnouncedPortHeld: a program whose creation names no port holds the port it
+// announces from its announcement until it is listed, as a named port is held from Reserve: a
+// creation on that port meanwhile is refused (it won it, and the program was stopped), and a
+// DELETE of it aborts the start (it answered nothing deleted, and the imposter was listed
+// after it).
+func TestCustomAnnouncedPortHeld(t *testing.T) {
+	var progs []*fakeProgram
+	custom := map[string]bool{"line": true}
+	protocols := map[string]Protocol{"line": func(*config.Imposter) (Prepared, error) {
+		return Prepared{
+			New: func(*Imposter) Server { return idleServer{} },
+			Start: func(*Imposter) (*External, error) {
+				p := &fakeProgram{closed: make(chan struct{})}
+				progs = append(progs, p)
+				return &External{Listener: p, CallbackURL: "http://localhost:2525/imposters/4321/_requests"}, nil
+			},
+		}, nil
+	}}
+	build := func(t *testing.T, reg *Registry, js string) *Imposter {
+		t.Helper()
+		v, _ := config.ParseJSON([]byte(js))
+		def, errs := config.ParseImposter(v, config.ParseOptions{Custom: custom})
+		if len(errs) > 0 {
+			t.Fatal(errs[0])
+		}
+		im, err := reg.Build(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+	for _, tc := range []struct {
+		name string
+		// between runs while the program has announced 4321 and is not listed yet.
+		between func(t *testing.T, reg *Registry)
+		// listed is whether AddStarted lists the program's imposter then.
+		listed bool
+	}{
+		{"nothing", func(*testing.T, *Registry) {}, true},
+		{"a creation on the port", func(t *testing.T, reg *Registry) {
+			if err := reg.Add(build(t, reg, `{"protocol":"line","port":4321}`)); err == nil || !strings.Contains(err.Error(), "4321 is already in use") {
+				t.Errorf("a creation on the announced port: %v", err)
+			}
+		}, true},
+		{"a DELETE of the port", func(t *testing.T, reg *Registry) { reg.Delete(4321) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			progs = nil
+			reg := NewRegistry(Options{Logger: slog.New(slog.DiscardHandler), Custom: custom, Protocols: protocols})
+			t.Cleanup(func() { reg.Shutdown(context.Background()) })
+			im := build(t, reg, `{"protocol":"line"}`)
+			if err := reg.Reserve(im); err != nil {
+				t.Fatal(err)
+			}
+			if err := reg.StartReserved(im); err != nil || im.Port() != 4321 {
+				t.Fatalf("start: %v, port %d", err, im.Port())
+			}
+			tc.between(t, reg)
+			err := reg.AddStarted(im)
+			if tc.listed && (err != nil || reg.Get(4321) != im) {
+				t.Errorf("listed: %v, it is on 4321: %v", err, reg.Get(4321) == im)
+			}
+			if !tc.listed && (!errors.Is(err, ErrDeletedWhileStarting) || reg.Get(4321) != nil) {
+				t.Errorf("deleted while starting: %v, an imposter on 4321: %v", err, reg.Get(4321) != nil)
+			}
+			if len(progs) != 1 || (progs[0].closes == 1) == tc.listed {
+				t.Errorf("programs %d, the first stopped %v", len(progs), len(progs) > 0 && progs[0].closes == 1)
+			}
+		})
+	}
+}

@@ -151,9 +151,9 @@ func (r *Registry) StartReserved(im *Imposter) (err error) {
 	}()
 	err = im.Start()
 	im.endStart()
+	r.mu.Lock()
+	_, reserved := r.starting[im]
 	if err != nil {
-		r.mu.Lock()
-		_, reserved := r.starting[im]
 		delete(r.starting, im)
 		r.mu.Unlock()
 		if !reserved {
@@ -161,6 +161,14 @@ func (r *Registry) StartReserved(im *Imposter) (err error) {
 		}
 		return err
 	}
+	if reserved {
+		// A program the creation named no port for has announced its own: the port is held
+		// from now on, as a named one is from Reserve, until AddStarted lists it. A creation
+		// on it in between had won it (AddStarted then stopped this program), and a DELETE of
+		// it answered 404 and left the imposter to be listed after it.
+		r.starting[im] = im.port
+	}
+	r.mu.Unlock()
 	return nil
 }
 
