@@ -15,7 +15,13 @@ import (
 //     that ends it with bare LFs held its connection, unanswered, until the client gave up;
 //   - Content-Length together with Transfer-Encoding (RFC 9112 6.3: request smuggling):
 //     fasthttp reads the body as chunked and keeps the connection, so a request hidden after
-//     the chunks was answered too.
+//     the chunks was answered too;
+//   - a header line folded onto the one before (obs-fold: a line beginning with a space or a
+//     tab), and a header or trailer name with a space in it: fasthttp dropped the folded
+//     part and kept the name, where a proxy in front may read them otherwise;
+//   - white space, or a character that is not a token's, in a chunk-size line (`5 `, `5; a`,
+//     `5;a =b`, `5;a=b/c`), and trailer lines that fold, or end with a bare LF: llhttp refuses
+//     them (node's strict chunk parsing; lenient chunk sizes are a known smuggling vector).
 //
 // Header blocks are scanned as they are read, from a read that begins a request. A request
 // pipelined behind another in the same read begins a read of its own: once a header block
@@ -29,8 +35,9 @@ import (
 // badRequest is what node writes for a request it cannot parse.
 const badRequest = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
 
-// errBareLF fails a read that completed a header block with a bare LF in it.
-var errBareLF = errors.New("a request header line ends with a bare LF")
+// errUnreadable fails a read that brought a line node refuses (headScan.feed's bad): a bare LF,
+// a folded header line, a space in a header name, a malformed chunk-size or trailer line.
+var errUnreadable = errors.New("a request line node refuses (bare LF, folded header, space in a name, malformed chunk line)")
 
 // errChunkExt fails a read that passed maxChunkExt bytes of one chunk's extensions.
 var errChunkExt = errors.New("a chunk's extensions are longer than 16 KiB")
@@ -46,9 +53,11 @@ type headScan struct {
 	lines  int  // lines seen, the request line included
 	open   int  // bytes of the line in progress
 	lastCR bool // the last byte seen is a CR
-	at     int  // bytes of the request before the current read's unscanned part
-	head   int  // where the header block begins (after the request line)
-	hosts  int  // Host lines seen
+	// inName is set while the header line in progress is in its name (no ':' seen yet).
+	inName bool
+	at     int // bytes of the request before the current read's unscanned part
+	head   int // where the header block begins (after the request line)
+	hosts  int // Host lines seen
 	// framing says how the request's body ends, from its header lines (framed*); length is
 	// its Content-Length, and then, in the body (inBody), the bytes of it still to come.
 	framing int8
@@ -58,9 +67,13 @@ type headScan struct {
 	// chunk being read, and, in its data, the bytes of it still to come.
 	chunk int8
 	// ext counts the bytes of the chunk-size line's extension (names and values) read so
-	// far; extOverflow is set once they pass maxChunkExt, which ends the scan.
+	// far; extOverflow is set once they pass maxChunkExt, which ends the scan. extAt is where
+	// the extension's scan stands (ext*). malformed is set when a chunk-size or trailer line
+	// is one llhttp refuses, which ends the scan (feed's bad).
 	ext         int
 	extOverflow bool
+	extAt       int8
+	malformed   bool
 	// fixes are the Host lines rewritten for fasthttp, put back by restore; saved holds
 	// their original bytes, and host (when hostSet) the first Host's value as sent.
 	fixes   []hostFix
@@ -92,6 +105,42 @@ const (
 	chunkTrailerLine        // in a trailer line
 )
 
+// Where the scan of a chunk-size line's extensions stands (llhttp's grammar: `;name`,
+// `;name=token` or `;name="quoted"`, names may be empty but for the last).
+const (
+	extStart      = iota // after a ';'
+	extName              // in a name
+	extValue             // after a '='
+	extToken             // in a token value
+	extQuoted            // in a quoted value
+	extQuotedPair        // after a '\\' in a quoted value
+	extQuotedDone        // after a quoted value
+	extCR                // after the CR ending the line
+)
+
+// tokenChar tells the characters of an HTTP token (RFC 9110 5.6.2's tchar).
+var tokenChar = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// quotedChar tells the characters of a quoted string's text (qdtext, obs-text included).
+var quotedChar = func() (t [256]bool) {
+	for c := 0x20; c < 0x100; c++ {
+		t[c] = c != '"' && c != '\\' && c != 0x7f
+	}
+	t['\t'] = true
+	return t
+}()
+
 // hostFix is a Host line rewritten in place: its offset in the header block and its original
 // bytes, saved[from:to] (as long as the rewritten line).
 type hostFix struct{ off, from, to int }
@@ -117,7 +166,7 @@ func (h *headScan) begin(b []byte) {
 	h.active = startsRequest(b)
 	h.lines, h.open, h.lastCR, h.at, h.head, h.hosts = 0, 0, false, 0, 0, 0
 	h.framing, h.inBody, h.length, h.chunk = framedNone, false, 0, chunkSize
-	h.ext, h.extOverflow = 0, false
+	h.ext, h.extOverflow, h.malformed, h.inName = 0, false, false, false
 	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
 }
 
@@ -132,7 +181,8 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 	}
 	if h.inBody {
 		if h.framing == framedChunked {
-			return n, h.chunks(buf, 0, n), true, false
+			end := h.chunks(buf, 0, n)
+			return n, end, true, h.malformed
 		}
 		if int64(n) < h.length {
 			h.length -= int64(n)
@@ -145,7 +195,29 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 	// read until it ends.
 	p, open, lastCR, lines := 0, h.open, h.lastCR, h.lines
 	for {
+		if lines > 0 && open == 0 && p < n {
+			// A header line begins: one that begins with white space folds onto the line
+			// before it (obs-fold), which llhttp refuses.
+			if c := buf[p]; c == ' ' || c == '\t' {
+				h.active = false
+				return n, n, true, true
+			}
+			h.inName = true
+		}
 		i := bytes.IndexByte(buf[p:n], '\n')
+		if h.inName && lines > 0 {
+			// A space before the line's colon: a name llhttp refuses (fasthttp kept it).
+			seg := buf[p:n]
+			if i >= 0 {
+				seg = buf[p : p+i]
+			}
+			colon := bytes.IndexByte(seg, ':')
+			if sp := bytes.IndexByte(seg, ' '); sp >= 0 && (colon < 0 || sp < colon) {
+				h.active = false
+				return n, n, true, true
+			}
+			h.inName = colon < 0
+		}
 		if i < 0 {
 			if p < n {
 				open += n - p
@@ -169,7 +241,8 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 		if lines == 1 {
 			h.head = h.at + p + i + 1
 		} else if length == 0 {
-			return n, h.bodyFrom(buf, n, p+i+1), true, false
+			end := h.bodyFrom(buf, n, p+i+1)
+			return n, end, true, h.malformed
 		} else if open > 0 {
 			h.framing = framedUnknown // a line split between reads: not read
 		} else if length >= 5 && buf[p+4] == ':' &&
@@ -192,7 +265,7 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 				h.framing = framedUnknown
 			}
 		}
-		open, lastCR = 0, false
+		open, lastCR, h.inName = 0, false, false
 		p += i + 1
 	}
 }
@@ -249,22 +322,23 @@ func (h *headScan) chunks(buf []byte, i, n int) int {
 				if h.length = h.length<<4 | d; h.length > maxChunkSize {
 					return h.stopChunks(n)
 				}
-			case c == ';' || c == ' ' || c == '\t':
-				h.chunk = chunkExt
+			case c == ';':
+				h.chunk, h.extAt = chunkExt, extStart
 			case c == '\r':
-				h.chunk = chunkExt
+				h.chunk, h.extAt = chunkExt, extCR
 			case c == '\n':
 				h.endSizeLine()
+			case c == ' ' || c == '\t':
+				return h.refuseChunks(n) // `5 `: fasthttp read it, llhttp refuses it
 			default:
 				return h.stopChunks(n)
 			}
 			i++
 		case chunkExt:
-			switch c {
-			case '\n':
-				h.endSizeLine()
-			case '\r', ';', '=':
-			default:
+			if !h.extByte(c) {
+				return h.refuseChunks(n)
+			}
+			if h.chunk == chunkExt && c != '\r' && c != ';' && c != '=' {
 				if h.ext++; h.ext > maxChunkExt {
 					h.extOverflow = true
 					return h.stopChunks(n)
@@ -293,16 +367,28 @@ func (h *headScan) chunks(buf []byte, i, n int) int {
 			i++
 			switch c {
 			case '\r':
+				h.lastCR = true
 			case '\n':
 				h.active, h.inBody = false, false
 				return i
+			case ' ', '\t', ':':
+				return h.refuseChunks(n) // a folded trailer line, or one without a name
 			default:
-				h.chunk = chunkTrailerLine
+				h.chunk, h.inName, h.lastCR = chunkTrailerLine, true, false
 			}
 		case chunkTrailerLine:
-			if c == '\n' {
-				h.chunk = chunkTrailer
+			switch {
+			case c == '\n':
+				if !h.lastCR {
+					return h.refuseChunks(n) // a trailer line ending with a bare LF
+				}
+				h.chunk, h.lastCR = chunkTrailer, false
+			case c == ':':
+				h.inName = false
+			case h.inName && (c == ' ' || c == '\t'):
+				return h.refuseChunks(n) // `X-T : a`
 			}
+			h.lastCR = c == '\r'
 			i++
 		}
 	}
@@ -324,6 +410,88 @@ func (h *headScan) endSizeLine() {
 func (h *headScan) stopChunks(n int) int {
 	h.active, h.inBody = false, false
 	return n
+}
+
+// refuseChunks gives up following a chunked body whose line llhttp refuses (feed's bad).
+func (h *headScan) refuseChunks(n int) int {
+	h.malformed = true
+	return h.stopChunks(n)
+}
+
+// extByte follows byte c of a chunk-size line's extensions, as llhttp does; false when llhttp
+// refuses it. The line's LF ends it (endSizeLine).
+func (h *headScan) extByte(c byte) bool {
+	switch h.extAt {
+	case extCR:
+		if c != '\n' {
+			return false
+		}
+		h.endSizeLine()
+		return true
+	case extStart:
+		switch {
+		case c == ';':
+		case tokenChar[c]:
+			h.extAt = extName
+		default:
+			return false // `5;` then the line's end, `5; a`, `5;"q"`
+		}
+		return true
+	case extName, extToken:
+		switch {
+		case tokenChar[c]:
+		case c == '=' && h.extAt == extName:
+			h.extAt = extValue
+		case c == ';':
+			h.extAt = extStart
+		case c == '\r':
+			h.extAt = extCR
+		default:
+			return false
+		}
+		return true
+	case extValue:
+		switch {
+		case tokenChar[c]:
+			h.extAt = extToken
+		case c == '"':
+			h.extAt = extQuoted
+		case c == ';':
+			h.extAt = extStart
+		case c == '\r':
+			h.extAt = extCR
+		default:
+			return false
+		}
+		return true
+	case extQuoted:
+		switch {
+		case c == '"':
+			h.extAt = extQuotedDone
+		case c == '\\':
+			h.extAt = extQuotedPair
+		case !quotedChar[c]:
+			return false
+		}
+		return true
+	case extQuotedPair:
+		if c != '\t' && (c < 0x20 || c == 0x7f) {
+			return false
+		}
+		h.extAt = extQuoted
+		return true
+	case extQuotedDone:
+		switch c {
+		case ';':
+			h.extAt = extStart
+		case '\r':
+			h.extAt = extCR
+		default:
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // contentLength reads a Content-Length value; one that is not digits alone, or a second one,

@@ -361,7 +361,7 @@ func (c *idleConn) Read(b []byte) (int, error) {
 					_, _ = c.Conn.Write([]byte(badRequest))
 					return 0, io.EOF
 				}
-				return 0, errBareLF // fasthttp answers 400
+				return 0, errUnreadable // fasthttp answers 400
 			}
 			if c.head.extOverflow {
 				c.head.extOverflow = false

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLinesNodeRefuses: header and chunk lines that llhttp (Node 20, so Mountebank 2.9.1)
+// refuses with 400 and fasthttp read are refused the same way, on an imposter and on the admin
+// API, and a request hidden behind them is not answered: a folded header line (fasthttp dropped
+// its continuation), a space in a header name, white space or a non-token character in a
+// chunk-size line, a folded trailer line, a space in a trailer's name, a trailer line ending
+// with a bare LF (held until --header-timeout before). The requests next to them, that both
+// read, are answered.
+func TestLinesNodeRefuses(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true,"stubs":[{"responses":[{"is":{"body":"hello"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	u, err := url.Parse(s.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, _ := strconv.Atoi(u.Port())
+	// The request behind closes its connection once answered: the exchange ends there.
+	const next = "GET /smuggled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+	chunked := func(lines string) string {
+		return "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + lines + next
+	}
+	for _, tc := range []struct {
+		name, data string
+		refused    bool
+	}{
+		{"a folded header line", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n" + next, true},
+		{"a header line folded with a tab", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n\tTransfer-Encoding: chunked\r\n\r\n" + next, true},
+		{"a space in a header name", "GET / HTTP/1.1\r\nHost: x\r\nX A: b\r\n\r\n" + next, true},
+		{"a space after a chunk size", chunked("5 \r\nhello\r\n0\r\n\r\n"), true},
+		{"a tab after a chunk size", chunked("5\t\r\nhello\r\n0\r\n\r\n"), true},
+		{"a space in a chunk extension", chunked("5; a=b\r\nhello\r\n0\r\n\r\n"), true},
+		{"an empty chunk extension", chunked("5;\r\nhello\r\n0\r\n\r\n"), true},
+		{"a chunk extension value that is no token", chunked("5;a=b/c\r\nhello\r\n0\r\n\r\n"), true},
+		{"a folded trailer line", chunked("5\r\nhello\r\n0\r\nX-T: a\r\n b\r\n\r\n"), true},
+		{"a space in a trailer name", chunked("5\r\nhello\r\n0\r\nX-T : a\r\n\r\n"), true},
+		{"a trailer line ending with a bare LF", chunked("5\r\nhello\r\n0\r\nX-T: a\n\r\n"), true},
+		{"chunk extensions and trailers both read", chunked("5;a=b;c=\"d e\"\r\nhello\r\n0\r\nX-T: a b\r\n\r\n"), false},
+	} {
+		for _, p := range []int{port, admin} {
+			answer, closed := rawExchange(t, p, tc.data)
+			if tc.refused && (!closed || !strings.HasPrefix(answer, "HTTP/1.1 400 Bad Request") || strings.Count(answer, "HTTP/1.1 ") != 1) {
+				t.Errorf("%s, port %d: answered %q (closed %v), want 400 alone and the connection closed", tc.name, p, answer, closed)
+			}
+			if !tc.refused && strings.Count(answer, "HTTP/1.1 ") != 2 {
+				t.Errorf("%s, port %d: answered %q, want both requests answered", tc.name, p, answer)
+			}
+		}
+	}
+	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+	if strings.Count(body, `"path": "/smuggled"`) != 1 {
+		t.Errorf("the imposter recorded other than the one request behind a chunked body both read:\n%s", body)
+	}
+}
