@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dlclark/regexp2/v2"
+
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -230,6 +232,49 @@ func TestUnitsRoundTrip(t *testing.T) {
 		}
 		if got := fromUTF16Runes(utf16Runes(s)); got != s {
 			t.Errorf("fromUTF16Runes(utf16Runes(%q)) = %q", s, got)
+		}
+	}
+}
+
+// TestECMAScriptDots: the ECMAScript engine's patterns get each '.' outside a class as
+// [^\n\r] (the same characters in regexp2, which folds a case-insensitive '.' character by
+// character, ~35 ms each), and match as they did.
+func TestECMAScriptDots(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{`^(?!x).$`, `^(?!x)[^\n\r]$`},
+		{`(.)\1.*`, `([^\n\r])\1[^\n\r]*`},
+		{`\.[.]\\.`, `\.[.]\\[^\n\r]`},
+		{`[\].].[^.].`, `[\].][^\n\r][^.][^\n\r]`},
+		{`[].[^].`, `[][^\n\r][^][^\n\r]`},
+		{`(?<n>.)(?<=a.)\k<n>`, `(?<n>[^\n\r])(?<=a[^\n\r])\k<n>`},
+		{`(?s).`, `(?s).`},
+		{`(?i:.)`, `(?i:.)`},
+		{`\c.`, `\c.`},
+		{`é.`, `é[^\n\r]`},
+		{`abc`, `abc`},
+	} {
+		if got := ecmaDots(tc.src); got != tc.want {
+			t.Errorf("ecmaDots(%q) = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+	inputs := []string{"", "a", "A", "\n", "\r", "\u2028", "K", "\u212a", "ſ", "😀", "ab", "a\nb", "xx", "x.", "aa", "a]b"}
+	for _, src := range []string{`^(?!x).$`, `(.)\1`, `^a.b$`, `(?<=a).`, `[.\]]`, `^.{2}$`, `(?=.)[^a]`, `.\]`} {
+		for _, ic := range []bool{false, true} {
+			opts := regexp2.ECMAScript
+			if ic {
+				opts |= regexp2.IgnoreCase
+			}
+			plain := regexp2.MustCompile(src, opts)
+			re, err := compileECMAScript(src, ic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, in := range inputs {
+				want, _ := plain.MatchString(in)
+				if got, _ := re.MatchString(in); got != want {
+					t.Errorf("/%s/ (ignore case %v) on %q: %v, want %v", src, ic, in, got, want)
+				}
+			}
 		}
 	}
 }
