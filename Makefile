@@ -34,14 +34,19 @@ run: build
 # The allocation guards (allocs per request or pair) are built without the race detector, which
 # allocates on its own: they run in a second, plain pass.
 ALLOC_PKGS := $(addprefix ./,$(sort $(dir $(shell grep -rl --include='*_test.go' '^//go:build !race' internal cmd pkg))))
+# The packages whose single-goroutine differential tests skip under the race detector, which
+# slows them eightfold and finds nothing in them (plainOnly): they run in the plain pass too.
+PLAIN_PKGS := $(addprefix ./,$(sort $(dir $(shell grep -rl --include='*_test.go' '^func plainOnly' internal cmd pkg))))
 
-# Unit tests (with the race detector), the allocation guards, black-box tests against the built binary, and the
+# Unit tests (with the race detector), the allocation guards and the differential tests the race
+# detector skips (PLAIN_PKGS, without it), black-box tests against the built binary, and the
 # Mountebank comparison suite (installs Mountebank 2.9.1 from npm into test/compat/node_modules),
 # and the bench/ harness's own tests.
 test: vet
 	@$(MAKE) --no-print-directory tools || echo "make tools failed: the lint tests of the packaging will skip"
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(UNIT_PKGS)
 	$(GO) test -count=1 -run 'Alloc' $(ALLOC_PKGS)
+	$(GO) test -count=1 $(PLAIN_PKGS)
 	$(GO) test -count=1 ./test/...
 	$(MAKE) -C bench vet test
 

@@ -325,6 +325,7 @@ func plainFind(s *Set, r *request.Request) (int, error) {
 // TestIndexNeverChangesWinner compares the indexed Find with a plain scan
 // over random stubs and requests.
 func TestIndexNeverChangesWinner(t *testing.T) {
+	plainOnly(t)
 	rng := rand.New(rand.NewSource(1))
 	methods := []string{"GET", "POST", "get", "Delete"}
 	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", "", "/K", "/k", "/K/x"}
@@ -843,6 +844,7 @@ func TestPlainExpectedIsNormalized(t *testing.T) {
 // matches as Mountebank does (1,000 levels, 3 MB selected); past it the selector selects
 // nothing, in both layers, instead of taking minutes (10,000 levels would select 300 MB).
 func TestNestedJSONPathSelectionIsBounded(t *testing.T) {
+	plainOnly(t)
 	s, err := Compile(decode(t, `[
 		[{"equals":{"body":"x"},"jsonpath":{"selector":"$..a"}}],
 		[{"exists":{"body":false},"jsonpath":{"selector":"$..a"}}]
@@ -938,5 +940,18 @@ func TestTranslateRegexExact(t *testing.T) {
 		if got := re.MatchString(tt.in); got != tt.want {
 			t.Errorf("/%s/i (RE2 %s) on %q = %v, want %v", tt.src, expr, tt.in, got, tt.want)
 		}
+	}
+}
+
+// plainOnly skips a test under the race detector. It is for the differential tests that run
+// one goroutine through tens of thousands of evaluations (800 random stub sets, a body of
+// 10,000 levels): the detector finds nothing in them and slows them about eightfold (16 s of
+// internal/match's 30 s under -race, a minute and more on a loaded 2-core machine). make test
+// runs the package again without the detector (PLAIN_PKGS), so they run in every make test as
+// before; TestFindConcurrent is the one that races evaluations against each other.
+func plainOnly(t *testing.T) {
+	t.Helper()
+	if underRace {
+		t.Skip("a single-goroutine differential test: run without -race (make test's plain pass)")
 	}
 }
