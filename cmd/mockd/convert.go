@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -58,7 +57,7 @@ func newConvertCmd() *cobra.Command {
 				_, err = cmd.OutOrStdout().Write(data)
 				return err
 			}
-			if err := os.WriteFile(out, data, 0o644); err != nil {
+			if err := replaceFile(out, data); err != nil {
 				return fmt.Errorf("cannot write %s: %w", out, err)
 			}
 			return nil

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -93,7 +92,7 @@ func writeImport(cmd *cobra.Command, f *importFlags, res *importer.Result, heade
 	}
 	var w io.Writer = cmd.OutOrStdout()
 	if f.out != "" && f.out != "-" {
-		if err := os.WriteFile(f.out, data, 0o644); err != nil {
+		if err := replaceFile(f.out, data); err != nil {
 			return fmt.Errorf("cannot write %s: %w", f.out, err)
 		}
 	} else if _, err := w.Write(data); err != nil {

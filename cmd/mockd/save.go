@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"syscall"
 	"time"
@@ -112,7 +111,7 @@ func newSaveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return os.WriteFile(savefile, config.MarshalJSON(v, 2), 0o644)
+			return replaceFile(savefile, config.MarshalJSON(v, 2))
 		},
 	}
 	c.register(cmd)

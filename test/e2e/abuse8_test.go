@@ -3,6 +3,9 @@ package e2e
 import (
 	"fmt"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,5 +65,47 @@ func TestLinesNodeRefuses(t *testing.T) {
 	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
 	if strings.Count(body, `"path": "/smuggled"`) != 1 {
 		t.Errorf("the imposter recorded other than the one request behind a chunked body both read:\n%s", body)
+	}
+}
+
+// TestSaveKeepsTheLastGoodFile: a mockd save that cannot write its file in full (here a file
+// size limit, as a full disk or a SIGTERM midway) fails and leaves the file of the last save as
+// it was, with no temporary file beside it; mockd truncated it first and left the part it had
+// written. A save that succeeds replaces it, keeping its mode.
+func TestSaveKeepsTheLastGoodFile(t *testing.T) {
+	s := start(t)
+	u, err := url.Parse(s.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"%s"}}]}]}`, listenFree(t), strings.Repeat("y", 50000))
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %.200s", status, body)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mb.json")
+	const last = `{"imposters":[{"protocol":"http","port":1,"name":"the last good save"}]}`
+	if err := os.WriteFile(file, []byte(last), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// ulimit -f 8: 4 KiB (blocks of 512 bytes in sh), less than the 50 KB to save.
+	save := exec.Command("sh", "-c", `ulimit -f 8 && exec "$0" "$@"`, mockdBin, "save", "--port", u.Port(), "--host", "127.0.0.1", "--savefile", file)
+	out, err := save.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a save past the file size limit succeeded: %s", out)
+	}
+	if got, _ := os.ReadFile(file); string(got) != last {
+		t.Errorf("the last good save became %d bytes: %.100q", len(got), got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left beside it: %v", entries)
+	}
+	if out, err := exec.Command(mockdBin, "save", "--port", u.Port(), "--host", "127.0.0.1", "--savefile", file).CombinedOutput(); err != nil {
+		t.Fatalf("save: %v %s", err, out)
+	}
+	_, _, want := do(t, "GET", s.Admin+"/imposters?replayable=true", "")
+	got, _ := os.ReadFile(file)
+	if info, err := os.Stat(file); string(got) != want || err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("a save that succeeds: %d bytes, want %d; mode %v", len(got), len(want), info.Mode())
 	}
 }
