@@ -82,64 +82,75 @@ type jsonScanner struct {
 	spans  [][2]int
 }
 
-func (sc *jsonScanner) ws() {
-	s, i := sc.s, sc.i
+func (sc *jsonScanner) ws() { sc.i = skipWS(sc.s, sc.i) }
+
+// skipWS returns the index of the first byte of s at or after i that is no JSON white space.
+func skipWS(s string, i int) int {
 	// (Most text is compact: one comparison tells a byte that is no white space.)
 	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
 		i++
 	}
-	sc.i = i
+	return i
 }
+
+// The scanner keeps its place in locals and moves it with functions of the text and an index
+// (scanString, scanNumber, scanLiteral), so that a scalar costs no call of a method that reads
+// and writes sc.i: an array's scalars are read in its own loop, without value.
 
 // value scans one value at sc.i. level is how many keys lead to it; onPath says whether they
 // are keys[:level]. It reports false for anything Path is unsure of.
 func (sc *jsonScanner) value(level int, onPath bool) bool {
-	if level > maxScanDepth || sc.i >= len(sc.s) {
+	s, i := sc.s, sc.i
+	if level > maxScanDepth || i >= len(s) {
 		return false
 	}
-	start := sc.i
+	var end int
 	var ok bool
-	switch c := sc.s[sc.i]; {
+	switch c := s[i]; {
 	case c == '{':
-		ok = sc.object(level, onPath)
+		ok, end = sc.object(level, onPath), sc.i
 	case c == '[':
-		ok = sc.array(level)
+		ok, end = sc.array(level), sc.i
 	case c == '"':
-		_, ok = sc.str()
+		end, ok = scanString(s, i)
 	case c == '-' || ('0' <= c && c <= '9'):
-		ok = sc.number()
+		end, ok = scanNumber(s, i)
 	default:
-		ok = sc.literal("true") || sc.literal("false") || sc.literal("null")
+		end, ok = scanLiteral(s, i)
 	}
-	if ok && onPath && level == len(sc.keys) {
-		sc.found, sc.start, sc.end = true, start, sc.i
+	if !ok {
+		return false
 	}
-	return ok
+	sc.i = end
+	if onPath && level == len(sc.keys) {
+		sc.found, sc.start, sc.end = true, i, end
+	}
+	return true
 }
 
 func (sc *jsonScanner) object(level int, onPath bool) bool {
-	sc.i++ // {
-	sc.ws()
-	if sc.i < len(sc.s) && sc.s[sc.i] == '}' {
-		sc.i++
+	s := sc.s
+	i := skipWS(s, sc.i+1) // after {
+	if i < len(s) && s[i] == '}' {
+		sc.i = i + 1
 		return true
 	}
 	seen := false // keys[level] was a key of this object
 	for {
-		sc.ws()
-		if sc.i >= len(sc.s) || sc.s[sc.i] != '"' {
+		i = skipWS(s, i)
+		if i >= len(s) || s[i] != '"' {
 			return false
 		}
-		k, ok := sc.str()
+		end, ok := scanString(s, i)
 		if !ok {
 			return false
 		}
-		sc.ws()
-		if sc.i >= len(sc.s) || sc.s[sc.i] != ':' {
+		k := s[i+1 : end-1]
+		i = skipWS(s, end)
+		if i >= len(s) || s[i] != ':' {
 			return false
 		}
-		sc.i++
-		sc.ws()
+		i = skipWS(s, i+1)
 		next := false
 		if onPath && level < len(sc.keys) && sc.keyIs(k, sc.keys[level]) {
 			if seen {
@@ -159,53 +170,74 @@ func (sc *jsonScanner) object(level int, onPath bool) bool {
 				}
 			}
 		}
-		valStart := sc.i
+		sc.i = i
 		if !sc.value(level+1, next) {
 			return false
 		}
 		if field >= 0 {
-			sc.spans[field] = [2]int{valStart, sc.i}
+			sc.spans[field] = [2]int{i, sc.i}
 		}
-		if more, ok := sc.next('}'); !more {
-			return ok
+		i = skipWS(s, sc.i)
+		if i >= len(s) {
+			return false
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case '}':
+			sc.i = i + 1
+			return true
+		default:
+			return false
 		}
 	}
 }
 
 func (sc *jsonScanner) array(level int) bool {
-	sc.i++ // [
-	sc.ws()
-	if sc.i < len(sc.s) && sc.s[sc.i] == ']' {
-		sc.i++
+	s := sc.s
+	i := skipWS(s, sc.i+1) // after [
+	if i < len(s) && s[i] == ']' {
+		sc.i = i + 1
 		return true
 	}
+	if level+1 > maxScanDepth {
+		return false // (value's bound on the elements)
+	}
 	for {
-		sc.ws()
-		if !sc.value(level+1, false) { // names only: nothing inside an array is selected
+		i = skipWS(s, i)
+		if i >= len(s) {
 			return false
 		}
-		if more, ok := sc.next(']'); !more {
-			return ok
+		// Names only: nothing inside an array is selected (value(level+1, false)).
+		var ok bool
+		switch c := s[i]; {
+		case c == '"':
+			i, ok = scanString(s, i)
+		case c == '-' || ('0' <= c && c <= '9'):
+			i, ok = scanNumber(s, i)
+		case c == '{' || c == '[':
+			sc.i = i
+			ok, i = sc.value(level+1, false), sc.i
+		default:
+			i, ok = scanLiteral(s, i)
+		}
+		if !ok {
+			return false
+		}
+		i = skipWS(s, i)
+		if i >= len(s) {
+			return false
+		}
+		switch s[i] {
+		case ',':
+			i++
+		case ']':
+			sc.i = i + 1
+			return true
+		default:
+			return false
 		}
 	}
-}
-
-// next reads what follows a member or element: a comma (more follow) or closing, which ends the
-// object or array well (ok); anything else ends it badly.
-func (sc *jsonScanner) next(closing byte) (more, ok bool) {
-	sc.ws()
-	if sc.i >= len(sc.s) {
-		return false, false
-	}
-	switch sc.s[sc.i] {
-	case ',':
-		sc.i++
-		return true, true
-	case closing:
-		sc.i++
-		return false, true
-	}
-	return false, false
 }
 
 // keyIs reports whether the object key k is name, lowercased first with keyLower.
@@ -216,26 +248,24 @@ func (sc *jsonScanner) keyIs(k, name string) bool {
 	return jsvalue.EqualLower(k, name)
 }
 
-// str scans a string without escapes and returns its content.
-func (sc *jsonScanner) str() (string, bool) {
-	s := sc.s
-	start := sc.i + 1 // after "
-	for i := start; i < len(s); i++ {
-		c := s[i]
+// scanString scans the string at s[i] (a '"') without escapes or control characters, and
+// returns the index after its closing quote.
+func scanString(s string, i int) (int, bool) {
+	for j := i + 1; j < len(s); j++ {
+		c := s[j]
 		if c == '"' {
-			sc.i = i + 1
-			return s[start:i], true
+			return j + 1, true
 		}
 		if c == '\\' || c < 0x20 {
-			return "", false
+			return 0, false
 		}
 	}
-	return "", false
+	return 0, false
 }
 
-// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)? with at most 15 digits.
-func (sc *jsonScanner) number() bool {
-	s, i := sc.s, sc.i
+// scanNumber scans -?(0|[1-9][0-9]*)(\.[0-9]+)? with at most 15 digits at s[i], and returns
+// the index after it.
+func scanNumber(s string, i int) (int, bool) {
 	if s[i] == '-' {
 		i++
 	}
@@ -245,7 +275,7 @@ func (sc *jsonScanner) number() bool {
 	}
 	digits := i - intStart
 	if digits == 0 || (digits > 1 && s[intStart] == '0') {
-		return false
+		return 0, false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
@@ -254,21 +284,31 @@ func (sc *jsonScanner) number() bool {
 			i++
 		}
 		if i == fracStart {
-			return false
+			return 0, false
 		}
 		digits += i - fracStart
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		return false
+		return 0, false
 	}
-	sc.i = i
-	return digits <= 15
+	return i, digits <= 15
 }
 
-func (sc *jsonScanner) literal(word string) bool {
-	if len(sc.s)-sc.i >= len(word) && sc.s[sc.i:sc.i+len(word)] == word {
-		sc.i += len(word)
-		return true
+// scanLiteral scans true, false or null at s[i], and returns the index after it.
+func scanLiteral(s string, i int) (int, bool) {
+	var word string
+	switch s[i] {
+	case 't':
+		word = "true"
+	case 'f':
+		word = "false"
+	case 'n':
+		word = "null"
+	default:
+		return 0, false
 	}
-	return false
+	if len(s)-i >= len(word) && s[i:i+len(word)] == word {
+		return i + len(word), true
+	}
+	return 0, false
 }
