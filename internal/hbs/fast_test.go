@@ -109,3 +109,25 @@ func FuzzFastPaths(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendEscaped: appendEscaped replaces each character Handlebars escapes with its entity,
+// one character at a time, and keeps every other byte as it is.
+func FuzzAppendEscaped(f *testing.F) {
+	for _, s := range []string{"", "plain", `<a href="x">'&'</a>`, "`=`", "é=\x00&", "&&", "x<"} {
+		f.Add("pre:", s)
+	}
+	entities := map[byte]string{'&': "&amp;", '<': "&lt;", '>': "&gt;", '"': "&quot;", '\'': "&#x27;", '`': "&#x60;", '=': "&#x3D;"}
+	f.Fuzz(func(t *testing.T, dst, s string) {
+		want := []byte(dst)
+		for i := 0; i < len(s); i++ {
+			if e, ok := entities[s[i]]; ok {
+				want = append(want, e...)
+			} else {
+				want = append(want, s[i])
+			}
+		}
+		if got := appendEscaped([]byte(dst), s); string(got) != string(want) {
+			t.Fatalf("appendEscaped(%q, %q) = %q, want %q", dst, s, got, want)
+		}
+	})
+}
