@@ -131,7 +131,8 @@ func (a Answer) Fault() string {
 // body that is a number or true fails first, as Mountebank's postProcess does. A header
 // node's writeHead refuses fails the request too, after the status code, as a *config.Error in
 // node's shape: a name that is not an HTTP token, or a value with a control character other
-// than tab or a character past U+00FF.
+// than tab or a character past U+00FF; the status code comes with that error, as node keeps
+// the reason phrase of the status it was given before it checked the headers.
 func (a Answer) Status() (int, error) {
 	if a.out.binaryNotText {
 		return 0, &config.Error{Raw: config.NewObject(
@@ -142,7 +143,7 @@ func (a Answer) Status() (int, error) {
 	}
 	for i := range a.out.headers {
 		if h := &a.out.headers[i]; h.bad { // checked when the lines were compiled (markHeaders)
-			return 0, checkHeader(h.name, h.value)
+			return int(a.out.status), checkHeader(h.name, h.value)
 		}
 	}
 	return int(a.out.status), nil

@@ -220,6 +220,11 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		im.RecordMatch(a) // Mountebank kept the match before node refused the status
 		writeError(ctx, ce)
+		if status != 0 {
+			// A header node refused: the 500 keeps the reason phrase of the status the
+			// response gave (writeHead set it before it checked the headers).
+			ctx.Response.Header.SetStatusMessage(reasonOf(status))
+		}
 		return
 	}
 	write(ctx, req, status, a, im.Definition().AllowCORS)

@@ -34,3 +34,11 @@ func setStatus(h *fasthttp.ResponseHeader, code int) {
 		h.SetStatusMessage(reasonOverride[code])
 	}
 }
+
+// reasonOf is node's reason phrase for code.
+func reasonOf(code int) []byte {
+	if code >= 0 && code < len(reasonOverride) && reasonOverride[code] != nil {
+		return reasonOverride[code]
+	}
+	return []byte(fasthttp.StatusMessage(code))
+}
