@@ -14,7 +14,7 @@ from probe import req, start, stop, ensure, norm
 
 PORT = 25630  # moved with PROBE_PORT as the cases' ports are
 
-def raw(engine, data, timeout=3):
+def raw(engine, data, timeout=3, tcp_mode=False):
     s = socket.create_connection((probe.host(engine), int(probe.shift(str(PORT)))), timeout=timeout)
     s.sendall(data)
     out = b''
@@ -25,13 +25,25 @@ def raw(engine, data, timeout=3):
             out += d
             if b'\r\n\r\n' in out:
                 head, _, body = out.partition(b'\r\n\r\n')
+                if tcp_mode: continue
                 m = re.search(rb'(?i)content-length:\s*(\d+)', head)
                 if m and len(body) >= int(m.group(1)): break
                 if re.search(rb'(?i)transfer-encoding:\s*chunked', head) and body.endswith(b'0\r\n\r\n'): break
     except socket.timeout:
-        out += b'<TIMEOUT>'
+        out += b'' if tcp_mode else b'<TIMEOUT>'
+    except ConnectionResetError:
+        out += b'<RESET>'
     s.close()
     return out
+
+def send_mail(engine, frm, to, message):
+    import smtplib
+    try:
+        with smtplib.SMTP(probe.host(engine), int(probe.shift(str(PORT))), timeout=5) as c:
+            c.sendmail(frm, to, message)
+        return 'sent'
+    except Exception as e:
+        return repr(e)
 
 def parse(resp):
     head, _, body = resp.partition(b'\r\n\r\n')
@@ -45,14 +57,30 @@ def parse(resp):
             if n == 0: break
             b2 += rest[:n]; rest = rest[n+2:]
         body = b2
-    return {'status': lines[0], 'headers': hdrs, 'body': body.decode('latin1')}
+    # Documented differences left out: the names fasthttp spells itself (README, "Response
+    # header names") compare in lower case, and node's stack is left out of 500 bodies.
+    hdrs = [re.sub(r'(?i)^(content-type|content-encoding|set-cookie|server):', lambda m: m.group(1).lower() + ':', h) for h in hdrs]
+    text = body.decode('latin1')
+    if text.startswith('{"errors":'):
+        try:
+            j = json.loads(text)
+            for e in j.get('errors', []):
+                if isinstance(e, dict): e.pop('stack', None)
+            text = json.dumps(j, separators=(',', ':'))
+        except ValueError:
+            pass
+    return {'status': lines[0], 'headers': hdrs, 'body': text}
 
 def recorded(engine):
     st, _, d = req(engine, 'GET', f'/imposters/{PORT}')
+    if st != 200:
+        return {'status': st, 'body': d[:200].decode('latin1')}  # e.g. Mountebank died on the request
     j = json.loads(d)
     reqs = j.get('requests', [])
     for r in reqs:
         r.pop('timestamp', None); r.pop('requestFrom', None); r.pop('ip', None)
+        for k in ('messageId', 'date'):  # smtp: made by the client per message
+            r.pop(k, None)
     return reqs
 
 def run(case):
@@ -64,7 +92,12 @@ def run(case):
         st, _, d = req(e, 'POST', '/imposters', imp)
         if st != 201:
             out[e] = {'setup': st, 'body': d.decode()[:300]}; continue
-        answers = [parse(raw(e, r)) for r in case['requests']]
+        if case.get('smtp'):  # smtp: each request (from, [to], message) sent with smtplib
+            answers = [send_mail(e, *r) for r in case['requests']]
+        elif case.get('tcp'):  # tcp: the bytes read within readMs (default 500), not parsed
+            answers = [raw(e, r, timeout=case.get('readMs', 500) / 1000, tcp_mode=True).decode('latin1') for r in case['requests']]
+        else:
+            answers = [parse(raw(e, r)) for r in case['requests']]
         out[e] = {'answers': answers, 'recorded': recorded(e) if case.get('record', True) else None}
     return out
 
