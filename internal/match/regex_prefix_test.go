@@ -258,7 +258,9 @@ func TestECMAScriptDots(t *testing.T) {
 		}
 	}
 	inputs := []string{"", "a", "A", "\n", "\r", "\u2028", "K", "\u212a", "ſ", "😀", "ab", "a\nb", "xx", "x.", "aa", "a]b"}
-	for _, src := range []string{`^(?!x).$`, `(.)\1`, `^a.b$`, `(?<=a).`, `[.\]]`, `^.{2}$`, `(?=.)[^a]`, `.\]`} {
+	// Four shapes: regexp2 folds each '.' of the untranslated patterns for ever so long (3 s of
+	// a -race run for eight).
+	for _, src := range []string{`^(?!x).$`, `(.)\1`, `(?<=a).{2}`, `[.\]].\]`} {
 		for _, ic := range []bool{false, true} {
 			opts := regexp2.ECMAScript
 			if ic {
