@@ -125,11 +125,16 @@ var bodyRendered = true
 // what buildObject and compile answer for the rendered object: an empty text is the
 // defaultResponse's body, as an empty body is.
 func (im *Imposter) renderBody(req *request.Request, is *isResponse, slab *script.Slab) (*wire, *wireBox, error) {
-	box := boxOf(slab)
+	var box *wireBox
+	if slab == nil {
+		box = keptBox(req)
+	} else {
+		box = boxOf(slab)
+	}
 	buf, err := is.tmpl.renderBody(&box.rd, &box.m, box.buf[:0], req, im.port, im.def.Protocol)
 	box.buf = buf
 	if err != nil {
-		if slab == nil {
+		if slab == nil && !box.kept {
 			wirePool.Put(box)
 		}
 		return nil, nil, err
@@ -187,6 +192,8 @@ type wireBox struct {
 	buf []byte
 	rd  hbs.Renderer
 	m   hbs.Model
+	// kept: the box is a request's (keptBox), never the pool's.
+	kept bool
 }
 
 // holds reports whether b is in the box's buffer.
@@ -200,6 +207,23 @@ func (box *wireBox) holds(b []byte) bool {
 }
 
 var wirePool = sync.Pool{New: func() any { return new(wireBox) }}
+
+// keptBox returns the wireBox kept with the pooled request req (request.Kept), made at its
+// first use, so that an answer built for each request spares the pool's round trip: a request
+// serves one answer at a time, and Done leaves the box with it. When req keeps something else
+// (a script's slab, from a request it served before), the box is the pool's.
+func keptBox(req *request.Request) *wireBox {
+	kept := req.Kept()
+	switch k := (*kept).(type) {
+	case *wireBox:
+		return k
+	case nil:
+		box := &wireBox{kept: true}
+		*kept = box
+		return box
+	}
+	return wirePool.Get().(*wireBox)
+}
 
 // boxOf returns the wireBox kept with slab (made at its first use: a slab serves one request
 // at a time, and keeps its box from one to the next), or one from the pool when slab is nil.

@@ -342,8 +342,8 @@ func (im *Imposter) Done(a Answer) {
 		if cap(a.box.buf) > maxKeptBuffer {
 			a.box.buf = nil
 		}
-		if a.slab == nil {
-			wirePool.Put(a.box) // with a slab, the box is the slab's (boxOf)
+		if a.slab == nil && !a.box.kept {
+			wirePool.Put(a.box) // with a slab, the box is the slab's (boxOf); a kept one, its request's
 		}
 	}
 	if a.slab != nil {

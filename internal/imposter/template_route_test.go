@@ -15,6 +15,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/request"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // answerText is an http answer as the connection writes it: status (or the error it fails
@@ -162,4 +163,45 @@ func FuzzBodyOnlyTemplateRoute(f *testing.F) {
 			t.Errorf("template %q on %q %q: bodyOnly route:\n%s\ngeneral route:\n%s", tpl, target, body, fast, general)
 		}
 	})
+}
+
+// TestBodyOnlyBoxKeptWithRequest: a bodyOnly answer's box is kept with its pooled request from
+// one answer to the next (Done leaves it there, not in the pool), each answer renders its own
+// body, and a request that keeps a script's slab takes a box from the pool instead.
+func TestBodyOnlyBoxKeptWithRequest(t *testing.T) {
+	im, err := New(impostertest.Def(t, templateImposter(`"body":"{{request.path.[0]}}"`, "")), Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &request.Request{}
+	var first *wireBox
+	for i, p := range []string{"a", "bb", "c"} {
+		req.Reset()
+		request.FromHTTP(impostertest.RequestCtx(t, "GET /"+p+" HTTP/1.1\r\nHost: x\r\n\r\n"), req)
+		a, err := im.Build(context.Background(), req, nil, nil, im.Resolve(req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(a.Body()) != p || !a.MustCopyBody() {
+			t.Errorf("answer %d: body %q (copied %t), want %q copied", i, a.Body(), a.MustCopyBody(), p)
+		}
+		if first == nil {
+			first = a.box
+		}
+		if a.box != first || !a.box.kept || *req.Kept() != any(first) {
+			t.Errorf("answer %d: box %p (kept %t), want the request's %p", i, a.box, a.box.kept, first)
+		}
+		im.Done(a)
+	}
+	script.AttachSlab(req) // the request now keeps a slab (request.Kept)
+	req.Reset()
+	request.FromHTTP(impostertest.RequestCtx(t, "GET /d HTTP/1.1\r\nHost: x\r\n\r\n"), req)
+	a, err := im.Build(context.Background(), req, nil, nil, im.Resolve(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Body()) != "d" || a.box == first || a.box.kept {
+		t.Errorf("with a slab kept: body %q, box %p (kept %t), want a pool's box", a.Body(), a.box, a.box.kept)
+	}
+	im.Done(a)
 }
