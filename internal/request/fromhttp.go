@@ -64,10 +64,11 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 				r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
 			}
 		}
-	case !headersNeeded(raw, len(body) > 0):
-		// Nothing below needs a header (no encoding to undo, and no Content-Type can name a
-		// form when the block lacks its exact spelling): parse them when something asks
-		// (HeaderList).
+	case len(body) == 0 && !hasHeaderFold(raw, "content-encoding"), len(body) > 0 && !headersNeeded(raw, true):
+		// Nothing below needs a header (no encoding to undo, and with a body no Content-Type
+		// naming a form): parse them when something asks (HeaderList). Without a body only an
+		// encoding matters, looked for around the block's few hyphens (a GET's lines have
+		// fewer hyphens than lines); with one, each line is looked at once (headersNeeded).
 		r.rawHeaders = r.own(raw)
 	default:
 		r.Headers = r.parseRawHeaders(r.Headers[:0], raw)
@@ -278,6 +279,38 @@ func (r *Request) parseRawHeaders(dst []KV, raw []byte) []KV {
 // header is in none of its requests' headers (recorded, matched, scripted or proxied).
 func protoKey(name []byte) bool {
 	return len(name) == 9 && string(name) == "__proto__"
+}
+
+// hasHeaderFold reports whether a line of the raw header block starts (after white space)
+// with name, a lowercase ASCII header name holding a '-', in any case. It looks only around
+// the block's hyphens, which few header lines have.
+func hasHeaderFold(raw []byte, name string) bool {
+	d := strings.IndexByte(name, '-')
+	for off := 0; ; {
+		k := bytes.IndexByte(raw[off:], '-')
+		if k < 0 {
+			return false
+		}
+		k += off
+		off = k + 1
+		start := k - d
+		if start < 0 || start+len(name) > len(raw) {
+			continue
+		}
+		j := 0
+		for j < len(name) && raw[start+j]|0x20 == name[j] {
+			j++
+		}
+		if j < len(name) {
+			continue
+		}
+		for start > 0 && (raw[start-1] == ' ' || raw[start-1] == '\t') {
+			start--
+		}
+		if start == 0 || raw[start-1] == '\n' {
+			return true
+		}
+	}
 }
 
 // headersNeeded reports whether the raw header block must be parsed for the body: a line

@@ -482,6 +482,46 @@ func TestMBHeaderValues(t *testing.T) {
 	}
 }
 
+func TestHasHeaderFold(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"Host: a\r\nContent-Encoding: gzip\r\n":    true,
+		"content-encoding:br":                      true,
+		"Host: a\r\n\tCONTENT-ENCODING : x\r\n":    true,
+		"Host: a\r\nX-Content-Encoding: gzip\r\n":  false,
+		"Host: content-encoding\r\n":               false,
+		"Content-Encodin":                          false,
+		"Accept: a-b\r\nA-Content-Encoding: x\r\n": false,
+		"x-content-encoding\ncontent-encoding: y":  true,
+		"content-content-encoding: y":              false,
+		"":                                         false,
+	} {
+		if got := hasHeaderFold([]byte(raw), "content-encoding"); got != want {
+			t.Errorf("hasHeaderFold(%q) = %v, want %v", raw, got, want)
+		}
+	}
+}
+
+// FuzzHasHeaderFold holds the hyphen-anchored search to the plain definition: some line,
+// after leading blanks, starts with the name in any ASCII case.
+func FuzzHasHeaderFold(f *testing.F) {
+	for _, s := range []string{"Host: a\r\nContent-Encoding: gzip\r\n", " content-encoding", "a-b\n\tCONTENT-ENCODING", "content-encodin"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		const name = "content-encoding"
+		want := false
+		for _, line := range strings.Split(string(raw), "\n") {
+			line = strings.TrimLeft(line, " \t")
+			if len(line) >= len(name) && strings.ToLower(line[:len(name)]) == name && asciiOnly(line[:len(name)]) {
+				want = true
+			}
+		}
+		if got := hasHeaderFold(raw, name); got != want {
+			t.Fatalf("hasHeaderFold(%q) = %v, want %v", raw, got, want)
+		}
+	})
+}
+
 func TestHeadersNeeded(t *testing.T) {
 	for _, c := range []struct {
 		raw            string
