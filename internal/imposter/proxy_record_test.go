@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -458,5 +461,123 @@ func TestPredCacheBounds(t *testing.T) {
 	}
 	if n := len(c.m); n > maxGenTexts {
 		t.Errorf("%d texts kept, want at most %d", n, maxGenTexts)
+	}
+}
+
+// roomForOne gives a list room for one more element without changing what it holds, in place
+// when it has room, else in a copy with twice its length as capacity (the copy shares nothing
+// with the list: the old stub's readers keep theirs).
+func TestRoomForOne(t *testing.T) {
+	tests := []struct {
+		name            string
+		s               []int
+		wantCap         int
+		wantSameBacking bool
+	}{
+		{"nil", nil, 4, false},
+		{"empty with room", make([]int, 0, 3), 3, true},
+		{"full", []int{1, 2, 3}, 10, false},
+		{"room left", append(make([]int, 0, 8), 1, 2, 3), 8, true},
+		{"long and full", make([]int, 5000), 10004, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := append([]int(nil), tt.s...)
+			got := roomForOne(tt.s)
+			if !slices.Equal(got, before) || len(got) != len(tt.s) {
+				t.Fatalf("roomForOne changed the list: %v, want %v", got, before)
+			}
+			if cap(got) != tt.wantCap || cap(got) <= len(got) {
+				t.Errorf("cap %d, want %d (and room for one)", cap(got), tt.wantCap)
+			}
+			same := cap(tt.s) > 0 && cap(got) > 0 && &got[:cap(got)][0] == &tt.s[:cap(tt.s)][0]
+			if same != tt.wantSameBacking {
+				t.Errorf("same backing array %v, want %v", same, tt.wantSameBacking)
+			}
+		})
+	}
+}
+
+// TestProxyAlwaysAppendsWhileRead: answers appended from several requests at once, while other
+// requests are answered by the recorded stub and the imposter's definition is read (the admin
+// API's GET), are each kept once, in a list every reader sees whole up to its own length (the
+// lists grow in place: run with -race).
+func TestProxyAlwaysAppendsWhileRead(t *testing.T) {
+	var n atomic.Int64
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
+		ctx.SetBodyString("answer " + strconv.FormatInt(n.Add(1), 10))
+	})
+	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"headers":{"X-Record":"yes"}}}],"responses":[{"proxy":{"to":"http://` +
+		addr + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
+	const recorders, each = 3, 150
+	h, first := newBenchHandler(t, imp, "GET /orders/7 HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nX-Record: yes\r\n\r\n", false)
+	serveOnce(t, h, first) // the recorded stub is made
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range recorders {
+		wg.Go(func() {
+			ctx := impostertest.RequestCtx(t, "GET /orders/7 HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nX-Record: yes\r\n\r\n")
+			for range each {
+				ctx.Response.Reset()
+				h.handle(ctx)
+				if ctx.Response.StatusCode() != 200 {
+					t.Errorf("a recorded request answered %d", ctx.Response.StatusCode())
+					return
+				}
+			}
+		})
+	}
+	var readers sync.WaitGroup
+	readers.Go(func() { // answered by the recorded stub, cycling through what it has
+		ctx := impostertest.RequestCtx(t, impostertest.RawRequest("GET", "/orders/7", "", ""))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ctx.Response.Reset()
+			h.handle(ctx)
+			if body := string(ctx.Response.Body()); ctx.Response.StatusCode() != 200 || !strings.HasPrefix(body, "answer ") {
+				t.Errorf("a replayed request answered %d %q", ctx.Response.StatusCode(), body)
+				return
+			}
+		}
+	})
+	readers.Go(func() { // the definition, each response whole
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			defs := h.im.StubDefinitions()
+			list, _ := get(defs[len(defs)-1], "responses").([]any)
+			for i, r := range list {
+				if body := get(config.AsObject(get(config.AsObject(r), "is")), "body"); body == nil {
+					t.Errorf("response %d of %d has no body", i, len(list))
+					return
+				}
+			}
+			_ = h.im.Stubs(false).JSON(1)
+		}
+	})
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	stubs := h.im.tbl.Load().stubs
+	total := 1 + recorders*each
+	if len(stubs) != 2 || len(stubs[1].responses) != total {
+		t.Fatalf("%d stubs, the recorded one with %d responses; want 2 and %d", len(stubs), len(stubs[1].responses), total)
+	}
+	seen := map[string]bool{}
+	for _, r := range get(stubs[1].definition(), "responses").([]any) {
+		seen[get(config.AsObject(get(config.AsObject(r), "is")), "body").(string)] = true
+	}
+	for i := 1; i <= total; i++ {
+		if !seen["answer "+strconv.Itoa(i)] {
+			t.Errorf("answer %d was not kept (%d distinct of %d)", i, len(seen), total)
+			break
+		}
 	}
 }
