@@ -450,24 +450,7 @@ func isOWS(c byte) bool { return c == ' ' || c == '\t' }
 
 // prefixFoldASCII reports whether b starts with name, as EqualFoldASCII compares.
 func prefixFoldASCII(b []byte, name string) bool {
-	if len(b) < len(name) {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		x, y := b[i], name[i]
-		if x != y {
-			if 'A' <= x && x <= 'Z' {
-				x += 'a' - 'A'
-			}
-			if 'A' <= y && y <= 'Z' {
-				y += 'a' - 'A'
-			}
-			if x != y {
-				return false
-			}
-		}
-	}
-	return true
+	return len(b) >= len(name) && equalFoldASCII(b[:len(name)], name)
 }
 
 // MBHeader returns the values of a header as Mountebank's headersMap.get gives them from the
@@ -506,11 +489,14 @@ func (r *Request) MBHeader(name string) []string {
 
 // EqualFoldASCII reports whether a and b are equal with ASCII letters compared case-insensitively
 // (other bytes must be identical).
-func EqualFoldASCII(a, b string) bool {
+func EqualFoldASCII(a, b string) bool { return equalFoldASCII(a, b) }
+
+// equalFoldASCII is EqualFoldASCII for a header block's bytes or a string.
+func equalFoldASCII[T ~string | ~[]byte](a T, b string) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for i := 0; i < len(a); i++ {
+	for i := 0; i < len(b); i++ {
 		x, y := a[i], b[i]
 		if x != y {
 			if 'A' <= x && x <= 'Z' {
