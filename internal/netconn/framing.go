@@ -118,6 +118,11 @@ const (
 	extCR                // after the CR ending the line
 )
 
+// TokenByte reports whether c may stand in an HTTP token (RFC 9110 5.6.2's tchar), as llhttp
+// reads header names: the one table of it for the request framing here and the proxy's reading
+// of an origin's answer.
+func TokenByte(c byte) bool { return tokenChar[c] }
+
 // tokenChar tells the characters of an HTTP token (RFC 9110 5.6.2's tchar).
 var tokenChar = func() (t [256]bool) {
 	for c := '0'; c <= '9'; c++ {

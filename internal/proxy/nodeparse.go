@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/netconn"
 )
 
 // ParseError is node's HTTP parser error for an origin's answer it cannot read (a status line
@@ -39,14 +40,6 @@ func (e *ParseError) configError() *config.Error {
 // errHangUp is an origin that closed the connection in the middle of its answer's head: node's
 // "socket hang up" (ECONNRESET), which Mountebank reports as "Unable to connect".
 var errHangUp = errors.New("the origin closed the connection before its answer's headers ended")
-
-// tokenChar marks the bytes of a header name (RFC 9110's tchar), as llhttp accepts them.
-var tokenChar = func() (t [256]bool) {
-	for _, c := range []byte("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-		t[c] = true
-	}
-	return
-}()
 
 // checkHead reads b, the bytes of an answer received so far, as node 20's parser (llhttp, strict)
 // reads a response up to the end of its header block. It returns where the head starts (after
@@ -173,7 +166,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 		}
 		first = false
 		nameAt := i
-		for i < len(b) && tokenChar[b[i]] {
+		for i < len(b) && netconn.TokenByte(b[i]) {
 			i++
 		}
 		if i == len(b) {
