@@ -209,7 +209,14 @@ func (s *stub) at(i uint64) response {
 		r = s.responses[i%uint64(len(s.responses))]
 	} else {
 		ends := s.rep.ends
-		i %= ends[len(ends)-1]
+		n := ends[len(ends)-1]
+		if a := s.rep.after; a != nil && i >= n {
+			if len(a.responses) == 0 { // every response was 0 or false: an empty is
+				return s.responses[0]
+			}
+			return a.at(i - n)
+		}
+		i %= n
 		k := sort.Search(len(ends), func(j int) bool { return ends[j] > i })
 		r = s.responses[k]
 	}
@@ -237,7 +244,12 @@ func (s *stub) start(k int) uint64 {
 
 // repeats counts a stub's responses: ends[k] is the place in the cycle after responses[k]'s
 // last turn (a running sum of their repeats).
-type repeats struct{ ends []uint64 }
+type repeats struct {
+	ends []uint64
+	// after, when not nil, is the cycle that follows the first turn through this one for
+	// good: a stub whose responses list 0 or false (see dropOnce).
+	after *stub
+}
 
 // expandedRepeats is the most places a stub's cycle takes as an entry each: past it, or for a
 // response repeated more than maxExpandedRepeat times, the stub counts them (repeats).
@@ -254,19 +266,48 @@ func (s *stub) appendRepeated(r response, n int) {
 		}
 		return
 	}
-	if s.rep == nil { // from expanded to counted: each entry so far comes once
-		ends := make([]uint64, len(s.responses), len(s.responses)+1)
-		for i := range ends {
-			ends[i] = uint64(i + 1)
-		}
-		s.rep = &repeats{ends: ends}
-	}
+	s.counted()
 	var end uint64
 	if len(s.rep.ends) > 0 {
 		end = s.rep.ends[len(s.rep.ends)-1]
 	}
 	s.responses = append(s.responses, r)
 	s.rep.ends = append(s.rep.ends, end+uint64(n))
+	if a := s.rep.after; a != nil { // proxyAlways: the cycle after the first turn has it too
+		a.appendRepeated(r, n)
+	}
+}
+
+// counted turns s's cycle from expanded to counted, where it is not already: each entry so
+// far comes once.
+func (s *stub) counted() {
+	if s.rep != nil {
+		return
+	}
+	ends := make([]uint64, len(s.responses), len(s.responses)+1)
+	for i := range ends {
+		ends[i] = uint64(i + 1)
+	}
+	s.rep = &repeats{ends: ends}
+}
+
+// dropOnce makes the entries of s's cycle at places once (each a 0 or false of its responses,
+// answered as an empty is) come in its first turn only, as Mountebank serves them: its stub
+// shifts each response off its list and pushes it back unless it is falsy, and answers an
+// empty list with an empty is. The cycle becomes counted, and after holds the rest.
+func (s *stub) dropOnce(once []int) {
+	s.counted()
+	after := &stub{}
+	var prev uint64
+	for k, end := range s.rep.ends {
+		if len(once) > 0 && once[0] == k {
+			once = once[1:]
+		} else {
+			after.appendRepeated(s.responses[k], int(end-prev))
+		}
+		prev = end
+	}
+	s.rep.after = after
 }
 
 // table is an immutable snapshot of an imposter's stubs and their compiled predicates.
@@ -622,7 +663,17 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 	default:
 		return nil, berrs
 	}
+	var once []int // the places of s.responses that hold a 0 or false of list
 	for j, rv := range list {
+		if isOnce(rv) {
+			// Mountebank serves a 0 or false as an empty is once, then drops it (dropOnce).
+			if err := im.addResponse(s, config.NewObject("is", config.NewObject())); err != nil {
+				return nil, err
+			}
+			s.counted()
+			once = append(once, len(s.responses)-1)
+			continue
+		}
 		if err := im.addResponse(s, rv); err != nil {
 			var ce *config.Error
 			if errors.As(err, &ce) && ce.Path != "" {
@@ -630,6 +681,9 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 			}
 			return nil, err
 		}
+	}
+	if len(once) > 0 {
+		s.dropOnce(once)
 	}
 	if len(s.responses) == 0 && len(list) > 0 {
 		// Every response is repeated no times (`repeat: "abc"`): Mountebank's stub then has no
@@ -642,6 +696,19 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "'responses' must be a non-empty array", Source: def}
 	}
 	return s, nil
+}
+
+// isOnce reports whether a stub's response rv is one Mountebank serves once and drops: a
+// falsy value its validation lets through (0 or false; null ends its process, "" fails on
+// its repeat).
+func isOnce(rv config.Value) bool {
+	switch t := rv.(type) {
+	case bool:
+		return !t
+	case float64:
+		return t == 0
+	}
+	return false
 }
 
 // addResponse compiles one of s's responses and appends it, repeat times.

@@ -53,3 +53,59 @@ func TestLargeRepeatCounted(t *testing.T) {
 		})
 	}
 }
+
+// TestFalsyResponsesServedOnce: a 0 or false among a stub's responses is answered as an empty
+// is in the cycle's first turn only, as Mountebank's stub shifts it off its list and does not
+// push it back; the later turns go through the others, repeats kept (expanded or counted),
+// and a stub whose responses are all 0 or false answers an empty is for ever.
+func TestFalsyResponsesServedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, responses string
+		want            []string // the bodies answered from the first request on ("-": empty is)
+	}{
+		{"between", `[0,{"is":{"body":"a"}},false]`, []string{"-", "a", "-", "a", "a", "a"}},
+		{"repeats", `[{"is":{"body":"a"}},0,{"is":{"body":"b"},"repeat":2},false,{"is":{"body":"c"}}]`,
+			[]string{"a", "-", "b", "b", "-", "c", "a", "b", "b", "c", "a"}},
+		{"counted", `[{"is":{"body":"a"},"repeat":65},-0,{"is":{"body":"b"}}]`,
+			append(append(append(append(repeat("a", 65), "-", "b"), repeat("a", 65)...), "b"), "a")},
+		{"all", `[false,0]`, []string{"-", "-", "-", "-", "-"}},
+		{"none", `[{"is":{"body":"a"}},{"is":{"body":"b"}}]`, []string{"a", "b", "a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := config.ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":` + tc.responses + `}]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			def, errs := config.ParseImposter(v, config.ParseOptions{})
+			if len(errs) > 0 {
+				t.Fatal(errs[0])
+			}
+			im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler), Debug: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := im.tbl.Load().stubs[0]
+			for i, want := range tc.want {
+				r, _ := st.nextResponse().(*isResponse)
+				if r == nil {
+					t.Fatalf("request %d: not an is response", i)
+				}
+				got := "-"
+				if b, ok := get(r.is, "body").(string); ok {
+					got = b
+				}
+				if got != want {
+					t.Errorf("request %d: body %q, want %q", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}

@@ -442,6 +442,12 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 		ns := &stub{def: def, responses: roomForOne(o.responses), expect: o.expect, scen: o.scen}
 		if o.rep != nil { // its own count list, grown as responses is (see above)
 			ns.rep = &repeats{ends: roomForOne(o.rep.ends)}
+			if a := o.rep.after; a != nil {
+				ns.rep.after = &stub{responses: roomForOne(a.responses)}
+				if a.rep != nil {
+					ns.rep.after.rep = &repeats{ends: roomForOne(a.rep.ends)}
+				}
+			}
 		}
 		if im.lazyRecord(resp) {
 			ns.appendRepeated(&pendingResponse{im: im, config: resp}, 1)
