@@ -72,8 +72,10 @@ type headScan struct {
 	// is one llhttp refuses, which ends the scan (feed's bad).
 	ext         int
 	extOverflow bool
-	extAt       int8
-	malformed   bool
+	// sizeBegun is set once a digit of the chunk-size line in progress was read.
+	sizeBegun bool
+	extAt     int8
+	malformed bool
 	// fixes are the Host lines rewritten for fasthttp, put back by restore; saved holds
 	// their original bytes, and host (when hostSet) the first Host's value as sent.
 	fixes   []hostFix
@@ -171,7 +173,7 @@ func (h *headScan) begin(b []byte) {
 	h.active = startsRequest(b)
 	h.lines, h.open, h.lastCR, h.at, h.head, h.hosts = 0, 0, false, 0, 0, 0
 	h.framing, h.inBody, h.length, h.chunk = framedNone, false, 0, chunkSize
-	h.ext, h.extOverflow, h.malformed, h.inName = 0, false, false, false
+	h.ext, h.extOverflow, h.malformed, h.inName, h.sizeBegun = 0, false, false, false, false
 	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
 }
 
@@ -314,12 +316,19 @@ const chunkTooLarge = "HTTP/1.1 413 Payload Too Large\r\nConnection: close\r\n\r
 // that is not hexadecimal, a chunk's data not followed by a line break) stops the scan, which
 // leaves the bytes after it to fasthttp as they are.
 func (h *headScan) chunks(buf []byte, i, n int) int {
+	// sizeAt is where the chunk-size line in progress begins in buf, -1 when it began in an
+	// earlier read (see shortenSize).
+	sizeAt := -1
+	if h.chunk == chunkSize && !h.sizeBegun {
+		sizeAt = i
+	}
 	for i < n {
 		c := buf[i]
 		switch h.chunk {
 		case chunkSize:
 			switch {
 			case c >= '0' && c <= '9', c|0x20 >= 'a' && c|0x20 <= 'f':
+				h.sizeBegun = true
 				d := int64(c - '0')
 				if c > '9' {
 					d = int64(c|0x20-'a') + 10
@@ -328,10 +337,13 @@ func (h *headScan) chunks(buf []byte, i, n int) int {
 					return h.stopChunks(n)
 				}
 			case c == ';':
+				shortenSize(buf, sizeAt, i)
 				h.chunk, h.extAt = chunkExt, extStart
 			case c == '\r':
+				shortenSize(buf, sizeAt, i)
 				h.chunk, h.extAt = chunkExt, extCR
 			case c == '\n':
+				shortenSize(buf, sizeAt, i)
 				h.endSizeLine()
 			case c == ' ' || c == '\t':
 				return h.refuseChunks(n) // `5 `: fasthttp read it, llhttp refuses it
@@ -363,7 +375,7 @@ func (h *headScan) chunks(buf []byte, i, n int) int {
 			switch c {
 			case '\r':
 			case '\n':
-				h.chunk = chunkSize
+				h.chunk, sizeAt = chunkSize, i+1
 			default:
 				return h.stopChunks(n)
 			}
@@ -400,10 +412,41 @@ func (h *headScan) chunks(buf []byte, i, n int) int {
 	return n
 }
 
+// maxSizeDigits is the most digits fasthttp reads in a chunk size (maxHexIntChars on 64-bit
+// machines): past them it refuses the request, leading zeros counted.
+const maxSizeDigits = 15
+
+// shortenSize rewrites the digits of a chunk size, buf[from:to], that fasthttp would refuse
+// for their number alone: node reads any number of leading zeros (`0000000000000000005` is
+// 5; only a size past 64 bits is its HPE_INVALID_CHUNK_SIZE), fasthttp no more than
+// maxSizeDigits digits. The size's significant digits move to the front (one zero stays for a
+// size of 0) and the line keeps its length: a ';' and zeros follow them, an extension fasthttp
+// skips as it skips every extension. from is -1 when the line began in an earlier read, whose
+// bytes have gone on: such a line is left as it is.
+func shortenSize(buf []byte, from, to int) {
+	if from < 0 || to-from <= maxSizeDigits {
+		return
+	}
+	b := buf[from:to]
+	z := 0
+	for z < len(b)-1 && b[z] == '0' {
+		z++
+	}
+	sig := len(b) - z
+	if sig > maxSizeDigits-1 { // more than the scan follows (maxChunkSize): never here
+		return
+	}
+	copy(b, b[z:])
+	b[sig] = ';'
+	for k := sig + 1; k < len(b); k++ {
+		b[k] = '0'
+	}
+}
+
 // endSizeLine ends a chunk-size line: the data of its chunk follows, or, for a chunk of size 0,
 // the trailers.
 func (h *headScan) endSizeLine() {
-	h.ext = 0
+	h.ext, h.sizeBegun = 0, false
 	if h.length == 0 {
 		h.chunk = chunkTrailer
 	} else {

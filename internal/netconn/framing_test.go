@@ -110,7 +110,8 @@ func TestHasHeader(t *testing.T) {
 // into reads.
 func FuzzHeadScan(f *testing.F) {
 	for _, s := range []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\nHost: x\n\n", "POST / HTTP/1.1\r\nHost: x\n\r\nbody", "PUT /x HTTP/1.0\r\n\r\n",
-		"GET / HTTP/1.1\r\nX-A: a\r\n b\r\n\r\n", "GET / HTTP/1.1\r\nX A: b\r\nY:c d\r\n\r\n"} {
+		"GET / HTTP/1.1\r\nX-A: a\r\n b\r\n\r\n", "GET / HTTP/1.1\r\nX A: b\r\nY:c d\r\n\r\n",
+		"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000000005;a=b\r\nhello\r\n00000000000000000\r\n\r\n"} {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(17))
 	}
@@ -612,6 +613,56 @@ func TestChunkLinesNodeRefuses(t *testing.T) {
 			if bad != tc.bad || !tc.bad && !ended {
 				t.Errorf("%q in reads of %d: refused %v (body's end found %v), want refused %v", tc.body, step, bad, ended, tc.bad)
 			}
+		}
+	}
+}
+
+// TestChunkSizeLeadingZeros: a chunk-size line of more digits than fasthttp reads, the extra
+// ones leading zeros, is rewritten in place to its significant digits and an extension of the
+// same length, when the whole line came in one read; fasthttp then reads the body node reads.
+// Lines fasthttp reads as they are, and a line begun in an earlier read, stay as they were.
+func TestChunkSizeLeadingZeros(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+		step       int // bytes a read after the head (0: all at once)
+	}{
+		{"0000000000000000005\r\nhello\r\n0\r\n\r\n", "5;00000000000000000\r\nhello\r\n0\r\n\r\n", 0},
+		{"0000000000000005;a=b\r\nhello\r\n0\r\n\r\n", "5;00000000000000;a=b\r\nhello\r\n0\r\n\r\n", 0},
+		{"5\r\nhello\r\n00000000000000000000\r\n\r\n", "5\r\nhello\r\n0;000000000000000000\r\n\r\n", 0},
+		{"000000000000000000a\r\nhelloworld\r\n0\r\n\r\n", "a;00000000000000000\r\nhelloworld\r\n0\r\n\r\n", 0},
+		{"000000000000005\r\nhello\r\n0\r\n\r\n", "000000000000005\r\nhello\r\n0\r\n\r\n", 0},
+		{"0000000000000000005\r\nhello\r\n0\r\n\r\n", "0000000000000000005\r\nhello\r\n0\r\n\r\n", 4},
+	} {
+		head := "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+		in := []byte(head + tc.body)
+		var h headScan
+		h.begin(in)
+		step := tc.step
+		if step == 0 {
+			step = len(tc.body)
+		}
+		for at := 0; at < len(in); {
+			k := min(step, len(in)-at)
+			if at == 0 {
+				k = min(len(head)+step, len(in))
+			}
+			m, _, _, bad := h.feed(in[at:at+k], k)
+			if bad || m != k {
+				t.Fatalf("%q: feed answered length %d (of %d), bad %v", tc.body, m, k, bad)
+			}
+			at += k
+		}
+		if got := string(in[len(head):]); got != tc.want {
+			t.Errorf("%q: the scan made %q, want %q", tc.body, got, tc.want)
+		}
+		if tc.step != 0 {
+			continue
+		}
+		var req fasthttp.Request
+		if err := req.Read(bufio.NewReader(bytes.NewReader(in))); err != nil {
+			t.Errorf("%q: fasthttp cannot read %q: %v", tc.body, in, err)
+		} else if b := string(req.Body()); b != "hello" && b != "helloworld" {
+			t.Errorf("%q: fasthttp read the body %q", tc.body, b)
 		}
 	}
 }
