@@ -345,8 +345,13 @@ func dropProxies(stub *config.Object) bool {
 // after recordRequests: key, cert, mutualAuth, rejectUnauthorized, ca and, when set, ciphers
 // (upper-cased).
 func httpsMetadata(o, h *config.Object) {
-	o.Set("key", imposter.TLSText(h, "key"))
-	o.Set("cert", imposter.TLSText(h, "cert"))
+	for _, field := range []string{"key", "cert"} { // as given (a list stays one), or the default
+		if v := get(h, field); jsvalue.Truthy(v) {
+			o.Set(field, v)
+		} else {
+			o.Set(field, imposter.TLSText(h, field))
+		}
+	}
 	o.Set("mutualAuth", jsvalue.Truthy(get(h, "mutualAuth")))
 	if v := get(h, "rejectUnauthorized"); jsvalue.Truthy(v) {
 		o.Set("rejectUnauthorized", v)

@@ -56,6 +56,20 @@ func TLSConfig(h *config.Object) (*tls.Config, error) {
 			return nil, err
 		}
 	}
+	if noKey, noCert := emptyList(get(h, "key")), emptyList(get(h, "cert")); noKey || noCert {
+		// Node makes the server without a key or without a certificate, after checking the
+		// other in its order, and fails every handshake: so does Mountebank's imposter.
+		if !noCert {
+			if _, err := certChain(imposter.TLSText(h, "cert")); err != nil {
+				return nil, err
+			}
+		}
+		if !noKey && parseKey([]byte(imposter.TLSText(h, "key"))) == nil {
+			return nil, errNoKey()
+		}
+		conf.GetConfigForClient = failHandshake
+		return conf, nil
+	}
 	cert, err := keyPair(imposter.TLSText(h, "key"), imposter.TLSText(h, "cert"))
 	if err != nil {
 		return nil, err
@@ -67,6 +81,28 @@ func TLSConfig(h *config.Object) (*tls.Config, error) {
 		conf.ClientCAs = caPool(get(h, "ca"))
 	}
 	return conf, nil
+}
+
+// emptyList reports whether v is an empty list, which node takes for no key or certificate.
+func emptyList(v config.Value) bool {
+	l, ok := v.([]any)
+	return ok && len(l) == 0
+}
+
+// handshakeFailure is the TLS alert record OpenSSL sends when it has no key or certificate to
+// answer a ClientHello with: fatal, handshake_failure.
+var handshakeFailure = []byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28}
+
+// failHandshake fails the handshake of an imposter that has no key or certificate, with the
+// alert OpenSSL sends (Go's own would be internal_error).
+func failHandshake(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+	_, _ = hello.Conn.Write(handshakeFailure)
+	return nil, errors.New("the imposter has no key or no certificate (an empty list)")
+}
+
+// errNoKey is node's error for a key that holds no private key.
+func errNoKey() error {
+	return opensslError("the key holds no private key mockd can read (PKCS #1, PKCS #8 or SEC 1 PEM)", "DECODER routines", "unsupported", "ERR_OSSL_UNSUPPORTED")
 }
 
 // pemTexts reports whether v is what node takes for a ca, cert or key: a string, or a list of them.
@@ -125,6 +161,27 @@ func opensslError(what, library, reason, code string) *config.Error {
 // keyPair parses a PEM key and certificate chain, checking them in node's order (certificate,
 // key, then that they match) with its error for each.
 func keyPair(keyPEM, certPEM string) (tls.Certificate, error) {
+	out, err := certChain(certPEM)
+	if err != nil {
+		return out, err
+	}
+	key := parseKey([]byte(keyPEM))
+	if key == nil {
+		return out, errNoKey()
+	}
+	leaf, _ := x509.ParseCertificate(out.Certificate[0])
+	pub, ok := key.Public().(interface{ Equal(crypto.PublicKey) bool })
+	if !ok || !pub.Equal(leaf.PublicKey) {
+		return out, opensslError("the key is not the cert's private key", "x509 certificate routines", "key values mismatch", "ERR_OSSL_X509_KEY_VALUES_MISMATCH")
+	}
+	out.PrivateKey = key
+	out.Leaf = leaf
+	return out, nil
+}
+
+// certChain parses the certificates of a PEM certificate chain, with node's error for a text
+// that holds none or a bad one.
+func certChain(certPEM string) (tls.Certificate, error) {
 	var out tls.Certificate
 	if !strings.Contains(certPEM, "-----BEGIN CERTIFICATE-----") && !strings.Contains(certPEM, "-----BEGIN X509 CERTIFICATE-----") &&
 		!strings.Contains(certPEM, "-----BEGIN TRUSTED CERTIFICATE-----") {
@@ -149,17 +206,6 @@ func keyPair(keyPEM, certPEM string) (tls.Certificate, error) {
 	if len(out.Certificate) == 0 {
 		return out, opensslError("a CERTIFICATE block of the cert is not valid PEM (base64)", "PEM routines", "bad base64 decode", "ERR_OSSL_PEM_BAD_BASE64_DECODE")
 	}
-	key := parseKey([]byte(keyPEM))
-	if key == nil {
-		return out, opensslError("the key holds no private key mockd can read (PKCS #1, PKCS #8 or SEC 1 PEM)", "DECODER routines", "unsupported", "ERR_OSSL_UNSUPPORTED")
-	}
-	leaf, _ := x509.ParseCertificate(out.Certificate[0])
-	pub, ok := key.Public().(interface{ Equal(crypto.PublicKey) bool })
-	if !ok || !pub.Equal(leaf.PublicKey) {
-		return out, opensslError("the key is not the cert's private key", "x509 certificate routines", "key values mismatch", "ERR_OSSL_X509_KEY_VALUES_MISMATCH")
-	}
-	out.PrivateKey = key
-	out.Leaf = leaf
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
@@ -27,9 +28,22 @@ func TestTLSConfigFieldErrors(t *testing.T) {
 		{"ciphers a list", []any{"ciphers", []any{"HIGH"}}, `{}`},
 		{"key and cert swapped", []any{"key", cert, "cert", key},
 			`{"library":"PEM routines","reason":"no start line","code":"ERR_OSSL_PEM_NO_START_LINE"}`},
+		{"key an empty list", []any{"key", []any{}}, ""},
+		{"cert an empty list", []any{"cert", []any{}, "mutualAuth", true}, ""},
+		{"both empty lists", []any{"key", []any{}, "cert", []any{}}, ""},
+		{"key an empty list, cert no PEM", []any{"key", []any{}, "cert", "junk"},
+			`{"library":"PEM routines","reason":"no start line","code":"ERR_OSSL_PEM_NO_START_LINE"}`},
+		{"cert an empty list, key no PEM", []any{"cert", []any{}, "key", "junk"},
+			`{"library":"DECODER routines","reason":"unsupported","code":"ERR_OSSL_UNSUPPORTED"}`},
+		{"key a list of an empty text", []any{"key", []any{""}},
+			`{"library":"DECODER routines","reason":"unsupported","code":"ERR_OSSL_UNSUPPORTED"}`},
 	}
 	for _, tt := range tests {
-		_, err := TLSConfig(config.NewObject(tt.fields...))
+		conf, err := TLSConfig(config.NewObject(tt.fields...))
+		// An empty list for a key or cert: the imposter starts and fails every handshake.
+		if fails := conf != nil && conf.GetConfigForClient != nil; fails != strings.Contains(tt.name, "empty list") && err == nil {
+			t.Errorf("%s: every handshake fails %v", tt.name, fails)
+		}
 		got := ""
 		if err != nil {
 			ce, ok := err.(*config.Error)
