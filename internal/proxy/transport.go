@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -192,19 +193,41 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	resp.Header.DisableNormalizing()
 	br := hc.AcquireReader(conn)
 	defer hc.ReleaseReader(br) // before the connection is released or closed
-	block, err := peekHeader(br)
+	block, skip, err := peekHeader(br)
 	if err != nil {
 		return false, err // node's parser refused the answer, or it ended in its head
 	}
+	rd := br
 	if block != nil {
 		ex.raw, ex.has = append(ex.raw[:0], block...), true
+		if block[0] != 'H' { // RTSP/ or ICE/, which node reads as HTTP's and fasthttp refuses
+			if rd, err = asHTTP(br, block, skip); err != nil {
+				return false, err
+			}
+		}
 	}
-	if err := resp.ReadLimitBody(br, hc.MaxResponseBodySize); err != nil {
+	if err := resp.ReadLimitBody(rd, hc.MaxResponseBodySize); err != nil {
 		ex.has = false
 		return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
 	}
-	reuse = !req.ConnectionClose() && !resp.ConnectionClose()
+	reuse = rd == br && !req.ConnectionClose() && !resp.ConnectionClose()
 	return false, nil
+}
+
+// asHTTP is a reader of the answer whose head block (peekHeader's, skip bytes into br) begins
+// with an RTSP/ or ICE/ version, as node (so Mountebank) reads it: an HTTP answer of that
+// version (HTTP/1.0 for one fasthttp does not know). The version is read off br, the rest
+// follows it; the connection is not used again.
+func asHTTP(br *bufio.Reader, block []byte, skip int) (*bufio.Reader, error) {
+	sp := bytes.IndexByte(block, ' ')
+	version := "HTTP/1.0"
+	if sp >= 3 && string(block[sp-3:sp]) == "1.1" {
+		version = "HTTP/1.1"
+	}
+	if _, err := br.Discard(skip + sp); err != nil {
+		return nil, err
+	}
+	return bufio.NewReader(io.MultiReader(strings.NewReader(version), br)), nil
 }
 
 // send writes req to conn within its write deadline (RoundTrip sets it); running out of it is
@@ -223,13 +246,13 @@ func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request) error {
 }
 
 // peekHeader returns the response's status line and header block (up to the blank line),
-// valid until br is read, or nil when it is not a final response that fits the reader's
-// buffer: fasthttp then parses (or refuses) it alone, and the headers are taken from what it
+// valid until br is read, and skip, the bytes before it (empty lines node skips); nil when it
+// is not a final response that fits the reader's buffer: fasthttp then parses (or refuses) it alone, and the headers are taken from what it
 // parsed. What arrives is read as node's parser reads it (checkHead): a head node refuses is
 // its *ParseError as soon as the offending byte is in, and a connection that ends in the middle
 // of the head is errHangUp (one that ends before any byte is left to fasthttp, which may try
 // again on another connection).
-func peekHeader(br *bufio.Reader) ([]byte, error) {
+func peekHeader(br *bufio.Reader) (block []byte, skip int, err error) {
 	n := 1 // wait for the first bytes; then look at all that is buffered before waiting for more
 	for {
 		_, rerr := br.Peek(n)
@@ -237,21 +260,21 @@ func peekHeader(br *bufio.Reader) ([]byte, error) {
 		start, end, perr := checkHead(b)
 		switch {
 		case perr != nil:
-			return nil, perr
+			return nil, 0, perr
 		case end > 0:
 			if bytes.HasPrefix(b[start:], []byte("HTTP/1.1 1")) || bytes.HasPrefix(b[start:], []byte("HTTP/1.0 1")) {
-				return nil, nil // an interim answer (100 Continue): fasthttp skips it
+				return nil, 0, nil // an interim answer (100 Continue): fasthttp skips it
 			}
-			return b[start:end], nil
+			return b[start:end], start, nil
 		case rerr != nil:
 			if len(b) > 0 && (errors.Is(rerr, io.EOF) || errors.Is(rerr, syscall.ECONNRESET)) {
-				return nil, errHangUp
+				return nil, 0, errHangUp
 			}
-			return nil, nil
+			return nil, 0, nil
 		}
 		n = len(b) + 1
 		if n > br.Size() {
-			return nil, nil
+			return nil, 0, nil
 		}
 	}
 }

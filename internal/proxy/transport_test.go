@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -121,4 +124,35 @@ func FuzzRawHeaders(f *testing.F) {
 			t.Errorf("rawHeaders(%q):\n%s\nwant\n%s", block, got, want)
 		}
 	})
+}
+
+// TestOtherProtocolsReadAsHTTP: an answer whose status line begins with RTSP/ or ICE/ (node's
+// parser reads them as HTTP's; fasthttp refuses them) is read as an HTTP answer of its version
+// (HTTP/1.0 for one fasthttp does not know), the empty lines before it skipped.
+func TestOtherProtocolsReadAsHTTP(t *testing.T) {
+	for _, tc := range []struct{ in, status, body string }{
+		{"RTSP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nhi", "200", "hi"},
+		{"ICE/1.0 201 Created\r\nContent-Length: 3\r\n\r\nice", "201", "ice"},
+		{"RTSP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "404", "abc"},
+		{"RTSP/2.0 200 OK\r\nContent-Length: 2\r\n\r\nv2", "200", "v2"},
+		{"\r\n\r\nICE/1.0 200 OK\r\nContent-Length: 4\r\n\r\nlead", "200", "lead"},
+		{"RTSP/1.0 200 OK\r\nX-A: b\r\n\r\nuntil close", "200", "until close"},
+	} {
+		br := bufio.NewReader(strings.NewReader(tc.in))
+		block, skip, err := peekHeader(br)
+		if err != nil || block == nil {
+			t.Fatalf("%q: peekHeader: %q, %v", tc.in, block, err)
+		}
+		rd, err := asHTTP(br, block, skip)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		var resp fasthttp.Response
+		if err := resp.Read(rd); err != nil {
+			t.Fatalf("%q: fasthttp cannot read it: %v", tc.in, err)
+		}
+		if got := strconv.Itoa(resp.StatusCode()); got != tc.status || string(resp.Body()) != tc.body {
+			t.Errorf("%q: %s %q, want %s %q", tc.in, got, resp.Body(), tc.status, tc.body)
+		}
+	}
 }
