@@ -518,8 +518,15 @@ func (x *index) lookupLower(m litMap, s string, buf []byte) []int32 {
 	return x.list(m, str)
 }
 
-func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
+// find is Find through the index; *cp is the evaluation context, taken (acquireCtx) when
+// first needed if it is nil, for the caller to release.
+func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
+	c := *cp
 	if x.all {
+		if c == nil {
+			c = acquireCtx(s, r)
+			*cp = c
+		}
 		return s.scan(c, 0)
 	}
 	var buf [256]byte
@@ -535,6 +542,10 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 		x.list(x.methodCS, method),
 		x.lookupLower(x.methodCI, method, buf[:]),
 		x.always)
+	if c == nil && (len(x.groups) > 0 || len(x.regexes) > 0) {
+		c = acquireCtx(s, r)
+		*cp = c
+	}
 	for _, g := range x.groups {
 		lists = g.candidates(c, lists, buf[:])
 	}
@@ -576,6 +587,10 @@ func (x *index) find(s *Set, c *evalCtx, r *request.Request) (int, error) {
 				return int(i), nil
 			}
 			continue
+		}
+		if c == nil {
+			c = acquireCtx(s, r)
+			*cp = c
 		}
 		ok, err := c.stub(s.stubs[i])
 		if err != nil {

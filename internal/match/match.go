@@ -129,15 +129,22 @@ func (s *Set) Len() int { return len(s.stubs) }
 // stub with no predicates matches everything), or -1. An error is what
 // Mountebank would raise evaluating the predicates (its imposter answers 500).
 func (s *Set) Find(r *request.Request) (int, error) {
-	c := acquireCtx(s, r)
-	defer releaseCtx(c)
 	if r.BodyMissing || s.referenceOnly || r.Object != nil {
 		// deepEquals throws on such a request before looking at any field,
 		// so no stub may be skipped. A custom protocol's request has none of the fields
 		// the index and the fast nodes read: the reference evaluates it.
+		c := acquireCtx(s, r)
+		defer releaseCtx(c)
 		return s.scan(c, 0)
 	}
-	return s.idx.find(s, c, r)
+	// The index takes an evaluation context only when a stub needs one (a settled stub,
+	// decided by its path and method, does not).
+	var c *evalCtx
+	i, err := s.idx.find(s, &c, r)
+	if c != nil {
+		releaseCtx(c) // not deferred: a context lost to a panic is the collector's
+	}
+	return i, err
 }
 
 func (s *Set) scan(c *evalCtx, from int) (int, error) {

@@ -279,7 +279,7 @@ func TestIndexScanServesCandidate(t *testing.T) {
 	r := &request.Request{Method: "POST", Path: "/", Body: `{"orderId":"ORD-7","qty":7,"sku":"sku-7","note":"x"}`}
 	c := acquireCtx(s, r)
 	defer releaseCtx(c)
-	if i, err := s.idx.find(s, c, r); i != 7 || err != nil {
+	if i, err := s.idx.find(s, &c, r); i != 7 || err != nil {
 		t.Fatalf("find = %d, %v; want 7", i, err)
 	}
 	if c.scans != 1 {
