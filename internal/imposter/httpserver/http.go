@@ -266,10 +266,14 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 		if cors != nil && cors.replaces(h, name) {
 			continue
 		}
-		if first {
+		switch {
+		case first && contentTypeName(name):
+			// What SetCanonical does for this name, without its copy of the value first.
+			h.SetContentType(value)
+		case first:
 			// Nothing to replace and nothing to clean: SetCanonical only copies.
 			h.SetCanonical(bytesOf(name), bytesOf(value))
-		} else {
+		default:
 			h.Add(name, value)
 		}
 	}
@@ -287,6 +291,21 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 		return
 	}
 	ctx.Response.SetBodyRaw(a.Body())
+}
+
+// contentTypeName reports whether fasthttp's SetCanonical takes name for Content-Type (its
+// caseInsensitiveCompare: each byte equal once 0x20 is set in both).
+func contentTypeName(name string) bool {
+	const ct = "content-type"
+	if len(name) != len(ct) {
+		return false
+	}
+	for i := 0; i < len(ct); i++ {
+		if name[i]|0x20 != ct[i]|0x20 {
+			return false
+		}
+	}
+	return true
 }
 
 // corsNames are the headers allowCORS answers a preflight with, in Mountebank's order.
