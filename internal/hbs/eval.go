@@ -93,6 +93,11 @@ func (r *Renderer) Render(t *Template, dst []byte, root any) ([]byte, error) {
 }
 
 func (st *state) render(t *Template, dst []byte, root any) ([]byte, error) {
+	if t.plan != nil && fastPaths {
+		if m, isModel := root.(*Model); isModel && m.Request != nil {
+			return st.runPlan(t.plan, dst, m)
+		}
+	}
 	st.out, st.root, st.top = dst, root, frame{ctx: root}
 	err := st.nodes(t.nodes, &st.top)
 	out := st.out
@@ -146,7 +151,13 @@ func (st *state) write(v any, escape bool) {
 
 // appendEscaped escapes s as Handlebars does for {{ }}.
 func appendEscaped(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
+	// The text up to the first byte to escape goes in one copy.
+	i := 0
+	for i < len(s) && !escaped[s[i]] {
+		i++
+	}
+	dst = append(dst, s[:i]...)
+	for ; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '&':
 			dst = append(dst, "&amp;"...)
@@ -168,6 +179,9 @@ func appendEscaped(dst []byte, s string) []byte {
 	}
 	return dst
 }
+
+// escaped holds the bytes appendEscaped replaces.
+var escaped = [256]bool{'&': true, '<': true, '>': true, '"': true, '\'': true, '`': true, '=': true}
 
 // block renders a block: a helper's, or a value's (truthy: the body with it as context, each
 // item of a list; falsy: the inverse).

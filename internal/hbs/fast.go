@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/jsonscan"
+	"github.com/mockd/mockd/internal/request"
 )
 
 // Fast paths for what most templates name: {{request.…}} fields written straight from the
@@ -83,46 +84,9 @@ func (st *state) field(n *mustacheNode, f *frame) bool {
 	if !isModel || m.Request == nil {
 		return false
 	}
-	r := m.Request
-	var s string
-	switch n.field.kind {
-	case 'm':
-		s = r.Method
-	case 'p':
-		s = r.Path
-	case 'b':
-		s = r.Body
-	case 'i':
-		if n.field.idx >= 0 {
-			s = pathSegmentAt(r.Path, n.field.idx)
-		} else {
-			s, _ = pathSegment(r.Path, n.field.arg)
-		}
-	case 'q':
-		for _, kv := range r.Query {
-			if kv.Name == n.field.arg {
-				s = kv.Value
-				break
-			}
-		}
-	case 'h':
-		s, _ = r.Header(n.field.arg)
-	case 'j':
-		// What jsonPath answers (scanBody) written as write writes it, without boxing it;
-		// a selection scanBody leaves to the parse goes the general route.
-		val, kind, ok := st.scanValue(r.Body, n.field.path)
-		switch {
-		case !ok:
-			return false
-		case kind == 'n':
-			f, err := strconv.ParseFloat(val, 64)
-			if err != nil {
-				return false
-			}
-			s = formatNumber(f)
-		case kind != 'm':
-			s = val // a string's text, or true or false
-		}
+	s, ok := fieldText(&n.field, m.Request)
+	if !ok {
+		return false
 	}
 	if n.escape {
 		st.out = appendEscaped(st.out, s)
@@ -130,6 +94,134 @@ func (st *state) field(n *mustacheNode, f *frame) bool {
 		st.out = append(st.out, s...)
 	}
 	return true
+}
+
+// fieldText is the text of the request field f of r, as lookup and write give it for a
+// mustache at the template's top level; false where they must run (a jsonPath selection
+// scanBody leaves to the parse).
+func fieldText(f *reqField, r *request.Request) (string, bool) {
+	switch f.kind {
+	case 'm':
+		return r.Method, true
+	case 'p':
+		return r.Path, true
+	case 'b':
+		return r.Body, true
+	case 'i':
+		if f.idx >= 0 {
+			return pathSegmentAt(r.Path, f.idx), true
+		}
+		s, _ := pathSegment(r.Path, f.arg)
+		return s, true
+	case 'q':
+		for _, kv := range r.Query {
+			if kv.Name == f.arg {
+				return kv.Value, true
+			}
+		}
+		return "", true
+	case 'h':
+		s, _ := r.Header(f.arg)
+		return s, true
+	case 'j':
+		// What jsonPath answers (scanBody) written as write writes it, without boxing it;
+		// a selection scanBody leaves to the parse goes the general route.
+		if r.Body == "" || r.BodyMissing {
+			return "", false
+		}
+		val, kind, ok := scanRequestBody(r.Body, f.path)
+		switch {
+		case !ok:
+			return "", false
+		case kind == 'n':
+			f, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return "", false
+			}
+			return formatNumber(f), true
+		case kind == 'm':
+			return "", true
+		}
+		return val, true // a string's text, or true or false
+	}
+	return "", false
+}
+
+// step is one step of a template's plan: text (m nil) or a mustache of a request field.
+type step struct {
+	text string
+	m    *mustacheNode
+}
+
+// planOf is the plan of a template of nodes, nil unless each is text or a mustache of a
+// request field (reqField): at the top level, such a template reads nothing but the request.
+func planOf(nodes []node) []step {
+	plan := make([]step, 0, len(nodes))
+	for _, n := range nodes {
+		switch n := n.(type) {
+		case *textNode:
+			plan = append(plan, step{text: n.text})
+		case *mustacheNode:
+			if n.field.kind == 0 {
+				return nil
+			}
+			plan = append(plan, step{m: n})
+		default:
+			return nil
+		}
+	}
+	return plan
+}
+
+// runPlan renders a template's plan for m (whose Request is set) as nodes renders its nodes:
+// text and request fields written in one loop, a field fieldText cannot give (a jsonPath the
+// scan leaves to the parse) evaluated by the general route.
+func (st *state) runPlan(plan []step, dst []byte, m *Model) ([]byte, error) {
+	r := m.Request
+	out := dst
+	general := false
+	for i := range plan {
+		s := &plan[i]
+		if s.m == nil {
+			out = append(out, s.text...)
+		} else if v, ok := fieldText(&s.m.field, r); ok {
+			if s.m.escape {
+				out = appendEscaped(out, v)
+			} else {
+				out = append(out, v...)
+			}
+		} else {
+			if !general {
+				general = true
+				st.root, st.top = m, frame{ctx: m}
+			}
+			st.out = out
+			v, err := st.eval(s.m.expr, &st.top, nil)
+			if err == nil {
+				st.write(v, s.m.escape)
+			}
+			out = st.out
+			if err != nil {
+				st.endPlan(general)
+				return out, err
+			}
+		}
+		if len(out) > maxOutput {
+			st.endPlan(general)
+			return out, errTooLarge
+		}
+	}
+	st.endPlan(general)
+	return out, nil
+}
+
+// endPlan leaves st as render leaves it after runPlan, general telling whether a step went
+// the general route.
+func (st *state) endPlan(general bool) {
+	if general {
+		clear(st.vars)
+		st.out, st.root, st.top = nil, nil, frame{}
+	}
 }
 
 // fieldValue is the value of o, a helper's argument, when it is request.method or
@@ -152,7 +244,7 @@ func (st *state) fieldValue(o *operand, f *frame) (any, bool) {
 // pathSegmentAt is pathSegment's segment for an index from the start (listIndex of a key that
 // is a number not below 0), or "" when the path has no such segment.
 func pathSegmentAt(path string, i int) string {
-	trimmed := strings.Trim(path, "/")
+	trimmed := trimSlashes(path)
 	for ; i > 0; i-- {
 		j := strings.IndexByte(trimmed, '/')
 		if j < 0 {
@@ -164,6 +256,17 @@ func pathSegmentAt(path string, i int) string {
 		trimmed = trimmed[:j]
 	}
 	return trimmed
+}
+
+// trimSlashes is strings.Trim(path, "/").
+func trimSlashes(path string) string {
+	for len(path) > 0 && path[0] == '/' {
+		path = path[1:]
+	}
+	for len(path) > 0 && path[len(path)-1] == '/' {
+		path = path[:len(path)-1]
+	}
+	return path
 }
 
 // pathSegment is segments(path)[listIndex(key)] without splitting the path.
@@ -217,6 +320,15 @@ func (st *state) scanValue(text string, path *jsonPath) (val string, kind byte, 
 	}
 	m, isModel := st.root.(*Model)
 	if !isModel || m.Request == nil || text == "" || text != m.Request.Body || m.Request.BodyMissing {
+		return "", 0, false
+	}
+	return scanRequestBody(text, path)
+}
+
+// scanRequestBody is scanValue's selection from text, the request's body (not empty, not
+// missing).
+func scanRequestBody(text string, path *jsonPath) (val string, kind byte, ok bool) {
+	if path.names == nil {
 		return "", 0, false
 	}
 	start, end, res := jsonscan.Path(text, path.names, false)

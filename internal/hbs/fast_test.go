@@ -131,3 +131,31 @@ func FuzzAppendEscaped(f *testing.F) {
 		}
 	})
 }
+
+// TestPlanOf: a template of text and request fields at its top level renders through its plan;
+// any other node leaves it to the nodes.
+func TestPlanOf(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		plan bool
+	}{
+		{`{"id":"{{request.path.[1]}}","q":"{{request.query.q}}","trace":"{{request.headers.X-Trace}}","name":"{{jsonPath request.body '$.name'}}","method":"{{request.method}}"}`, true},
+		{"{{request.method}}", true},
+		{"a{{{request.body}}}b{{request.path}}", true},
+		{"{{jsonPath request.body '$.a.b'}}", true},
+		{"{{jsonPath request.body '$..a'}}", false},
+		{"{{request.method}}{{#if request.body}}x{{/if}}", false},
+		{"{{request.method}}{{upper request.method}}", false},
+		{"{{request}}", false},
+		{"{{this.request.method}}", false},
+		{"plain", false},
+	} {
+		tpl, err := Parse(tc.src)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		if got := tpl.plan != nil; got != tc.plan {
+			t.Errorf("%s: plan %v, want %v", tc.src, got, tc.plan)
+		}
+	}
+}

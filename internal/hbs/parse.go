@@ -70,6 +70,9 @@ type Template struct {
 	nodes  []node
 	static string // the text of a template without any tag
 	isText bool
+	// plan is the template as a flat list of steps when each node is text or a request field
+	// written from the request (reqField): render runs it in one loop (runPlan), nil otherwise.
+	plan []step
 }
 
 // Error is a template error with its position.
@@ -121,6 +124,8 @@ func Parse(src string) (*Template, error) {
 		t.isText = true
 	} else if tn, ok := nodes[0].(*textNode); ok && len(nodes) == 1 {
 		t.isText, t.static = true, tn.text
+	} else {
+		t.plan = planOf(nodes)
 	}
 	return t, nil
 }
