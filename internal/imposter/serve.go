@@ -263,6 +263,21 @@ func (a Answer) MustCopyBody() bool {
 	return a.slab.Holds(a.out.body) || a.box != nil && a.box.holds(a.out.body)
 }
 
+// BodyIsBuffer reports whether the body is the whole of the answer's own buffer, built for this
+// request (a template's rendered body): the connection may take it (ExchangeBuffer) rather
+// than copy it.
+func (a Answer) BodyIsBuffer() bool {
+	return a.box != nil && len(a.out.body) > 0 && len(a.out.body) == len(a.box.buf) &&
+		unsafe.SliceData(a.out.body) == unsafe.SliceData(a.box.buf)
+}
+
+// ExchangeBuffer gives the answer's buffer up to the connection, which has taken the body
+// (BodyIsBuffer), and keeps b, emptied, for the next answer in its place: the body's memory is
+// the connection's from then on, never written by the imposter again.
+func (a Answer) ExchangeBuffer(b []byte) {
+	a.box.buf = b[:0]
+}
+
 // Build builds a Dynamic http answer for req: the proxy's origin is asked (uri and body are the
 // request's as received), or the inject function, template and behaviors run, cancelled with
 // ctx. An answer already built is returned as it is.

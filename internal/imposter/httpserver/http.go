@@ -6,6 +6,7 @@ package httpserver
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -286,6 +287,12 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 			ctx.SetConnectionClose()
 		}
 	}
+	if a.BodyIsBuffer() {
+		// The answer's own buffer (a rendered template): the response takes it, and gives
+		// the buffer it held to the answer for the next one, instead of copying it.
+		a.ExchangeBuffer(ctx.Response.SwapBody(a.Body()))
+		return
+	}
 	if a.MustCopyBody() {
 		ctx.Response.SetBody(a.Body()) // copied: the memory serves the next request once Done
 		return
@@ -294,19 +301,22 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposte
 }
 
 // contentTypeName reports whether fasthttp's SetCanonical takes name for Content-Type (its
-// caseInsensitiveCompare: each byte equal once 0x20 is set in both).
+// caseInsensitiveCompare: each byte equal once 0x20 is set in both; "content-type" has it set
+// in each byte already), comparing eight bytes and four at a time.
 func contentTypeName(name string) bool {
-	const ct = "content-type"
-	if len(name) != len(ct) {
+	if len(name) != len("content-type") {
 		return false
 	}
-	for i := 0; i < len(ct); i++ {
-		if name[i]|0x20 != ct[i]|0x20 {
-			return false
-		}
-	}
-	return true
+	b := bytesOf(name)
+	return binary.LittleEndian.Uint64(b)|0x2020202020202020 == content8 &&
+		binary.LittleEndian.Uint32(b[8:])|0x20202020 == type4
 }
+
+// content8 and type4 are "content-" and "type" as little-endian integers (contentTypeName).
+var (
+	content8 = binary.LittleEndian.Uint64([]byte("content-"))
+	type4    = binary.LittleEndian.Uint32([]byte("type"))
+)
 
 // corsNames are the headers allowCORS answers a preflight with, in Mountebank's order.
 var corsNames = [3]string{"Access-Control-Allow-Headers", "Access-Control-Allow-Methods", "Access-Control-Allow-Origin"}
