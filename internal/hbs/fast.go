@@ -147,7 +147,8 @@ func fieldText(f *reqField, r *request.Request) (string, bool) {
 	return "", false
 }
 
-// step is one step of a template's plan: text (m nil) or a mustache of a request field.
+// step is one step of a template's plan: text, then (unless m is nil) a mustache of a
+// request field.
 type step struct {
 	text string
 	m    *mustacheNode
@@ -165,7 +166,11 @@ func planOf(nodes []node) []step {
 			if n.field.kind == 0 {
 				return nil
 			}
-			plan = append(plan, step{m: n})
+			if last := len(plan) - 1; last >= 0 && plan[last].m == nil {
+				plan[last].m = n // the text before it
+			} else {
+				plan = append(plan, step{m: n})
+			}
 		default:
 			return nil
 		}
@@ -175,53 +180,53 @@ func planOf(nodes []node) []step {
 
 // runPlan renders a template's plan for m (whose Request is set) as nodes renders its nodes:
 // text and request fields written in one loop, a field fieldText cannot give (a jsonPath the
-// scan leaves to the parse) evaluated by the general route.
+// scan leaves to the parse) evaluated by the general route (planGeneral).
 func (st *state) runPlan(plan []step, dst []byte, m *Model) ([]byte, error) {
 	r := m.Request
 	out := dst
 	general := false
+	var err error
 	for i := range plan {
 		s := &plan[i]
+		out = append(out, s.text...)
 		if s.m == nil {
-			out = append(out, s.text...)
-		} else if v, ok := fieldText(&s.m.field, r); ok {
-			if s.m.escape {
-				out = appendEscaped(out, v)
-			} else {
-				out = append(out, v...)
+			continue
+		}
+		if v, ok := fieldText(&s.m.field, r); !ok {
+			general = true
+			if out, err = st.planGeneral(s.m, out, m); err != nil {
+				break
 			}
+		} else if s.m.escape {
+			out = appendEscaped(out, v)
 		} else {
-			if !general {
-				general = true
-				st.root, st.top = m, frame{ctx: m}
-			}
-			st.out = out
-			v, err := st.eval(s.m.expr, &st.top, nil)
-			if err == nil {
-				st.write(v, s.m.escape)
-			}
-			out = st.out
-			if err != nil {
-				st.endPlan(general)
-				return out, err
-			}
+			out = append(out, v...)
 		}
 		if len(out) > maxOutput {
-			st.endPlan(general)
-			return out, errTooLarge
+			err = errTooLarge
+			break
 		}
 	}
-	st.endPlan(general)
-	return out, nil
-}
-
-// endPlan leaves st as render leaves it after runPlan, general telling whether a step went
-// the general route.
-func (st *state) endPlan(general bool) {
 	if general {
+		// As render leaves the state.
 		clear(st.vars)
 		st.out, st.root, st.top = nil, nil, frame{}
 	}
+	return out, err
+}
+
+// planGeneral writes n, a step of runPlan for m, by the general route: evaluated from the
+// template's top frame and written, after out.
+func (st *state) planGeneral(n *mustacheNode, out []byte, m *Model) ([]byte, error) {
+	if st.root != m {
+		st.root, st.top = m, frame{ctx: m}
+	}
+	st.out = out
+	v, err := st.eval(n.expr, &st.top, nil)
+	if err == nil {
+		st.write(v, n.escape)
+	}
+	return st.out, err
 }
 
 // fieldValue is the value of o, a helper's argument, when it is request.method or
