@@ -285,6 +285,16 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 	if a.out != nil {
 		return a, nil
 	}
+	if is, ok := a.resp.(*isResponse); ok && is.bodyOnly {
+		// A template of the body alone (renderBody): no script, no behavior, and nothing of
+		// the request in the answer.
+		out, box, err := im.renderBody(req, is, nil)
+		if err != nil {
+			return a, err
+		}
+		a.out, a.box, a.contained = out, box, !req.Holds(out.body)
+		return a, nil
+	}
 	var out *wire
 	var err error
 	calls, known := 0, false // the script calls that see req (scriptCalls), with a slab
