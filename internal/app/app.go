@@ -255,12 +255,12 @@ func New(opts Options) (*App, error) {
 		engine = script.New(script.Options{Timeout: opts.ScriptTimeout, Logger: a.log, MemoryLimit: opts.ScriptMemory})
 	}
 	if opts.StoreScriptState && opts.Store == "" {
-		a.closeLog()
+		a.closeFiles()
 		return nil, errors.New("--store-script-state needs --store: without one, script state is kept by the node")
 	}
 	if opts.Store != "" {
 		if err := a.openStore(); err != nil {
-			a.closeLog()
+			a.closeFiles()
 			return nil, err
 		}
 	}
@@ -289,12 +289,12 @@ func New(opts Options) (*App, error) {
 	cfg := opts.Config
 	if opts.DataDir != "" {
 		if a.dir, err = store.Open(opts.DataDir); err != nil {
-			a.closeLog()
+			a.closeFiles()
 			return nil, err
 		}
 		if cfg == nil {
 			if cfg, err = a.dir.Load(); err != nil {
-				a.closeLog()
+				a.closeFiles()
 				return nil, err
 			}
 		}
@@ -302,7 +302,7 @@ func New(opts Options) (*App, error) {
 	if cfg != nil {
 		list, warnings, err := buildImposters(a.reg, cfg, opts.AllowInjection)
 		if err != nil {
-			a.closeLog()
+			a.closeFiles()
 			return nil, err
 		}
 		for _, b := range list {
@@ -468,7 +468,7 @@ func (a *App) Start() error {
 		a.redis.SetNode(node, ln.Addr().String())
 		if err := a.redis.Connect(context.Background(), a.opts.StoreWait); err != nil {
 			_ = ln.Close()
-			a.closeLog()
+			a.closeFiles()
 			return err
 		}
 	}
@@ -666,7 +666,7 @@ func (a *App) Registry() *imposter.Registry { return a.reg }
 func (a *App) Stop(ctx context.Context) {
 	a.shutdown(ctx)
 	a.log.Info("Adios - see you soon?")
-	a.closeLog()
+	a.closeFiles()
 }
 
 // abort undoes a Start that failed, saying nothing: the caller reports the error.
@@ -674,7 +674,7 @@ func (a *App) abort() {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // nothing was served that could be in flight
 	a.shutdown(ctx)
-	a.closeLog()
+	a.closeFiles()
 }
 
 func (a *App) shutdown(ctx context.Context) {
@@ -726,7 +726,12 @@ func (a *App) logEntries() func() []any {
 	return a.logs.Entries
 }
 
-func (a *App) closeLog() {
+// closeFiles closes the log file and releases the data directory (another server may use it
+// now): the last thing a server that stops, or fails to start, does.
+func (a *App) closeFiles() {
+	if a.dir != nil {
+		_ = a.dir.Close()
+	}
 	a.logs.Close()
 	if a.logClose != nil {
 		_ = a.logClose.Close()

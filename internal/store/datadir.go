@@ -17,25 +17,52 @@ import (
 // imposter, a single atomic rename.
 const fileName = "imposters.json"
 
+// errLocked is lockDir's answer when another process holds the lock.
+var errLocked = errors.New("locked")
+
 // Dir persists imposters in a directory (--datadir). Its methods are safe for concurrent use.
 type Dir struct {
 	path    string
 	mu      sync.Mutex
 	defs    map[int]*config.Object // what the file holds, by port
 	version int64
+	lock    *os.File // the directory, locked until Close (nil where it cannot be locked)
 }
 
-// Open returns the data directory at path, creating it when missing.
+// Open returns the data directory at path, creating it when missing, and locks it until
+// Close: it fails when another process (another mockd) uses it.
 func Open(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create data directory: %w", err)
 	}
-	// Temporary files a crash left behind hold no acknowledged state.
+	// A second server on the directory would overwrite this one's imposters with its own,
+	// and a restart would bring back only the last writer's.
+	lock, err := lockDir(path)
+	if errors.Is(err, errLocked) {
+		return nil, fmt.Errorf("data directory %s is in use by another mockd (two servers on one --datadir would overwrite each other's imposters)", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock data directory: %w", err)
+	}
+	// Temporary files a crash left behind hold no acknowledged state (and, the directory
+	// being locked, no other server is writing one).
 	stale, _ := filepath.Glob(filepath.Join(path, fileName+".*.tmp"))
 	for _, f := range stale {
 		_ = os.Remove(f)
 	}
-	return &Dir{path: path, defs: map[int]*config.Object{}}, nil
+	return &Dir{path: path, defs: map[int]*config.Object{}, lock: lock}, nil
+}
+
+// Close releases the directory for another server. The saved imposters stay.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.lock == nil {
+		return nil
+	}
+	err := d.lock.Close() // closing the directory drops the lock
+	d.lock = nil
+	return err
 }
 
 // File returns the path of the file holding the imposters.

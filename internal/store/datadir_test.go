@@ -94,3 +94,60 @@ func TestSaveAppliesChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenLocksTheDirectory checks that a data directory in use cannot be opened again (a second
+// server on it would overwrite the first one's imposters) until it is closed, and that the lock
+// leaves no file in it.
+func TestOpenLocksTheDirectory(t *testing.T) {
+	f, err := lockDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Skip("directories cannot be locked on this system")
+	}
+	f.Close()
+	dir := filepath.Join(t.TempDir(), "data")
+	steps := []struct {
+		do      string // open, close
+		wantErr string
+	}{
+		{"open", ""},
+		{"open", "is in use by another mockd"},
+		{"open", "is in use by another mockd"},
+		{"close", ""},
+		{"open", ""},
+		{"close", ""},
+		{"close", ""}, // twice is harmless
+		{"open", ""},
+	}
+	var held []*Dir
+	defer func() {
+		for _, d := range held {
+			d.Close()
+		}
+	}()
+	for i, s := range steps {
+		switch s.do {
+		case "open":
+			d, err := Open(dir)
+			if s.wantErr == "" {
+				if err != nil {
+					t.Fatalf("step %d: Open() = %v", i, err)
+				}
+				held = append(held, d)
+				continue
+			}
+			if err == nil || !strings.Contains(err.Error(), s.wantErr) || !strings.Contains(err.Error(), dir) {
+				t.Fatalf("step %d: Open() of a directory in use = %v; want an error naming it, %q", i, err, s.wantErr)
+			}
+		case "close":
+			if err := held[len(held)-1].Close(); err != nil {
+				t.Fatalf("step %d: Close() = %v", i, err)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the lock left %d files in the directory", len(entries))
+	}
+}
