@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net/smtp"
+	"net/textproto"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -50,5 +55,69 @@ func TestTwoServersOnOneDatadir(t *testing.T) {
 	third := start(t, "--datadir", dir)
 	if got := fetchModel(t, third.Admin); !reflect.DeepEqual(got, want) {
 		t.Errorf("restarted after kill -9: %v, want %v", got, want)
+	}
+}
+
+// TestSMTPLongLinesAndLargeMessages sends, through Go's SMTP client, a message with a line past
+// the 64 KiB command limit (it ended the session, where Mountebank's smtp-server takes it), then
+// one past --max-body on the same connection: that one is answered 552 once sent, and the
+// session goes on with the next message (it used to be cut off mid-DATA with no answer).
+func TestSMTPLongLinesAndLargeMessages(t *testing.T) {
+	s := start(t, "--max-body", "1MiB")
+	port := listenFree(t)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"smtp","port":%d,"recordRequests":true}`, port)); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	c, err := smtp.Dial("127.0.0.1:" + strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	long := strings.Repeat("y", 200<<10)
+	large := strings.Repeat(strings.Repeat("z", 998)+"\r\n", 2<<10) // 2 MiB
+	for i, tt := range []struct {
+		text    string
+		wantErr string // in the answer to the end of DATA
+	}{
+		{long, ""},
+		{large, "552 Error: message exceeds fixed maximum message size 1048576"},
+		{"small", ""},
+	} {
+		if err := c.Mail("ann@example.com"); err != nil {
+			t.Fatalf("message %d: MAIL: %v", i, err)
+		}
+		if err := c.Rcpt("bob@example.com"); err != nil {
+			t.Fatalf("message %d: RCPT: %v", i, err)
+		}
+		w, err := c.Data()
+		if err != nil {
+			t.Fatalf("message %d: DATA: %v", i, err)
+		}
+		if _, err := io.WriteString(w, "Subject: m\r\n\r\n"+tt.text+"\r\n"); err != nil {
+			t.Fatalf("message %d: writing the message: %v", i, err)
+		}
+		err = w.Close()
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Fatalf("message %d: end of DATA answered %v", i, err)
+		case tt.wantErr != "":
+			var te *textproto.Error
+			if !errors.As(err, &te) || fmt.Sprintf("%d %s", te.Code, te.Msg) != tt.wantErr {
+				t.Fatalf("message %d: end of DATA answered %v, want %s", i, err, tt.wantErr)
+			}
+		}
+	}
+	if err := c.Quit(); err != nil {
+		t.Errorf("QUIT: %v", err)
+	}
+	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
+	reqs, _ := jsonBody(t, body)["requests"].([]any)
+	if len(reqs) != 2 {
+		t.Fatalf("recorded %d messages, want the two that fit", len(reqs))
+	}
+	for i, want := range []string{long, "small"} {
+		if got, _ := reqs[i].(map[string]any)["text"].(string); got != want {
+			t.Errorf("message %d recorded with a text of %d bytes, want %d", i, len(got), len(want))
+		}
 	}
 }

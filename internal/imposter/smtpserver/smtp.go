@@ -17,6 +17,7 @@ import (
 	"net/mail"
 	"net/textproto"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -195,9 +196,15 @@ func (ss *smtpSession) command(line string) bool {
 		if !ss.reply("354 End data with <CR><LF>.<CR><LF>") {
 			return false
 		}
-		msg, err := ss.readData()
+		msg, tooLarge, err := ss.readData()
 		if err != nil {
 			return false
+		}
+		if tooLarge {
+			// As smtp-server answers a message past its size option; the next one starts anew.
+			ss.mailFrom, ss.rcptTo, ss.rcptBytes = nil, nil, 0
+			ss.srv.im.Log().Warn("smtp message too large; refused with 552", "client", ss.from, "max", ss.srv.maxSize)
+			return ss.reply("552 Error: message exceeds fixed maximum message size " + strconv.Itoa(ss.srv.maxSize))
 		}
 		ss.srv.receive(ss.ip, ss.from, *ss.mailFrom, ss.rcptTo, msg)
 		ss.mailFrom, ss.rcptTo, ss.rcptBytes = nil, nil, 0
@@ -219,26 +226,49 @@ func (ss *smtpSession) command(line string) bool {
 	}
 }
 
-// readData reads a dot-terminated message, undoing dot-stuffing, with CRLF line ends.
-func (ss *smtpSession) readData() ([]byte, error) {
-	var msg bytes.Buffer
+// readData reads a dot-terminated message, undoing dot-stuffing, with CRLF line ends. Its lines
+// are bounded only by the message's size, not by smtpMaxLine: smtp-server (Mountebank's) reads
+// DATA with no line limit, and a message with a long line (base64 or HTML written without line
+// breaks) ended the session. A message (CRLF line ends included) past maxSize is read to its end and dropped: tooLarge,
+// and memory stays bounded however long it goes on.
+func (ss *smtpSession) readData() (msg []byte, tooLarge bool, err error) {
+	var buf bytes.Buffer
 	for {
-		if ss.deadline != nil {
-			ss.deadline()
+		for first := true; ; first = false {
+			if ss.deadline != nil {
+				ss.deadline() // a client sending a long line is not idle
+			}
+			chunk, isPrefix, err := ss.r.ReadLine()
+			if err != nil {
+				return nil, false, err
+			}
+			if first {
+				if !isPrefix && len(chunk) == 1 && chunk[0] == '.' {
+					if tooLarge {
+						return nil, true, nil
+					}
+					return buf.Bytes(), false, nil
+				}
+				if len(chunk) > 0 && chunk[0] == '.' {
+					chunk = chunk[1:]
+				}
+			}
+			if !tooLarge && buf.Len()+len(chunk) > ss.srv.maxSize {
+				tooLarge, buf = true, bytes.Buffer{} // what was read is let go now
+			}
+			if !tooLarge {
+				buf.Write(chunk)
+			}
+			if !isPrefix {
+				break
+			}
 		}
-		line, err := ss.readLine()
-		if err != nil {
-			return nil, err
+		if !tooLarge && buf.Len()+2 > ss.srv.maxSize {
+			tooLarge, buf = true, bytes.Buffer{}
 		}
-		if line == "." {
-			return msg.Bytes(), nil
+		if !tooLarge {
+			buf.WriteString("\r\n")
 		}
-		line = strings.TrimPrefix(line, ".")
-		if msg.Len()+len(line) > ss.srv.maxSize {
-			return nil, errors.New("message too large")
-		}
-		msg.WriteString(line)
-		msg.WriteString("\r\n")
 	}
 }
 

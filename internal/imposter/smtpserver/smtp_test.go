@@ -180,3 +180,53 @@ func TestSMTPRecipientsAreBounded(t *testing.T) {
 		t.Errorf("envelopeTo = %s, want the two recipients accepted", got)
 	}
 }
+
+// TestSMTPDataBounds: DATA lines are bounded by the message's size (--max-body), not by the
+// command line limit (a 100 KiB line ended the session, where smtp-server takes it); a message
+// past the size is read to its end and refused with 552, and the session goes on.
+func TestSMTPDataBounds(t *testing.T) {
+	const head = "HELO me\r\nMAIL FROM:<a@b.c>\r\nRCPT TO:<x@y.z>\r\nDATA\r\n"
+	const hello = "220 mx ESMTP\r\n250 mx Nice to meet you, [127.0.0.1]\r\n250 Accepted\r\n250 Accepted\r\n" +
+		"354 End data with <CR><LF>.<CR><LF>\r\n"
+	long := strings.Repeat("y", 100<<10) // past smtpMaxLine and the reader's buffer
+	tests := []struct {
+		name    string
+		max     int
+		in      string
+		replies string
+		texts   []string // the recorded messages' text
+	}{
+		{"long line", 1 << 20, head + "Subject: s\r\n\r\n" + long + "\r\n.\r\nQUIT\r\n",
+			hello + "250 OK: message queued\r\n221 Bye\r\n", []string{long}},
+		{"long dot-stuffed line", 1 << 20, head + "Subject: s\r\n\r\n." + long + "\r\n..\r\n.\r\nQUIT\r\n",
+			hello + "250 OK: message queued\r\n221 Bye\r\n", []string{long + "\n."}},
+		{"exactly the size", 14 + 2 + 5, head + "Subject: s\r\n\r\n12345\r\n.\r\nQUIT\r\n",
+			hello + "250 OK: message queued\r\n221 Bye\r\n", []string{"12345"}},
+		{"one byte past the size", 14 + 2 + 5, head + "Subject: s\r\n\r\n123456\r\n.\r\nQUIT\r\n",
+			hello + "552 Error: message exceeds fixed maximum message size 21\r\n221 Bye\r\n", nil},
+		{"too large, then the next message", 1 << 10, head + "Subject: s\r\n\r\n" + long + "\r\nmore\r\n.\r\n" +
+			"DATA\r\nMAIL FROM:<a@b.c>\r\nRCPT TO:<x@y.z>\r\nDATA\r\nSubject: s\r\n\r\nsmall\r\n.\r\nQUIT\r\n",
+			hello + "552 Error: message exceeds fixed maximum message size 1024\r\n503 Error: need RCPT command\r\n" +
+				"250 Accepted\r\n250 Accepted\r\n354 End data with <CR><LF>.<CR><LF>\r\n250 OK: message queued\r\n221 Bye\r\n",
+			[]string{"small"}},
+		{"too large and never ended", 1 << 10, head + "Subject: s\r\n\r\n" + long + "\r\n" + long,
+			hello, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestSMTP(t)
+			s.maxSize = tt.max
+			if got := converse(s, tt.in); got != tt.replies {
+				t.Errorf("replies:\n%.500s\nwant:\n%.500s", got, tt.replies)
+			}
+			reqs := s.im.RecordedRequests()
+			var texts []string
+			for _, r := range reqs {
+				texts = append(texts, fmt.Sprint(get(r.Request, "text")))
+			}
+			if fmt.Sprint(texts) != fmt.Sprint(tt.texts) {
+				t.Errorf("recorded texts %.200q, want %.200q", texts, tt.texts)
+			}
+		})
+	}
+}
