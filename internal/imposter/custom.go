@@ -183,7 +183,8 @@ func configuredIs(st *stub, r *isResponse) *config.Object {
 		return &config.Object{}
 	}
 	k := -1
-	for i, x := range st.responses {
+	responses, _ := st.list()
+	for i, x := range responses {
 		if x == response(r) {
 			k = i
 			break

@@ -100,6 +100,112 @@ type stub struct {
 	// aux is what few stubs have (see more): nil until needed, to keep a stub 96 B.
 	aux  atomic.Pointer[stubAux]
 	scen *stubScenario // nil when the stub names no scenario state
+	// grow, when not nil, holds the responses of a stub proxyAlways records (see growing):
+	// def's "responses" and responses are then read through it, never directly.
+	grow *growing
+}
+
+// growing is the responses of a stub proxyAlways appends its answers to, appended in place:
+// an answer was a new stub (its definition's members, its lists and the imposter's stub list
+// and table copied), about half the allocations of a proxyAlways request. Entries below n are
+// never written again; an append writes the entry at n (in the lists' spare room, or in new
+// lists, twice as long, with the entries before it copied) and then stores n + 1, so a
+// reader that loads n and then the lists sees n entries, all written. Appends are serialised
+// by the imposter's mu.
+type growing struct {
+	n     atomic.Int64
+	lists atomic.Pointer[grownLists]
+	at    int // the index of the "responses" member of the stub's def
+}
+
+// grownLists are a growing stub's responses, each once (a recorded response has no repeat),
+// the lists as long as they can be (never resliced: entries from n on are room).
+type grownLists struct {
+	configured []any      // the definition's
+	compiled   []response // as compiled (or pendingResponse)
+}
+
+// newGrownLists returns lists with configured and compiled (of the same length) and room for
+// as many more and four.
+func newGrownLists(configured []any, compiled []response) *grownLists {
+	l := &grownLists{configured: make([]any, 2*len(configured)+4), compiled: make([]response, 2*len(compiled)+4)}
+	copy(l.configured, configured)
+	copy(l.compiled, compiled)
+	return l
+}
+
+// startGrowing makes s, not yet visible to any other goroutine, a growing stub; false when
+// it cannot be one (its def has no responses list, or a response that does not come once).
+func (s *stub) startGrowing() bool {
+	if s.grow != nil {
+		return true
+	}
+	if s.def == nil || s.rep != nil {
+		return false
+	}
+	at := -1
+	for i, m := range s.def.Members {
+		if m.Key == "responses" {
+			at = i
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	list, _ := s.def.Members[at].Value.([]any)
+	if len(list) != len(s.responses) {
+		return false
+	}
+	for _, rv := range list {
+		if o := config.AsObject(rv); o == nil || config.Repeat(o) != 1 { // a 0 or false comes once
+			return false
+		}
+	}
+	g := &growing{at: at}
+	g.lists.Store(newGrownLists(list, s.responses))
+	g.n.Store(int64(len(list)))
+	s.grow, s.responses = g, nil
+	s.def.Members[at].Value = nil // read through grow alone
+	return true
+}
+
+// grown returns the entries of g, with no room to append to in place.
+func (g *growing) grown() ([]any, []response) {
+	n := g.n.Load()
+	l := g.lists.Load()
+	return l.configured[:n:n], l.compiled[:n:n]
+}
+
+// add appends a response, configured as cfg and compiled as r (the imposter's mu held).
+func (g *growing) add(cfg *config.Object, r response) {
+	n := g.n.Load()
+	l := g.lists.Load()
+	if int(n) == len(l.configured) {
+		l = newGrownLists(l.configured, l.compiled)
+		g.lists.Store(l) // before n: a reader of n's entries finds them in either lists
+	}
+	l.configured[n], l.compiled[n] = cfg, r
+	g.n.Store(n + 1)
+}
+
+// list returns s's responses and their repeats (see stub).
+func (s *stub) list() ([]response, *repeats) {
+	if s.grow != nil {
+		_, compiled := s.grow.grown()
+		return compiled, nil
+	}
+	return s.responses, s.rep
+}
+
+// tree returns s's def, with a growing stub's responses as they are now: a shallow copy then.
+func (s *stub) tree() *config.Object {
+	if s.grow == nil {
+		return s.def
+	}
+	configured, _ := s.grow.grown()
+	o := &config.Object{Members: append([]config.Member(nil), s.def.Members...)}
+	o.Members[s.grow.at].Value = configured
+	return o
 }
 
 // stubAux is what a stub has with --debug or a shared store only.
@@ -127,7 +233,7 @@ func (s *stub) predicates() config.Value { return s.field("predicates") }
 // the caller may change.
 func (s *stub) definition() *config.Object {
 	if s.def != nil {
-		return s.def
+		return s.tree()
 	}
 	return s.decode("")
 }
@@ -155,6 +261,10 @@ func (s *stub) decode(key string) *config.Object {
 // field returns the value of the stub's key as configured (nil when absent). A stub kept as
 // text is decoded only when the key may be in it.
 func (s *stub) field(key string) config.Value {
+	if s.grow != nil && key == "responses" {
+		configured, _ := s.grow.grown()
+		return configured
+	}
 	if s.def != nil {
 		return get(s.def, key)
 	}
@@ -193,7 +303,7 @@ func (s *stub) text() string {
 // appendText appends the stub as configured in its compact JSON text.
 func (s *stub) appendText(dst []byte) []byte {
 	if s.def != nil {
-		return config.AppendJSON(dst, s.def, 0)
+		return config.AppendJSON(dst, s.tree(), 0)
 	}
 	return config.AppendUnpackedJSON(dst, s.raw)
 }
@@ -205,20 +315,21 @@ func (s *stub) nextResponse() response {
 // at is the response at place i of s's cycle (i counted from the first request, wrapping).
 func (s *stub) at(i uint64) response {
 	var r response
-	if s.rep == nil {
-		r = s.responses[i%uint64(len(s.responses))]
+	responses, rep := s.list()
+	if rep == nil {
+		r = responses[i%uint64(len(responses))]
 	} else {
-		ends := s.rep.ends
+		ends := rep.ends
 		n := ends[len(ends)-1]
-		if a := s.rep.after; a != nil && i >= n {
+		if a := rep.after; a != nil && i >= n {
 			if len(a.responses) == 0 { // every response was 0 or false: an empty is
-				return s.responses[0]
+				return responses[0]
 			}
 			return a.at(i - n)
 		}
 		i %= n
 		k := sort.Search(len(ends), func(j int) bool { return ends[j] > i })
-		r = s.responses[k]
+		r = responses[k]
 	}
 	if p, ok := r.(*pendingResponse); ok { // recorded by proxyAlways, compiled when first used
 		return p.compiled()
@@ -228,10 +339,11 @@ func (s *stub) at(i uint64) response {
 
 // cycle is the length of s's response cycle, repeats included.
 func (s *stub) cycle() uint64 {
-	if s.rep == nil {
-		return uint64(len(s.responses))
+	responses, rep := s.list()
+	if rep == nil {
+		return uint64(len(responses))
 	}
-	return s.rep.ends[len(s.rep.ends)-1]
+	return rep.ends[len(rep.ends)-1]
 }
 
 // start is the place in s's cycle where its k-th entry of responses comes first.
@@ -722,37 +834,46 @@ func (im *Imposter) addResponse(s *stub, rv config.Value) error {
 		}
 		return &config.Error{Code: config.CodeBadData, Message: "unrecognized response type", Source: rv}
 	}
-	var cr response
-	if im.opts.Custom[im.def.Protocol] {
-		c, err := im.compileCustomResponse(r)
-		if err != nil {
-			return err
-		}
-		cr = c
-	} else if im.def.Protocol == "tcp" {
-		if jsvalue.Truthy(get(config.AsObject(get(r, "is")), "template")) {
-			return &config.Error{Code: config.CodeBadData, Path: "is.template",
-				Message: "templates apply to http and https imposters", Source: r}
-		}
-		tr, err := im.compileTCPResponse(r)
-		if err != nil {
-			if err.Source == nil && err.Message != "unrecognized response type" {
-				return stubSource(dryRunError{err}, s.def) // a proxy's
-			}
-			return err
-		}
-		cr = tr
-	} else {
-		hr, err := im.compileHTTPResponse(r)
-		if err != nil {
-			return stubSource(err, s.def)
-		}
-		cr = hr
+	cr, err := im.compileResponse(r, s.def)
+	if err != nil {
+		return err
 	}
 	if n := config.Repeat(r); n > 0 {
 		s.appendRepeated(cr, n)
 	}
 	return nil
+}
+
+// compileResponse compiles r, a response of the stub def (a dry run's error shows def).
+func (im *Imposter) compileResponse(r, def *config.Object) (response, error) {
+	var cr response
+	if im.opts.Custom[im.def.Protocol] {
+		c, err := im.compileCustomResponse(r)
+		if err != nil {
+			return nil, err
+		}
+		cr = c
+	} else if im.def.Protocol == "tcp" {
+		if jsvalue.Truthy(get(config.AsObject(get(r, "is")), "template")) {
+			return nil, &config.Error{Code: config.CodeBadData, Path: "is.template",
+				Message: "templates apply to http and https imposters", Source: r}
+		}
+		tr, err := im.compileTCPResponse(r)
+		if err != nil {
+			if err.Source == nil && err.Message != "unrecognized response type" {
+				return nil, stubSource(dryRunError{err}, def) // a proxy's
+			}
+			return nil, err
+		}
+		cr = tr
+	} else {
+		hr, err := im.compileHTTPResponse(r)
+		if err != nil {
+			return nil, stubSource(err, def)
+		}
+		cr = hr
+	}
+	return cr, nil
 }
 
 // compile builds a table for stubs, turning predicate errors into Mountebank's errors.

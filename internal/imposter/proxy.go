@@ -378,6 +378,9 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byt
 		im.log.Error("cannot record proxy response", "err", err)
 		return
 	}
+	if always {
+		ns.startGrowing() // the next answers are appended to it in place
+	}
 	stubs := make([]*stub, 0, len(old)+1)
 	stubs = append(stubs, old[:index]...)
 	stubs = append(stubs, ns)
@@ -429,20 +432,39 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 		// Only the new response is compiled, and the predicates are unchanged, so the
 		// compiled table is kept: recording was linear in what the stub had recorded
 		// already, and proxyAlways under load slowed down with every answer.
-		// The lists grow in place (roomForOne): a reader of the old stub sees only its own
-		// length, and appends are serialised by im.mu, each from the current stub.
-		// The recorded stub keeps its tree (newStubTree): the responses are appended to it
-		// rather than its text decoded and rendered again for every response.
 		servedInPlace(resp, im.defaults, served)
 		o := old[i]
+		if o.grow != nil && config.Repeat(resp) == 1 { // a recorded response comes once
+			// A stub proxyAlways recorded takes the answer in place (see growing).
+			var r response
+			if im.lazyRecord(resp) {
+				r = &pendingResponse{im: im, config: resp}
+			} else {
+				cr, err := im.compileResponse(resp, o.tree())
+				if err != nil {
+					im.log.Error("cannot record proxy response", "err", err)
+					return true
+				}
+				r = cr
+			}
+			o.grow.add(resp, r)
+			im.stubRev.Add(1) // after the fact, as install counts a new table
+			im.changes.Add(1)
+			return true
+		}
+		// Any other stub (one configured with the same predicates) is replaced by a stub
+		// that keeps its tree (newStubTree) and grows from then on.
 		odef := o.definition()
 		def := &config.Object{Members: append([]config.Member(nil), odef.Members...)}
 		list, _ := get(odef, "responses").([]any)
 		def.Set("responses", append(roomForOne(list), resp))
-		ns := &stub{def: def, responses: roomForOne(o.responses), expect: o.expect, scen: o.scen}
-		if o.rep != nil { // its own count list, grown as responses is (see above)
-			ns.rep = &repeats{ends: roomForOne(o.rep.ends)}
-			if a := o.rep.after; a != nil {
+		responses, rep := o.list()
+		// The lists grow in place (roomForOne) when they have room: a reader of o sees only
+		// its own length.
+		ns := &stub{def: def, responses: roomForOne(responses), expect: o.expect, scen: o.scen}
+		if rep != nil { // its own count list, grown as responses is
+			ns.rep = &repeats{ends: roomForOne(rep.ends)}
+			if a := rep.after; a != nil {
 				ns.rep.after = &stub{responses: roomForOne(a.responses)}
 				if a.rep != nil {
 					ns.rep.after.rep = &repeats{ends: roomForOne(a.rep.ends)}
@@ -455,6 +477,7 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 			im.log.Error("cannot record proxy response", "err", err)
 			return true
 		}
+		ns.startGrowing()
 		ns.carry(o) // the stub keeps its place in the cycle, its hits, matches and ID
 		ns.id = o.id
 		delete(im.predTexts, o) // the same predicates: ns's text is o's

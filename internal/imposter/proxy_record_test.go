@@ -19,8 +19,8 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
-// TestProxyAlwaysAppends: proxyAlways appends each answer to the recorded stub, and a stub
-// taken before an append keeps the responses it had (the lists grow in place).
+// TestProxyAlwaysAppends: proxyAlways appends each answer to the recorded stub in place (the
+// same stub), and what a reader took before an append keeps the responses it had.
 func TestProxyAlwaysAppends(t *testing.T) {
 	n := 0
 	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
@@ -32,21 +32,27 @@ func TestProxyAlwaysAppends(t *testing.T) {
 	h, ctx := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/orders/7", "", ""), false)
 	responses := func(s *stub) int { return len(get(s.definition(), "responses").([]any)) }
 	var first *stub
+	var firstDef *config.Object
+	var firstList []response
 	for i := 1; i <= 3; i++ {
 		serveOnce(t, h, ctx)
 		if got := string(ctx.Response.Body()); got != "answer "+strconv.Itoa(i) {
 			t.Fatalf("request %d: got %q", i, got)
 		}
 		stubs := h.im.tbl.Load().stubs
-		if len(stubs) != 2 || responses(stubs[1]) != i || len(stubs[1].responses) != i {
-			t.Fatalf("after %d requests: %d stubs, recorded %d responses (%d compiled)", i, len(stubs), responses(stubs[1]), len(stubs[1].responses))
+		compiled, _ := stubs[1].list()
+		if len(stubs) != 2 || responses(stubs[1]) != i || len(compiled) != i {
+			t.Fatalf("after %d requests: %d stubs, recorded %d responses (%d compiled)", i, len(stubs), responses(stubs[1]), len(compiled))
 		}
 		if first == nil {
-			first = stubs[1]
+			first, firstDef, firstList = stubs[1], stubs[1].definition(), compiled
+		} else if stubs[1] != first || stubs[1].grow == nil {
+			t.Fatalf("after %d requests the recorded stub was replaced, not appended to in place", i)
 		}
 	}
-	if responses(first) != 1 || len(first.responses) != 1 {
-		t.Errorf("the stub after the first request now has %d responses", responses(first))
+	// What a reader took before an append keeps the responses it had.
+	if n := len(get(firstDef, "responses").([]any)); n != 1 || len(firstList) != 1 {
+		t.Errorf("the definition taken after the first request now has %d responses (%d compiled)", n, len(firstList))
 	}
 	last := get(h.im.tbl.Load().stubs[1].definition(), "responses").([]any)[2]
 	if body := get(config.AsObject(get(config.AsObject(last), "is")), "body"); body != "answer 3" {
@@ -87,10 +93,11 @@ func TestProxyAlwaysRecordedAnswers(t *testing.T) {
 		serveOnce(t, h, rec)
 	}
 	stubs := h.im.tbl.Load().stubs
-	if len(stubs) != 2 || len(stubs[1].responses) != 3 {
+	compiled, _ := stubs[1].list()
+	if len(stubs) != 2 || len(compiled) != 3 {
 		t.Fatalf("%d stubs, want the proxy's and the recorded one with 3 responses", len(stubs))
 	}
-	for i, r := range stubs[1].responses[1:] {
+	for i, r := range compiled[1:] {
 		if _, ok := r.(*pendingResponse); !ok {
 			t.Errorf("appended response %d is a %T, want it compiled when first used", i+2, r)
 		}
@@ -102,7 +109,7 @@ func TestProxyAlwaysRecordedAnswers(t *testing.T) {
 			t.Errorf("replayed request %d: got %q, want %q", i+1, got, want)
 		}
 	}
-	for i, r := range stubs[1].responses[1:] { // compiled now, as they were when recorded
+	for i, r := range compiled[1:] { // compiled now, as they were when recorded
 		p := r.(*pendingResponse)
 		want := compileIs(config.AsObject(get(p.config, "is")), h.im.defaults, nil)
 		got := &p.compiled().(*isResponse).http
@@ -567,8 +574,9 @@ func TestProxyAlwaysAppendsWhileRead(t *testing.T) {
 	readers.Wait()
 	stubs := h.im.tbl.Load().stubs
 	total := 1 + recorders*each
-	if len(stubs) != 2 || len(stubs[1].responses) != total {
-		t.Fatalf("%d stubs, the recorded one with %d responses; want 2 and %d", len(stubs), len(stubs[1].responses), total)
+	compiled, _ := stubs[1].list()
+	if len(stubs) != 2 || len(compiled) != total {
+		t.Fatalf("%d stubs, the recorded one with %d responses; want 2 and %d", len(stubs), len(compiled), total)
 	}
 	seen := map[string]bool{}
 	for _, r := range get(stubs[1].definition(), "responses").([]any) {
@@ -579,5 +587,114 @@ func TestProxyAlwaysAppendsWhileRead(t *testing.T) {
 			t.Errorf("answer %d was not kept (%d distinct of %d)", i, len(seen), total)
 			break
 		}
+	}
+}
+
+// TestStartGrowing: which stubs proxyAlways appends to in place, and what a growing stub
+// shows of its definition and responses.
+func TestStartGrowing(t *testing.T) {
+	resp := func(repeat any) any {
+		o := config.NewObject("is", config.NewObject("body", "x"))
+		if repeat != nil {
+			o.Set("repeat", repeat)
+		}
+		return o
+	}
+	tests := []struct {
+		name string
+		s    *stub
+		want bool
+	}{
+		{"recorded", &stub{def: config.NewObject("predicates", []any{}, "responses", []any{resp(nil)}), responses: make([]response, 1)}, true},
+		{"repeat 1", &stub{def: config.NewObject("responses", []any{resp(1.0), resp(nil)}), responses: make([]response, 2)}, true},
+		{"kept as text", &stub{raw: `{}`, responses: make([]response, 1)}, false},
+		{"no responses member", &stub{def: config.NewObject("predicates", []any{}), responses: make([]response, 1)}, false},
+		{"repeat 2 expanded", &stub{def: config.NewObject("responses", []any{resp(2.0)}), responses: make([]response, 2)}, false},
+		{"a false response", &stub{def: config.NewObject("responses", []any{resp(nil), false}), responses: make([]response, 2)}, false},
+		{"repeat 2 counted", &stub{def: config.NewObject("responses", []any{resp(2.0)}), responses: make([]response, 1), rep: &repeats{ends: []uint64{2}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := string(config.AppendJSON(nil, tt.s.definition(), 0))
+			if got := tt.s.startGrowing(); got != tt.want {
+				t.Fatalf("startGrowing %v, want %v", got, tt.want)
+			}
+			if after := string(config.AppendJSON(nil, tt.s.definition(), 0)); after != before {
+				t.Errorf("definition %s, was %s", after, before)
+			}
+			if !tt.want {
+				return
+			}
+			// Past several doublings: each append shows in the definition, the text, the
+			// field and the cycle; a definition taken before keeps what it had.
+			old := tt.s.definition()
+			for i := range 40 {
+				n := len(get(tt.s.definition(), "responses").([]any))
+				tt.s.grow.add(config.NewObject("is", config.NewObject("body", strconv.Itoa(i))), nil)
+				list := get(tt.s.definition(), "responses").([]any)
+				compiled, rep := tt.s.list()
+				if len(list) != n+1 || len(compiled) != n+1 || rep != nil || tt.s.cycle() != uint64(n+1) ||
+					len(tt.s.field("responses").([]any)) != n+1 || !strings.Contains(tt.s.text(), `{"body":"`+strconv.Itoa(i)+`"}`) {
+					t.Fatalf("append %d: %d configured, %d compiled, cycle %d", i, len(list), len(compiled), tt.s.cycle())
+				}
+				if cap(list) != len(list) || cap(compiled) != len(compiled) {
+					t.Fatalf("append %d: a reader's lists have room to append in place", i)
+				}
+			}
+			if got := string(config.AppendJSON(nil, old, 0)); got != before {
+				t.Errorf("a definition taken before the appends is now %s", got)
+			}
+		})
+	}
+}
+
+// TestGrowingReadWhileAppended: readers of a growing stub (its definition, text and cycle)
+// each see a whole list while another goroutine appends (run with -race).
+func TestGrowingReadWhileAppended(t *testing.T) {
+	s := &stub{def: config.NewObject("predicates", []any{}, "responses", []any{config.NewObject("is", config.NewObject("body", "0"))}),
+		responses: []response{&isResponse{}}}
+	if !s.startGrowing() {
+		t.Fatal("not growing")
+	}
+	const appends = 2000
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				list := get(s.definition(), "responses").([]any)
+				for i, r := range list {
+					if b := get(config.AsObject(get(config.AsObject(r), "is")), "body"); b != strconv.Itoa(i) {
+						t.Errorf("response %d of %d has body %v", i, len(list), b)
+						return
+					}
+				}
+				compiled, _ := s.list()
+				for i, r := range compiled {
+					if r == nil {
+						t.Errorf("compiled response %d of %d is nil", i, len(compiled))
+						return
+					}
+				}
+				if c := s.cycle(); c == 0 || s.at(c-1) == nil {
+					t.Errorf("cycle %d", c)
+					return
+				}
+				_ = s.text()
+			}
+		})
+	}
+	for i := 1; i <= appends; i++ {
+		s.grow.add(config.NewObject("is", config.NewObject("body", strconv.Itoa(i))), &isResponse{})
+	}
+	close(done)
+	wg.Wait()
+	if c := s.cycle(); c != appends+1 {
+		t.Errorf("cycle %d, want %d", c, appends+1)
 	}
 }

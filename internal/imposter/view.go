@@ -28,7 +28,7 @@ func (s Stubs) Len() int { return len(s.t.stubs) }
 func (s Stubs) Def(i int) *config.Object {
 	st := s.t.stubs[i]
 	if st.def != nil {
-		return config.Clone(st.def).(*config.Object)
+		return config.Clone(st.tree()).(*config.Object)
 	}
 	return st.definition()
 }
