@@ -1,5 +1,7 @@
 package config
 
+import "slices"
+
 // Packed JSON text: the compact text AppendJSON writes, with the fragments Mountebank
 // documents repeat in every stub (keys, common values, brackets) each replaced by one byte
 // from 0x01 to 0x1f, which that text never holds (AppendString escapes them). A plain stub's
@@ -66,7 +68,8 @@ var packQuote, packBrace, packClose = func() (q, o [256][]byte, c []byte) {
 	return q, o, c
 }()
 
-// AppendPackedJSON appends text, compact JSON as AppendJSON(v, 0) writes it, packed.
+// AppendPackedJSON appends text, compact JSON as AppendJSON(v, 0) writes it, packed. dst may be
+// text[:0]: the packed text, never longer, is then written over text as it is read.
 func AppendPackedJSON(dst, text []byte) []byte {
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -103,6 +106,7 @@ func PackJSON(text []byte) string {
 
 // AppendUnpackedJSON appends the text packed is the packing of (see PackJSON).
 func AppendUnpackedJSON(dst []byte, packed string) []byte {
+	dst = slices.Grow(dst, len(packed)) // at least as long: a long stub is not grown by appends
 	start := 0
 	for i := 0; i < len(packed); i++ {
 		if c := packed[i]; c < 0x20 {

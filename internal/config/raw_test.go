@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,6 +93,9 @@ func FuzzRawObject(f *testing.F) {
 		if got := AppendUnpackedJSON(nil, PackJSON([]byte(text))); string(got) != text {
 			t.Fatalf("%q: text %q packs and unpacks to %q", doc, text, got)
 		}
+		if over := []byte(text); string(AppendPackedJSON(over[:0], over)) != PackJSON([]byte(text)) {
+			t.Fatalf("%q: text %q packs over itself differently", doc, text)
+		}
 		back, err := ParseJSONText(text)
 		if err != nil {
 			t.Fatalf("%q: its text %q does not parse: %v", doc, text, err)
@@ -117,6 +121,10 @@ func TestPackJSON(t *testing.T) {
 		packed := PackJSON(text)
 		if got := AppendUnpackedJSON(nil, packed); string(got) != string(text) {
 			t.Errorf("%s packs to %q, which unpacks to %s", text, packed, got)
+		}
+		over := slices.Clone(text)
+		if got := AppendPackedJSON(over[:0], over); string(got) != packed {
+			t.Errorf("%s packs over itself to %q, want %q", text, got, packed)
 		}
 	}
 	plain := `{"predicates":[{"equals":{"method":"GET","path":"/scale/12345"}}],"responses":[{"is":{"statusCode":200,"headers":{"Content-Type":"application/json"},"body":"{\"stub\":\"scale\",\"index\":12345}"}}]}`

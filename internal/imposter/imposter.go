@@ -740,9 +740,9 @@ var stubTexts = sync.Pool{New: func() any { return new([]byte) }}
 func stubText(def *config.Object) string {
 	buf := stubTexts.Get().(*[]byte)
 	*buf = config.AppendJSON((*buf)[:0], def, 0)
-	n := len(*buf)
-	*buf = config.AppendPackedJSON(*buf, (*buf)[:n]) // packed after the text: never longer
-	text := string((*buf)[n:])
+	// Packed over the text as it is read (never longer): packed after it, a stub of 64 MiB
+	// grew the buffer by appends to twice that, 460 MB allocated in all.
+	text := string(config.AppendPackedJSON((*buf)[:0], *buf))
 	if cap(*buf) <= 64<<10 {
 		stubTexts.Put(buf)
 	}
