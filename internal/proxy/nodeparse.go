@@ -177,8 +177,9 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 		}
 		name := b[nameAt:i]
 		i++
-		length := bytes.EqualFold(name, []byte("content-length"))
-		encoding := bytes.EqualFold(name, []byte("transfer-encoding"))
+		// A name is tokens (ASCII), so the lengths are compared first: most names are neither.
+		length := len(name) == len("content-length") && bytes.EqualFold(name, []byte("content-length"))
+		encoding := len(name) == len("transfer-encoding") && bytes.EqualFold(name, []byte("transfer-encoding"))
 		switch {
 		case length && haveEncoding:
 			return fail(i, "HPE_INVALID_CONTENT_LENGTH", "Content-Length can't be present with Transfer-Encoding")

@@ -238,9 +238,11 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 	req.Header.DisableNormalizing()
 	// Headers go out exactly as listed, in node's case and order (host is lower case).
 	req.Header.DisableSpecialHeader()
-	req.URI().DisablePathNormalizing = true
-	uri := make([]byte, 0, len(p.baseURL)+len(r.URI))
-	uri = append(append(uri, p.baseURL...), r.URI...)
+	// The path goes out as received: the client's DisablePathNormalizing is set on the URI
+	// when Do parses it (parsing resets it: setting it here before parsed an empty URI for
+	// nothing). The URI is written on the stack when it fits (SetRequestURIBytes copies it).
+	var room [256]byte
+	uri := append(append(room[:0], p.baseURL...), r.URI...)
 	req.SetRequestURIBytes(uri)
 	req.UseHostHeader = true
 	req.Header.SetMethod(r.Method)
