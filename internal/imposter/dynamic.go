@@ -87,6 +87,9 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 			box.w = ir.shape
 			box.w.body = nil
 			box.w.compileBody(body, ir.shapeMode, im.defaults)
+			if box.w.hasContentLength {
+				box.w.utf8Values(ir.shapeMode, im.defaults)
+			}
 			return &box.w, box, nil
 		}
 	}

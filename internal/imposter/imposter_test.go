@@ -109,3 +109,52 @@ func repeat(s string, n int) []string {
 	}
 	return out
 }
+
+// TestHeaderValuesUTF8WithLength: a header value past ASCII goes out as UTF-8 (the line is not
+// wide) in an answer with a Content-Length and a text body that is not empty, as node writes
+// the header block with the body's first piece; otherwise as Latin-1. The defaultResponse's
+// body and _mode count as the answer's. Lines shared with other answers are not changed.
+func TestHeaderValuesUTF8WithLength(t *testing.T) {
+	for _, tc := range []struct {
+		name, is, dflt string
+		utf8           bool
+	}{
+		{"length and text", `{"headers":{"X-A":"grün","Content-Length":"1"},"body":"x"}`, `{}`, true},
+		{"length in lower case, JSON body", `{"headers":{"X-A":"grün","content-length":"1"},"body":{"a":1}}`, `{}`, true},
+		{"no length", `{"headers":{"X-A":"grün"},"body":"x"}`, `{}`, false},
+		{"empty body", `{"headers":{"X-A":"grün","Content-Length":"0"},"body":""}`, `{}`, false},
+		{"binary body", `{"headers":{"X-A":"grün","Content-Length":"1"},"body":"eA==","_mode":"binary"}`, `{}`, false},
+		{"default body", `{"headers":{"X-A":"grün","Content-Length":"1"}}`, `{"body":"d"}`, true},
+		{"default binary mode", `{"headers":{"X-A":"grün","Content-Length":"1"},"body":"eA=="}`, `{"_mode":"binary"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is, err := config.ParseJSON([]byte(tc.is))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := config.ParseJSON([]byte(tc.dflt))
+			if err != nil {
+				t.Fatal(err)
+			}
+			def := defaultsOf(d.(*config.Object))
+			plain := compileIs(is.(*config.Object), def, nil) // compiled once: its lines are kept
+			lines := plain.headers
+			wide := false
+			for _, h := range lines {
+				wide = wide || h.wide
+			}
+			if got := !wide; got != tc.utf8 {
+				t.Errorf("values as UTF-8: %v, want %v", got, tc.utf8)
+			}
+		})
+	}
+	// An answer built on a base whose lines it shares (a decorate that changed the body only)
+	// copies them rather than changing the base's.
+	b, _ := config.ParseJSON([]byte(`{"headers":{"X-A":"grün","Content-Length":"0"},"body":""}`))
+	base := compileIs(b.(*config.Object), defaultsOf(nil), nil)
+	w, _ := config.ParseJSON([]byte(`{"headers":{"X-A":"grün","Content-Length":"0"},"body":"x"}`))
+	built := compileIs(w.(*config.Object), defaultsOf(nil), base)
+	if !base.headers[0].wide || built.headers[0].wide {
+		t.Errorf("base line wide %v (want true), built line wide %v (want false)", base.headers[0].wide, built.headers[0].wide)
+	}
+}

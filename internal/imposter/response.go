@@ -467,9 +467,40 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *ato
 
 	if base != nil && sameValue(body, baseBody) && sameValue(mode, baseMode) {
 		out.body, out.binaryNotText = base.body, base.binaryNotText
+	} else {
+		out.compileBody(body, mode, def)
+	}
+	if out.hasContentLength {
+		out.utf8Values(mode, def)
+	}
+}
+
+// utf8Values makes out's header values past ASCII go out as UTF-8 rather than one byte a
+// character, as node writes them in an answer with a Content-Length and a text body that is
+// not empty: it sends the header block together with the body's first piece, a string, in the
+// body's encoding (OutgoingMessage._send); otherwise (chunked, empty or binary) alone, as
+// Latin-1. mode is the body's _mode as given (def's when not). The lines are copied, and only
+// when one of them has such a value: compiled lines are shared and never changed.
+func (out *wire) utf8Values(mode config.Value, def *defaults) {
+	if !out.hasContentLength || len(out.body) == 0 {
 		return
 	}
-	out.compileBody(body, mode, def)
+	if !truthy(mode) {
+		mode = def.mode
+	}
+	if mode == "binary" {
+		return
+	}
+	for i := range out.headers {
+		if out.headers[i].wide {
+			hs := slices.Clone(out.headers)
+			for j := range hs {
+				hs[j].wide = false
+			}
+			out.headers = hs
+			return
+		}
+	}
 }
 
 // compileBody sets out's body from an `is` object's body and _mode fields (nil for absent).
