@@ -793,3 +793,14 @@ func FuzzRawHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestNeedsUnescape: the short loop and the long IndexByte look find '%' and '+' anywhere.
+func TestNeedsUnescape(t *testing.T) {
+	for _, s := range []string{"", "q", "x", "abc", "a%", "+a", "a+b", "%41", "0123456789abcdef", "0123456789abcde+",
+		"0123456789abcdef0", "0123456789abcdef+", "%123456789abcdef0", "0123456789abcdef0123456789%", "é+", "\xff%"} {
+		want := strings.ContainsAny(s, "%+")
+		if got := needsUnescape(s); got != want {
+			t.Errorf("needsUnescape(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

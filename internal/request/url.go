@@ -316,7 +316,7 @@ func ParseQuery(dst []KV, s string) []KV {
 }
 
 func qsUnescape(s string) string {
-	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+	if !needsUnescape(s) {
 		return s
 	}
 	b := make([]byte, 0, len(s))
@@ -333,6 +333,20 @@ func qsUnescape(s string) string {
 		}
 	}
 	return jsvalue.DecodeUTF8(b)
+}
+
+// needsUnescape reports whether s holds a '%' or a '+': a short name or value (most) is
+// looked at in one loop, a long one by two IndexByte.
+func needsUnescape(s string) bool {
+	if len(s) > 16 {
+		return strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '+') >= 0
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '%' || c == '+' {
+			return true
+		}
+	}
+	return false
 }
 
 func isHex(c byte) bool {
