@@ -38,8 +38,12 @@ func stubSource(err error, def *config.Object) error {
 // proxyHTTP answers req by forwarding it to the proxy's origin, as Mountebank's proxyAndRecord
 // does: the answer goes through the response's behaviors, is recorded (unless the mode is
 // proxyTransparent) and is then compiled like a configured response. uri and body are the
-// request's as received; rctx cancels the behaviors.
-func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, body []byte, st *stub, r *proxyResponse) (*wire, error) {
+// request's as received; rctx cancels the behaviors. contained says nothing kept req's strings
+// (see Answer.contained): no behaviors ran on the answer (copy and the others put the
+// request's text in it), and what was recorded is the origin's answer alone, appended to a
+// recorded stub whose predicates were known (a new stub's predicates are the request's
+// fields), or nothing (proxyTransparent).
+func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, body []byte, st *stub, r *proxyResponse) (out *wire, contained bool, err error) {
 	p := r.http
 	start := time.Now()
 	answer, err := p.Forward(rctx, &proxy.Request{
@@ -54,16 +58,18 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		} else {
 			im.log.Error("proxy failed", "to", p.To, "err", err)
 		}
-		return nil, err
+		return nil, false, err
 	}
 	elapsed := float64(time.Since(start).Milliseconds())
 	answer.Set("_proxyResponseTime", elapsed)
 	if r.behaviors != nil {
 		if answer, err = r.behaviors.Apply(rctx, req, answer, im.js); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	out := compileIs(answer, im.defaults, nil)
+	out = compileIs(answer, im.defaults, nil)
+	// Only the answer, which Forward made of the origin's bytes, is kept (see contained).
+	contained = r.behaviors == nil && !im.opts.Debug
 	if p.Mode != proxy.ModeTransparent && st != nil {
 		var seen *config.Object
 		headers := p.Headers(req.HeaderList())
@@ -108,7 +114,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 				*key = appendGenKey((*key)[:0], seen)
 			}
 			if want = r.gen.get(*key); want != nil && im.appendRecorded(st, want, rec, out) {
-				return out, nil
+				return out, contained, nil
 			}
 		}
 		switch {
@@ -119,9 +125,10 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		default: // only what the generators read: a request's whole record took a dozen allocations
 			seen = httpRecord(req, keys, headers)
 		}
+		contained = false // the predicates are made of the request's strings
 		preds, err := proxy.PredicatesFor(seen, p.Generators, selector{}, im.generatorInjector())
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if cached && want == nil {
 			want = appendStableJSON(nil, preds)
@@ -129,7 +136,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		}
 		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, want, rec, out)
 	}
-	return out, nil
+	return out, contained, nil
 }
 
 // predCache keeps the stable texts of the predicates a proxy's generators made (see

@@ -298,8 +298,9 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 	var out *wire
 	var err error
 	calls, known := 0, false // the script calls that see req (scriptCalls), with a slab
+	proxied := false         // a proxy's answer that kept nothing of req (see proxyHTTP)
 	if p, ok := a.resp.(*proxyResponse); ok {
-		out, err = im.proxyHTTP(ctx, req, uri, body, a.stub, p)
+		out, proxied, err = im.proxyHTTP(ctx, req, uri, body, a.stub, p)
 	} else {
 		if im.js != nil && !im.opts.Debug && scriptedResponse(a.resp) {
 			// --debug keeps the object that answered (RecordMatch): its objects must outlive
@@ -317,6 +318,11 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 		return a, err
 	}
 	a.out = out
+	if proxied {
+		// The origin's answer, recorded (or not) without the request's strings: the
+		// request's memory may serve the next request (Recyclable).
+		a.contained = !req.Holds(out.body)
+	}
 	if is, ok := a.resp.(*isResponse); ok && is.tmpl != nil && is.behaviors == nil && !im.opts.Debug {
 		// A template's answer is the stub's values and text rendered for this request, copied
 		// out of the renderer (templated.render): none of it is the request's memory, which
