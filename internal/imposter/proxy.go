@@ -572,10 +572,12 @@ func servedInPlace(resp *config.Object, def *defaults, served *wire) {
 	}
 	connection, length := -1, -1
 	for i, m := range ho.Members {
+		// The lengths first, as compileHeaders compares them: no letter of either name has a
+		// fold of another length (only k and s do), so a name of another length is not it.
 		switch {
-		case connection < 0 && strings.EqualFold(m.Key, "connection"):
+		case connection < 0 && len(m.Key) == len("connection") && strings.EqualFold(m.Key, "connection"):
 			connection = i
-		case length < 0 && strings.EqualFold(m.Key, "content-length"):
+		case length < 0 && len(m.Key) == len("content-length") && strings.EqualFold(m.Key, "content-length"):
 			length = i
 		}
 	}

@@ -155,6 +155,12 @@ func TestServedInPlace(t *testing.T) {
 		{`{"is":{"headers":{"Content-Length":"1"},"body":5,"_mode":"text"}}`,
 			`{"is":{"headers":{"Content-Length":"1","Connection":"close"},"body":5,"_mode":"text"}}`},
 		{`{"is":{"headers":{},"body":""}}`, `{"is":{"headers":{"Connection":"close"},"body":""}}`},
+		// Names as a decorate may set them: a fold of either name is it, a longer or shorter
+		// name is not.
+		{`{"is":{"headers":{"CONNECTION":"x","CoNtEnT-lEnGtH":"0"},"body":"abc"}}`,
+			`{"is":{"headers":{"CONNECTION":"x","CoNtEnT-lEnGtH":3},"body":"abc"}}`},
+		{`{"is":{"headers":{"Connections":"x","Content-Length ":"0","Content-Lengt":"0"},"body":"abc"}}`,
+			`{"is":{"headers":{"Connections":"x","Content-Length ":"0","Content-Lengt":"0","Connection":"close"},"body":"abc"}}`},
 		{`{"is":{"body":""}}`, `{"is":{"body":""}}`},
 	}
 	for _, tt := range tests {
