@@ -39,7 +39,7 @@ func Open(path string) (*Dir, error) {
 	// and a restart would bring back only the last writer's.
 	lock, err := lockDir(path)
 	if errors.Is(err, errLocked) {
-		return nil, fmt.Errorf("data directory %s is in use by another mockd (two servers on one --datadir would overwrite each other's imposters)", path)
+		return nil, fmt.Errorf("data directory %s is in use by another mockd (two servers on one --datadir would overwrite each other's imposters; servers share imposters through --store redis://...)", path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock data directory: %w", err)
