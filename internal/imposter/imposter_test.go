@@ -28,19 +28,7 @@ func TestLargeRepeatCounted(t *testing.T) {
 			map[uint64]string{2: "a", 3: "b", 67: "b", 68: "c", 69: "a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := config.ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":` + tc.responses + `}]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			def, errs := config.ParseImposter(v, config.ParseOptions{})
-			if len(errs) > 0 {
-				t.Fatal(errs[0])
-			}
-			im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler), Debug: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := im.tbl.Load().stubs[0]
+			st := oneStub(t, tc.responses)
 			if len(st.responses) != tc.entries {
 				t.Errorf("%d entries, want %d", len(st.responses), tc.entries)
 			}
@@ -52,6 +40,24 @@ func TestLargeRepeatCounted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oneStub is the one stub of an http imposter whose stub has the responses given (JSON).
+func oneStub(t *testing.T, responses string) *stub {
+	t.Helper()
+	v, err := config.ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":` + responses + `}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, errs := config.ParseImposter(v, config.ParseOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler), Debug: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im.tbl.Load().stubs[0]
 }
 
 // TestFalsyResponsesServedOnce: a 0 or false among a stub's responses is answered as an empty
@@ -72,19 +78,7 @@ func TestFalsyResponsesServedOnce(t *testing.T) {
 		{"none", `[{"is":{"body":"a"}},{"is":{"body":"b"}}]`, []string{"a", "b", "a", "b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := config.ParseJSON([]byte(`{"protocol":"http","stubs":[{"responses":` + tc.responses + `}]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			def, errs := config.ParseImposter(v, config.ParseOptions{})
-			if len(errs) > 0 {
-				t.Fatal(errs[0])
-			}
-			im, err := New(def, Options{Logger: slog.New(slog.DiscardHandler), Debug: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := im.tbl.Load().stubs[0]
+			st := oneStub(t, tc.responses)
 			for i, want := range tc.want {
 				r, _ := st.nextResponse().(*isResponse)
 				if r == nil {

@@ -19,17 +19,7 @@ import (
 // with a bare LF (held until --header-timeout before). The requests next to them, that both
 // read, are answered.
 func TestLinesNodeRefuses(t *testing.T) {
-	s := start(t)
-	port := listenFree(t)
-	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true,"stubs":[{"responses":[{"is":{"body":"hello"}}]}]}`, port)
-	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
-		t.Fatalf("create: %d %s", status, body)
-	}
-	u, err := url.Parse(s.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, _ := strconv.Atoi(u.Port())
+	s, port, admin := recordingServer(t, "hello")
 	// The request behind closes its connection once answered: the exchange ends there.
 	const next = "GET /smuggled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 	chunked := func(lines string) string {
@@ -52,19 +42,44 @@ func TestLinesNodeRefuses(t *testing.T) {
 		{"a trailer line ending with a bare LF", chunked("5\r\nhello\r\n0\r\nX-T: a\n\r\n"), true},
 		{"chunk extensions and trailers both read", chunked("5;a=b;c=\"d e\"\r\nhello\r\n0\r\nX-T: a b\r\n\r\n"), false},
 	} {
-		for _, p := range []int{port, admin} {
-			answer, closed := rawExchange(t, p, tc.data)
-			if tc.refused && (!closed || !strings.HasPrefix(answer, "HTTP/1.1 400 Bad Request") || strings.Count(answer, "HTTP/1.1 ") != 1) {
-				t.Errorf("%s, port %d: answered %q (closed %v), want 400 alone and the connection closed", tc.name, p, answer, closed)
-			}
-			if !tc.refused && strings.Count(answer, "HTTP/1.1 ") != 2 {
-				t.Errorf("%s, port %d: answered %q, want both requests answered", tc.name, p, answer)
-			}
-		}
+		refusedOrBoth(t, tc.name, tc.data, tc.refused, port, admin)
 	}
 	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
 	if strings.Count(body, `"path": "/smuggled"`) != 1 {
 		t.Errorf("the imposter recorded other than the one request behind a chunked body both read:\n%s", body)
+	}
+}
+
+// recordingServer starts mockd with an imposter that records its requests and answers body,
+// and returns the server, the imposter's port and the admin API's.
+func recordingServer(t *testing.T, body string) (s *server, port, admin int) {
+	t.Helper()
+	s = start(t)
+	port = listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true,"stubs":[{"responses":[{"is":{"body":%q}}]}]}`, port, body)
+	if status, _, answer := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, answer)
+	}
+	u, err := url.Parse(s.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, _ = strconv.Atoi(u.Port())
+	return s, port, admin
+}
+
+// refusedOrBoth sends data, two requests on one connection, to each port: refused, it must be
+// answered 400 alone and the connection closed; otherwise both requests are answered.
+func refusedOrBoth(t *testing.T, name, data string, refused bool, ports ...int) {
+	t.Helper()
+	for _, p := range ports {
+		answer, closed := rawExchange(t, p, data)
+		if refused && (!closed || !strings.HasPrefix(answer, "HTTP/1.1 400 Bad Request") || strings.Count(answer, "HTTP/1.1 ") != 1) {
+			t.Errorf("%s, port %d: answered %q (closed %v), want 400 alone and the connection closed", name, p, answer, closed)
+		}
+		if !refused && strings.Count(answer, "HTTP/1.1 ") != 2 {
+			t.Errorf("%s, port %d: answered %q, want both requests answered", name, p, answer)
+		}
 	}
 }
 

@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,17 +11,7 @@ import (
 // the admin API: the body is recorded and the request behind it answered. fasthttp answered 400.
 // A size past 64 bits stays refused, as node refuses it (HPE_INVALID_CHUNK_SIZE).
 func TestChunkSizeLeadingZeros(t *testing.T) {
-	s := start(t)
-	port := listenFree(t)
-	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"recordRequests":true,"stubs":[{"responses":[{"is":{"body":"ok"}}]}]}`, port)
-	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
-		t.Fatalf("create: %d %s", status, body)
-	}
-	u, err := url.Parse(s.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, _ := strconv.Atoi(u.Port())
+	s, port, admin := recordingServer(t, "ok")
 	const next = "GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 	zeros := strings.Repeat("0", 30)
 	for _, tc := range []struct {
@@ -36,15 +24,7 @@ func TestChunkSizeLeadingZeros(t *testing.T) {
 		{"a size past 64 bits", "10000000000000000\r\nhello\r\n0\r\n\r\n", true},
 	} {
 		data := "POST /z HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + tc.lines + next
-		for _, p := range []int{port, admin} {
-			answer, closed := rawExchange(t, p, data)
-			if tc.refused && (!closed || !strings.HasPrefix(answer, "HTTP/1.1 400 Bad Request") || strings.Count(answer, "HTTP/1.1 ") != 1) {
-				t.Errorf("%s, port %d: answered %q (closed %v), want 400 alone and the connection closed", tc.name, p, answer, closed)
-			}
-			if !tc.refused && strings.Count(answer, "HTTP/1.1 ") != 2 {
-				t.Errorf("%s, port %d: answered %q, want both requests answered", tc.name, p, answer)
-			}
-		}
+		refusedOrBoth(t, tc.name, data, tc.refused, port, admin)
 	}
 	_, _, body := do(t, "GET", s.Admin+"/imposters/"+strconv.Itoa(port), "")
 	if n := strings.Count(body, `"body": "hello"`); n != 3 {

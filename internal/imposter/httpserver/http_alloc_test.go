@@ -5,7 +5,6 @@ package httpserver
 import (
 	"net"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -129,58 +128,30 @@ func TestProxyAlwaysAllocations(t *testing.T) {
 // the test (TestStoppedServerLeavesNoPoolGoroutine looks for any).
 func rawOrigin(t *testing.T, answer []byte) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
+	return loopbackOrigin(t, func(c net.Conn) {
+		// Nothing allocated a request (AllocsPerRun counts the process's).
+		buf, end, at := make([]byte, 4096), "\r\n\r\n", 0
 		for {
-			c, err := ln.Accept()
+			n, err := c.Read(buf)
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() {
-				// Nothing allocated a request (AllocsPerRun counts the process's).
-				buf, end, at := make([]byte, 4096), "\r\n\r\n", 0
-				for {
-					n, err := c.Read(buf)
-					if err != nil {
+			for _, b := range buf[:n] {
+				switch {
+				case b == end[at]:
+					at++
+				case b == '\r':
+					at = 1
+				default:
+					at = 0
+				}
+				if at == len(end) { // the end of a request's head
+					at = 0
+					if _, err := c.Write(answer); err != nil {
 						return
 					}
-					for _, b := range buf[:n] {
-						switch {
-						case b == end[at]:
-							at++
-						case b == '\r':
-							at = 1
-						default:
-							at = 0
-						}
-						if at == len(end) { // the end of a request's head
-							at = 0
-							if _, err := c.Write(answer); err != nil {
-								return
-							}
-						}
-					}
 				}
-			})
+			}
 		}
 	})
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln.Addr().String()
 }

@@ -74,6 +74,37 @@ func TestProxyAlwaysRecycledRequests(t *testing.T) {
 // loopback port, a goroutine a connection (not a fasthttp.Server: see rawOrigin).
 func echoOrigin(t *testing.T) string {
 	t.Helper()
+	return loopbackOrigin(t, func(c net.Conn) {
+		r := bufio.NewReader(c)
+		target := ""
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if target == "" {
+				if f := strings.Fields(line); len(f) == 3 {
+					target = f[1]
+				}
+				continue
+			}
+			if line == "\r\n" {
+				answer := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(target)) + "\r\n\r\n" + target
+				if _, err := c.Write([]byte(answer)); err != nil {
+					return
+				}
+				target = ""
+			}
+		}
+	})
+}
+
+// loopbackOrigin serves each connection to a loopback port with serve, on a goroutine of its
+// own (not a fasthttp.Server, whose worker pool's goroutines may outlive the test:
+// TestStoppedServerLeavesNoPoolGoroutine looks for any), and returns its address; the test's
+// end closes the port and every connection, and waits for their goroutines.
+func loopbackOrigin(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -91,27 +122,7 @@ func echoOrigin(t *testing.T) string {
 			conns = append(conns, c)
 			mu.Unlock()
 			wg.Go(func() {
-				r := bufio.NewReader(c)
-				target := ""
-				for {
-					line, err := r.ReadString('\n')
-					if err != nil {
-						return
-					}
-					if target == "" {
-						if f := strings.Fields(line); len(f) == 3 {
-							target = f[1]
-						}
-						continue
-					}
-					if line == "\r\n" {
-						answer := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + strconv.Itoa(len(target)) + "\r\n\r\n" + target
-						if _, err := c.Write([]byte(answer)); err != nil {
-							return
-						}
-						target = ""
-					}
-				}
+				serve(c)
 			})
 		}
 	})
