@@ -6,12 +6,9 @@ r.body = r.body + '|shell:' + q.path; r.headers = r.headers || {}; r.headers['X-
 console.log(JSON.stringify(r));
 """,
 }
-CASES = []
-def C(name, imposter, *requests, **kw):
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in requests], **kw))
-def G(path='/', hdrs='', method='GET', body=''):
-    cl = f'Content-Length: {len(body)}\r\n' if body else ''
-    return f'{method} {path} HTTP/1.1\r\nHost: x\r\n{hdrs}{cl}Connection: close\r\n\r\n{body}'
+from impcases import case_list, request
+CASES, C = case_list()
+G = request
 copy = {"copy": {"from": "path", "into": "${P}", "using": {"method": "regex", "selector": "\\d+"}}}
 lookup = {"lookup": {"key": {"from": "path", "using": {"method": "regex", "selector": "\\d+"}}, "fromDataSource": {"csv": {"path": "people.csv", "keyColumn": "id"}}, "into": "${row}"}}
 decorate = {"decorate": "(config) => { config.response.body += '|dec:' + config.response.body.length; config.response.headers['X-Dec'] = 'd'; }"}

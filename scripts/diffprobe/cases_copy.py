@@ -2,12 +2,9 @@
 # times and not matching; lookup with keys from those fields; wait as a function. Needs
 # --allowInjection (the default). FILES are written to the working directory first.
 FILES = {'people.csv': 'id,name,city\n1,ann,paris\n2,bob,"new york"\nX,xena,"a,b"\n'}
-CASES = []
-def C(name, imposter, *requests, **kw):
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in requests], **kw))
-def R(path='/', hdrs='', method='GET', body=''):
-    cl = f'Content-Length: {len(body.encode("latin1"))}\r\n' if body else ''
-    return f'{method} {path} HTTP/1.1\r\nHost: x\r\n{hdrs}{cl}Connection: close\r\n\r\n{body}'
+from impcases import case_list, request
+CASES, C = case_list()
+R = request
 REQS = [R('/u/12/v/34?id=7&id=8&name=Ann&e=', 'X-Id: 55\r\nx-id: 66\r\nX-Name: bob\r\n'),
         R('/json', 'Content-Type: application/json\r\n', 'POST', '{"id":2,"list":[{"n":"a"},{"n":"b"}],"s":"str","o":{"k":1}}'),
         R('/xml', 'Content-Type: application/xml\r\n', 'POST', '<r xmlns:p="urn:p"><p:id>1</p:id><id>X</id><id>2</id></r>'),

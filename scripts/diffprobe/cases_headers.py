@@ -1,9 +1,6 @@
-CASES = []
-def C(name, imposter, *requests, **kw):
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in requests], **kw))
-def G(path='/', hdrs='', method='GET', body=''):
-    cl = f'Content-Length: {len(body)}\r\n' if body else ''
-    return f'{method} {path} HTTP/1.1\r\nHost: x\r\n{hdrs}{cl}Connection: close\r\n\r\n{body}'
+from impcases import case_list, request
+CASES, C = case_list()
+G = request
 ok = {"stubs": [{"responses": [{"is": {"body": "ok"}}]}]}
 # recorded headers
 C('rep headers', ok, G(hdrs='X-A: 1\r\nX-A: 2\r\nx-a: 3\r\n'))

@@ -1,11 +1,8 @@
 # `is` responses of every body and header type, statusCode forms, _mode binary, and how the
 # imposter's defaultResponse merges into them.
-CASES = []
-def C(name, imposter, *requests, **kw):
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in (requests or [G()])], **kw))
-def G(path='/', hdrs='', method='GET', body=''):
-    cl = f'Content-Length: {len(body)}\r\n' if body else ''
-    return f'{method} {path} HTTP/1.1\r\nHost: x\r\n{hdrs}{cl}Connection: close\r\n\r\n{body}'
+from impcases import case_list, request
+CASES, C = case_list(default_requests=(request(),))
+G = request
 BODIES = ['text', '', {'a': 1, 'b': [1, 'x', None], 'c': {'d': True}}, [1, 2, {'x': 'y'}], [], {}, 0, 42, 1.5, -0.0, 1e21,
           None, True, False, 'ünïcode ✓', '{"already":"json"}', 'line1\nline2', '\u0000nul']
 for b in BODIES:

@@ -2,12 +2,10 @@
 # (query keys repeated and empty, headers repeated and in any case, encoded paths, form, JSON
 # and XML bodies); each case's stub answers "hit", everything else the default. The "record"
 # cases compare what the imposter records of the same requests.
-CASES = []
-def C(name, imposter, *requests, **kw):
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in requests], **kw))
+from impcases import case_list, request
+CASES, C = case_list()
 def R(path='/', hdrs='', method='GET', body=''):
-    cl = f'Content-Length: {len(body.encode("latin1"))}\r\n' if body or method == 'POST' else ''
-    return f'{method} {path} HTTP/1.1\r\nHost: x\r\n{hdrs}{cl}Connection: close\r\n\r\n{body}'
+    return request(path, hdrs, method, body, length=bool(body) or method == 'POST')
 JSON = '{"a":{"b":[1,2,"Three"]},"n":1.50,"s":"Hello World","arr":[{"k":"v"},{"k":"W"}],"e":null,"t":true}'
 XML = '<root xmlns:x="urn:x"><x:item id="1">One</x:item><item>Two</item><n>12</n></root>'
 REQS = [

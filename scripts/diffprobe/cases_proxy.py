@@ -1,6 +1,7 @@
 # proxy responses: an origin in this process (127.0.0.1, PROBE_PORT + 25) answers by path; each
 # case proxies to it and compares the answers and what the proxy recorded (GET /imposters/:port).
 import os, socket, threading
+from impcases import case_list, request
 PORT = int(os.environ.get('PROBE_PORT', '25600')) + 25
 ANSWERS = {
     'plain': b'HTTP/1.1 200 OK\r\nX-B: 1\r\nx-a: 2\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello',
@@ -36,12 +37,8 @@ def _origin():
         c, _ = s.accept(); threading.Thread(target=_serve, args=(c,), daemon=True).start()
 threading.Thread(target=_origin, daemon=True).start()
 TO = f'http://127.0.0.1:{PORT}'
-CASES = []
-def C(name, imposter, *requests, **kw):
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in requests], **kw))
-def R(path='/', hdrs='', method='GET', body=''):
-    cl = f'Content-Length: {len(body.encode("latin1"))}\r\n' if body else ''
-    return f'{method} {path} HTTP/1.1\r\nHost: x\r\n{hdrs}{cl}Connection: close\r\n\r\n{body}'
+CASES, C = case_list()
+R = request
 for path in ANSWERS:
     for mode in ['proxyOnce', 'proxyAlways', 'proxyTransparent']:
         C(f'{mode} {path}', {"stubs": [{"responses": [{"proxy": {"to": TO, "mode": mode, "predicateGenerators": [{"matches": {"path": True}}]}}]}]}, R('/' + path), R('/' + path))

@@ -1,9 +1,6 @@
-CASES = []
-def C(name, imposter, *requests, **kw):
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in requests], **kw))
-def R(path='/', hdrs='', method='GET', body=''):
-    cl = f'Content-Length: {len(body.encode("latin1"))}\r\n' if body else ''
-    return f'{method} {path} HTTP/1.1\r\nHost: x\r\n{hdrs}{cl}Connection: close\r\n\r\n{body}'
+from impcases import case_list, request
+CASES, C = case_list()
+R = request
 C('header unicode value', {"stubs": [{"responses": [{"is": {"headers": {"X-U": "é✓"}, "body": "x"}}]}]}, R())
 C('header latin1 in request recorded', {"stubs": []}, R('/', 'X-L: a\xe9b\r\n'))
 C('body latin1 request', {"stubs": []}, R('/', 'Content-Type: text/plain\r\n', 'POST', 'caf\xe9'))

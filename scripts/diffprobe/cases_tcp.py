@@ -2,10 +2,10 @@
 # recorded (requestFrom, ip and timestamp left out). Each request is one connection; the
 # answer is what arrives within readMs.
 import base64
-CASES = []
+from impcases import case_list
+CASES, add = case_list(tcp=True)
 def C(name, imposter, *requests, **kw):
-    imposter = dict(imposter); imposter['protocol'] = 'tcp'
-    CASES.append(dict(name=name, imposter=imposter, requests=[r.encode('latin1') if isinstance(r, str) else r for r in requests], tcp=True, **kw))
+    add(name, dict(imposter, protocol='tcp'), *requests, **kw)
 b64 = lambda s: base64.b64encode(s.encode('latin1')).decode()
 C('text echo-less', {"stubs": [{"responses": [{"is": {"data": "pong"}}]}]}, 'ping', 'ünï\n')
 C('text no stub', {"stubs": []}, 'hello')
