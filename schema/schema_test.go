@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mockd/mockd/internal/app"
+	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/schema"
 )
 
@@ -157,6 +158,81 @@ func TestCompatScenarioImposters(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("checked only %d scenario imposters", checked)
 	}
+}
+
+// TestCompatScenarioImpostersConvert: every imposter a comparison scenario creates and
+// Mountebank accepts goes through mockd convert's JSON -> YAML -> JSON unchanged, and its YAML
+// loads exactly when the JSON loads and the strict check (config.CheckImposter) finds nothing
+// to refuse, which mockd convert then lists: a Mountebank file mockd loads converts to YAML that
+// loads to the identical imposters, or convert says which of its values the YAML check refuses.
+func TestCompatScenarioImpostersConvert(t *testing.T) {
+	scenarios := glob(t, "../test/compat/scenarios/*.json")
+	check := app.Compilers(true)
+	loaded, refused := 0, 0
+	for _, file := range scenarios {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		bodies, err := acceptedImposters(file, filepath.Join("../test/compat/testdata/golden", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, body := range bodies {
+			doc := append(append([]byte(`{"imposters":[`), body...), "]}"...)
+			v, err := config.ParseJSON(doc)
+			if err != nil {
+				t.Fatalf("%s, imposter %d: %v", file, i, err)
+			}
+			y, err := config.MarshalYAML(v)
+			if err != nil {
+				t.Errorf("%s, imposter %d: MarshalYAML: %v", file, i, err)
+				continue
+			}
+			back, _, err := config.ParseYAML(y)
+			if err != nil {
+				t.Errorf("%s, imposter %d: the converted YAML does not parse: %v\n%s", file, i, err, y)
+				continue
+			}
+			if got, want := config.MarshalJSON(back, 0), config.MarshalJSON(v, 0); !bytes.Equal(got, want) {
+				t.Errorf("%s, imposter %d: JSON -> YAML -> JSON changed it\n got %s\nwant %s\nyaml:\n%s", file, i, got, want, y)
+				continue
+			}
+			if _, jsonErr := app.CheckDocument("in.json", doc, true); jsonErr != nil {
+				continue // not loaded as JSON either (a custom protocol without its --protofile)
+			}
+			strict := false
+			for _, p := range config.CheckImposter(mustImposter(t, back), "imposters[0]", check) {
+				strict = strict || !p.Warning
+			}
+			_, yamlErr := app.CheckDocument("out.yaml", y, true)
+			switch {
+			case yamlErr != nil && !strict:
+				t.Errorf("%s, imposter %d: loads as JSON, its YAML does not, and not for the strict check: %v\n%s", file, i, yamlErr, y)
+			case yamlErr == nil && strict:
+				t.Errorf("%s, imposter %d: the strict check refuses it, but its YAML loads\n%s", file, i, y)
+			case yamlErr == nil:
+				loaded++
+			default:
+				refused++
+			}
+		}
+	}
+	t.Logf("%d imposters' YAML loads, %d refused by the strict check (convert lists why)", loaded, refused)
+	if loaded < 300 {
+		t.Errorf("only %d scenario imposters converted to YAML that loads", loaded)
+	}
+}
+
+func mustImposter(t *testing.T, doc config.Value) config.Value {
+	t.Helper()
+	o, _ := doc.(*config.Object)
+	if o != nil {
+		if list, ok := o.Get("imposters"); ok {
+			if l, ok := list.([]any); ok && len(l) == 1 {
+				return l[0]
+			}
+		}
+	}
+	t.Fatalf("not one imposter: %s", config.MarshalJSON(doc, 0))
+	return nil
 }
 
 // schemaStricter lists the scenarios whose imposters the schema refuses while mockd's YAML

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mockd/mockd/internal/app"
 	"github.com/mockd/mockd/internal/config"
 )
 
@@ -54,11 +55,14 @@ func newConvertCmd() *cobra.Command {
 				return errors.New("--to must be yaml or json")
 			}
 			if out == "" || out == "-" {
-				_, err = cmd.OutOrStdout().Write(data)
-				return err
-			}
-			if err := replaceFile(out, data); err != nil {
+				if _, err = cmd.OutOrStdout().Write(data); err != nil {
+					return err
+				}
+			} else if err := replaceFile(out, data); err != nil {
 				return fmt.Errorf("cannot write %s: %w", out, err)
+			}
+			if !config.IsYAML(file) && (target == "yaml" || target == "yml") {
+				warnStrictYAML(cmd, file, out, data)
 			}
 			return nil
 		},
@@ -85,4 +89,27 @@ func readForConvert(file string, keepEnv bool) (config.Value, error) {
 		return nil, fmt.Errorf("%s: invalid YAML: %w", file, err)
 	}
 	return v, nil
+}
+
+// warnStrictYAML tells, on standard error, what of a Mountebank JSON file that mockd loads its
+// YAML conversion (data, written to out) will not load with: YAML is checked strictly (every
+// key, type and range), Mountebank JSON is read as Mountebank reads it, so a key Mountebank
+// ignores or a status of 1000 converts faithfully but is refused as YAML. Nothing is said for a
+// JSON file that does not load either.
+func warnStrictYAML(cmd *cobra.Command, file, out string, data []byte) {
+	if _, _, err := app.Check([]string{file}, true, nil); err != nil {
+		return
+	}
+	name := out
+	if name == "" || name == "-" {
+		name = "<stdout>.yaml"
+	}
+	if _, err := app.CheckDocument(name, data, true); err != nil {
+		msg := err.Error()
+		if name != out {
+			msg = strings.ReplaceAll(msg, name+":", "stdout:")
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "mockd convert: warning: %s loads as Mountebank JSON, but its YAML will not load until these are fixed "+
+			"(YAML is checked strictly; see README, \"YAML\"):\n%s\n", file, msg)
+	}
 }

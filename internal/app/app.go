@@ -142,6 +142,18 @@ func Validate(files []string, allowInjection bool) (int, error) {
 	return n, err
 }
 
+// CheckDocument is Check of one config document held in memory (YAML or JSON by its name, as a
+// file would be read), without a server block's protofile: what mockd convert checks its output
+// with.
+func CheckDocument(name string, data []byte, allowInjection bool) ([]string, error) {
+	cfg, err := config.LoadDocuments(nil, []config.Document{{Name: name, Data: data}}, config.LoadOptions{ServerKeys: ServerKeys()})
+	if err != nil {
+		return nil, err
+	}
+	_, warnings, err := BuildImposters(imposter.NewRegistry(imposter.Options{}), cfg, allowInjection)
+	return warnings, err
+}
+
 // Check is Validate that also returns the warnings: problems of Mountebank JSON files that
 // Mountebank accepts (mockd YAML refuses them) and stubs that can never match. The imposters
 // of the custom protocols (--protofile, else the server block's protofile) have their stubs
@@ -169,7 +181,9 @@ func Check(files []string, allowInjection bool, custom []customproto.Spec) (int,
 	return len(built), warnings, err
 }
 
-// compilers are what config.CheckImposter compiles regexes, selectors and scripts with.
+// Compilers are what config.CheckImposter compiles regexes, selectors and scripts with.
+func Compilers(allowInjection bool) config.Compilers { return compilers(allowInjection) }
+
 func compilers(allowInjection bool) config.Compilers {
 	c := config.Compilers{Regex: match.CheckRegex, XPath: match.CheckXPath, JSONPath: match.CheckJSONPath}
 	if allowInjection {

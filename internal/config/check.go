@@ -474,6 +474,13 @@ func (k *checker) compileSelector(method, sel string, ns map[string]string, path
 }
 
 func (k *checker) response(v Value, path string) {
+	if b, isBool := v.(bool); (isBool && !b) || v == float64(0) {
+		// Mountebank serves a response of 0 or false once as an empty is, then drops it from
+		// the stub's cycle (so does mockd): allowed, so that every Mountebank file mockd
+		// loads converts to YAML that loads, but rarely what a hand-written file means.
+		k.warnf(path, "%s is served once as an empty response, then left out of the stub's cycle (as Mountebank does)", describe(v))
+		return
+	}
 	o := k.object(v, path, "a response (an object with is, proxy, inject or fault)")
 	if o == nil {
 		return

@@ -75,6 +75,32 @@ func containsPrefix(list []string, s string) bool {
 // every pair: stub j is reported with the first earlier stub i (comparable, not conditional)
 // whose predicates are all among j's. Random stub lists draw from a few predicates, so stubs
 // share some, all or none of them, and some have none, an inject or a scenario state.
+// TestCheckFalsyResponses: a response of 0 or false, which Mountebank serves once as an empty
+// is, is a warning (it loads from YAML, as its Mountebank JSON loads); other non-objects stay
+// errors.
+func TestCheckFalsyResponses(t *testing.T) {
+	for _, tc := range []struct {
+		resp    string
+		warning bool
+	}{
+		{"false", true}, {"0", true}, {"0.0", true}, {"true", false}, {"1", false}, {`""`, false}, {`"x"`, false}, {"null", false}, {"[]", false},
+	} {
+		v, err := ParseJSON([]byte(`{"protocol":"http","stubs":[{"predicates":[{"equals":{"path":"/"}}],"responses":[` + tc.resp + `,{"is":{}}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Problem
+		for _, p := range CheckImposter(v, "", Compilers{}) {
+			if p.Path == "stubs[0].responses[0]" {
+				got = append(got, p)
+			}
+		}
+		if len(got) != 1 || got[0].Warning != tc.warning {
+			t.Errorf("response %s: got %+v, want one problem at stubs[0].responses[0] with Warning %v", tc.resp, got, tc.warning)
+		}
+	}
+}
+
 func TestShadowedAsEveryPair(t *testing.T) {
 	pool := []string{`{"equals":{"method":"GET"}}`, `{"equals":{"path":"/a"}}`, `{"equals":{"path":"/b"}}`,
 		`{"exists":{"query":{"q":true}}}`, `{"contains":{"body":"x"}}`, `{"equals":{"path":"/a","method":"GET"}}`}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -196,4 +197,33 @@ func TestLoadDocuments(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bad.yaml: invalid YAML") || !strings.Contains(err.Error(), "bad.json: invalid JSON") {
 		t.Errorf("LoadDocuments of broken documents: %v, want both named", err)
 	}
+}
+
+// FuzzConvertRoundTrip: what mockd convert does to any JSON document that parses (JSON -> YAML
+// -> JSON) gives the identical document back.
+func FuzzConvertRoundTrip(f *testing.F) {
+	for _, s := range []string{
+		`{"imposters":[{"protocol":"http","stubs":[{"responses":[0,false,{"is":{"body":"${A} $${B}"}}]}]}]}`,
+		`{"a":[1.5,-0,1e21,"yes","no","~","null","0x1F","1_000",".inf","2026-11-27","- x",": y","#z"]}`,
+		`{"":{"\u0000":"\t\r\n","k: v":"'\"","<<":{"a":1}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseJSON(data)
+		if err != nil {
+			return
+		}
+		y, err := MarshalYAML(v)
+		if err != nil {
+			return // a value YAML cannot hold is refused, not changed
+		}
+		back, _, err := ParseYAML(y)
+		if err != nil {
+			t.Fatalf("the YAML of %s does not parse: %v\n%s", data, err, y)
+		}
+		if got, want := MarshalJSON(back, 0), MarshalJSON(v, 0); !bytes.Equal(got, want) {
+			t.Fatalf("JSON -> YAML -> JSON changed %s\n got %s\nwant %s\nyaml:\n%s", data, got, want, y)
+		}
+	})
 }

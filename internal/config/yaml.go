@@ -304,6 +304,12 @@ func yamlNode(v Value) *yaml.Node {
 	case bool:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(t)}
 	case float64:
+		if t == math.Trunc(t) && math.Abs(t) >= 1e18 && math.Abs(t) < 1e21 {
+			// JavaScript writes these as digits (1e20 is 100000000000000000000), which YAML
+			// reads as an int or a float by their size, and neither tag loads back in all of
+			// them: an exponent is a float to every YAML reader.
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(t, 'e', -1, 64)}
+		}
 		tag := "!!int"
 		if t != math.Trunc(t) || math.Abs(t) >= 1e21 {
 			tag = "!!float"

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,6 +56,65 @@ func TestConvertRoundTrip(t *testing.T) {
 	}
 	if string(got) != string(out) {
 		t.Errorf("JSON → YAML → JSON changed the config\n got: %s\nwant: %s", got, out)
+	}
+}
+
+// TestConvertRoundTripServes: a Mountebank file whose stubs hold responses of 0 and false
+// (served once as an empty response, then dropped, as Mountebank does) converts to YAML that
+// mockd serves to the same GET /imposters and the same answers; one holding what only
+// Mountebank's lenient reading takes (a key it ignores, a status of 1000) converts with each such
+// place listed on standard error, with its YAML line.
+func TestConvertRoundTripServes(t *testing.T) {
+	dir := t.TempDir()
+	port := listenFree(t)
+	in := `{"imposters":[{"protocol":"http","port":` + strconv.Itoa(port) + `,"stubs":[` +
+		`{"predicates":[{"equals":{"path":"/a"}}],"responses":[0,{"is":{"body":"a"}},false]},` +
+		`{"responses":[false]}]}]}`
+	jsonIn := write(t, dir, "in.json", in)
+	yamlOut := filepath.Join(dir, "out.yaml")
+	out, err := exec.Command(mockdBin, "convert", jsonIn, "-o", yamlOut).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Fatalf("mockd convert: %v\n%s", err, out)
+	}
+	var answers, listings []string
+	for _, file := range []string{jsonIn, yamlOut} {
+		s := start(t, "-c", file)
+		_, listing, err := get(s.Admin + "/imposters?replayable=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		listings = append(listings, listing)
+		var got []string
+		for _, path := range []string{"/a", "/a", "/a", "/a", "/b", "/b"} {
+			code, body, err := get("http://127.0.0.1:" + strconv.Itoa(port) + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%d %q", code, body))
+		}
+		answers = append(answers, strings.Join(got, ", "))
+		s.stop()
+	}
+	if listings[0] != listings[1] {
+		t.Errorf("GET /imposters differs\n JSON: %s\n YAML: %s", listings[0], listings[1])
+	}
+	if want := `200 "", 200 "a", 200 "", 200 "a", 200 "", 200 ""`; answers[0] != want || answers[1] != want {
+		t.Errorf("answers\n JSON: %s\n YAML: %s\n want: %s", answers[0], answers[1], want)
+	}
+
+	lenient := write(t, dir, "lenient.json", `{"imposters":[{"protocol":"http","port":`+strconv.Itoa(port)+`,"foo":1,"stubs":[{"responses":[{"is":{"statusCode":1000}}]}]}]}`)
+	cmd := exec.Command(mockdBin, "convert", lenient)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	yaml, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mockd convert of a lenient file: %v\n%s", err, stderr.String())
+	}
+	for _, want := range []string{"lenient.json loads as Mountebank JSON, but its YAML will not load", `stdout:4:5: imposters[0].foo: unknown field "foo"`,
+		"stdout:8:15: imposters[0].stubs[0].responses[0].is.statusCode: must be an HTTP status"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("convert's standard error lacks %q:\n%s\nYAML:\n%s", want, stderr.String(), yaml)
+		}
 	}
 }
 
