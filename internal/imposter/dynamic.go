@@ -149,6 +149,11 @@ func (im *Imposter) renderBody(req *request.Request, is *isResponse, slab *scrip
 		_, _, _, mode := isFields(is.is)
 		box.w.body = nil
 		box.w.compileBody("", mode, im.defaults)
+		if box.w.hasContentLength && len(box.w.body) == 0 {
+			// The template's text made its values UTF-8 (utf8Values); node writes the header
+			// block of an empty body on its own, as Latin-1.
+			box.w.latin1Values(box.h[:0])
+		}
 	}
 	return &box.w, box, nil
 }

@@ -503,6 +503,21 @@ func (out *wire) utf8Values(mode config.Value, def *defaults) {
 	}
 }
 
+// latin1Values undoes utf8Values: out's header values past ASCII go out one byte a character
+// again, in lines copied into dst's room when one has such a value.
+func (out *wire) latin1Values(dst []header) {
+	for i := range out.headers {
+		if !out.headers[i].wide && !isASCII(out.headers[i].value) {
+			hs := append(dst, out.headers...)
+			for j := range hs {
+				hs[j].wide = !isASCII(hs[j].value)
+			}
+			out.headers = hs
+			return
+		}
+	}
+}
+
 // compileBody sets out's body from an `is` object's body and _mode fields (nil for absent).
 func (out *wire) compileBody(body, mode config.Value, def *defaults) {
 	if !truthy(body) {

@@ -44,6 +44,45 @@ func TestTemplatedResponses(t *testing.T) {
 	}
 }
 
+// TestTemplateRenderedEmptyLatin1: a header value past ASCII in an answer with a Content-Length
+// goes out as UTF-8 when the template's body renders text and as Latin-1 when it renders empty,
+// as node writes the header block of an answer with an empty body on its own (Mountebank sends
+// `grün` as gr\xfcn then); the stub's compiled lines stay as they were.
+func TestTemplateRenderedEmptyLatin1(t *testing.T) {
+	im := scenarioImposter(t, `[
+		{"predicates":[{"equals":{"path":"/len"}}],"responses":[{"is":{"template":true,"headers":{"Content-Length":"3","X-A":"grün"},"body":"{{request.query.q}}"}}]},
+		{"responses":[{"is":{"template":true,"headers":{"X-A":"grün"},"body":"{{request.query.q}}"}}]}
+	]`)
+	for _, c := range []struct {
+		path  string
+		latin bool
+	}{
+		{"/len?q=abc", false}, {"/len?q=", true}, {"/len?q=x", false}, {"/nolen?q=abc", true}, {"/nolen?q=", true},
+	} {
+		path, query, _ := strings.Cut(c.path, "?")
+		req := &request.Request{Method: "GET", Path: path, Query: request.ParseQuery(nil, query)}
+		_, resp, _, _, err := im.resolve(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, perr := im.produce(context.Background(), req, resp, nil)
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		var got []string
+		latin := false
+		for _, h := range out.headers {
+			if h.name == "X-A" {
+				latin = h.wide
+			}
+			got = append(got, h.name+": "+Latin1(h.value))
+		}
+		if latin != c.latin {
+			t.Errorf("%s (body %q): X-A as Latin-1 %v, want %v (%q)", c.path, out.body, latin, c.latin, got)
+		}
+	}
+}
+
 func TestTemplateOnTCPIsRefused(t *testing.T) {
 	def, errs := config.ParseImposter(mustJSON(t, `{"protocol":"tcp","port":4545,"stubs":[{"responses":[{"is":{"template":true,"data":"{{request.body}}"}}]}]}`), config.ParseOptions{})
 	if len(errs) > 0 {
