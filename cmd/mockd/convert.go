@@ -20,7 +20,9 @@ func newConvertCmd() *cobra.Command {
 		Short: "Convert Mountebank JSON to mockd YAML and back, losslessly",
 		Long: "convert reads a Mountebank JSON file (imposters.json) and writes it as YAML, or reads a\n" +
 			"YAML file and writes Mountebank JSON. Both load to the identical imposters: YAML's\n" +
-			"${ENV} references are resolved (unless --keep-env) and bodyFile is inlined as body.",
+			"${ENV} references are resolved (unless --keep-env) and bodyFile is inlined as body.\n" +
+			"YAML is checked strictly: what only Mountebank's lenient reading of JSON takes (a key it\n" +
+			"ignores, a statusCode of 1000) is written as it is and listed on standard error.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file := args[0]
