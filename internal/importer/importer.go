@@ -103,11 +103,15 @@ func readFile(file string) ([]byte, error) {
 	return data, nil
 }
 
-// imposterConfig wraps stubs into a one-imposter mockd config.
-func imposterConfig(port int, name string, stubs []any) *config.Object {
+// imposterConfig wraps stubs into a one-imposter mockd config, with the defaultResponse dflt
+// when it is not nil.
+func imposterConfig(port int, name string, dflt *config.Object, stubs []any) *config.Object {
 	imp := config.NewObject("port", float64(port), "protocol", "http")
 	if name != "" {
 		imp.Set("name", name)
+	}
+	if dflt != nil {
+		imp.Set("defaultResponse", dflt)
 	}
 	if stubs == nil {
 		stubs = []any{}

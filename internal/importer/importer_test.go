@@ -215,6 +215,10 @@ func TestWireMockMappings(t *testing.T) {
 			if got := stubsOf(t, res); len(got) != 1 || got[0] != c.want {
 				t.Errorf("stub\n got: %v\nwant: %s", got, c.want)
 			}
+			// WireMock's 404 for a request no mapping matches.
+			if imp := string(config.MarshalJSON(res.Config, 0)); !strings.Contains(imp, `"defaultResponse":{"statusCode":404}`) {
+				t.Errorf("imposter without a 404 defaultResponse: %s", imp)
+			}
 			notes := notesOf(res)
 			if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
 				t.Errorf("notes %q, want %q", notes, c.note)

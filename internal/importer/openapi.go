@@ -83,7 +83,7 @@ func OpenAPI(file string, opts OpenAPIOptions) (*Result, error) {
 		}
 		res.Notes = append(res.Notes, Note{File: f, Line: n.line, Message: n.msg})
 	}
-	res.Config = imposterConfig(opts.Port, name, stubs)
+	res.Config = imposterConfig(opts.Port, name, nil, stubs)
 	res.Stubs = len(stubs)
 	res.sortNotes()
 	return res, nil

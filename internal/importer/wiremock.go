@@ -110,7 +110,10 @@ func WireMock(src string, opts WireMockOptions) (*Result, error) {
 	for i, m := range all {
 		stubs[i] = m.stub
 	}
-	res.Config = imposterConfig(opts.Port, "", stubs)
+	// WireMock answers a request no mapping matches with 404 (Mountebank with 200): a test that
+	// expects that keeps passing. Every stub's is names its status, which the default would
+	// otherwise fill in.
+	res.Config = imposterConfig(opts.Port, "", config.NewObject("statusCode", 404.0), stubs)
 	res.Stubs = len(stubs)
 	res.sortNotes()
 	return res, nil
