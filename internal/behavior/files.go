@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mockd/mockd/internal/config"
@@ -34,8 +35,8 @@ func NewFiles(roots []string, maxSize int64) *Files {
 	f := &Files{MaxSize: maxSize}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
-		if err != nil {
-			continue
+		if err != nil || slices.Contains(f.Roots, abs) {
+			continue // a config file's directory is often the working directory: named once
 		}
 		f.Roots = append(f.Roots, abs)
 		if real, err := filepath.EvalSymlinks(abs); err == nil {

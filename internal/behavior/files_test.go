@@ -32,6 +32,11 @@ func TestFilesCheck(t *testing.T) {
 			t.Errorf("Check(%q): code %q, want %q", path, err.Code, config.CodeInsufficient)
 		}
 	}
+	// The working directory and a config file's directory are often one: the refusal names it once.
+	twice := NewFiles([]string{dir, dir + string(filepath.Separator), filepath.Join(dir, "sub", "..")}, 0)
+	if err := twice.Check("lookup file", "/etc/passwd"); err == nil || strings.Count(err.Message, dir) != 1 {
+		t.Errorf("roots %q: refusal %v, want the directory named once", twice.Roots, err)
+	}
 	if err := (*Files)(nil).Check("lookup file", "/etc/passwd"); err != nil {
 		t.Errorf("no rules refuse %v", err)
 	}
