@@ -20,16 +20,8 @@ import "github.com/mockd/mockd/internal/jsvalue"
 //
 // With keyLower, object keys are compared as their lowercase (keys holds lowercase names).
 func Path(s string, keys []string, keyLower bool) (start, end int, res Result) {
-	sc := jsonScanner{s: s, keys: keys, keyLower: keyLower}
-	sc.ws()
-	if sc.i >= len(s) || s[sc.i] != '{' {
-		return 0, 0, Unsure
-	}
-	if !sc.value(0, true) {
-		return 0, 0, Unsure
-	}
-	sc.ws()
-	if sc.i != len(s) {
+	sc := scanner{keys: keys, keyLower: keyLower}
+	if !sc.run(s) {
 		return 0, 0, Unsure
 	}
 	if !sc.found {
@@ -42,16 +34,11 @@ func Path(s string, keys []string, keyLower bool) (start, end int, res Result) {
 // receives the span of names[i]'s value, or {-1, -1} when the object has no such key. It
 // reports false where Path would be unsure (a name repeated counts as unsure too).
 func Fields(s string, names []string, keyLower bool, spans [][2]int) bool {
-	sc := jsonScanner{s: s, fields: names, spans: spans, keyLower: keyLower}
+	sc := scanner{fields: names, spans: spans, keyLower: keyLower}
 	for i := range spans {
 		spans[i] = [2]int{-1, -1}
 	}
-	sc.ws()
-	if sc.i >= len(s) || s[sc.i] != '{' || !sc.value(0, false) {
-		return false
-	}
-	sc.ws()
-	return sc.i == len(s)
+	return sc.run(s)
 }
 
 // Result is what a scan found out about a path.
@@ -65,24 +52,212 @@ const (
 	Found
 )
 
-// maxScanDepth bounds the nesting Path follows (the recursion of value).
+// maxScanDepth bounds the nesting Path follows: a value deeper than maxScanDepth keys and
+// array elements leaves the text to the parse. (The open containers' kinds are the bits of
+// one uint64, so the bound is at most 64.)
 const maxScanDepth = 64
 
-type jsonScanner struct {
-	s        string
-	i        int
+type scanner struct {
 	keys     []string
 	keyLower bool
 
 	found      bool
 	start, end int
 
-	// fields mode (Fields): the top-level names wanted and where their values are.
+	// fields mode (Fields): the top-level names wanted and where their values are; field is
+	// the one whose value is being read.
 	fields []string
 	spans  [][2]int
+	field  int
 }
 
-func (sc *jsonScanner) ws() { sc.i = skipWS(sc.s, sc.i) }
+// run checks that s is one JSON object Path reads plainly (see Path), and notes the span of
+// the value keys selects (found, start, end) or of each of fields (spans).
+//
+// It is one loop over the text, without recursion: a value is read at value, what follows
+// a value at ended, an object's member name at member. The open containers are a stack of
+// bits (arrays: bit L is set when the container at level L is an array), and the path is
+// followed by one number: the values at hand at levels 0 to on are on the path (the path's
+// value when its level is len(keys)). Fields reads its names as paths of one key.
+func (sc *scanner) run(s string) bool {
+	i := skipWS(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return false
+	}
+	nkeys := len(sc.keys)
+	if sc.fields != nil {
+		nkeys = 1
+	} else if nkeys == 0 {
+		sc.start = i // the path of no keys selects the object
+	}
+	var (
+		arrays uint64 // bit L: the open container at level L is an array
+		seen   uint64 // bit L: the path's object at level L had its key
+		level  int    // the level of the value at hand: how many keys and indexes lead to it
+		on     int    // the values at hand at levels 0 to on are on the path
+	)
+
+value: // a value at s[i] (i < len(s), no white space) at level
+	switch c := s[i]; {
+	case c == '"':
+		j, ok := scanString(s, i)
+		if !ok {
+			return false
+		}
+		i = j
+	case '1' <= c && c <= '9':
+		// An integer of a few digits is read here; a fraction, an exponent or a long one
+		// by scanNumber.
+		j := i + 1
+		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		if j-i > 15 || j < len(s) && (s[j] == '.' || s[j]|0x20 == 'e') {
+			if j, ok := scanNumber(s, i); ok {
+				i = j
+				goto ended
+			}
+			return false
+		}
+		i = j
+	case c == '0' || c == '-':
+		j, ok := scanNumber(s, i)
+		if !ok {
+			return false
+		}
+		i = j
+	case c == '{' || c == '[':
+		j := skipWS(s, i+1)
+		if j >= len(s) {
+			return false
+		}
+		if s[j] == c+2 { // '{'+2 is '}', '['+2 is ']': an empty container
+			i = j
+			goto closed
+		}
+		if level >= maxScanDepth {
+			return false // its members would be deeper than the bound
+		}
+		i = j
+		if c == '[' {
+			arrays |= 1 << level
+			level++
+			goto value // (an element is never on the path: names only)
+		}
+		arrays &^= 1 << level
+		seen &^= 1 << level
+		level++
+		goto member
+	default:
+		j, ok := scanLiteral(s, i)
+		if !ok {
+			return false
+		}
+		i = j
+	}
+	// a scalar: it started at the previous i
+	goto ended
+
+closed: // the container at level ends at s[i]
+	i++
+
+ended: // the value at level ends at i
+	if on == level {
+		if level == nkeys {
+			sc.foundAt(i)
+		}
+		on--
+	}
+	if level == 0 {
+		return skipWS(s, i) == len(s)
+	}
+	if i = skipWS(s, i); i >= len(s) {
+		return false
+	}
+	level--
+	if arrays&(1<<level) != 0 {
+		switch s[i] {
+		case ',':
+			if i = skipWS(s, i+1); i >= len(s) {
+				return false
+			}
+			level++
+			goto value
+		case ']':
+			goto closed
+		}
+		return false
+	}
+	switch s[i] {
+	case ',':
+		i = skipWS(s, i+1)
+		level++
+		goto member
+	case '}':
+		goto closed
+	}
+	return false
+
+member: // an object's member name at s[i] (the object is at level-1; i may be len(s))
+	if i >= len(s) || s[i] != '"' {
+		return false
+	}
+	{
+		end, ok := scanString(s, i)
+		if !ok {
+			return false
+		}
+		k := s[i+1 : end-1]
+		if i = skipWS(s, end); i >= len(s) || s[i] != ':' {
+			return false
+		}
+		if i = skipWS(s, i+1); i >= len(s) {
+			return false
+		}
+		if obj := level - 1; on == obj && obj < nkeys {
+			if sc.fields != nil {
+				j := sc.fieldIndex(k)
+				if j < 0 {
+					goto value
+				}
+				if sc.spans[j][0] >= 0 {
+					return false // repeated
+				}
+				sc.field = j
+			} else if !sc.keyIs(k, sc.keys[obj]) {
+				goto value
+			} else if seen&(1<<obj) != 0 {
+				return false // a repeated key: the full parse decides which one counts
+			} else {
+				seen |= 1 << obj
+			}
+			on = level
+			if level == nkeys {
+				sc.start = i
+			}
+		}
+	}
+	goto value
+}
+
+// foundAt notes that the path's value, which started at sc.start, ends at end.
+func (sc *scanner) foundAt(end int) {
+	if sc.fields != nil {
+		sc.spans[sc.field] = [2]int{sc.start, end}
+		return
+	}
+	sc.found, sc.end = true, end
+}
+
+// fieldIndex returns the index of the top-level key k in sc.fields, or -1.
+func (sc *scanner) fieldIndex(k string) int {
+	for j, name := range sc.fields {
+		if sc.keyIs(k, name) {
+			return j
+		}
+	}
+	return -1
+}
 
 // skipWS returns the index of the first byte of s at or after i that is no JSON white space.
 func skipWS(s string, i int) int {
@@ -93,172 +268,32 @@ func skipWS(s string, i int) int {
 	return i
 }
 
-// The scanner keeps its place in locals and moves it with functions of the text and an index
-// (scanString, scanNumber, scanLiteral), so that a scalar costs no call of a method that reads
-// and writes sc.i: an array's scalars are read in its own loop, without value.
-
-// value scans one value at sc.i. level is how many keys lead to it; onPath says whether they
-// are keys[:level]. It reports false for anything Path is unsure of.
-func (sc *jsonScanner) value(level int, onPath bool) bool {
-	s, i := sc.s, sc.i
-	if level > maxScanDepth || i >= len(s) {
-		return false
-	}
-	var end int
-	var ok bool
-	switch c := s[i]; {
-	case c == '{':
-		ok, end = sc.object(level, onPath), sc.i
-	case c == '[':
-		ok, end = sc.array(level), sc.i
-	case c == '"':
-		end, ok = scanString(s, i)
-	case c == '-' || ('0' <= c && c <= '9'):
-		end, ok = scanNumber(s, i)
-	default:
-		end, ok = scanLiteral(s, i)
-	}
-	if !ok {
-		return false
-	}
-	sc.i = end
-	if onPath && level == len(sc.keys) {
-		sc.found, sc.start, sc.end = true, i, end
-	}
-	return true
-}
-
-func (sc *jsonScanner) object(level int, onPath bool) bool {
-	s := sc.s
-	i := skipWS(s, sc.i+1) // after {
-	if i < len(s) && s[i] == '}' {
-		sc.i = i + 1
-		return true
-	}
-	seen := false // keys[level] was a key of this object
-	for {
-		i = skipWS(s, i)
-		if i >= len(s) || s[i] != '"' {
-			return false
-		}
-		end, ok := scanString(s, i)
-		if !ok {
-			return false
-		}
-		k := s[i+1 : end-1]
-		i = skipWS(s, end)
-		if i >= len(s) || s[i] != ':' {
-			return false
-		}
-		i = skipWS(s, i+1)
-		next := false
-		if onPath && level < len(sc.keys) && sc.keyIs(k, sc.keys[level]) {
-			if seen {
-				return false // a repeated key: the full parse decides which one counts
-			}
-			seen, next = true, true
-		}
-		field := -1
-		if level == 0 && sc.fields != nil {
-			for j, name := range sc.fields {
-				if sc.keyIs(k, name) {
-					if sc.spans[j][0] >= 0 {
-						return false // repeated
-					}
-					field = j
-					break
-				}
-			}
-		}
-		sc.i = i
-		if !sc.value(level+1, next) {
-			return false
-		}
-		if field >= 0 {
-			sc.spans[field] = [2]int{i, sc.i}
-		}
-		i = skipWS(s, sc.i)
-		if i >= len(s) {
-			return false
-		}
-		switch s[i] {
-		case ',':
-			i++
-		case '}':
-			sc.i = i + 1
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-func (sc *jsonScanner) array(level int) bool {
-	s := sc.s
-	i := skipWS(s, sc.i+1) // after [
-	if i < len(s) && s[i] == ']' {
-		sc.i = i + 1
-		return true
-	}
-	if level+1 > maxScanDepth {
-		return false // (value's bound on the elements)
-	}
-	for {
-		i = skipWS(s, i)
-		if i >= len(s) {
-			return false
-		}
-		// Names only: nothing inside an array is selected (value(level+1, false)).
-		var ok bool
-		switch c := s[i]; {
-		case c == '"':
-			i, ok = scanString(s, i)
-		case c == '-' || ('0' <= c && c <= '9'):
-			i, ok = scanNumber(s, i)
-		case c == '{' || c == '[':
-			sc.i = i
-			ok, i = sc.value(level+1, false), sc.i
-		default:
-			i, ok = scanLiteral(s, i)
-		}
-		if !ok {
-			return false
-		}
-		i = skipWS(s, i)
-		if i >= len(s) {
-			return false
-		}
-		switch s[i] {
-		case ',':
-			i++
-		case ']':
-			sc.i = i + 1
-			return true
-		default:
-			return false
-		}
-	}
-}
-
 // keyIs reports whether the object key k is name, lowercased first with keyLower.
-func (sc *jsonScanner) keyIs(k, name string) bool {
+func (sc *scanner) keyIs(k, name string) bool {
 	if !sc.keyLower {
 		return k == name
 	}
 	return jsvalue.EqualLower(k, name)
 }
 
+// inString is true for the bytes a string without escapes continues with: none of '"', '\\'
+// and the control characters.
+var inString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // scanString scans the string at s[i] (a '"') without escapes or control characters, and
 // returns the index after its closing quote.
 func scanString(s string, i int) (int, bool) {
-	for j := i + 1; j < len(s); j++ {
-		c := s[j]
-		if c == '"' {
-			return j + 1, true
-		}
-		if c == '\\' || c < 0x20 {
-			return 0, false
-		}
+	j := i + 1
+	for j < len(s) && inString[s[j]] {
+		j++
+	}
+	if j < len(s) && s[j] == '"' {
+		return j + 1, true
 	}
 	return 0, false
 }
