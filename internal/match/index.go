@@ -1,6 +1,7 @@
 package match
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -27,6 +28,9 @@ type index struct {
 	regexes []*regexGroup
 	always  []int32
 	all     bool // nothing indexed: scan every stub
+	// pathsOnly: every stub is filed under a literal path (pathCS, pathCI), none under a
+	// method, a field or a regular expression, and none is always a candidate (findByPath).
+	pathsOnly bool
 	// settled[i] is set when the path bucket stub i is filed under says all its predicates
 	// ask of the path, and what is left is at most a method to compare (see settledBy).
 	settled []settled
@@ -125,7 +129,7 @@ func settledBy(ps []*pred) settledStub {
 
 // decide reports whether settled stub st matches a request with this method, given that the
 // stub is a candidate.
-func (x *index) decide(st *settled, method string, buf []byte) bool {
+func (x *index) decide(st *settled, method string) bool {
 	if !st.hasMethod {
 		return true
 	}
@@ -133,11 +137,53 @@ func (x *index) decide(st *settled, method string, buf []byte) bool {
 	if !st.ci {
 		return method == want
 	}
-	b, str := lowerKey(method, buf)
-	if b != nil {
-		return string(b) == want
+	if eq, sure := equalLowerASCII(method, want); sure {
+		return eq
 	}
-	return str == want
+	return jsvalue.ToLower(method) == want
+}
+
+// equalLowerASCII reports whether s lowercased is lower, with sure false when it cannot tell
+// without lowercasing s in full: s has a byte that is not ASCII before any difference.
+func equalLowerASCII(s, lower string) (eq, sure bool) {
+	if len(s) != len(lower) {
+		return false, isASCII(s) // (lowercasing keeps an ASCII text's length)
+	}
+	lower = lower[:len(s)]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return false, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false, true // the bytes before are ASCII: lowercased in place
+		}
+	}
+	return true, true
+}
+
+// isLowerASCII reports whether s is ASCII without capital letters, which lowercases to itself:
+// eight bytes at a time.
+func isLowerASCII(s string) bool {
+	const hi = 0x8080808080808080
+	for len(s) >= 8 {
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8))
+		// ASCII bytes (no high bit): b+0x3f has its high bit from 'A' on, b+0x25 from 'Z'+1
+		// on, and neither carries into the next byte.
+		if w&hi != 0 || (w+0x3f3f3f3f3f3f3f3f)&^(w+0x2525252525252525)&hi != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldGroup indexes stubs whose first predicate is equals with a literal value on one key of
@@ -485,6 +531,8 @@ func buildIndex(stubs [][]*pred) index {
 		g.lengths = slices.Compact(g.lengths)
 	}
 	x.all = n == 0
+	x.pathsOnly = !x.all && len(x.methodCS) == 0 && len(x.methodCI) == 0 && len(x.groups) == 0 &&
+		len(x.regexes) == 0 && len(x.always) == 0
 	return x
 }
 
@@ -521,6 +569,9 @@ func (x *index) lookupLower(m litMap, s string, buf []byte) []int32 {
 // find is Find through the index; *cp is the evaluation context, taken (acquireCtx) when
 // first needed if it is nil, for the caller to release.
 func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
+	if x.pathsOnly && !r.TCP && (len(x.pathCI) == 0 || isLowerASCII(r.Path)) {
+		return x.findByPath(s, cp, r)
+	}
 	c := *cp
 	if x.all {
 		if c == nil {
@@ -583,7 +634,7 @@ func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 		if x.settled != nil && x.settled[i].ok {
 			// Only its path bucket lists a settled stub, and only the request's bucket is
 			// looked up: the path is equal.
-			if x.decide(&x.settled[i], method, buf[:]) {
+			if x.decide(&x.settled[i], method) {
 				return int(i), nil
 			}
 			continue
@@ -600,6 +651,44 @@ func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 			return int(i), nil
 		}
 	}
+}
+
+// findByPath is find for an index of paths only (pathsOnly) and a request whose path is its
+// own lowercase when case-insensitive paths are filed: the candidates are the two path
+// buckets, merged in stub order, with no lists or buffers to set up.
+func (x *index) findByPath(s *Set, cp **evalCtx, r *request.Request) (int, error) {
+	var cs, ci []int32
+	if len(x.pathCS) > 0 {
+		cs = x.list(x.pathCS, r.Path)
+	}
+	if len(x.pathCI) > 0 {
+		ci = x.list(x.pathCI, r.Path) // the path is its own lowercase
+	}
+	for len(cs) > 0 || len(ci) > 0 {
+		var i int32
+		if len(ci) == 0 || len(cs) > 0 && cs[0] < ci[0] {
+			i, cs = cs[0], cs[1:]
+		} else {
+			i, ci = ci[0], ci[1:]
+		}
+		if x.settled != nil && x.settled[i].ok {
+			if x.decide(&x.settled[i], r.Method) {
+				return int(i), nil
+			}
+			continue
+		}
+		if *cp == nil {
+			*cp = acquireCtx(s, r)
+		}
+		ok, err := (*cp).stub(s.stubs[i])
+		if err != nil {
+			return -1, err
+		}
+		if ok {
+			return int(i), nil
+		}
+	}
+	return -1, nil
 }
 
 // candidates appends to lists the stubs of g that r can match: those whose literal is the

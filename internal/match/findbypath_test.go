@@ -1,0 +1,103 @@
+package match
+
+import (
+	"encoding/json"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/request"
+)
+
+// TestFindByPath: an index of literal paths only (findByPath: case-sensitive and -insensitive
+// buckets merged, settled and unsettled stubs, paths in and out of lowercase ASCII) picks the
+// stub the plain scan and the reference pick.
+func TestFindByPath(t *testing.T) {
+	plainOnly(t)
+	rng := rand.New(rand.NewSource(26))
+	paths := []string{"/a", "/A", "/b", "/a/b", "/é", "/É", "/users/42", "/Users/42", "/a-very-long-path/of/more/than/8", "/A-VERY-long-path/of/more/than/8", "/k", "/K"}
+	methods := []string{"GET", "get", "POST", "Delete", "k"}
+	pathsOnly, fast := 0, 0
+	for round := 0; round < 600; round++ {
+		var stubs [][]any
+		for i := 1 + rng.Intn(12); i > 0; i-- {
+			exp := map[string]any{"path": paths[rng.Intn(len(paths))]}
+			if rng.Intn(2) == 0 {
+				exp["method"] = methods[rng.Intn(len(methods))]
+			}
+			if rng.Intn(5) == 0 {
+				exp["query"] = map[string]any{"q": "1"} // not settled: the predicate runs
+			}
+			p := map[string]any{[]string{"equals", "deepEquals"}[rng.Intn(2)]: exp}
+			if rng.Intn(3) == 0 {
+				p["caseSensitive"] = true
+			}
+			preds := []any{p}
+			if rng.Intn(6) == 0 {
+				preds = append(preds, map[string]any{"startsWith": map[string]any{"method": "G"}})
+			}
+			stubs = append(stubs, preds)
+		}
+		s, err := Compile(stubs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.idx.pathsOnly {
+			continue
+		}
+		pathsOnly++
+		for k := 0; k < 12; k++ {
+			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))]}
+			if rng.Intn(3) == 0 {
+				r.Query = []request.KV{{Name: "q", Value: "1"}}
+			}
+			if len(s.idx.pathCI) == 0 || isLowerASCII(r.Path) {
+				fast++
+			}
+			got, gerr := s.Find(r)
+			want, werr := scanParsed(s, r)
+			ref, rerr := plainFind(s, r)
+			if got != want || (gerr == nil) != (werr == nil) || !sameAnswer(got, gerr, ref, rerr) {
+				b, _ := json.Marshal(stubs)
+				t.Fatalf("Find(%s %s) = %d, %v; scan = %d, %v; reference = %d, %v\nstubs %s", r.Method, r.Path, got, gerr, want, werr, ref, rerr, b)
+			}
+		}
+	}
+	if pathsOnly < 300 || fast < 2000 {
+		t.Errorf("only %d sets of paths only, %d requests found by path", pathsOnly, fast)
+	}
+}
+
+// TestLowerASCII: the case checks findByPath and decide use.
+func TestLowerASCII(t *testing.T) {
+	for _, s := range []string{"", "/", "/users/42", "/Users/42", "/a-very-long-path/of/more", "/a-very-long-path/of/morE",
+		"/a-very-long-pAth", "@[`{", "/é", "abcdefgh\x80", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "post", "POST", "k"} {
+		checkLowerASCII(t, s, "post")
+	}
+}
+
+func FuzzLowerASCII(f *testing.F) {
+	f.Add("/users/42", "post")
+	f.Add("/a-very-long-pAth", "get")
+	f.Add("K", "k")
+	f.Fuzz(func(t *testing.T, s, lower string) {
+		checkLowerASCII(t, s, lower)
+		checkLowerASCII(t, s, jsvalue.ToLower(s))
+	})
+}
+
+func checkLowerASCII(t *testing.T, s, lower string) {
+	t.Helper()
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		ascii = ascii && s[i] < 0x80
+	}
+	if got, want := isLowerASCII(s), ascii && strings.ToLower(s) == s; got != want {
+		t.Errorf("isLowerASCII(%q) = %v, want %v", s, got, want)
+	}
+	eq, sure := equalLowerASCII(s, lower)
+	if ascii && !sure || sure && eq != (jsvalue.ToLower(s) == lower) {
+		t.Errorf("equalLowerASCII(%q, %q) = %v, %v; want %v (ASCII %v)", s, lower, eq, sure, jsvalue.ToLower(s) == lower, ascii)
+	}
+}
