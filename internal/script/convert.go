@@ -51,9 +51,20 @@ func fromJS(rt *runtime, v goja.Value, depth int) (config.Value, bool) {
 	if goja.IsNull(v) {
 		return nil, true
 	}
+	if depth == 0 {
+		rt.convLeft = rt.memMax
+	}
 	o, isObj := v.(*goja.Object)
 	if !isObj {
 		if s, isStr := v.(goja.String); isStr {
+			if rt.memMax > 0 {
+				// The strings of one conversion are bounded by the memory limit: a string
+				// doubled to 512 MiB in the call's last instructions was copied into the
+				// answer (1 GB) before the watch's next look.
+				if rt.convLeft -= int64(s.Length()); rt.convLeft < 0 {
+					rt.outOfMemory()
+				}
+			}
 			return s.String(), true // not through Export, which boxes the string once more
 		}
 		switch x := v.Export().(type) {

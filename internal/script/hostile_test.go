@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mockd/mockd/internal/config"
 )
 
 // TestOneOperationCannotTakeTheProcess: a script asking goja for a string or a Buffer of
@@ -426,5 +428,51 @@ func TestReplacePatterns(t *testing.T) {
 	expr := `'abc-def-ghi-jkl'.replace(/\w/g, '$&'.repeat(10)).length`
 	if got := evalBody(t, scopes["guarded"], expr); !strings.Contains(got, "Invalid string length") {
 		t.Errorf("%s: %q, want the error Invalid string length", expr, got)
+	}
+}
+
+// TestReturnedStringsAreBoundedByTheMemoryLimit: a script that doubles a string to past the
+// memory limit in its last instructions returns before the watch's next look; the string was
+// then copied into the answer (a 512 MiB string under the 256 MiB default took mockd to 1 GB).
+// The strings a conversion takes are now counted against the limit, which fails the call as the
+// watch would have, and the next call runs. A repeat, pad or join whose answer would be longer
+// than the limit is refused before it is made.
+func TestReturnedStringsAreBoundedByTheMemoryLimit(t *testing.T) {
+	const limit = 16 << 20
+	s := New(Options{Timeout: time.Minute, MemoryLimit: limit}).NewScope(nil)
+	const want = "error: script used more than 16 MiB of memory (--script-memory)"
+	for _, src := range []string{
+		`function () { let s = 'x'; while (s.length <= 16 << 20) { s += s; } return { body: s }; }`,
+		`function () { return { body: 'é'.repeat(17 << 20) }; }`,
+		`function () { const s = 'x'.repeat(9 << 20); return { body: [s, s] }; }`,
+		`function () { const s = 'x'.repeat(9 << 20); return { body: 'a', headers: { a: s, b: s } }; }`,
+		`function () { const s = 'x'.repeat(4 << 20); return { body: { a: [s, s], b: { c: s, d: [s, s] } } }; }`,
+		// made in one operation: refused before it is made
+		`function () { return { body: 'x'.repeat(17 << 20).length }; }`,
+		`function () { return { body: 'ab'.repeat(9 << 20).length }; }`,
+		`function () { return { body: 'x'.padStart(17 << 20).length }; }`,
+		`function () { return { body: 'x'.padEnd(17 << 20, 'ab').length }; }`,
+		`function () { return { body: new Array(1 << 20).join('x'.repeat(17)).length }; }`,
+		`function (config, state) { state.s = (state.s || 'x'.repeat(4 << 20)) + 'x'.repeat(4 << 20); return { body: state.s }; }`,
+	} {
+		got := respond(t, s, context.Background(), src)
+		for got != want && strings.Contains(src, "state.s") && got != "" && !strings.HasPrefix(got, "error") {
+			got = respond(t, s, context.Background(), src) // grows 4 MiB a call
+		}
+		if got != want {
+			t.Errorf("%s: %.200q, want %q", src, got, want)
+		}
+		if got := respond(t, s, context.Background(), `function () { return { body: 'after' }; }`); got != "after" {
+			t.Errorf("the call after %s: %.200q", src, got)
+		}
+	}
+	// under the limit, nothing changes
+	got := respond(t, s, context.Background(), `function () { const s = 'x'.repeat(1 << 19); return { body: [s, s].join('').length + ',' + s.length + ',' + 'a'.padEnd(1 << 20, 'b').length + ',' + new Array(1 << 10).join('x'.repeat(1000)).length, headers: { a: s } }; }`)
+	if got != "1048576,524288,1048576,1023000" {
+		t.Errorf("under the limit: %.200q", got)
+	}
+	r, err := s.Decorate(context.Background(), `function (config) { config.response.body = 'x'.repeat(17 << 20); }`, testRequest(), &config.Object{})
+	if err == nil || !strings.Contains(jsonOf(err.(*config.Error).Source), "16 MiB of memory") {
+		t.Errorf("decorate setting a 17 MiB body: %.200s %v, want the memory limit's error", jsonOf(r), err)
 	}
 }

@@ -205,6 +205,25 @@ func (m *memWatch) check() {
 	}
 }
 
+// outOfMemory stops the running call with the memory limit's error, as the watch does, and at
+// once: what the call made is more than the limit allows (a string longer than the limit it
+// returned, which the watch may have had no time to see), so the runtime is dropped after it.
+// It panics with the interrupt (a *goja.InterruptedError), or, outside a call, with a
+// RangeError.
+func (rt *runtime) outOfMemory() {
+	w := &rt.watch
+	w.mu.Lock()
+	call := w.call
+	w.mu.Unlock()
+	rt.interruptCall(call, errMemory{rt.memMax})
+	if stop, ok := goja.AssertFunction(rt.arrayToJSON); ok && rt.stopping.Load() {
+		if _, err := stop(rt.vm.NewArray()); err != nil {
+			panic(err)
+		}
+	}
+	panic(rt.vm.NewGoError(errMemory{rt.memMax}))
+}
+
 // dropped tells the watch that a runtime was dropped (see giveBack).
 func (m *memWatch) dropped() {
 	select {

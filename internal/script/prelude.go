@@ -16,6 +16,16 @@ const preludeSource = `(function (g, native) {
 const maxString = native.maxString > 0 ? native.maxString : 536870888;
 const maxBytes = native.maxBytes;
 const stringLength = function () { throw new RangeError('Invalid string length'); };
+// A string of more characters than the call's memory limit has bytes (maxChars) is refused
+// before it is made, with the limit's error (native.outOfMemory interrupts the call, as the
+// memory watch does): 'x'.repeat(4e8) under the 256 MiB default took 400 MB, 800 MB for a
+// two-byte string, before the watch's next look could stop it, and a padStart of as much went
+// through between two looks. (Configuration templates have no memory limit of their own.)
+const outOfMemory = native.outOfMemory, maxChars = Math.min(maxString, outOfMemory ? maxBytes : Infinity);
+const stringTooLong = function (n) {
+    if (n > maxString) { stringLength(); }
+    outOfMemory();
+};
 const strProto = String.prototype;
 const repeat = strProto.repeat, padStart = strProto.padStart, padEnd = strProto.padEnd, join = Array.prototype.join;
 const method = function (proto, name, fn) {
@@ -23,11 +33,11 @@ const method = function (proto, name, fn) {
 };
 method(strProto, 'repeat', { repeat(count) {
     const n = Math.floor(Number(count));
-    if (n > 0 && n < Infinity && String(this).length * n > maxString) { stringLength(); }
+    if (n > 0 && n < Infinity && String(this).length * n > maxChars) { stringTooLong(String(this).length * n); }
     return repeat.call(this, count);
 } }.repeat);
 const padGuard = function (s, maxLength, fill) {
-    if (Number(maxLength) > maxString && (fill === undefined || String(fill) !== '') && Number(maxLength) > String(s).length) { stringLength(); }
+    if (Number(maxLength) > maxChars && (fill === undefined || String(fill) !== '') && Number(maxLength) > String(s).length) { stringTooLong(Number(maxLength)); }
 };
 method(strProto, 'padStart', { padStart(maxLength, fillString) {
     padGuard(this, maxLength, fillString);
@@ -44,7 +54,7 @@ const joinSlice = 1 << 20, slice = Array.prototype.slice;
 method(Array.prototype, 'join', { join(separator) {
     const n = Number(Object(this).length);
     const sep = separator === undefined ? 1 : String(separator).length;
-    if (n > 1 && (n - 1) * sep > maxString) { stringLength(); }
+    if (n > 1 && (n - 1) * sep > maxChars) { stringTooLong((n - 1) * sep); }
     if (!(n > joinSlice)) { return join.call(this, separator); }
     const o = Object(this), s = separator === undefined ? ',' : String(separator);
     let out = join.call(slice.call(o, 0, joinSlice), s);

@@ -71,10 +71,13 @@ type runtime struct {
 	rawUint8Array goja.Constructor
 	bufferProto   *goja.Object
 
-	mem    *memWatch     // watches the memory of calls; nil = no limit
-	memMax int64         // how much the heap may grow during a call
-	pooled bool          // the runtime belongs to its Scope's pool (see stateless.go)
-	config *configObject // a pooled runtime's config argument, reused by each call (see newConfig)
+	mem    *memWatch // watches the memory of calls; nil = no limit
+	memMax int64     // how much the heap may grow during a call
+	// convLeft is how many more characters of strings the conversion in progress (fromJS) may
+	// take before it fails as out of memory.
+	convLeft int64
+	pooled   bool          // the runtime belongs to its Scope's pool (see stateless.go)
+	config   *configObject // a pooled runtime's config argument, reused by each call (see newConfig)
 	// For a pooled runtime, under its Scope's poolMu: when its running call was given it, and
 	// when it last came back.
 	started, idleSince time.Time
@@ -155,6 +158,9 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	native := vm.NewObject()
 	_ = native.Set("env", env)
 	_ = native.Set("maxBytes", e.maxBytes())
+	if rt.memMax > 0 {
+		_ = native.Set("outOfMemory", func(goja.FunctionCall) goja.Value { rt.outOfMemory(); return nil })
+	}
 	if e.maxString > 0 {
 		_ = native.Set("maxString", e.maxString)
 	}
