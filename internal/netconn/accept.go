@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -32,7 +33,7 @@ func (l *RetryListener) Accept() (net.Conn, error) {
 			l.backoff.accepted()
 			return c, nil
 		}
-		if !l.backoff.retry(err, l.done) {
+		if !l.backoff.retry(err, l.done, l.Listener) {
 			return nil, err
 		}
 	}
@@ -55,14 +56,19 @@ const (
 // as net/http's server does; the next success logs that accepting resumed. It belongs to the
 // one goroutine that accepts.
 type acceptBackoff struct {
-	log      *slog.Logger
-	pause    time.Duration
-	failures int
+	log       *slog.Logger
+	pause     time.Duration
+	failures  int
+	reclaimed int // idle connections closed during this burst of failures (see ReclaimIdle)
 }
 
-// retry reports whether the accept that failed with err should be tried again, after pausing;
-// a closed listener is final, and so is a pause cut short by closing done.
-func (b *acceptBackoff) retry(err error, done <-chan struct{}) bool {
+// Out of file descriptors, with no connection waiting, the pause is at most fdPauseMax: a
+// client that comes then waits no longer for the idle connections to be closed for it.
+const fdPauseMax = 50 * time.Millisecond
+
+// retry reports whether the accept on ln that failed with err should be tried again, after
+// pausing; a closed listener is final, and so is a pause cut short by closing done.
+func (b *acceptBackoff) retry(err error, done <-chan struct{}, ln net.Listener) bool {
 	if errors.Is(err, net.ErrClosed) {
 		return false
 	}
@@ -75,7 +81,24 @@ func (b *acceptBackoff) retry(err error, done <-chan struct{}) bool {
 		b.pause = min(2*b.pause, acceptPauseMax)
 	}
 	b.failures++
-	t := time.NewTimer(b.pause)
+	pause := b.pause
+	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+		// Out of file descriptors (accept4 says so whether or not a connection waits). When
+		// one waits, closing the connections idle longest gives some back, to this listener
+		// or another (the admin API's among them); the short pause lets those connections'
+		// readers let go of their sockets. Otherwise look again soon.
+		pause = min(pause, fdPauseMax)
+		if connPending(ln) {
+			if n := ReclaimIdle(reclaimBatch); n > 0 {
+				if b.log != nil && b.reclaimed == 0 {
+					b.log.Warn("out of file descriptors: closing the connections idle longest to accept new ones", "closed", n)
+				}
+				b.reclaimed += n
+				pause = acceptPauseMin
+			}
+		}
+	}
+	t := time.NewTimer(pause)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -89,8 +112,8 @@ func (b *acceptBackoff) retry(err error, done <-chan struct{}) bool {
 func (b *acceptBackoff) accepted() {
 	if b.failures > 0 {
 		if b.log != nil {
-			b.log.Info("accepting connections again", "failed accepts", b.failures)
+			b.log.Info("accepting connections again", "failed accepts", b.failures, "idle connections closed", b.reclaimed)
 		}
-		b.failures = 0
+		b.failures, b.reclaimed = 0, 0
 	}
 }

@@ -123,6 +123,7 @@ func (l *IdleListener) Accept() (net.Conn, error) {
 		l.sweeping = true
 		l.done = make(chan struct{})
 		go l.sweep()
+		withConns.add(l) // until shut: ReclaimIdle looks at its connections
 	}
 	l.mu.Unlock()
 	if tc, ok := ic.Conn.(*tls.Conn); ok {
@@ -157,6 +158,7 @@ func (l *IdleListener) shut() (first bool, err error) {
 	}
 	l.mu.Unlock()
 	if first {
+		withConns.remove(l)
 		err = l.Listener.Close()
 	}
 	return first, err

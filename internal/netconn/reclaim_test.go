@@ -1,0 +1,206 @@
+package netconn
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// acceptAll accepts from il until it is closed and returns the connections, by the client's
+// address, as they come.
+func acceptAll(t *testing.T, il *IdleListener) func(client net.Conn) *idleConn {
+	t.Helper()
+	var mu sync.Mutex
+	got := map[string]*idleConn{}
+	go func() {
+		for {
+			c, err := il.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			got[c.RemoteAddr().String()] = c.(*idleConn)
+			mu.Unlock()
+		}
+	}()
+	return func(client net.Conn) *idleConn {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+			mu.Lock()
+			c := got[client.LocalAddr().String()]
+			mu.Unlock()
+			if c != nil {
+				return c
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the connection was not accepted")
+			}
+		}
+	}
+}
+
+// ReclaimIdle closes the connections idle longest first, and never one in a request.
+func TestReclaimIdleClosesTheOldest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	il := newIdleListener(ln, ListenOptions{IdleTimeout: time.Hour}, time.Hour)
+	defer il.CloseAll()
+	defer il.Close()
+	server := acceptAll(t, il)
+	clients := map[string]net.Conn{}
+	for _, name := range []string{"a", "b", "c", "busy"} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		clients[name] = c
+	}
+	// idle since ticks 1 (a), 3 (b) and 2 (c) of 10; busy is in a request
+	il.tick.Store(10)
+	for name, since := range map[string]int64{"a": 1, "b": 3, "c": 2, "busy": 0} {
+		server(clients[name]).since.Store(since)
+	}
+	for _, step := range []struct {
+		n, closed int
+		gone      []string
+	}{{2, 2, []string{"a", "c"}}, {5, 1, []string{"b"}}, {5, 0, nil}} {
+		if got := ReclaimIdle(step.n); got != step.closed {
+			t.Fatalf("ReclaimIdle(%d) closed %d, want %d", step.n, got, step.closed)
+		}
+		for _, name := range step.gone {
+			if !closedWithin(clients[name], 10*time.Second) {
+				t.Fatalf("%s was not closed", name)
+			}
+		}
+	}
+	if closedWithin(clients["busy"], 50*time.Millisecond) {
+		t.Fatal("the connection in a request was closed")
+	}
+}
+
+// fdLimitListener fails its accepts as a process out of file descriptors does while limit of
+// the connections it accepted are open.
+type fdLimitListener struct {
+	net.Listener
+	limit int64
+	open  atomic.Int64
+}
+
+func (l *fdLimitListener) Accept() (net.Conn, error) {
+	if l.open.Load() >= l.limit {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.open.Add(1)
+	return &countedConn{Conn: c, open: &l.open}, nil
+}
+
+// SyscallConn is the TCP listener's: whether a connection waits is asked of the socket.
+func (l *fdLimitListener) SyscallConn() (syscall.RawConn, error) {
+	return l.Listener.(*net.TCPListener).SyscallConn()
+}
+
+type countedConn struct {
+	net.Conn
+	open *atomic.Int64
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.open.Add(-1) })
+	return c.Conn.Close()
+}
+
+// A server out of file descriptors, whose clients hold idle keep-alive connections, closes the
+// idle ones to accept a new client (it paused, retrying, until their idle timeout); a
+// connection in a request is left to finish it.
+func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := &fdLimitListener{Listener: ln, limit: 3}
+	release := make(chan struct{})
+	srv := &fasthttp.Server{
+		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
+			if string(ctx.Path()) == "/hold" {
+				<-release
+			}
+			ctx.SetBodyString("ok")
+		}),
+		ConnState: IdleConnState,
+		Logger:    quietLogger{},
+	}
+	il := newIdleListener(NewRetryListener(limited, nil), ListenOptions{IdleTimeout: time.Hour}, 10*time.Millisecond)
+	go func() { _ = srv.Serve(il) }()
+	defer func() { _ = il.Shutdown(context.Background()) }()
+	defer close(release)
+
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+	// Two keep-alive connections idle after a request, one in a request: the limit.
+	var idle []net.Conn
+	for range 2 {
+		c := dial()
+		if got := idleGet(t, c, bufio.NewReader(c), "/"); got != "ok" {
+			t.Fatalf("body %q", got)
+		}
+		idle = append(idle, c)
+	}
+	busy := dial()
+	if _, err := io.WriteString(busy, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		il.mu.Lock()
+		inRequest := 0
+		for c := range il.conns {
+			if c.since.Load() == 0 {
+				inRequest++
+			}
+		}
+		il.mu.Unlock()
+		if inRequest == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request to /hold did not start")
+		}
+	}
+	// A new client is served.
+	c := dial()
+	if got := idleGet(t, c, bufio.NewReader(c), "/"); got != "ok" {
+		t.Fatalf("the new client: body %q", got)
+	}
+	for _, c := range idle {
+		if !closedWithin(c, 10*time.Second) {
+			t.Error("an idle connection was left open")
+		}
+	}
+	// The one in a request is answered.
+	release <- struct{}{}
+	var resp fasthttp.Response
+	if err := resp.Read(bufio.NewReader(busy)); err != nil || string(resp.Body()) != "ok" {
+		t.Fatalf("the request in progress: %v %q", err, resp.Body())
+	}
+}
