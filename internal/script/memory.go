@@ -63,6 +63,19 @@ type memWatch struct {
 	live     atomic.Int64 // live heap after the last garbage collection, at the last sample
 	lastGC   time.Time    // the last collection the watch forced (watch goroutine only)
 	interval time.Duration
+
+	// Runtimes dropped for running out of memory whose memory is not given back yet: gone is
+	// closed once one is collected. Calls wait while owed is set (see dropped).
+	dropMu sync.Mutex
+	gone   []chan struct{}
+	owed   atomic.Pointer[chan struct{}]
+}
+
+// settle waits until the memory of the runtimes dropped for running out of it is given back.
+func (m *memWatch) settle() {
+	if ch := m.owed.Load(); ch != nil {
+		<-*ch
+	}
 }
 
 // memCall is a running call: which one (see watch.call), its limit and the live heap when it
@@ -148,16 +161,42 @@ func (m *memWatch) run() {
 	}
 }
 
-// giveBack returns the memory of a dropped runtime to the system, once the call that dropped
-// it has returned (until then its stack holds the runtime). It runs on the watch's goroutine,
-// outside check, which holds the runtimes it suspects.
+// giveBackWait bounds how long giveBack waits for the dropped runtimes to be collected (one
+// still referenced from elsewhere is given back by a later collection).
+const giveBackWait = 250 * time.Millisecond
+
+// giveBack returns the memory of the dropped runtimes to the system once they are collected
+// (until the call that dropped one has returned, its stack holds it), then lets the calls
+// waiting in settle begin. It runs on the watch's goroutine, outside check, which holds the
+// runtimes it suspects.
 func (m *memWatch) giveBack() {
-	time.Sleep(100 * time.Millisecond)
+	m.dropMu.Lock()
+	gone := m.gone
+	m.gone = nil
+	m.dropMu.Unlock()
+	deadline := time.Now().Add(giveBackWait)
+	for _, g := range gone {
+		for collected := false; !collected && time.Now().Before(deadline); {
+			goruntime.GC()
+			select {
+			case <-g:
+				collected = true
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
 	// Twice: what a collection already under way when the runtime was dropped still marked
 	// live is freed by the next one.
 	debug.FreeOSMemory()
 	debug.FreeOSMemory()
 	m.sample() // calls that begin now measure from the heap without the dropped runtime
+	m.dropMu.Lock()
+	if len(m.gone) == 0 { // else another was dropped meanwhile: its giveBack opens the way
+		if ch := m.owed.Swap(nil); ch != nil {
+			close(*ch)
+		}
+	}
+	m.dropMu.Unlock()
 }
 
 // check samples the heap and interrupts the calls during which the live heap grew past the
@@ -224,8 +263,23 @@ func (rt *runtime) outOfMemory() {
 	panic(rt.vm.NewGoError(errMemory{rt.memMax}))
 }
 
-// dropped tells the watch that a runtime was dropped (see giveBack).
-func (m *memWatch) dropped() {
+// dropped tells the watch that rt, whose call ran out of memory, is dropped: its memory is
+// given back once it is collected (see giveBack), and the calls that begin meanwhile wait for
+// that. One operation can leave the heap far past the limit before anything can look (goja
+// makes s + s at once: a string doubled to 512 MiB under the 256 MiB limit took the heap to
+// 1 GB), and a call that began beside that garbage (the same script, requested again) doubled
+// its own string on top of it: 2 GB. It must be called before the next call can take rt's
+// place (the imposter's lock, the pool's count).
+func (m *memWatch) dropped(rt *runtime) {
+	gone := make(chan struct{})
+	goruntime.AddCleanup(rt, func(ch chan struct{}) { close(ch) }, gone)
+	m.dropMu.Lock()
+	m.gone = append(m.gone, gone)
+	if m.owed.Load() == nil {
+		ch := make(chan struct{})
+		m.owed.Store(&ch)
+	}
+	m.dropMu.Unlock()
 	select {
 	case m.free <- struct{}{}:
 	default:

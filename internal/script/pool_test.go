@@ -71,6 +71,42 @@ func TestMemoryLimit(t *testing.T) {
 	}
 }
 
+// A call that begins while the memory of a runtime dropped for running out of it is still to be
+// given back waits for that: a string doubled past the limit leaves the heap far past it before
+// the watch can look, and the same script requested again doubled its own beside that garbage
+// (1.6-2.1 GB for a 512 MiB string under the 256 MiB limit, 1.1 GB once each call waits).
+func TestCallsWaitForMemoryToBeGivenBack(t *testing.T) {
+	e := New(Options{Timeout: time.Minute, MemoryLimit: 16 << 20})
+	s := e.NewScope(nil)
+	call := `function (config) { return { body: [1, 2].map(function (x) { return x * 2; }).join() }; }` // not native
+	m := theMemWatch()
+	// what dropped() leaves for giveBack, which a drop of an earlier test may be running
+	ch := make(chan struct{})
+	for !m.owed.CompareAndSwap(nil, &ch) {
+		time.Sleep(time.Millisecond)
+	}
+	done := make(chan string, 1)
+	go func() { done <- respond(t, s, context.Background(), call) }()
+	select {
+	case got := <-done:
+		t.Fatalf("a call ran (%q) while memory was owed", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if c := m.owed.Swap(nil); c != nil {
+		close(*c)
+	}
+	if got := <-done; got != "2,4" {
+		t.Fatalf("the call once the memory was given back: %q", got)
+	}
+	// and a call that runs out of memory leaves the way open once its memory is given back
+	if got := respond(t, s, context.Background(), `function () { let s = 'x'; while (s.length <= 16 << 20) { s += s; } return { body: s }; }`); !strings.Contains(got, "16 MiB of memory") {
+		t.Fatalf("the doubling: %.200q", got)
+	}
+	if got := respond(t, s, context.Background(), call); got != "2,4" {
+		t.Fatalf("the call after the doubling: %q", got)
+	}
+}
+
 // A stateless call that finds every pooled runtime busy makes another only when the busy ones
 // are as many as calls can run at once (GOMAXPROCS) and it has waited poolWait; before that it
 // waits for one to come back. (Each call that found all busy used to make one: 16 runtimes

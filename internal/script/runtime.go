@@ -378,6 +378,9 @@ func (rt *runtime) watchFired() {
 
 // begin arms the time limit of one call.
 func (rt *runtime) begin(limit time.Duration) {
+	if rt.mem != nil {
+		rt.mem.settle() // before the call's time starts
+	}
 	rt.gen++
 	rt.deadline = time.Now().Add(limit)
 	rt.limit = limit

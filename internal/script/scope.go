@@ -335,6 +335,9 @@ func (s *Scope) enter(source string, kind callKind) *runtime {
 func (s *Scope) leave(rt *runtime) {
 	rt.end()
 	spoiled := rt.spoiled.Load()
+	if spoiled {
+		rt.mem.dropped(rt) // before another call can take its place
+	}
 	var idled *runtime // a pooled runtime left unused for poolIdle, to let go
 	if rt.pooled {
 		now := time.Now()
@@ -376,7 +379,6 @@ func (s *Scope) leave(rt *runtime) {
 	if spoiled {
 		rt.log.Warn("a script ran out of memory: its runtime is dropped, and the imposter's script state with it")
 		rt.discard()
-		rt.mem.dropped()
 	}
 }
 
