@@ -107,6 +107,29 @@ func TestCallsWaitForMemoryToBeGivenBack(t *testing.T) {
 	}
 }
 
+// A pooled runtime dropped for running out of memory is referenced from nowhere in the pool:
+// taken from the idle ones, it stayed in the idle slice's array past its length, holding what
+// its call made (a 512 MiB string) until another runtime came back to that place.
+func TestDroppedRuntimeLeavesThePool(t *testing.T) {
+	s := New(Options{Timeout: time.Minute, MemoryLimit: 16 << 20}).NewScope(nil)
+	call := `function (config) { return { body: [1, 2].map(function (x) { return x * 2; }).join() }; }` // not native
+	if got := respond(t, s, context.Background(), call); got != "2,4" {
+		t.Fatalf("first call: %q", got)
+	}
+	if got := respond(t, s, context.Background(), `function () { let s = 'x'; while (s.length <= 16 << 20) { s += s; } return { body: s }; }`); !strings.Contains(got, "16 MiB of memory") {
+		t.Fatalf("the doubling: %.200q", got)
+	}
+	s.poolMu.Lock()
+	defer s.poolMu.Unlock()
+	for _, list := range [][]*runtime{s.idle[:cap(s.idle)], s.busy[:cap(s.busy)]} {
+		for _, rt := range list {
+			if rt != nil && rt.spoiled.Load() {
+				t.Fatal("the pool still references the dropped runtime")
+			}
+		}
+	}
+}
+
 // A stateless call that finds every pooled runtime busy makes another only when the busy ones
 // are as many as calls can run at once (GOMAXPROCS) and it has waited poolWait; before that it
 // waits for one to come back. (Each call that found all busy used to make one: 16 runtimes

@@ -352,7 +352,7 @@ func (s *Scope) leave(rt *runtime) {
 			// left unused longest.
 			if len(s.idle) > 1 && now.Sub(s.idle[0].idleSince) >= poolIdle {
 				idled = s.idle[0]
-				s.idle = append(s.idle[:0], s.idle[1:]...)
+				s.idle = slices.Delete(s.idle, 0, 1) // (clears the slot left at the end)
 				s.made--
 			}
 		}
@@ -427,6 +427,10 @@ func (s *Scope) pooled() *runtime {
 		now := time.Now()
 		if n := len(s.idle); n > 0 {
 			rt := s.idle[n-1] // the one used last: its memory is the likeliest to be in cache
+			// (the slot is cleared: a runtime dropped after its call, for running out of
+			// memory, stayed referenced from it with all it held, 512 MiB say, until another
+			// runtime came back to the pool)
+			s.idle[n-1] = nil
 			s.idle = s.idle[:n-1]
 			rt.log = s.poolLog
 			rt.started = now
