@@ -37,6 +37,9 @@ type exchange struct {
 	ctx context.Context // nil: none
 	raw []byte          // the header block as it arrived, when has
 	has bool
+	// direct says the request goes out as its header says, without a URI (see
+	// Proxy.exchange): its request target is set, and the URI fasthttp would parse is not.
+	direct bool
 	// conn is the connection of the round trip that ctx's notice ends (see doneNotifier),
 	// set while the exchange is registered with it. told says a notice may still come after
 	// the round trip: the exchange is then not pooled, lest it end another's connection.
@@ -64,24 +67,30 @@ func (ex *exchange) ContextDone(context.Context) {
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
 
 // begin starts req's exchange, with ctx (or nil) its context for the round trips of Forward.
-func (t *rawTransport) begin(req *fasthttp.Request, ctx context.Context) *exchange {
+// A direct exchange is given to roundTrip by its caller; any other is registered for
+// RoundTrip, which HostClient.Do calls with the request alone.
+func (t *rawTransport) begin(req *fasthttp.Request, ctx context.Context, direct bool) *exchange {
 	ex := exchanges.Get().(*exchange)
-	ex.ctx = ctx
-	t.mu.Lock()
-	if t.exs == nil {
-		t.exs = map[*fasthttp.Request]*exchange{}
+	ex.ctx, ex.direct = ctx, direct
+	if !direct {
+		t.mu.Lock()
+		if t.exs == nil {
+			t.exs = map[*fasthttp.Request]*exchange{}
+		}
+		t.exs[req] = ex
+		t.mu.Unlock()
 	}
-	t.exs[req] = ex
-	t.mu.Unlock()
 	return ex
 }
 
 // end forgets req's exchange ex, which must not be used afterwards.
 func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
-	t.mu.Lock()
-	delete(t.exs, req)
-	t.mu.Unlock()
-	ex.ctx, ex.has = nil, false
+	if !ex.direct {
+		t.mu.Lock()
+		delete(t.exs, req)
+		t.mu.Unlock()
+	}
+	ex.ctx, ex.has, ex.direct = nil, false, false
 	if !ex.told && cap(ex.raw) <= 64<<10 {
 		ex.raw = ex.raw[:0]
 		exchanges.Put(ex)
@@ -120,6 +129,11 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	if ex == nil {
 		ex = &exchange{} // not Forward's request: nothing reads what is kept
 	}
+	return t.roundTrip(hc, req, resp, ex)
+}
+
+// roundTrip is RoundTrip of req's exchange ex.
+func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response, ex *exchange) (retry bool, err error) {
 	ex.has = false
 	ctx := ex.ctx
 	if ctx != nil {
@@ -178,7 +192,7 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 		}()
 	}
 	resp.ParseNetConn(conn)
-	if err := send(hc, conn, req); err != nil {
+	if err := send(hc, conn, req, ex.direct); err != nil {
 		return true, err
 	}
 	if err := conn.SetReadDeadline(time.Now().Add(Timeout)); err != nil {
@@ -231,11 +245,20 @@ func asHTTP(br *bufio.Reader, block []byte, skip int) (*bufio.Reader, error) {
 }
 
 // send writes req to conn within its write deadline (RoundTrip sets it); running out of it is
-// fasthttp.ErrTimeout, as the client reports it.
-func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request) error {
+// fasthttp.ErrTimeout, as the client reports it. A direct request is written as its header
+// and body are: req.Write would parse its URI (the request has no Host header fasthttp
+// knows: node's is "host"), to write the target that header holds already.
+func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request, direct bool) error {
 	w := hc.AcquireWriter(conn)
 	defer hc.ReleaseWriter(w)
-	err := req.Write(w)
+	var err error
+	if direct {
+		if err = req.Header.Write(w); err == nil && len(req.Body()) > 0 {
+			_, err = w.Write(req.Body())
+		}
+	} else {
+		err = req.Write(w)
+	}
 	if err == nil {
 		err = w.Flush()
 	}
