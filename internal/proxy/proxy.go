@@ -295,7 +295,11 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 		}
 		return nil, p.failure(err)
 	}
-	return p.answer(resp, raw), nil
+	if ex.plain {
+		return p.answer(resp, raw, ex.ctype, ex.cenc), nil
+	}
+	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
+	return p.answer(resp, raw, resp.Header.ContentType(), resp.Header.Peek("Content-Encoding")), nil
 }
 
 // requestTarget returns the request line's target for the raw target uri (the client's), and
@@ -454,13 +458,14 @@ func IsBinary(contentEncoding, contentType string) bool {
 	}
 }
 
-// answer converts the origin's response. Headers keep their order and case (raw is the
+// answer converts the origin's response, whose Content-Type and Content-Encoding values are
+// ctype and cenc. Headers keep their order and case (raw is the
 // header block as it arrived; without it, fasthttp's parse is used, which orders and spells
 // its special headers its own way); repeated names become arrays at the first one's place,
 // as Mountebank's headersMap.ofRaw does. Header values and a short text body are the same
 // values as the previous answers' when their bytes are (p.texts): a proxy records every
 // answer, and an origin repeats itself.
-func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
+func (p *Proxy) answer(resp *fasthttp.Response, raw, ctype, cenc []byte) *config.Object {
 	// The answer is made as a proxy keeps it (proxyAlways records it as it is): each object
 	// in one allocation with its members, the headers with room for the Connection header
 	// a recorded answer may get, the answer with room for _proxyResponseTime.
@@ -483,7 +488,6 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
 			}
 		}
 	}
-	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
 	p.texts.mu.Lock()
 	defer p.texts.mu.Unlock()
 	if raw != nil {
@@ -499,7 +503,7 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte) *config.Object {
 	body := resp.Body()
 	var text config.Value
 	mode := modeText
-	if IsBinary(string(resp.Header.Peek("Content-Encoding")), string(resp.Header.ContentType())) {
+	if IsBinary(string(cenc), string(ctype)) {
 		mode = modeBinary
 		text = base64.StdEncoding.EncodeToString(body)
 	} else if b := p.texts.utf8(body); b != nil {

@@ -40,6 +40,11 @@ type exchange struct {
 	// direct says the request goes out as its header says, without a URI (see
 	// Proxy.exchange): its request target is set, and the URI fasthttp would parse is not.
 	direct bool
+	// plain says the answer read last had a plain head (see plainHead), which fasthttp did
+	// not parse: its Content-Type and Content-Encoding are these (in raw), not the response
+	// header's.
+	plain       bool
+	ctype, cenc []byte
 	// conn is the connection of the round trip that ctx's notice ends (see doneNotifier),
 	// set while the exchange is registered with it. told says a notice may still come after
 	// the round trip: the exchange is then not pooled, lest it end another's connection.
@@ -90,7 +95,7 @@ func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 		delete(t.exs, req)
 		t.mu.Unlock()
 	}
-	ex.ctx, ex.has, ex.direct = nil, false, false
+	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc = nil, false, false, false, nil, nil
 	if !ex.told && cap(ex.raw) <= 64<<10 {
 		ex.raw = ex.raw[:0]
 		exchanges.Put(ex)
@@ -134,7 +139,7 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 
 // roundTrip is RoundTrip of req's exchange ex.
 func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response, ex *exchange) (retry bool, err error) {
-	ex.has = false
+	ex.has, ex.plain = false, false
 	ctx := ex.ctx
 	if ctx != nil {
 		if err := ctx.Err(); err != nil {
@@ -218,6 +223,21 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 			if rd, err = asHTTP(br, block, skip); err != nil {
 				return false, err
 			}
+		} else if h, ok := plainHead(ex.raw); ok && !resp.SkipBody {
+			// The head was read (checkHead) and is plain: its body is read as fasthttp reads
+			// it after parsing the same head, without the parse (about 4.5k instructions).
+			if _, err := br.Discard(skip + len(block)); err != nil {
+				return false, err // it is buffered: not reached
+			}
+			resp.Header.SetStatusCode(h.status)
+			resp.Header.SetContentLength(h.length)
+			if err := resp.ReadBody(br, hc.MaxResponseBodySize); err != nil {
+				ex.has = false
+				return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
+			}
+			ex.plain, ex.ctype, ex.cenc = true, h.ctype, h.cenc
+			reuse = !req.ConnectionClose() && !h.close
+			return false, nil
 		}
 	}
 	if err := resp.ReadLimitBody(rd, hc.MaxResponseBodySize); err != nil {
@@ -226,6 +246,83 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	}
 	reuse = rd == br && !req.ConnectionClose() && !resp.ConnectionClose()
 	return false, nil
+}
+
+// head is what fasthttp's parse of a plain head (plainHead) makes of it that an exchange uses.
+type head struct {
+	status, length int
+	ctype, cenc    []byte // the values of the last Content-Type and Content-Encoding, or nil
+	close          bool   // the connection is not used again
+}
+
+// plainHead reads block, a response head that checkHead read as node does (status line and
+// header lines, CRLF each, up to the blank line), as fasthttp's ResponseHeader parse reads it,
+// when it is plain: HTTP/1.1, a status from 200 on but 204 and 304 (whose answers have a
+// body), one Content-Length of at most 15 digits, and no Transfer-Encoding or Trailer header.
+// Then its status, its length, the last Content-Type and Content-Encoding values and whether
+// the connection closes (the last Connection value, trimmed, is "close", compared as fasthttp
+// compares it) are fasthttp's; any other head is not plain, and fasthttp parses it. checkHead
+// refuses what fasthttp would read otherwise: a folded line, a byte fasthttp refuses in a
+// value, a name that is not a token, a second Content-Length.
+func plainHead(block []byte) (h head, ok bool) {
+	const version = "HTTP/1.1 "
+	if len(block) < len(version)+3 || string(block[:len(version)]) != version {
+		return h, false
+	}
+	c := block[len(version):]
+	h.status = int(c[0]-'0')*100 + int(c[1]-'0')*10 + int(c[2]-'0') // digits: checkHead
+	if h.status < 200 || h.status == 204 || h.status == 304 {
+		return h, false
+	}
+	rest := block
+	haveLength := false
+	for first := true; ; first = false {
+		i := lineEnd(rest)
+		if i < 0 {
+			return h, false // not reached: the block ends in its blank line
+		}
+		line := rest[:i]
+		rest = rest[i+2:]
+		if first {
+			continue
+		}
+		if len(line) == 0 {
+			break
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			return h, false // not reached: checkHead
+		}
+		name := line[:colon]
+		switch len(name) {
+		case len("Trailer"), len("Connection"), len("Content-Type"), len("Content-Length"), len("Content-Encoding"), len("Transfer-Encoding"):
+		default:
+			continue
+		}
+		value := bytes.Trim(line[colon+1:], " \t")
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Type")):
+			h.ctype = value
+		case bytes.EqualFold(name, []byte("Content-Encoding")):
+			h.cenc = value
+		case bytes.EqualFold(name, []byte("Connection")):
+			h.close = string(value) == "close"
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if haveLength || len(value) == 0 || len(value) > 15 {
+				return h, false
+			}
+			haveLength = true
+			for _, d := range value {
+				if d < '0' || d > '9' {
+					return h, false
+				}
+				h.length = h.length*10 + int(d-'0')
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")), bytes.EqualFold(name, []byte("Trailer")):
+			return h, false
+		}
+	}
+	return h, haveLength
 }
 
 // asHTTP is a reader of the answer whose head block (peekHeader's, skip bytes into br) begins
