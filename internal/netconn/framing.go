@@ -139,6 +139,20 @@ var tokenChar = func() (t [256]bool) {
 	return t
 }()
 
+// ValueByte reports whether c may stand in a header value as llhttp reads it: a tab, a visible
+// ASCII character or a space, or a byte past ASCII (obs-text); not CR, LF, another control
+// character or DEL. One table lookup a byte, for the proxy's reading of an origin's answer.
+func ValueByte(c byte) bool { return valueChar[c] }
+
+// valueChar tells the characters ValueByte accepts.
+var valueChar = func() (t [256]bool) {
+	for c := 0x20; c < 0x100; c++ {
+		t[c] = c != 0x7f
+	}
+	t['\t'] = true
+	return t
+}()
+
 // quotedChar tells the characters of a quoted string's text (qdtext, obs-text included).
 var quotedChar = func() (t [256]bool) {
 	for c := 0x20; c < 0x100; c++ {

@@ -226,14 +226,16 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 				return fail(i+1, "HPE_INVALID_CONTENT_LENGTH", "Empty Content-Length")
 			}
 		}
-		for i < len(b) && b[i] != '\r' && b[i] != '\n' {
-			if c := b[i]; (c < ' ' && c != '\t') || c == 0x7f {
-				return fail(i, "HPE_INVALID_HEADER_TOKEN", "Invalid header value char")
-			}
+		// The value runs to CR or LF; any other byte that stops it (a control character, DEL)
+		// is one node refuses. One table lookup a byte: values are most of a head.
+		for i < len(b) && netconn.ValueByte(b[i]) {
 			i++
 		}
 		if i == len(b) {
 			return 0, 0, nil
+		}
+		if c := b[i]; c != '\r' && c != '\n' {
+			return fail(i, "HPE_INVALID_HEADER_TOKEN", "Invalid header value char")
 		}
 		if b[i] == '\n' {
 			return fail(i, "HPE_CR_EXPECTED", "Missing expected CR after header value")

@@ -166,3 +166,35 @@ func FuzzCheckHead(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckHeadValueBytes: every byte but CR (TestCheckHead has those) in a header value, at
+// its start, middle and end, is read as node's parser reads it: a tab, a space, visible ASCII
+// and bytes past ASCII are the value's; LF alone is refused as a line end without CR; any
+// other control character and DEL are refused where they stand.
+func TestCheckHeadValueBytes(t *testing.T) {
+	const before = "HTTP/1.1 200 OK\r\nX-V: "
+	for c := 0; c < 256; c++ {
+		if c == '\r' {
+			continue
+		}
+		for _, value := range []string{"@b", "a@b", "ab@"} {
+			at := len(before) + strings.IndexByte(value, '@')
+			value = strings.Replace(value, "@", string([]byte{byte(c)}), 1)
+			in := before + value + "\r\nContent-Length: 0\r\n\r\n"
+			_, end, perr := checkHead([]byte(in))
+			want := ""
+			switch {
+			case c == '\n':
+				want = "HPE_CR_EXPECTED"
+			case c != '\t' && (c < 0x20 || c == 0x7f):
+				want = "HPE_INVALID_HEADER_TOKEN"
+			}
+			switch {
+			case want == "" && (perr != nil || end != len(in)):
+				t.Errorf("%q: %v (end %d), want the head read whole", in, perr, end)
+			case want != "" && (perr == nil || perr.Code != want || perr.At != at):
+				t.Errorf("%q: %v, want %s at %d", in, perr, want, at)
+			}
+		}
+	}
+}
