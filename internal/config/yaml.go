@@ -304,6 +304,14 @@ func yamlNode(v Value) *yaml.Node {
 	case bool:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(t)}
 	case float64:
+		switch {
+		case math.IsInf(t, 1): // a JSON number past float64 (1e400) is Infinity, as in JavaScript
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: ".inf"}
+		case math.IsInf(t, -1):
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: "-.inf"}
+		case math.IsNaN(t):
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: ".nan"}
+		}
 		if t == math.Trunc(t) && math.Abs(t) >= 1e18 && math.Abs(t) < 1e21 {
 			// JavaScript writes these as digits (1e20 is 100000000000000000000), which YAML
 			// reads as an int or a float by their size, and neither tag loads back in all of
