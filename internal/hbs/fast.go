@@ -3,9 +3,9 @@ package hbs
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/jsonscan"
+	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -347,7 +347,7 @@ func scanRequestBody(text string, path *jsonPath) (val string, kind byte, ok boo
 	switch c0 := val[0]; {
 	case c0 == '"':
 		s := val[1 : len(val)-1]
-		return s, 's', utf8.ValidString(s) // no escapes (jsonscan): the text is the string
+		return s, 's', jsvalue.ValidString(s) // no escapes (jsonscan): the text is the string
 	case c0 == 't':
 		return "true", 'b', true
 	case c0 == 'f':

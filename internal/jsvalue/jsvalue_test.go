@@ -387,3 +387,31 @@ func TestJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestValidString: the ASCII loop and the standard library's check agree at every length and
+// place of a byte past ASCII.
+func TestValidString(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		for at := -1; at < n; at++ {
+			for _, bad := range []string{"é", "\xff", "\xe2\x82", "€"} {
+				b := []byte(strings.Repeat("a", n))
+				if at >= 0 {
+					b = append(b[:at], append([]byte(bad), b[at:]...)...)
+				}
+				if got, want := ValidString(string(b)), utf8.Valid(b); got != want || Valid(b) != want {
+					t.Errorf("ValidString(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzValidString(f *testing.F) {
+	f.Add("abcdefgh\xe2\x82\xac")
+	f.Add("\xffabcdefghijklmno")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := ValidString(s), utf8.ValidString(s); got != want || Valid([]byte(s)) != want {
+			t.Fatalf("ValidString(%q) = %v, want %v", s, got, want)
+		}
+	})
+}

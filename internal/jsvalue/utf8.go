@@ -1,6 +1,10 @@
 package jsvalue
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+	"unsafe"
+)
 
 // DecodeUTF8 turns bytes into text as Node's buffer.toString('utf8') (and TextDecoder) does:
 // valid UTF-8 is kept as it is, and each maximal subpart of an invalid sequence (the longest
@@ -74,9 +78,38 @@ func DecodeUTF8[T ~string | ~[]byte](b T) string {
 func validUTF8[T ~string | ~[]byte](b T) bool {
 	switch t := any(b).(type) {
 	case string:
-		return utf8.ValidString(t)
+		return ValidString(t)
 	case []byte:
-		return utf8.Valid(t)
+		return Valid(t)
 	}
-	return utf8.ValidString(string(b))
+	return ValidString(string(b))
+}
+
+// ValidString is utf8.ValidString, deciding ASCII text (the usual path, header value, JSON
+// body) with a plain loop first, eight bytes at a time: ValidString's own setup costs more than
+// the few bytes a request's values hold.
+func ValidString(s string) bool {
+	const hi = 0x8080808080808080
+	i := 0
+	if len(s) >= 8 {
+		for ; i+8 <= len(s); i += 8 {
+			if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&hi != 0 {
+				break
+			}
+		}
+		if i+8 > len(s) && binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[len(s)-8:]), 8))&hi == 0 {
+			return true // the last eight bytes, overlapping the words read, are ASCII too
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.ValidString(s[i:]) // what precedes is ASCII
+		}
+	}
+	return true
+}
+
+// Valid is ValidString for bytes (utf8.Valid).
+func Valid(b []byte) bool {
+	return ValidString(unsafe.String(unsafe.SliceData(b), len(b))) // only read
 }

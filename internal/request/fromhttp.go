@@ -97,7 +97,7 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 		default:
 			r.Body = jsvalue.DecodeUTF8(w.b)
 		}
-	case len(body) <= maxArena && utf8.Valid(body):
+	case len(body) <= maxArena && jsvalue.Valid(body):
 		r.Body = r.str(body)
 	default:
 		r.Body = jsvalue.DecodeUTF8(body)
