@@ -151,12 +151,23 @@ func (st *state) write(v any, escape bool) {
 
 // appendEscaped escapes s as Handlebars does for {{ }}.
 func appendEscaped(dst []byte, s string) []byte {
-	// The text up to the first byte to escape goes in one copy.
 	i := 0
-	for i < len(s) && !escaped[s[i]] {
-		i++
+	if n := len(dst); len(s) <= 16 && cap(dst)-n >= len(s) {
+		// A short value with room for it (a request field into the answer's buffer): its
+		// bytes are copied as they are checked, without a call to copy a few of them.
+		d := dst[n : n+len(s)]
+		for i < len(d) && !escaped[s[i]] {
+			d[i] = s[i]
+			i++
+		}
+		dst = dst[:n+i]
+	} else {
+		// The text up to the first byte to escape goes in one copy.
+		for i < len(s) && !escaped[s[i]] {
+			i++
+		}
+		dst = append(dst, s[:i]...)
 	}
-	dst = append(dst, s[:i]...)
 	for ; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '&':

@@ -114,10 +114,11 @@ func FuzzFastPaths(f *testing.F) {
 // one character at a time, and keeps every other byte as it is.
 func FuzzAppendEscaped(f *testing.F) {
 	for _, s := range []string{"", "plain", `<a href="x">'&'</a>`, "`=`", "é=\x00&", "&&", "x<"} {
-		f.Add("pre:", s)
+		f.Add("pre:", s, uint8(0))
+		f.Add("pre:", s, uint8(40))
 	}
 	entities := map[byte]string{'&': "&amp;", '<': "&lt;", '>': "&gt;", '"': "&quot;", '\'': "&#x27;", '`': "&#x60;", '=': "&#x3D;"}
-	f.Fuzz(func(t *testing.T, dst, s string) {
+	f.Fuzz(func(t *testing.T, dst, s string, room uint8) {
 		want := []byte(dst)
 		for i := 0; i < len(s); i++ {
 			if e, ok := entities[s[i]]; ok {
@@ -126,8 +127,10 @@ func FuzzAppendEscaped(f *testing.F) {
 				want = append(want, s[i])
 			}
 		}
-		if got := appendEscaped([]byte(dst), s); string(got) != string(want) {
-			t.Fatalf("appendEscaped(%q, %q) = %q, want %q", dst, s, got, want)
+		// With room for s in dst or without (appendEscaped copies a short s itself).
+		d := append(make([]byte, 0, len(dst)+int(room)), dst...)
+		if got := appendEscaped(d, s); string(got) != string(want) {
+			t.Fatalf("appendEscaped(%q (room %d), %q) = %q, want %q", dst, room, s, got, want)
 		}
 	})
 }
