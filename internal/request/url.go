@@ -292,6 +292,59 @@ func escapePathSegment(s []byte) string {
 // pieces count), name and value split on the first '=', '+' read as a space,
 // %xx decoded (invalid escapes kept), order kept. Empty pieces are skipped.
 func ParseQuery(dst []KV, s string) []KV {
+	if len(s) <= shortQuery {
+		return parseShortQuery(dst, s)
+	}
+	return parseQuery(dst, s)
+}
+
+// shortQuery is the longest query string parseShortQuery reads (a byte at a time); a longer
+// one is cut at its '&' and '=' by IndexByte.
+const shortQuery = 64
+
+// parseShortQuery is ParseQuery for a short query string (the usual ?q=x): one loop over each
+// piece finds its end, its first '=' and whether its name or value holds a '%' or a '+', where
+// parseQuery makes two IndexByte calls and then looks at the name and the value again. (A
+// short string has fewer pieces than parseQuery's limit.)
+func parseShortQuery(dst []KV, s string) []KV {
+	for i := 0; i < len(s); {
+		start, eq, esc := i, -1, 0 // esc: 1 the name, 2 the value holds '%' or '+'
+		for ; i < len(s) && s[i] != '&'; i++ {
+			switch s[i] {
+			case '=':
+				if eq < 0 {
+					eq = i
+				}
+			case '%', '+':
+				if eq < 0 {
+					esc |= 1
+				} else {
+					esc |= 2
+				}
+			}
+		}
+		end := i
+		i++ // past the '&'
+		if end == start {
+			continue
+		}
+		name, value := s[start:end], ""
+		if eq >= 0 {
+			name, value = s[start:eq], s[eq+1:end]
+		}
+		if esc&1 != 0 {
+			name = qsUnescape(name)
+		}
+		if esc&2 != 0 {
+			value = qsUnescape(value)
+		}
+		dst = append(dst, KV{name, value})
+	}
+	return dst
+}
+
+// parseQuery is ParseQuery for any query string.
+func parseQuery(dst []KV, s string) []KV {
 	const maxKeys = 1000
 	pieces := 0
 	for len(s) > 0 && pieces < maxKeys {

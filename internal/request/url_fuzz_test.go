@@ -27,3 +27,24 @@ func TestPlainURLTakesCommonTargets(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseShortQuery holds the one-loop reading of short query strings to parseQuery.
+func FuzzParseShortQuery(f *testing.F) {
+	for _, s := range []string{"", "q=x", "a=1&b=2&a=3", "&&", "a&", "=", "==x", "a+b=c%20d", "%zz=%4", "q=é&x", "a=b=c", "+=+&%=%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > shortQuery {
+			s = s[:shortQuery]
+		}
+		got, want := parseShortQuery(nil, s), parseQuery(nil, s)
+		if len(got) != len(want) {
+			t.Fatalf("parseShortQuery(%q) = %q, parseQuery = %q", s, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("parseShortQuery(%q) = %q, parseQuery = %q", s, got, want)
+			}
+		}
+	})
+}
