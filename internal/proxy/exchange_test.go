@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -122,9 +123,11 @@ func TestForwardRequestTarget(t *testing.T) {
 
 // TestForwardTriesAnotherConnection: an origin that closes each connection after one answer
 // (its kept-alive connection is gone when the next request is sent on it) still answers an
-// idempotent request, which is sent again on a new connection, as HostClient.Do does; a POST
-// or DELETE is not sent again: it fails as when the origin hangs up, and the next request
-// goes on a new connection.
+// idempotent request, which is sent again on a new connection, as HostClient.Do does. A POST or
+// DELETE is not sent again: it goes on another connection when the origin's close has come
+// before the request (peerClosed, as Mountebank's agent drops the socket; see
+// TestForwardSkipsClosedConnection), and fails as when the origin hangs up when the close comes
+// after it was sent; either way the next request goes on a new connection.
 func TestForwardTriesAnotherConnection(t *testing.T) {
 	for _, method := range []string{"GET", "HEAD", "PUT", "POST", "DELETE"} {
 		t.Run(method, func(t *testing.T) {
@@ -135,24 +138,122 @@ func TestForwardTriesAnotherConnection(t *testing.T) {
 			}
 			for i := range 3 {
 				_, err := p.Forward(context.Background(), &Request{Method: method, URI: []byte("/again")})
-				retried := method == "GET" || method == "HEAD" || method == "PUT"
 				switch {
-				case i%2 == 0 || retried:
-					if err != nil {
-						t.Fatalf("request %d: %v", i+1, err)
-					}
 				case err == nil:
-					t.Fatalf("request %d: answered on a connection the origin closed", i+1)
+				case i%2 == 0 || retried(method):
+					t.Fatalf("request %d: %v", i+1, err)
 				default:
 					if want := `Unable to connect to "http://` + addr + `"`; err.Error() != want {
 						t.Fatalf("request %d: %v, want %s", i+1, err, want)
 					}
 				}
 			}
-			if method == "GET" || method == "HEAD" || method == "PUT" {
-				if n, c := len(requests()), conns(); n != 3 || c != 3 {
-					t.Errorf("%d requests on %d connections, want 3 on 3", n, c)
+			if n, c := len(requests()), conns(); retried(method) && (n != 3 || c != 3) {
+				t.Errorf("%d requests on %d connections, want 3 on 3", n, c)
+			}
+		})
+	}
+}
+
+func retried(method string) bool { return method == "GET" || method == "HEAD" || method == "PUT" }
+
+// TestForwardSkipsClosedConnection: a POST or DELETE does not go on a kept-alive connection
+// the origin has closed since its answer: the proxy takes another (Mountebank's agent drops
+// such a socket when its end comes), so the origin gets every request and answers each; it
+// failed every other request with "Unable to connect". The test waits until the pooled
+// connection shows the origin's close before each request.
+func TestForwardSkipsClosedConnection(t *testing.T) {
+	for _, method := range []string{"POST", "DELETE", "PATCH"} {
+		t.Run(method, func(t *testing.T) {
+			addr, requests, conns := recordingOrigin(t, 1)
+			p, cerr := Compile(config.NewObject("to", "http://"+addr), 0)
+			if cerr != nil {
+				t.Fatal(cerr)
+			}
+			for i := range 3 {
+				if i > 0 {
+					waitPooledClosed(t, p.client)
 				}
+				if _, err := p.Forward(context.Background(), &Request{Method: method, URI: []byte("/again"), Body: []byte("b")}); err != nil {
+					t.Fatalf("request %d: %v", i+1, err)
+				}
+			}
+			if n, c := len(requests()), conns(); n != 3 || c != 3 {
+				t.Errorf("%d requests on %d connections, want 3 on 3", n, c)
+			}
+		})
+	}
+}
+
+// waitPooledClosed waits until the kept-alive connection hc holds shows its origin's close
+// (at most 10 s), and gives it back to the pool for the next request.
+func waitPooledClosed(t *testing.T, hc *fasthttp.HostClient) {
+	t.Helper()
+	cc, err := hc.AcquireConn(time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.LastUseTime().IsZero() {
+		t.Fatal("no kept-alive connection in the pool")
+	}
+	for deadline := time.Now().Add(10 * time.Second); !peerClosed(cc.Conn()); {
+		if time.Now().After(deadline) {
+			t.Fatal("the origin's close never reached the pooled connection")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	hc.ReleaseConn(cc)
+}
+
+// TestPeerClosed: a kept-alive connection is open while nothing waits on it, and closed once
+// its peer's FIN or a reset has come or it holds bytes no request asked for.
+func TestPeerClosed(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for _, peer := range []string{"idle", "closes", "writes"} {
+		t.Run(peer, func(t *testing.T) {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			s, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if peerClosed(c) {
+				t.Fatal("a fresh connection reads as closed")
+			}
+			switch peer {
+			case "idle":
+				if _, err := c.Write([]byte("x")); err != nil { // only the other way
+					t.Fatal(err)
+				}
+				if peerClosed(c) {
+					t.Fatal("an idle connection reads as closed")
+				}
+				return
+			case "closes":
+				s.Close()
+			case "writes":
+				if _, err := s.Write([]byte("stray")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for deadline := time.Now().Add(10 * time.Second); !peerClosed(c); {
+				if time.Now().After(deadline) {
+					t.Fatalf("peer %s: never read as closed", peer)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			buf := make([]byte, 8) // it peeked: what came is still there to read
+			n, _ := c.Read(buf)
+			if peer == "writes" && string(buf[:n]) != "stray" {
+				t.Errorf("read %q after the look, want the stray bytes", buf[:n])
 			}
 		})
 	}

@@ -119,6 +119,10 @@ func (ex *exchange) block() []byte {
 	return ex.raw
 }
 
+// maxStale bounds the closed kept-alive connections one request sets aside (peerClosed) before
+// it takes the next one as it is.
+const maxStale = 64
+
 // longAgo is a deadline already past: setting it ends a blocked read or write at once.
 var longAgo = time.Unix(1, 0)
 
@@ -149,6 +153,16 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	cc, err := hc.AcquireConn(Timeout, req.ConnectionClose())
 	if err != nil {
 		return false, err
+	}
+	// A request that is not sent twice (a POST: see exchange) does not go on a kept-alive
+	// connection the origin has closed since its last answer, where it would fail: it goes on
+	// another, as Mountebank's goes on a new socket. (An idempotent one fails there and is sent
+	// again: no look on its way.)
+	for stale := 0; !cc.LastUseTime().IsZero() && !idempotent(&req.Header) && stale < maxStale && peerClosed(cc.Conn()); stale++ {
+		hc.CloseConn(cc)
+		if cc, err = hc.AcquireConn(Timeout, req.ConnectionClose()); err != nil {
+			return false, err
+		}
 	}
 	reuse := false
 	defer func() {
