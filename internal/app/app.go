@@ -522,7 +522,7 @@ func (a *App) Start() error {
 		ConnState:      netconn.IdleConnState, // with the IdleListener below
 		Logger:         quietLogger{},
 	}
-	a.il = netconn.NewIdleListener(netconn.NewRetryListener(ln, a.log),
+	a.il = netconn.NewIdleListener(netconn.NewRetryListener(ln, a.log).KeepReserve(),
 		netconn.ListenOptions{IdleTimeout: a.opts.IdleTimeout, HeaderTimeout: a.opts.HeaderTimeout})
 	a.done = make(chan struct{})
 	go func() {

@@ -18,6 +18,19 @@ type RetryListener struct {
 	backoff acceptBackoff
 	done    chan struct{}
 	once    sync.Once
+	reserve *fdReserve // see KeepReserve
+	spent   bool       // the reserve was closed for the accept under way
+}
+
+// KeepReserve makes l keep a file descriptor open for when the process runs out of them: when
+// a client waits and no idle connection can be closed for it (see ReclaimIdle), the reserve is
+// closed and the client accepted in its place, one at a time; it is taken back when that
+// connection closes. The admin API's listener keeps one, so that it answers while the
+// imposters' clients hold every other descriptor. It returns l.
+func (l *RetryListener) KeepReserve() *RetryListener {
+	l.reserve = &fdReserve{}
+	l.reserve.hold()
+	return l
 }
 
 // NewRetryListener wraps ln; log receives the failures (nil = none).
@@ -31,9 +44,20 @@ func (l *RetryListener) Accept() (net.Conn, error) {
 		c, err := l.Listener.Accept()
 		if err == nil {
 			l.backoff.accepted()
+			if l.spent {
+				l.spent = false
+				return &reserveConn{Conn: c, r: l.reserve}, nil
+			}
 			return c, nil
 		}
-		if !l.backoff.retry(err, l.done, l.Listener) {
+		var useReserve func() bool
+		if l.reserve != nil && !l.spent {
+			useReserve = func() bool {
+				l.spent = l.reserve.release()
+				return l.spent
+			}
+		}
+		if !l.backoff.retry(err, l.done, l.Listener, useReserve) {
 			return nil, err
 		}
 	}
@@ -41,7 +65,12 @@ func (l *RetryListener) Accept() (net.Conn, error) {
 
 // Close closes the listener, ending a pause in progress.
 func (l *RetryListener) Close() error {
-	l.once.Do(func() { close(l.done) })
+	l.once.Do(func() {
+		close(l.done)
+		if l.reserve != nil {
+			l.reserve.shut()
+		}
+	})
 	return l.Listener.Close()
 }
 
@@ -67,8 +96,10 @@ type acceptBackoff struct {
 const fdPauseMax = 50 * time.Millisecond
 
 // retry reports whether the accept on ln that failed with err should be tried again, after
-// pausing; a closed listener is final, and so is a pause cut short by closing done.
-func (b *acceptBackoff) retry(err error, done <-chan struct{}, ln net.Listener) bool {
+// pausing; a closed listener is final, and so is a pause cut short by closing done. Out of
+// file descriptors with a client waiting and no idle connection to close, useReserve (when
+// given) frees the listener's reserve: true if it did, and then the accept is tried at once.
+func (b *acceptBackoff) retry(err error, done <-chan struct{}, ln net.Listener, useReserve func() bool) bool {
 	if errors.Is(err, net.ErrClosed) {
 		return false
 	}
@@ -95,6 +126,11 @@ func (b *acceptBackoff) retry(err error, done <-chan struct{}, ln net.Listener) 
 				}
 				b.reclaimed += n
 				pause = acceptPauseMin
+			} else if useReserve != nil && useReserve() {
+				if b.log != nil {
+					b.log.Warn("out of file descriptors and no idle connection to close: accepting one connection on the descriptor kept in reserve")
+				}
+				return true
 			}
 		}
 	}

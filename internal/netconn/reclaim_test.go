@@ -95,10 +95,23 @@ type fdLimitListener struct {
 	net.Listener
 	limit int64
 	open  atomic.Int64
+	rl    *RetryListener // its reserve, if it keeps one, counts
+}
+
+func (l *fdLimitListener) reserved() int64 {
+	if l.rl == nil || l.rl.reserve == nil {
+		return 0
+	}
+	l.rl.reserve.mu.Lock()
+	defer l.rl.reserve.mu.Unlock()
+	if l.rl.reserve.f != nil {
+		return 1
+	}
+	return 0
 }
 
 func (l *fdLimitListener) Accept() (net.Conn, error) {
-	if l.open.Load() >= l.limit {
+	if l.open.Load()+l.reserved() >= l.limit {
 		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
 	}
 	c, err := l.Listener.Accept()
@@ -202,5 +215,78 @@ func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
 	var resp fasthttp.Response
 	if err := resp.Read(bufio.NewReader(busy)); err != nil || string(resp.Body()) != "ok" {
 		t.Fatalf("the request in progress: %v %q", err, resp.Body())
+	}
+}
+
+// A listener that keeps a descriptor in reserve (the admin API's) accepts a client while the
+// process is out of descriptors and no idle connection can be closed (connections in requests,
+// or tcp ones, hold them all): the reserve is closed for it, and taken back when it closes.
+func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := &fdLimitListener{Listener: ln, limit: 2}
+	rl := NewRetryListener(limited, nil).KeepReserve()
+	limited.rl = rl
+	release := make(chan struct{})
+	srv := &fasthttp.Server{
+		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
+			if string(ctx.Path()) == "/hold" {
+				<-release
+			}
+			ctx.SetBodyString("ok")
+		}),
+		ConnState: IdleConnState,
+		Logger:    quietLogger{},
+	}
+	il := newIdleListener(rl, ListenOptions{IdleTimeout: time.Hour}, 10*time.Millisecond)
+	go func() { _ = srv.Serve(il) }()
+	defer func() { _ = il.Shutdown(context.Background()) }()
+	defer close(release)
+
+	// One connection in a request and the reserve: the limit.
+	busy, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if _, err := io.WriteString(busy, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); limited.open.Load() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request to /hold was not accepted")
+		}
+	}
+	// A new client is served on the reserve.
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // (a hang is not a slow answer)
+	if got := idleGet(t, c, bufio.NewReader(c), "/"); got != "ok" {
+		t.Fatalf("the new client: body %q", got)
+	}
+	if limited.reserved() != 0 {
+		t.Fatal("the reserve is held while its connection is open")
+	}
+	// Once it closes, the reserve is taken back.
+	_ = c.Close()
+	for deadline := time.Now().Add(30 * time.Second); limited.reserved() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reserve was not taken back")
+		}
+	}
+	// and the request in progress is answered.
+	release <- struct{}{}
+	var resp fasthttp.Response
+	if err := resp.Read(bufio.NewReader(busy)); err != nil || string(resp.Body()) != "ok" {
+		t.Fatalf("the request in progress: %v %q", err, resp.Body())
+	}
+	// Closing the listener lets the reserve go for good.
+	_ = rl.Close()
+	if limited.reserved() != 0 {
+		t.Fatal("the reserve outlived its listener")
 	}
 }

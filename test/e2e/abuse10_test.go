@@ -83,7 +83,58 @@ func TestIdleConnectionsGiveWayWhenOutOfDescriptors(t *testing.T) {
 			t.Errorf("GET %s: %d", url, resp.StatusCode)
 		}
 	}
-	if !strings.Contains(s.Output(), "closing the connections idle longest") {
-		t.Errorf("the idle connections closed were not logged:\n%s", s.Output())
+	waitFor(t, "the idle connections closed to be logged", func() bool {
+		return strings.Contains(s.Output(), "closing the connections idle longest")
+	})
+}
+
+// TestAdminAnswersWhenTCPClientsHoldEveryDescriptor: when clients of a tcp imposter (whose
+// connections mockd does not close for being idle) hold every file descriptor, the admin API
+// still answers, one connection at a time, on a descriptor it keeps in reserve. It did not
+// answer until those clients left.
+func TestAdminAnswersWhenTCPClientsHoldEveryDescriptor(t *testing.T) {
+	if _, err := os.Stat("/proc/self/limits"); err != nil {
+		t.Skip("needs /proc and sh's ulimit")
 	}
+	s := startUnderLimit(t, "-n 64", "--idle-timeout", "10m")
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"tcp","port":%d,"stubs":[{"responses":[{"is":{"data":"hello"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp, "Connection", "close"); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	client.CloseIdleConnections() // no idle admin connection to close for the next one
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			_ = c.Close()
+		}
+	}()
+	for i := 0; i < 120; i++ { // more than mockd can take: some wait for the descriptors freed
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 10*time.Second)
+		if err != nil {
+			break // the backlog is full: enough
+		}
+		held = append(held, c)
+	}
+	// The tcp imposter accepts its waiting clients as descriptors free up, until none is left.
+	waitFor(t, "mockd to use every file descriptor", func() bool {
+		fds, err := os.ReadDir("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/fd")
+		return err == nil && len(fds) >= 64
+	})
+	short := &http.Client{Timeout: time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}
+	// (The first may find an admin connection of the harness still idle, and close it; the
+	// second finds none: each of its connections took a freed descriptor.)
+	for i := 0; i < 2; i++ {
+		resp, err := short.Get(s.Admin + "/imposters")
+		if err != nil {
+			t.Fatalf("GET /imposters (%d) while tcp clients hold the descriptors: %v", i+1, err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET /imposters (%d): %d", i+1, resp.StatusCode)
+		}
+	}
+	waitFor(t, "the reserve's use to be logged", func() bool {
+		return strings.Contains(s.Output(), "descriptor kept in reserve")
+	})
 }
