@@ -147,10 +147,11 @@ func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	limited := &fdLimitListener{Listener: ln, limit: 3}
-	release := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
 	srv := &fasthttp.Server{
 		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
 			if string(ctx.Path()) == "/hold" {
+				entered <- struct{}{}
 				<-release
 			}
 			ctx.SetBodyString("ok")
@@ -161,7 +162,8 @@ func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
 	il := newIdleListener(NewRetryListener(limited, nil), ListenOptions{IdleTimeout: time.Hour}, 10*time.Millisecond)
 	go func() { _ = srv.Serve(il) }()
 	defer func() { _ = il.Shutdown(context.Background()) }()
-	defer close(release)
+	var once sync.Once
+	defer once.Do(func() { close(release) })
 
 	dial := func() net.Conn {
 		c, err := net.Dial("tcp", ln.Addr().String())
@@ -184,24 +186,27 @@ func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
 	if _, err := io.WriteString(busy, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
+	waitEntered(t, entered)
+	// and the two others idle (a connection is marked idle after its answer is written)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
 		il.mu.Lock()
-		inRequest := 0
+		n := 0
 		for c := range il.conns {
-			if c.since.Load() == 0 {
-				inRequest++
+			if c.since.Load() != 0 {
+				n++
 			}
 		}
 		il.mu.Unlock()
-		if inRequest == 1 {
+		if n == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the request to /hold did not start")
+			t.Fatal("the keep-alive connections did not go idle")
 		}
 	}
 	// A new client is served.
 	c := dial()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // (a hang is not a slow answer)
 	if got := idleGet(t, c, bufio.NewReader(c), "/"); got != "ok" {
 		t.Fatalf("the new client: body %q", got)
 	}
@@ -211,7 +216,8 @@ func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
 		}
 	}
 	// The one in a request is answered.
-	release <- struct{}{}
+	once.Do(func() { close(release) })
+	_ = busy.SetReadDeadline(time.Now().Add(30 * time.Second))
 	var resp fasthttp.Response
 	if err := resp.Read(bufio.NewReader(busy)); err != nil || string(resp.Body()) != "ok" {
 		t.Fatalf("the request in progress: %v %q", err, resp.Body())
@@ -229,10 +235,11 @@ func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
 	limited := &fdLimitListener{Listener: ln, limit: 2}
 	rl := NewRetryListener(limited, nil).KeepReserve()
 	limited.rl = rl
-	release := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
 	srv := &fasthttp.Server{
 		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
 			if string(ctx.Path()) == "/hold" {
+				entered <- struct{}{}
 				<-release
 			}
 			ctx.SetBodyString("ok")
@@ -243,7 +250,8 @@ func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
 	il := newIdleListener(rl, ListenOptions{IdleTimeout: time.Hour}, 10*time.Millisecond)
 	go func() { _ = srv.Serve(il) }()
 	defer func() { _ = il.Shutdown(context.Background()) }()
-	defer close(release)
+	var once sync.Once
+	defer once.Do(func() { close(release) })
 
 	// One connection in a request and the reserve: the limit.
 	busy, err := net.Dial("tcp", ln.Addr().String())
@@ -254,11 +262,7 @@ func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
 	if _, err := io.WriteString(busy, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); limited.open.Load() != 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the request to /hold was not accepted")
-		}
-	}
+	waitEntered(t, entered)
 	// A new client is served on the reserve.
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
@@ -279,7 +283,8 @@ func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
 		}
 	}
 	// and the request in progress is answered.
-	release <- struct{}{}
+	once.Do(func() { close(release) })
+	_ = busy.SetReadDeadline(time.Now().Add(30 * time.Second))
 	var resp fasthttp.Response
 	if err := resp.Read(bufio.NewReader(busy)); err != nil || string(resp.Body()) != "ok" {
 		t.Fatalf("the request in progress: %v %q", err, resp.Body())
@@ -288,5 +293,15 @@ func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
 	_ = rl.Close()
 	if limited.reserved() != 0 {
 		t.Fatal("the reserve outlived its listener")
+	}
+}
+
+// waitEntered waits for the handler of /hold to begin.
+func waitEntered(t *testing.T, entered chan struct{}) {
+	t.Helper()
+	select {
+	case <-entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the request to /hold did not begin")
 	}
 }
