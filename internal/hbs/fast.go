@@ -25,7 +25,9 @@ type reqField struct {
 	kind byte
 	arg  string
 	path *jsonPath // 'j': the path compiled
-	idx  int       // 'i': arg as a segment's index when it is one from the start (0, 1, +2, 03), else -1
+	// 'i': arg as a segment's index when it is one from the start (0, 1, +2, 03), else -1;
+	// 'h': 1 when arg is a name request.PlainHeaderName accepts, else 0
+	idx int
 }
 
 // requestField is the reqField of the expression of a mustache, if it is one.
@@ -68,7 +70,11 @@ func pathField(p *path) reqField {
 	case len(s) == 2 && s[0] == "query":
 		return reqField{kind: 'q', arg: s[1]}
 	case len(s) == 2 && s[0] == "headers":
-		return reqField{kind: 'h', arg: s[1]}
+		plain := 0
+		if request.PlainHeaderName(s[1]) {
+			plain = 1
+		}
+		return reqField{kind: 'h', arg: s[1], idx: plain}
 	}
 	return reqField{}
 }
@@ -121,6 +127,10 @@ func fieldText(f *reqField, r *request.Request) (string, bool) {
 		}
 		return "", true
 	case 'h':
+		if f.idx > 0 { // the name is plain (pathField)
+			s, _ := r.PlainHeader(f.arg)
+			return s, true
+		}
 		s, _ := r.Header(f.arg)
 		return s, true
 	case 'j':

@@ -383,6 +383,34 @@ func (r *Request) Header(name string) (string, bool) {
 			return v, found
 		}
 	}
+	return r.listedHeader(name)
+}
+
+// PlainHeaderName reports whether name is one Header can look for in the raw header block as
+// it is: ASCII, without ':', without white space at its ends. A caller that reads one name
+// for many requests (a template's request.headers.X) checks it once and reads with
+// PlainHeader.
+func PlainHeaderName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c >= 0x80 || c == ':' {
+			return false
+		}
+	}
+	return name == "" || !isOWS(name[0]) && !isOWS(name[len(name)-1])
+}
+
+// PlainHeader is Header for a name PlainHeaderName accepts, without checking it again.
+func (r *Request) PlainHeader(name string) (string, bool) {
+	if r.rawHeaders != nil {
+		if v, found, sure := r.rawHeaderLines(name); sure {
+			return v, found
+		}
+	}
+	return r.listedHeader(name)
+}
+
+// listedHeader is Header read from the parsed headers.
+func (r *Request) listedHeader(name string) (string, bool) {
 	for _, kv := range r.HeaderList() {
 		if EqualFoldASCII(kv.Name, name) {
 			return kv.Value, true
@@ -407,6 +435,11 @@ func (r *Request) rawHeader(name string) (value string, found, sure bool) {
 	if name != "" && (isOWS(name[0]) || isOWS(name[len(name)-1])) {
 		return "", false, true // a parsed name has its white space trimmed
 	}
+	return r.rawHeaderLines(name)
+}
+
+// rawHeaderLines is rawHeader for a name PlainHeaderName accepts: the lines looked at.
+func (r *Request) rawHeaderLines(name string) (value string, found, sure bool) {
 	raw := r.rawHeaders
 	for len(raw) > 0 {
 		line := raw

@@ -728,14 +728,32 @@ func TestSetData(t *testing.T) {
 }
 
 // headerBoth returns Header(name) read from the unparsed block raw (rawHeader) and from the
-// parsed list, and whether the first read left the block unparsed.
+// parsed list, and whether the first read left the block unparsed. When PlainHeaderName
+// accepts name, PlainHeader must read what Header reads: lazy holds its answer instead when
+// it does not.
 func headerBoth(raw, name string) (lazy, parsed KV, stillRaw bool, okLazy, okParsed bool) {
 	a := &Request{rawHeaders: []byte(raw)}
 	b := &Request{rawHeaders: []byte(raw)}
 	b.HeaderList()
 	va, oka := a.Header(name)
 	vb, okb := b.Header(name)
+	if PlainHeaderName(name) {
+		c := &Request{rawHeaders: []byte(raw)}
+		if vc, okc := c.PlainHeader(name); vc != va || okc != oka || (c.rawHeaders != nil) != (a.rawHeaders != nil) {
+			return KV{"PlainHeader", vc}, KV{name, vb}, c.rawHeaders != nil, okc, okb
+		}
+	}
 	return KV{name, va}, KV{name, vb}, a.rawHeaders != nil, oka, okb
+}
+
+// TestPlainHeaderName: the names PlainHeader reads without the checks Header makes.
+func TestPlainHeaderName(t *testing.T) {
+	for name, want := range map[string]bool{"": true, "X-Trace": true, "host": true, "__proto__": true,
+		"x-a ": false, " host": false, "\tx": false, "x\t": false, "x-colon: a": false, ":": false, "é": false, "\xe9": false} {
+		if got := PlainHeaderName(name); got != want {
+			t.Errorf("PlainHeaderName(%q) = %v, want %v", name, got, want)
+		}
+	}
 }
 
 // TestRawHeader: one header read from the block without parsing the others answers as the
