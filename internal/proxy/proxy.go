@@ -255,17 +255,21 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 	hostDone := p.injectHost
 	lengthName := ""
 	for _, h := range p.Headers(r.Headers) {
+		// The lengths first: strings.EqualFold walks names of other lengths too. A name
+		// (injectHeaders' may be any text) that folds to one of these has its length, or one
+		// byte more for an 's' written as U+017F (two bytes; 'k' has U+212A, in none of them).
+		n := len(h.Name)
 		switch {
-		case strings.EqualFold(h.Name, "host") && !p.injectHost:
+		case (n == len("host") || n == len("host")+1) && strings.EqualFold(h.Name, "host") && !p.injectHost:
 			if !hostDone {
 				req.Header.Add("host", p.host)
 				hostDone = true
 			}
 			continue
-		case strings.EqualFold(h.Name, "content-length"):
+		case n == len("content-length") && strings.EqualFold(h.Name, "content-length"):
 			lengthName = h.Name
 			continue
-		case strings.EqualFold(h.Name, "transfer-encoding"):
+		case (n == len("transfer-encoding") || n == len("transfer-encoding")+1) && strings.EqualFold(h.Name, "transfer-encoding"):
 			continue // the body was received whole: it goes out with a Content-Length
 		}
 		req.Header.Add(latin1(h.Name), latin1(h.Value))

@@ -307,36 +307,61 @@ func plainHead(block []byte) (h head, ok bool) {
 		if colon <= 0 {
 			return h, false // not reached: checkHead
 		}
+		// Each name of interest has a length of its own: a name is compared with the one of
+		// its length only (most are none of them).
 		name := line[:colon]
+		value := func() []byte { return bytes.Trim(line[colon+1:], " \t") }
 		switch len(name) {
-		case len("Trailer"), len("Connection"), len("Content-Type"), len("Content-Length"), len("Content-Encoding"), len("Transfer-Encoding"):
-		default:
-			continue
-		}
-		value := bytes.Trim(line[colon+1:], " \t")
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Type")):
-			h.ctype = value
-		case bytes.EqualFold(name, []byte("Content-Encoding")):
-			h.cenc = value
-		case bytes.EqualFold(name, []byte("Connection")):
-			h.close = string(value) == "close"
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			if haveLength || len(value) == 0 || len(value) > 15 {
+		case len("content-type"):
+			if tokenFold(name, "content-type") {
+				h.ctype = value()
+			}
+		case len("content-encoding"):
+			if tokenFold(name, "content-encoding") {
+				h.cenc = value()
+			}
+		case len("connection"):
+			if tokenFold(name, "connection") {
+				h.close = string(value()) == "close"
+			}
+		case len("content-length"):
+			if !tokenFold(name, "content-length") {
+				continue
+			}
+			v := value()
+			if haveLength || len(v) == 0 || len(v) > 15 {
 				return h, false
 			}
 			haveLength = true
-			for _, d := range value {
+			for _, d := range v {
 				if d < '0' || d > '9' {
 					return h, false
 				}
 				h.length = h.length*10 + int(d-'0')
 			}
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")), bytes.EqualFold(name, []byte("Trailer")):
-			return h, false
+		case len("transfer-encoding"):
+			if tokenFold(name, "transfer-encoding") {
+				return h, false
+			}
+		case len("trailer"):
+			if tokenFold(name, "trailer") {
+				return h, false
+			}
 		}
 	}
 	return h, haveLength
+}
+
+// tokenFold reports whether name, a token (checkHead), is lower (lower-case letters and '-', of
+// its length) in any case. Setting the 0x20 bit folds a letter to lower case and leaves '-';
+// no other token character becomes a lower-case letter or '-' by it.
+func tokenFold(name []byte, lower string) bool {
+	for i := range len(lower) {
+		if name[i]|0x20 != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // asHTTP is a reader of the answer whose head block (peekHeader's, skip bytes into br) begins
