@@ -147,23 +147,8 @@ func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	limited := &fdLimitListener{Listener: ln, limit: 3}
-	release, entered := make(chan struct{}), make(chan struct{}, 1)
-	srv := &fasthttp.Server{
-		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
-			if string(ctx.Path()) == "/hold" {
-				entered <- struct{}{}
-				<-release
-			}
-			ctx.SetBodyString("ok")
-		}),
-		ConnState: IdleConnState,
-		Logger:    quietLogger{},
-	}
 	il := newIdleListener(NewRetryListener(limited, nil), ListenOptions{IdleTimeout: time.Hour}, 10*time.Millisecond)
-	go func() { _ = srv.Serve(il) }()
-	defer func() { _ = il.Shutdown(context.Background()) }()
-	var once sync.Once
-	defer once.Do(func() { close(release) })
+	release, entered := serveHold(t, il)
 
 	dial := func() net.Conn {
 		c, err := net.Dial("tcp", ln.Addr().String())
@@ -216,12 +201,8 @@ func TestOutOfDescriptorsClosesIdleConnections(t *testing.T) {
 		}
 	}
 	// The one in a request is answered.
-	once.Do(func() { close(release) })
-	_ = busy.SetReadDeadline(time.Now().Add(30 * time.Second))
-	var resp fasthttp.Response
-	if err := resp.Read(bufio.NewReader(busy)); err != nil || string(resp.Body()) != "ok" {
-		t.Fatalf("the request in progress: %v %q", err, resp.Body())
-	}
+	release()
+	answeredOK(t, busy)
 }
 
 // A listener that keeps a descriptor in reserve (the admin API's) accepts a client while the
@@ -235,23 +216,8 @@ func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
 	limited := &fdLimitListener{Listener: ln, limit: 2}
 	rl := NewRetryListener(limited, nil).KeepReserve()
 	limited.rl = rl
-	release, entered := make(chan struct{}), make(chan struct{}, 1)
-	srv := &fasthttp.Server{
-		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
-			if string(ctx.Path()) == "/hold" {
-				entered <- struct{}{}
-				<-release
-			}
-			ctx.SetBodyString("ok")
-		}),
-		ConnState: IdleConnState,
-		Logger:    quietLogger{},
-	}
 	il := newIdleListener(rl, ListenOptions{IdleTimeout: time.Hour}, 10*time.Millisecond)
-	go func() { _ = srv.Serve(il) }()
-	defer func() { _ = il.Shutdown(context.Background()) }()
-	var once sync.Once
-	defer once.Do(func() { close(release) })
+	release, entered := serveHold(t, il)
 
 	// One connection in a request and the reserve: the limit.
 	busy, err := net.Dial("tcp", ln.Addr().String())
@@ -283,16 +249,47 @@ func TestReserveDescriptorAcceptsWhenNothingIsIdle(t *testing.T) {
 		}
 	}
 	// and the request in progress is answered.
-	once.Do(func() { close(release) })
-	_ = busy.SetReadDeadline(time.Now().Add(30 * time.Second))
-	var resp fasthttp.Response
-	if err := resp.Read(bufio.NewReader(busy)); err != nil || string(resp.Body()) != "ok" {
-		t.Fatalf("the request in progress: %v %q", err, resp.Body())
-	}
+	release()
+	answeredOK(t, busy)
 	// Closing the listener lets the reserve go for good.
 	_ = rl.Close()
 	if limited.reserved() != 0 {
 		t.Fatal("the reserve outlived its listener")
+	}
+}
+
+// serveHold serves il with a server whose /hold handler tells entered it began and waits for
+// release (called at the latest when the test ends, before il shuts down); other paths answer ok.
+func serveHold(t *testing.T, il *IdleListener) (release func(), entered chan struct{}) {
+	t.Helper()
+	hold := make(chan struct{})
+	entered = make(chan struct{}, 1)
+	srv := &fasthttp.Server{
+		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
+			if string(ctx.Path()) == "/hold" {
+				entered <- struct{}{}
+				<-hold
+			}
+			ctx.SetBodyString("ok")
+		}),
+		ConnState: IdleConnState,
+		Logger:    quietLogger{},
+	}
+	go func() { _ = srv.Serve(il) }()
+	var once sync.Once
+	release = func() { once.Do(func() { close(hold) }) }
+	t.Cleanup(func() { _ = il.Shutdown(context.Background()) })
+	t.Cleanup(release) // (cleanups run last first: released before the shutdown waits for it)
+	return release, entered
+}
+
+// answeredOK reads the answer on c, which must be "ok" (within 30 s: a hang is not slow).
+func answeredOK(t *testing.T, c net.Conn) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	var resp fasthttp.Response
+	if err := resp.Read(bufio.NewReader(c)); err != nil || string(resp.Body()) != "ok" {
+		t.Fatalf("the request in progress: %v %q", err, resp.Body())
 	}
 }
 
