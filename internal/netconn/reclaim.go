@@ -9,6 +9,13 @@ import (
 // at most (nginx closes up to 32 idle keep-alive connections when it runs short of them).
 const reclaimBatch = 32
 
+// minReclaimAge is how many ticks of its listener (a second each) a connection must have been
+// idle to be closed for another: at least one whole tick. A connection just accepted is marked
+// idle until its first read begins, and its request may already wait unread: closing it then
+// reset a client that had sent its request (the admin API's GET, accepted on a descriptor freed
+// for it and closed at once by a tcp imposter's accept retrying with clients waiting).
+const minReclaimAge = 2
+
 // withConns holds the IdleListeners that accepted a connection and are not closed: where
 // ReclaimIdle looks for idle connections.
 var withConns listenerSet
@@ -60,7 +67,7 @@ func ReclaimIdle(n int) int {
 		now := l.tick.Load()
 		l.mu.Lock()
 		for c := range l.conns {
-			if s := c.since.Load(); s != 0 {
+			if s := c.since.Load(); s != 0 && now-s >= minReclaimAge {
 				found = append(found, idle{l, c, now - s})
 			}
 		}

@@ -47,7 +47,8 @@ func acceptAll(t *testing.T, il *IdleListener) func(client net.Conn) *idleConn {
 	}
 }
 
-// ReclaimIdle closes the connections idle longest first, and never one in a request.
+// ReclaimIdle closes the connections idle longest first, and never one in a request or one
+// idle for less than a whole tick (just accepted: its request may wait unread).
 func TestReclaimIdleClosesTheOldest(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -58,7 +59,7 @@ func TestReclaimIdleClosesTheOldest(t *testing.T) {
 	defer il.Close()
 	server := acceptAll(t, il)
 	clients := map[string]net.Conn{}
-	for _, name := range []string{"a", "b", "c", "busy"} {
+	for _, name := range []string{"a", "b", "c", "busy", "fresh", "new"} {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
@@ -66,9 +67,10 @@ func TestReclaimIdleClosesTheOldest(t *testing.T) {
 		defer c.Close()
 		clients[name] = c
 	}
-	// idle since ticks 1 (a), 3 (b) and 2 (c) of 10; busy is in a request
+	// idle since ticks 1 (a), 3 (b) and 2 (c) of 10; busy is in a request; fresh and new were
+	// accepted in the tick before and in this one
 	il.tick.Store(10)
-	for name, since := range map[string]int64{"a": 1, "b": 3, "c": 2, "busy": 0} {
+	for name, since := range map[string]int64{"a": 1, "b": 3, "c": 2, "busy": 0, "fresh": 9, "new": 10} {
 		server(clients[name]).since.Store(since)
 	}
 	for _, step := range []struct {
@@ -84,8 +86,10 @@ func TestReclaimIdleClosesTheOldest(t *testing.T) {
 			}
 		}
 	}
-	if closedWithin(clients["busy"], 50*time.Millisecond) {
-		t.Fatal("the connection in a request was closed")
+	for _, name := range []string{"busy", "fresh", "new"} {
+		if closedWithin(clients[name], 50*time.Millisecond) {
+			t.Fatalf("%s was closed", name)
+		}
 	}
 }
 
