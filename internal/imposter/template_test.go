@@ -25,16 +25,7 @@ func TestTemplatedResponses(t *testing.T) {
 		{"/plain/text", "", 201, "plain", ""},
 	}
 	for _, c := range cases {
-		path, query, _ := strings.Cut(c.path, "?")
-		req := &request.Request{Method: "GET", Path: path, Body: c.body, Query: request.ParseQuery(nil, query)}
-		_, resp, _, _, err := im.resolve(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _, perr := im.produce(context.Background(), req, resp, nil)
-		if perr != nil {
-			t.Fatal(perr)
-		}
+		out := templateAnswer(t, im, c.path, c.body)
 		if int(out.status) != c.status || string(out.body) != c.want {
 			t.Errorf("%s: got %d %q, want %d %q", c.path, out.status, out.body, c.status, c.want)
 		}
@@ -59,16 +50,7 @@ func TestTemplateRenderedEmptyLatin1(t *testing.T) {
 	}{
 		{"/len?q=abc", false}, {"/len?q=", true}, {"/len?q=x", false}, {"/nolen?q=abc", true}, {"/nolen?q=", true},
 	} {
-		path, query, _ := strings.Cut(c.path, "?")
-		req := &request.Request{Method: "GET", Path: path, Query: request.ParseQuery(nil, query)}
-		_, resp, _, _, err := im.resolve(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _, perr := im.produce(context.Background(), req, resp, nil)
-		if perr != nil {
-			t.Fatal(perr)
-		}
+		out := templateAnswer(t, im, c.path, "")
 		var got []string
 		latin := false
 		for _, h := range out.headers {
@@ -91,4 +73,20 @@ func TestTemplateOnTCPIsRefused(t *testing.T) {
 	if _, err := New(def, Options{}); err == nil || !strings.Contains(err.Error(), "templates apply to http and https imposters") {
 		t.Errorf("a template on a tcp imposter: %v", err)
 	}
+}
+
+// templateAnswer is im's answer to a GET of target (a path and query) with body.
+func templateAnswer(t *testing.T, im *Imposter, target, body string) *wire {
+	t.Helper()
+	path, query, _ := strings.Cut(target, "?")
+	req := &request.Request{Method: "GET", Path: path, Body: body, Query: request.ParseQuery(nil, query)}
+	_, resp, _, _, err := im.resolve(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, perr := im.produce(context.Background(), req, resp, nil)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	return out
 }
