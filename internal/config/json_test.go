@@ -95,3 +95,72 @@ func FuzzParseJSON(f *testing.F) {
 		}
 	})
 }
+
+// appendStringBytewise is AppendString one byte at a time, as it was written before it
+// skipped eight bytes at once: the reference its fast path must agree with.
+func appendStringBytewise(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20 && shortEscapes[c] != 0:
+			dst = append(dst, '\\', shortEscapes[c])
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}
+
+// TestAppendStringEscapes: every byte that needs an escape is found at each place of an
+// eight-byte word and past it, beside bytes that do not (0x20, '!', '#', '[', ']', 0x7f, 0x80,
+// 0xff are the neighbours of the ones that do, where a borrow would show).
+func TestAppendStringEscapes(t *testing.T) {
+	special := []byte{0, 1, '\b', '\t', '\n', '\f', '\r', 0x1f, '"', '\\'}
+	plain := []byte{' ', '!', '#', '[', ']', 'a', 0x7f, 0x80, 0xc3, 0xff}
+	for n := 0; n <= 19; n++ {
+		for at := 0; at < n; at++ {
+			for _, c := range special {
+				for _, p := range plain {
+					b := make([]byte, n)
+					for i := range b {
+						b[i] = p
+					}
+					b[at] = c
+					if got, want := string(AppendString(nil, string(b))), string(appendStringBytewise(nil, string(b))); got != want {
+						t.Fatalf("%q: got %s, want %s", b, got, want)
+					}
+				}
+			}
+		}
+		for _, p := range plain {
+			b := strings.Repeat(string(p), n)
+			if got, want := string(AppendString(nil, b)), string(appendStringBytewise(nil, b)); got != want {
+				t.Fatalf("%q: got %s, want %s", b, got, want)
+			}
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain text of a header", "a\"b\\c\nd\x00e\x1f\x7f\xff", "0123456789abcdef\"", "é€😀 ok"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(AppendString(nil, s)), string(appendStringBytewise(nil, s)); got != want {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	s := "Mon, 27 Nov 2026 23:52:04 GMT, order 7, from the origin: plain text with no escapes at all"
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = AppendString(buf[:0], s)
+	}
+}

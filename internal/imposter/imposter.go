@@ -121,7 +121,7 @@ type growing struct {
 // grownLists are a growing stub's responses, each once (a recorded response has no repeat),
 // the lists as long as they can be (never resliced: entries from n on are room).
 type grownLists struct {
-	configured []any      // the definition's
+	configured []any      // the definition's; nil for a pendingResponse (see responses)
 	compiled   []response // as compiled (or pendingResponse)
 }
 
@@ -176,8 +176,32 @@ func (g *growing) grown() ([]any, []response) {
 	return l.configured[:n:n], l.compiled[:n:n]
 }
 
-// add appends a response, configured as cfg and compiled as r (the imposter's mu held).
-func (g *growing) add(cfg *config.Object, r response) {
+// responses returns the definition's list of g's responses: the entries of grown, with a
+// pendingResponse's (nil there) decoded from its text. The list is shared when it has none.
+func (g *growing) responses() []any {
+	configured, compiled := g.grown()
+	var out []any
+	for i, c := range configured {
+		switch {
+		case c == nil:
+			if out == nil {
+				out = make([]any, len(configured))
+				copy(out, configured[:i])
+			}
+			out[i] = compiled[i].(*pendingResponse).tree()
+		case out != nil:
+			out[i] = c
+		}
+	}
+	if out == nil {
+		return configured
+	}
+	return out
+}
+
+// add appends a response, configured as cfg (nil for a pendingResponse, which keeps its
+// own) and compiled as r (the imposter's mu held).
+func (g *growing) add(cfg config.Value, r response) {
 	n := g.n.Load()
 	l := g.lists.Load()
 	if int(n) == len(l.configured) {
@@ -202,9 +226,8 @@ func (s *stub) tree() *config.Object {
 	if s.grow == nil {
 		return s.def
 	}
-	configured, _ := s.grow.grown()
 	o := &config.Object{Members: append([]config.Member(nil), s.def.Members...)}
-	o.Members[s.grow.at].Value = configured
+	o.Members[s.grow.at].Value = s.grow.responses()
 	return o
 }
 
@@ -262,8 +285,7 @@ func (s *stub) decode(key string) *config.Object {
 // text is decoded only when the key may be in it.
 func (s *stub) field(key string) config.Value {
 	if s.grow != nil && key == "responses" {
-		configured, _ := s.grow.grown()
-		return configured
+		return s.grow.responses()
 	}
 	if s.def != nil {
 		return get(s.def, key)
@@ -302,6 +324,26 @@ func (s *stub) text() string {
 
 // appendText appends the stub as configured in its compact JSON text.
 func (s *stub) appendText(dst []byte) []byte {
+	if s.grow != nil {
+		// The recorded answers' texts are written as they are, not decoded (see tree).
+		configured, compiled := s.grow.grown()
+		list := make([]any, len(configured))
+		var raws []config.RawObject
+		for i, c := range configured {
+			if c != nil {
+				list[i] = c
+				continue
+			}
+			if raws == nil {
+				raws = make([]config.RawObject, len(configured)-i)
+			}
+			raws[0].Text = compiled[i].(*pendingResponse).text
+			list[i], raws = &raws[0], raws[1:]
+		}
+		o := &config.Object{Members: append([]config.Member(nil), s.def.Members...)}
+		o.Members[s.grow.at].Value = list
+		return config.AppendJSON(dst, o, 0)
+	}
 	if s.def != nil {
 		return config.AppendJSON(dst, s.tree(), 0)
 	}

@@ -443,18 +443,18 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 		o := old[i]
 		if o.grow != nil && config.Repeat(resp) == 1 { // a recorded response comes once
 			// A stub proxyAlways recorded takes the answer in place (see growing).
-			var r response
 			if im.lazyRecord(resp) {
-				r = &pendingResponse{im: im, config: resp}
+				// Kept as its text alone (see pendingResponse): nothing of it is in the
+				// definition's list, which decodes it when read.
+				o.grow.add(nil, newPendingResponse(im, resp))
 			} else {
 				cr, err := im.compileResponse(resp, o.tree())
 				if err != nil {
 					im.log.Error("cannot record proxy response", "err", err)
 					return true
 				}
-				r = cr
+				o.grow.add(resp, cr)
 			}
-			o.grow.add(resp, r)
 			im.stubRev.Add(1) // after the fact, as install counts a new table
 			im.changes.Add(1)
 			return true
@@ -479,7 +479,7 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 			}
 		}
 		if im.lazyRecord(resp) {
-			ns.appendRepeated(&pendingResponse{im: im, config: resp}, 1)
+			ns.appendRepeated(newPendingResponse(im, resp), 1)
 		} else if err := im.addResponse(ns, resp); err != nil {
 			im.log.Error("cannot record proxy response", "err", err)
 			return true
@@ -534,18 +534,46 @@ func (im *Imposter) lazyRecord(resp *config.Object) bool {
 }
 
 // pendingResponse is a response proxyAlways recorded, compiled when its stub first answers
-// with it (see lazyRecord). It is safe for concurrent use.
+// with it (see lazyRecord). It keeps the response as its compact JSON text (AppendJSON), one
+// block the garbage collector does not look into, rather than its tree (about four objects
+// of pointers, for every answer recorded, that every collection marked for as long as the
+// imposter lived: a third of a proxyAlways request's instructions). The definition's list
+// holds nil in its place (see growing.responses), and decodes the text when it is read. It is
+// safe for concurrent use.
 type pendingResponse struct {
-	im     *Imposter
-	config *config.Object
-	once   sync.Once
-	r      response
+	im   *Imposter
+	text string
+	once sync.Once
+	r    response
+}
+
+// recordTexts are the buffers newPendingResponse writes a response's text into.
+var recordTexts = sync.Pool{New: func() any { return new([]byte) }}
+
+// newPendingResponse returns resp, a response lazyRecord accepts, kept as its text.
+func newPendingResponse(im *Imposter, resp *config.Object) *pendingResponse {
+	buf := recordTexts.Get().(*[]byte)
+	*buf = config.AppendJSON((*buf)[:0], resp, 0)
+	p := &pendingResponse{im: im, text: string(*buf)}
+	if cap(*buf) <= 64<<10 {
+		recordTexts.Put(buf)
+	}
+	return p
+}
+
+// tree returns the response as configured, decoded from its text: the caller may change it.
+func (p *pendingResponse) tree() *config.Object {
+	v, err := config.ParseJSONText(p.text)
+	if err != nil {
+		panic("BUG: a recorded response's text does not parse: " + err.Error())
+	}
+	return v.(*config.Object)
 }
 
 // compiled returns the response compiled.
 func (p *pendingResponse) compiled() response {
 	p.once.Do(func() {
-		r, err := p.im.compileHTTPResponse(p.config)
+		r, err := p.im.compileHTTPResponse(p.tree())
 		if err != nil { // lazyRecord says it cannot fail
 			panic("BUG: a recorded response does not compile: " + err.Error())
 		}

@@ -111,7 +111,7 @@ func TestProxyAlwaysRecordedAnswers(t *testing.T) {
 	}
 	for i, r := range compiled[1:] { // compiled now, as they were when recorded
 		p := r.(*pendingResponse)
-		want := compileIs(config.AsObject(get(p.config, "is")), h.im.defaults, nil)
+		want := compileIs(config.AsObject(get(p.tree(), "is")), h.im.defaults, nil)
 		got := &p.compiled().(*isResponse).http
 		if len(want.headers) < 2 || fmt.Sprint(got.headers, got.status) != fmt.Sprint(want.headers, want.status) || string(got.body) != string(want.body) {
 			t.Errorf("appended response %d compiled to %v %d %q, want %v %d %q", i+2, got.headers, got.status, got.body, want.headers, want.status, want.body)
@@ -702,5 +702,78 @@ func TestGrowingReadWhileAppended(t *testing.T) {
 	wg.Wait()
 	if c := s.cycle(); c != appends+1 {
 		t.Errorf("cycle %d, want %d", c, appends+1)
+	}
+}
+
+// TestProxyAlwaysKeepsAnswersAsText: an answer appended to a recorded stub is kept as its JSON
+// text alone (nothing of it in the definition's list, which decodes it when read); what the
+// API renders of the stub (its text, written from the answers' texts) is what the decoded
+// definition renders, the definition is a copy each time, and the answers are served as
+// recorded: JSON, binary and text bodies, repeated and Latin-1 header values, an added
+// Connection and a Content-Length set to the body's length.
+func TestProxyAlwaysKeepsAnswersAsText(t *testing.T) {
+	n := 0
+	answers := []func(*fasthttp.RequestCtx){
+		func(ctx *fasthttp.RequestCtx) {
+			ctx.SetBodyString(`{"order":7,"items":[1.5,"two",null,true],"note":"a\"b\\c\n"}`)
+		},
+		func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("image/png")
+			ctx.SetBody([]byte{0x89, 'P', 'N', 'G', 0, 0xff})
+		},
+		func(ctx *fasthttp.RequestCtx) {
+			ctx.Response.Header.Add("Set-Cookie", "a=1")
+			ctx.Response.Header.Add("Set-Cookie", "b=2")
+			ctx.Response.Header.Set("X-Latin", "caf\xe9")
+			ctx.Response.Header.Set("Connection", "keep-alive")
+			ctx.SetBodyString("plain \u00e9t\u00e9 text\ttab")
+		},
+	}
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
+		answers[n%len(answers)](ctx)
+		n++
+	})
+	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"headers":{"X-Record":"yes"}}}],"responses":[{"proxy":{"to":"http://` +
+		addr + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
+	h, rec := newBenchHandler(t, imp, "GET /orders/7 HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nX-Record: yes\r\n\r\n", false)
+	var served []string
+	for range 2 * len(answers) {
+		serveOnce(t, h, rec)
+		served = append(served, string(rec.Response.Header.Header())+string(rec.Response.Body()))
+	}
+	st := h.im.tbl.Load().stubs[1]
+	configured, compiled := st.grow.grown()
+	for i, c := range configured[1:] {
+		if _, ok := compiled[i+1].(*pendingResponse); c != nil || !ok {
+			t.Errorf("appended answer %d is kept as %T and %T, want nil and a pendingResponse", i+2, c, compiled[i+1])
+		}
+	}
+	view := h.im.Stubs(false)
+	text := view.JSON(1)
+	def := view.Def(1)
+	if got := string(config.AppendJSON(nil, def, 0)); got != text {
+		t.Errorf("the stub's text\n%s\nis not its definition's\n%s", text, got)
+	}
+	for _, want := range []string{`"body":{"order":7,`, `"_mode":"binary"`, `"Set-Cookie":["a=1","b=2"]`, `"X-Latin":"café"`, `"Connection":"close"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the recorded stub has no %s: %s", want, text)
+		}
+	}
+	config.AsObject(def.Members[1].Value.([]any)[3]).Set("is", "changed")
+	if again := view.JSON(1); again != text {
+		t.Errorf("changing the definition changed the stub:\n%s\nnow\n%s", text, again)
+	}
+	// Served again from the recorded stub, each answer as the origin's was served (but the
+	// first, recorded when the stub was made: Connection and Content-Length as Mountebank's).
+	replay := impostertest.RequestCtx(t, impostertest.RawRequest("GET", "/orders/7", "", ""))
+	for i := range 2 * len(answers) {
+		serveOnce(t, h, replay)
+		if i == 0 {
+			continue
+		}
+		got := string(replay.Response.Body())
+		if want := served[i]; !strings.HasSuffix(want, got) || len(got) == 0 {
+			t.Errorf("replayed answer %d: body %q, served %q", i+1, got, want)
+		}
 	}
 }
