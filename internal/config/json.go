@@ -780,21 +780,31 @@ func needsEscape(w uint64) bool {
 	return ((w-0x20*ones)&^w|(q-ones)&^q|(b-ones)&^b)&highs != 0
 }
 
+// escaped says which bytes AppendString escapes.
+var escaped = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // AppendString appends s as a JSON string literal, escaping as JSON.stringify does.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		// Eight bytes at a time while none needs an escape: a recorded proxy answer's text
-		// (header values, the body) is written for every answer proxyAlways records.
-		for i+8 <= len(s) && !needsEscape(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
-			i += 8
-		}
-		if i == len(s) {
+	// Eight bytes at a time while none needs an escape (a recorded proxy answer's text, its
+	// header values and body, is written for every answer proxyAlways records), then a byte
+	// at a time.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if needsEscape(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
 			break
 		}
+	}
+	start := 0
+	for ; i < len(s); i++ {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if !escaped[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)

@@ -123,6 +123,11 @@ func AppendNumber(dst []byte, f float64) []byte {
 		return append(dst, "-Infinity"...)
 	}
 	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
+		if a < 1<<53 && f == math.Trunc(f) {
+			// An integer (a status, a length, milliseconds): its digits, which is what the
+			// shortest form is below 2^53, without AppendFloat's search for it.
+			return strconv.AppendInt(dst, int64(f), 10)
+		}
 		return strconv.AppendFloat(dst, f, 'f', -1, 64)
 	}
 	start := len(dst)

@@ -212,3 +212,23 @@ func TestDifferentialDecodeUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferentialAppendNumberIntegers: the integers AppendNumber writes as their digits are
+// written as AppendFloat's shortest form wrote them, around 2^53 (where the digits and the
+// shortest form part) and at random magnitudes up to 1e21, negative too.
+func TestDifferentialAppendNumberIntegers(t *testing.T) {
+	values := []float64{1, -1, 200, 404, 1e15, 1<<53 - 1, 1 << 53, 1<<53 + 2, -(1<<53 - 1), -(1 << 53), 1e20, 1e21 - 65536, 0.5, 1.5, -2.5, 1e-6, 4503599627370495.5}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		f := math.Trunc(math.Ldexp(rng.Float64(), rng.IntN(70)))
+		if rng.IntN(2) == 0 {
+			f = -f
+		}
+		values = append(values, f, f+0.25)
+	}
+	for _, f := range values {
+		if got, old := string(AppendNumber(nil, f)), string(oldAppendNumber(nil, f)); got != old {
+			t.Errorf("AppendNumber(%v) = %s, was %s", f, got, old)
+		}
+	}
+}
