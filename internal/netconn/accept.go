@@ -19,14 +19,17 @@ type RetryListener struct {
 	done    chan struct{}
 	once    sync.Once
 	reserve *fdReserve // see KeepReserve
-	spent   bool       // the reserve was closed for the accept under way
+	// gated: after a failure, with a client waiting, an accept holds fdGate (a FIFO
+	// listener's accepts hold it themselves)
+	gated bool
 }
 
 // KeepReserve makes l keep a file descriptor open for when the process runs out of them: when
 // a client waits and no idle connection can be closed for it (see ReclaimIdle), the reserve is
 // closed and the client accepted in its place, one at a time; it is taken back when that
-// connection closes. The admin API's listener keeps one, so that it answers while the
-// imposters' clients hold every other descriptor. It returns l.
+// connection closes; other accepts wait meanwhile (see fdGate). The admin API's listener
+// keeps one, so that it answers while the imposters' clients hold every other descriptor. It
+// returns l.
 func (l *RetryListener) KeepReserve() *RetryListener {
 	l.reserve = &fdReserve{}
 	l.reserve.hold()
@@ -35,32 +38,47 @@ func (l *RetryListener) KeepReserve() *RetryListener {
 
 // NewRetryListener wraps ln; log receives the failures (nil = none).
 func NewRetryListener(ln net.Listener, log *slog.Logger) *RetryListener {
-	return &RetryListener{Listener: ln, backoff: acceptBackoff{log: log}, done: make(chan struct{})}
+	_, self := ln.(gatedListener)
+	return &RetryListener{Listener: ln, backoff: acceptBackoff{log: log}, done: make(chan struct{}), gated: !self && canTellPending}
 }
 
 // Accept returns the next connection, retrying failed accepts until the listener is closed.
 func (l *RetryListener) Accept() (net.Conn, error) {
 	for {
-		c, err := l.Listener.Accept()
+		c, err := l.accept()
 		if err == nil {
 			l.backoff.accepted()
-			if l.spent {
-				l.spent = false
-				return &reserveConn{Conn: c, r: l.reserve}, nil
+			if l.reserve != nil {
+				c = l.reserve.stand(c)
 			}
 			return c, nil
 		}
 		var useReserve func() bool
-		if l.reserve != nil && !l.spent {
+		if l.reserve != nil {
 			useReserve = func() bool {
-				l.spent = l.reserve.release()
-				return l.spent
+				c = l.reserve.accept(l.Listener)
+				return c != nil
 			}
 		}
 		if !l.backoff.retry(err, l.done, l.Listener, useReserve) {
 			return nil, err
 		}
+		if c != nil {
+			l.backoff.accepted()
+			return c, nil
+		}
 	}
+}
+
+// accept accepts the next connection; after a failure (out of descriptors, it may take one
+// freed for another listener's reserve) with a client waiting, holding fdGate.
+func (l *RetryListener) accept() (net.Conn, error) {
+	if l.gated && l.backoff.failures > 0 && connPending(l.Listener) {
+		gateShared()
+		defer gateDone()
+		return acceptWaiting(l.Listener, true)
+	}
+	return l.Listener.Accept()
 }
 
 // Close closes the listener, ending a pause in progress.
@@ -98,7 +116,7 @@ const fdPauseMax = 50 * time.Millisecond
 // retry reports whether the accept on ln that failed with err should be tried again, after
 // pausing; a closed listener is final, and so is a pause cut short by closing done. Out of
 // file descriptors with a client waiting and no idle connection to close, useReserve (when
-// given) frees the listener's reserve: true if it did, and then the accept is tried at once.
+// given) accepts it on the listener's reserve: true if it did (retry then returns at once).
 func (b *acceptBackoff) retry(err error, done <-chan struct{}, ln net.Listener, useReserve func() bool) bool {
 	if errors.Is(err, net.ErrClosed) {
 		return false

@@ -368,21 +368,60 @@ func (l *FIFOListener) accept() (*FIFOConn, error) {
 		if l.ref.closed() {
 			return nil, l.opError("accept", net.ErrClosed)
 		}
-		nfd, sa, err := rawAccept4(l.fd, syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+		c, err := l.acceptOnce(false)
 		switch err {
 		case nil:
-			c, err := l.newConn(nfd, sa)
-			if err != nil {
-				_ = rawClose(nfd)
-				return nil, l.opError("accept", err)
-			}
 			return c, nil
-		case syscall.EAGAIN: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+		case syscall.EAGAIN: //nolint:errorlint // acceptOnce returns accept4's bare syscall.Errno
 			_ = l.r.wait(0)
 		case syscall.EINTR, syscall.ECONNABORTED:
 		default:
+			return nil, err
+		}
+	}
+}
+
+// acceptOnce calls accept4 once, holding fdGate (unless held: the caller does), and makes the
+// connection; accept4's error is returned bare, another wrapped in a *net.OpError.
+func (l *FIFOListener) acceptOnce(held bool) (*FIFOConn, error) {
+	if !held {
+		gateShared()
+	}
+	nfd, sa, err := rawAccept4(l.fd, syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+	if !held {
+		gateDone()
+	}
+	switch err {
+	case nil:
+		c, err := l.newConn(nfd, sa)
+		if err != nil {
+			_ = rawClose(nfd)
+			return nil, l.opError("accept", err)
+		}
+		return c, nil
+	case syscall.EAGAIN, syscall.EINTR, syscall.ECONNABORTED: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+		return nil, err
+	}
+	return nil, l.opError("accept", os.NewSyscallError("accept4", err))
+}
+
+// acceptNow accepts a connection waiting, without waiting for one (see gatedListener).
+func (l *FIFOListener) acceptNow(held bool) (net.Conn, error) {
+	if !l.ref.acquire() {
+		return nil, l.opError("accept", net.ErrClosed)
+	}
+	defer l.end()
+	for {
+		c, err := l.acceptOnce(held)
+		switch err {
+		case nil:
+			return c, nil
+		case syscall.EINTR, syscall.ECONNABORTED: //nolint:errorlint // acceptOnce returns accept4's bare syscall.Errno
+			continue
+		case syscall.EAGAIN: //nolint:errorlint // acceptOnce returns accept4's bare syscall.Errno
 			return nil, l.opError("accept", os.NewSyscallError("accept4", err))
 		}
+		return nil, err
 	}
 }
 

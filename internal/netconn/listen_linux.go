@@ -166,7 +166,9 @@ func (s *spareSockets) prepare() bool {
 		if !s.want[i].Load() || s.fd[i].Load() != 0 {
 			continue
 		}
+		gateShared() // not on a descriptor freed for the reserve
 		fd, _, err := newListenSocket(family)
+		gateDone()
 		if err != nil {
 			continue // out of fds, or no IPv6: the next listener makes its own, and says why
 		}

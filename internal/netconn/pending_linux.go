@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// canTellPending: connPending says whether a connection waits.
+const canTellPending = true
+
 // connPending reports whether a connection waits to be accepted on ln (a FIFOListener, or a
 // listener with a SyscallConn, as *net.TCPListener); true when it cannot tell.
 func connPending(ln net.Listener) bool {
