@@ -13,18 +13,29 @@ import (
 
 // journal is a bounded ring of recorded requests: when either the count or the byte budget is
 // exceeded the oldest requests are dropped.
+//
+// The ring (slots) holds no pointers: a full ring of 100,000 requests is neither scanned by the
+// garbage collector nor written through its write barriers, which, while the collector marked a
+// ring of pointers, cost a recorded request more than the rest of its answer. A slot's record
+// is a place in one of the chunks; what does take pointers (a request already in Mountebank's
+// shape, a client address that is not TCP's, what explains a no-match) is in refs, a ring
+// beside it that exists once one request needs it.
 type journal struct {
 	mu       sync.Mutex
-	entries  []journalEntry
-	head     int // index of the oldest entry
+	slots    []slot
+	refs     []slotRefs // nil, or as long as slots
+	head     int        // index of the oldest entry
 	n        int
 	bytes    int
 	maxCount int
 	maxBytes int
-	// buf is the chunk the next records are appended to. Records are copied, not shared, so
-	// that the handler may recycle the request's memory; a chunk is garbage once no entry
-	// (or request rendered from one) refers to it, and it has no pointers to scan.
-	buf []byte
+	// chunks hold the records, oldest first: chunks[i] is chunk number chunk0+i, and its last
+	// is the one the next records are appended to. Records are copied, not shared, so that the
+	// handler may recycle the request's memory; a chunk is let go once the oldest entry's
+	// record is in a later one (an entry rendered from a record may still point into it).
+	// Chunks have no pointers to scan.
+	chunks [][]byte
+	chunk0 uint32
 }
 
 // Chunk sizes of the journal's records: the first is small (most imposters record few
@@ -34,25 +45,44 @@ const (
 	maxRecChunk = 64 << 10
 )
 
-// journalEntry is one recorded request: an http or tcp request as the handler saw it, copied
-// into the journal's chunk (rec, and the client's address not formatted yet, addr) and
-// rendered into Mountebank's shape (req) the first time it is listed (recording allocates
-// nothing but a new chunk now and then, not a tree of objects), or a request already in that
-// shape (smtp).
-type journalEntry struct {
-	req  *config.Object
-	rec  []byte
-	addr net.Addr
-	// at is the arrival time, in Unix nanoseconds: a time.Time would be one more pointer (its
-	// location) for every append to write and the garbage collector to scan.
+// slot is one recorded request in the ring: an http or tcp request as the handler saw it,
+// copied into a chunk (the record rendered into Mountebank's shape the first time it is listed:
+// recording allocates nothing but a new chunk now and then, not a tree of objects), or a
+// request already in that shape (smtp), in refs.
+type slot struct {
+	// at is the arrival time, in Unix nanoseconds.
 	at    int64
 	bytes int
-	// stub is the index of the stub that answered, NoStub or StubError. For a request no stub
-	// answered, tbl is the stub table it was matched against (nil for protocols without stubs),
-	// and why its explanation when it was made then (else it is made when asked for).
-	stub int
+	// stub is the index of the stub that answered, NoStub or StubError.
+	stub int32
+	// chunk is the number of the chunk the record is in (of the last chunk when the slot has
+	// no record): never lower than an older slot's. The record is recLen bytes at off.
+	chunk       uint32
+	off, recLen uint32
+	// refs: refs holds what the slot points to.
+	refs bool
+}
+
+// slotRefs is what a slot points to: req, a request in Mountebank's shape (rendered from the
+// record, which is then not read again, or recorded in that shape); addr, the client's address
+// when the record does not hold it; and for a request no stub answered, tbl, the stub table it
+// was matched against (nil for protocols without stubs), and why, its explanation when it was
+// made then (else it is made when asked for).
+type slotRefs struct {
+	req  *config.Object
+	addr net.Addr
 	tbl  *table
 	why  *match.Explanation
+}
+
+// journalEntry is one recorded request as the journal lists it.
+type journalEntry struct {
+	req   *config.Object
+	at    int64
+	bytes int
+	stub  int
+	tbl   *table
+	why   *match.Explanation
 }
 
 // What a recorded request's Stub holds when no stub answered it.
@@ -75,74 +105,116 @@ func (j *journal) init(maxCount, maxBytes int) {
 
 // addRequest records r: what the journal shows of it is copied, so r may be recycled after.
 func (j *journal) addRequest(r *request.Request, at time.Time, stub int, tbl *table, why *match.Explanation) {
-	j.add(journalEntry{at: at.UnixNano(), bytes: 64 + r.Size()}, r, stub, tbl, why)
+	j.add(slotRefs{tbl: tbl, why: why}, r, at.UnixNano(), 64+r.Size(), stub)
 }
 
 // addObject records a request already in Mountebank's recorded shape.
 func (j *journal) addObject(req *config.Object, at time.Time, stub int, tbl *table, why *match.Explanation) {
-	j.add(journalEntry{req: req, at: at.UnixNano(), bytes: approxSize(req)}, nil, stub, tbl, why)
+	j.add(slotRefs{req: req, tbl: tbl, why: why}, nil, at.UnixNano(), approxSize(req), stub)
 }
 
-// add appends e, with the record of r when r is not nil.
-func (j *journal) add(e journalEntry, r *request.Request, stub int, tbl *table, why *match.Explanation) {
-	size := e.bytes
+// add appends a slot, with the record of r when r is not nil.
+func (j *journal) add(refs slotRefs, r *request.Request, at int64, size, stub int) {
 	if stub >= 0 {
-		tbl = nil // only a no-match is explained
+		refs.tbl = nil // only a no-match is explained
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for j.n > 0 && (j.n >= j.maxCount || j.bytes+size > j.maxBytes) {
 		j.dropOldest()
 	}
-	if len(j.entries) < j.maxCount && j.n == len(j.entries) {
+	if len(j.slots) < j.maxCount && j.n == len(j.slots) {
 		// Grow lazily: most imposters record few requests.
-		j.entries = append(j.entries, journalEntry{}) // len == n here: amortized growth
+		j.slots = append(j.slots, slot{}) // len == n here: amortized growth
+		if j.refs != nil {
+			j.refs = append(j.refs, slotRefs{})
+		}
 		if j.head != 0 {
 			// Unreachable: growth only happens before the ring ever wraps.
 			panic("BUG: journal grew after wrapping")
 		}
 	}
-	idx := (j.head + j.n) % len(j.entries)
+	idx := (j.head + j.n) % len(j.slots)
+	s := slot{at: at, bytes: size, stub: int32(stub)}
 	if r != nil {
-		e.rec, e.addr = j.record(r)
+		s.chunk, s.off, s.recLen, refs.addr = j.record(r)
+	} else {
+		// The last chunk: the next record is in it or in a later one.
+		s.chunk = j.chunk0 + uint32(max(len(j.chunks)-1, 0))
 	}
-	e.stub, e.tbl, e.why = stub, tbl, why
-	j.entries[idx] = e
+	if refs.req != nil || refs.addr != nil || refs.tbl != nil || refs.why != nil {
+		if j.refs == nil {
+			j.refs = make([]slotRefs, len(j.slots), cap(j.slots))
+		}
+		j.refs[idx] = refs
+		s.refs = true
+	}
+	j.slots[idx] = s
 	j.n++
 	j.bytes += size
 }
 
-// record copies r's record into the current chunk, or a new one when it has no room. The lock
-// must be held.
-func (j *journal) record(r *request.Request) ([]byte, net.Addr) {
-	n := r.RecordLen()
-	if cap(j.buf)-len(j.buf) < n {
-		size := min(max(2*cap(j.buf), minRecChunk), maxRecChunk)
-		j.buf = make([]byte, 0, max(size, n))
+// record copies r's record into the last chunk, or a new one when it has no room, and returns
+// where it is and the client's address when the record does not hold it. The lock must be
+// held.
+func (j *journal) record(r *request.Request) (chunk, off, n uint32, addr net.Addr) {
+	size := r.RecordLen()
+	last := len(j.chunks) - 1
+	if last < 0 || cap(j.chunks[last])-len(j.chunks[last]) < size {
+		c := minRecChunk
+		if last >= 0 {
+			c = min(max(2*cap(j.chunks[last]), minRecChunk), maxRecChunk)
+		}
+		j.chunks = append(j.chunks, make([]byte, 0, max(c, size)))
+		last++
 	}
-	start := len(j.buf)
-	var addr net.Addr
-	j.buf, addr = r.AppendRecord(j.buf)
-	if len(j.buf)-start != n {
+	b := j.chunks[last]
+	start := len(b)
+	b, addr = r.AppendRecord(b)
+	if len(b)-start != size {
 		panic("BUG: a request's record is not RecordLen long")
 	}
-	return j.buf[start:len(j.buf):len(j.buf)], addr
+	j.chunks[last] = b
+	return j.chunk0 + uint32(last), uint32(start), uint32(size), addr
+}
+
+// rec returns the record of s, nil when it has none (it was rendered, or recorded in
+// Mountebank's shape). The lock must be held.
+func (j *journal) rec(s *slot) []byte {
+	if s.recLen == 0 {
+		return nil
+	}
+	b := j.chunks[s.chunk-j.chunk0]
+	return b[s.off : s.off+s.recLen : s.off+s.recLen]
 }
 
 func (j *journal) dropOldest() {
-	e := &j.entries[j.head]
-	j.bytes -= e.bytes
-	*e = journalEntry{}
-	j.head = (j.head + 1) % len(j.entries)
+	s := &j.slots[j.head]
+	j.bytes -= s.bytes
+	if s.refs {
+		j.refs[j.head] = slotRefs{}
+	}
+	*s = slot{}
+	j.head = (j.head + 1) % len(j.slots)
 	j.n--
 	if j.n == 0 {
 		j.head = 0
+	}
+	// Let go of the chunks before the oldest entry's: no entry left has its record there.
+	drop := len(j.chunks) - 1 // all but the last when the journal is empty
+	if j.n > 0 {
+		drop = min(int(j.slots[j.head].chunk-j.chunk0), drop)
+	}
+	if drop > 0 {
+		clear(j.chunks[:drop])
+		j.chunks = j.chunks[drop:]
+		j.chunk0 += uint32(drop)
 	}
 }
 
 func (j *journal) clear() {
 	j.mu.Lock()
-	j.entries, j.head, j.n, j.bytes, j.buf = nil, 0, 0, 0, nil
+	j.slots, j.refs, j.head, j.n, j.bytes, j.chunks, j.chunk0 = nil, nil, 0, 0, 0, nil, 0
 	j.mu.Unlock()
 }
 
@@ -153,7 +225,7 @@ func (j *journal) list() []journalEntry {
 	defer j.mu.Unlock()
 	out := make([]journalEntry, j.n)
 	for i := range out {
-		out[i] = j.entries[(j.head+i)%len(j.entries)].render()
+		out[i] = j.render((j.head + i) % len(j.slots))
 	}
 	return out
 }
@@ -165,15 +237,26 @@ func (j *journal) size() int {
 	return j.bytes
 }
 
-// render puts e's request in Mountebank's recorded shape, once: later reads get the same
-// object (the dashboard keeps explanations by it). The lock must be held.
-func (e *journalEntry) render() journalEntry {
-	if e.rec != nil {
+// render returns the entry of slot idx, its request in Mountebank's recorded shape, rendered
+// once: later reads get the same object (the dashboard keeps explanations by it). The lock must
+// be held.
+func (j *journal) render(idx int) journalEntry {
+	s := &j.slots[idx]
+	if rec := j.rec(s); rec != nil {
+		if j.refs == nil {
+			j.refs = make([]slotRefs, len(j.slots), cap(j.slots))
+		}
 		var r request.Request
-		r.FromRecord(e.rec, e.addr)
-		e.req, e.rec, e.addr = recordedRequest(&r), nil, nil
+		r.FromRecord(rec, j.refs[idx].addr)
+		j.refs[idx].req, j.refs[idx].addr = recordedRequest(&r), nil
+		s.recLen, s.refs = 0, true
 	}
-	return *e
+	e := journalEntry{at: s.at, bytes: s.bytes, stub: int(s.stub)}
+	if s.refs {
+		ref := &j.refs[idx]
+		e.req, e.tbl, e.why = ref.req, ref.tbl, ref.why
+	}
+	return e
 }
 
 // latest returns up to n of the latest entries, newest first. It holds the lock only to copy
@@ -185,7 +268,7 @@ func (j *journal) latest(n int) []journalEntry {
 	}
 	out := make([]journalEntry, n)
 	for i := range out {
-		out[i] = j.entries[(j.head+j.n-1-i)%len(j.entries)].render()
+		out[i] = j.render((j.head + j.n - 1 - i) % len(j.slots))
 	}
 	j.mu.Unlock()
 	return out

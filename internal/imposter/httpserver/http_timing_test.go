@@ -192,3 +192,18 @@ const (
 			"body":"{\"id\":\"{{request.path.[1]}}\",\"q\":\"{{request.query.q}}\",\"trace\":\"{{request.headers.X-Trace}}\",\"name\":\"{{jsonPath request.body '$.name'}}\",\"method\":\"{{request.method}}\"}"}}]}]}`
 	handlebarsRequest = "POST /users/42?q=x HTTP/1.1\r\nHost: x\r\nX-Trace: t-1\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n{\"name\":\"Ada\",\"tags\":[1,2,3]}"
 )
+
+// BenchmarkHTTPRecordedFull is the simple stub with recordRequests once the journal is full (its
+// default 100,000 requests, as bench/'s record-on scenario has it after its warm-up): every
+// request drops the oldest one, and the garbage collector's cycles meet a full ring.
+func BenchmarkHTTPRecordedFull(b *testing.B) {
+	h, ctx := newBenchHandler(b, strings.Replace(impostertest.SimpleStub, `"port":4545,`, `"port":4545,"recordRequests":true,`, 1), impostertest.SimpleRequest, true)
+	for range 100000 {
+		serveOnce(b, h, ctx)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		serveOnce(b, h, ctx)
+	}
+}
