@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -205,5 +206,22 @@ func BenchmarkHTTPRecordedFull(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		serveOnce(b, h, ctx)
+	}
+}
+
+// BenchmarkHTTPScaleLast is bench/'s scale-N-last scenarios: N stubs on method and path, the
+// request matching the last; 10,000 should cost what 10 do (issue 26: >= 0.8x).
+func BenchmarkHTTPScaleLast(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		b.Run("stubs="+strconv.Itoa(n), func(b *testing.B) {
+			imp := impostertest.StubsJSON(n, func(i int) string {
+				return fmt.Sprintf(`{"equals":{"method":"GET","path":"/scale/%d"}}`, i)
+			})
+			h, ctx := newBenchHandler(b, imp, impostertest.RawRequest("GET", fmt.Sprintf("/scale/%d", n-1), "", ""), true)
+			b.ReportAllocs()
+			for b.Loop() {
+				serveOnce(b, h, ctx)
+			}
+		})
 	}
 }
