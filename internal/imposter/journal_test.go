@@ -143,3 +143,28 @@ func checkJournal(t *testing.T, j *journal, kind func(int) string, added, maxCou
 		}
 	}
 }
+
+// BenchmarkJournalAdd records bench/'s simple request into a full journal (its default
+// 100,000 requests): the copy of the request's record, and the oldest entry dropped.
+func BenchmarkJournalAdd(b *testing.B) {
+	var j journal
+	j.init(0, 0)
+	r := request.Acquire()
+	defer request.Release(r)
+	var req fasthttp.Request
+	req.Header.SetMethod("GET")
+	req.SetRequestURI("/health")
+	req.Header.Set("User-Agent", "bench")
+	req.Header.Set("Accept", "*/*")
+	ctx := &fasthttp.RequestCtx{}
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}, nil)
+	request.FromHTTPLimit(ctx, r, true, 1<<20)
+	at := time.Now()
+	for range j.maxCount {
+		j.addRequest(r, at, 0, nil, nil)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		j.addRequest(r, at, 0, nil, nil)
+	}
+}
