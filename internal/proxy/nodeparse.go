@@ -47,8 +47,20 @@ var errHangUp = errors.New("the origin closed the connection before its answer's
 // or the error node raises. Only what node refuses and fasthttp would read differently is
 // checked; the body is left to fasthttp.
 func checkHead(b []byte) (start, end int, perr *ParseError) {
-	fail := func(at int, code, reason string) (int, int, *ParseError) {
-		return 0, 0, &ParseError{Code: code, Reason: reason, At: at, Packet: bytes.Clone(b)}
+	start, end, _, perr = checkHeadLines(b, nil)
+	return start, end, perr
+}
+
+// headerLine is where a header line of a head block (b[start:end]) is, counted from the
+// block's start: its name, block[name:colon], and its value without the spaces and tabs
+// around it, block[value:valueEnd].
+type headerLine struct{ name, colon, value, valueEnd int32 }
+
+// checkHeadLines is checkHead, appending to lines where each header line is in b (when end
+// is not 0): what plainHead and rawHeaders read, without finding the lines again.
+func checkHeadLines(b []byte, lines []headerLine) (start, end int, _ []headerLine, perr *ParseError) {
+	fail := func(at int, code, reason string) (int, int, []headerLine, *ParseError) {
+		return 0, 0, lines, &ParseError{Code: code, Reason: reason, At: at, Packet: bytes.Clone(b)}
 	}
 	i := 0
 	for i < len(b) && (b[i] == '\r' || b[i] == '\n') {
@@ -66,7 +78,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 	}
 	for k := 0; k < len(proto); k, i = k+1, i+1 {
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		if b[i] != proto[k] {
 			return fail(i, "HPE_INVALID_CONSTANT", "Expected HTTP/, RTSP/ or ICE/")
@@ -77,7 +89,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 	var version [2]byte
 	for k, what := range []string{"Invalid major version", "Expected dot", "Invalid minor version"} {
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		switch {
 		case k == 1 && b[i] != '.':
@@ -90,7 +102,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 		i++
 	}
 	if i == len(b) {
-		return 0, 0, nil
+		return 0, 0, lines, nil
 	}
 	switch version {
 	case [2]byte{0, 9}, [2]byte{1, 0}, [2]byte{1, 1}, [2]byte{2, 0}:
@@ -104,14 +116,14 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 	// Status: three digits, then a space and a reason, or the end of the line.
 	for k := 0; k < 3; k, i = k+1, i+1 {
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		if !digit(b[i]) {
 			return fail(i, "HPE_INVALID_STATUS", "Invalid status code")
 		}
 	}
 	if i == len(b) {
-		return 0, 0, nil
+		return 0, 0, lines, nil
 	}
 	switch b[i] {
 	case ' ':
@@ -120,7 +132,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 			i++
 		}
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		if b[i] == '\n' {
 			return fail(i+1, "HPE_CR_EXPECTED", "Missing expected CR after response line")
@@ -133,7 +145,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 	}
 	i++ // '\r'
 	if i == len(b) {
-		return 0, 0, nil
+		return 0, 0, lines, nil
 	}
 	if b[i] != '\n' {
 		return fail(i, "HPE_STRICT", "Expected LF after CR")
@@ -144,18 +156,18 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 	var haveLength, haveEncoding bool
 	for {
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		switch b[i] {
 		case '\r':
 			i++
 			if i == len(b) {
-				return 0, 0, nil
+				return 0, 0, lines, nil
 			}
 			if b[i] != '\n' {
 				return fail(i, "HPE_STRICT", "Expected LF after headers")
 			}
-			return start, i + 1, nil
+			return start, i + 1, lines, nil
 		case '\n':
 			return fail(i+1, "HPE_INVALID_HEADER_TOKEN", "Invalid header field char")
 		case ' ', '\t':
@@ -170,7 +182,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 			i++
 		}
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		if b[i] != ':' || i == nameAt {
 			return fail(i, "HPE_INVALID_HEADER_TOKEN", "Invalid header token")
@@ -191,8 +203,9 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 			i++
 		}
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
+		valueAt := i
 		if length {
 			if haveLength {
 				return fail(i, "HPE_UNEXPECTED_CONTENT_LENGTH", "Duplicate Content-Length")
@@ -211,7 +224,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 				i++
 			}
 			if i == len(b) {
-				return 0, 0, nil
+				return 0, 0, lines, nil
 			}
 			if b[i] != '\r' && b[i] != '\n' {
 				return fail(i, "HPE_INVALID_CONTENT_LENGTH", "Invalid character in Content-Length")
@@ -219,7 +232,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 			if digits == 0 {
 				if b[i] == '\r' {
 					if i+1 == len(b) {
-						return 0, 0, nil
+						return 0, 0, lines, nil
 					}
 					i++
 				}
@@ -232,7 +245,7 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 			i++
 		}
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		if c := b[i]; c != '\r' && c != '\n' {
 			return fail(i, "HPE_INVALID_HEADER_TOKEN", "Invalid header value char")
@@ -240,9 +253,14 @@ func checkHead(b []byte) (start, end int, perr *ParseError) {
 		if b[i] == '\n' {
 			return fail(i, "HPE_CR_EXPECTED", "Missing expected CR after header value")
 		}
+		valueEnd := i
+		for valueEnd > valueAt && (b[valueEnd-1] == ' ' || b[valueEnd-1] == '\t') {
+			valueEnd--
+		}
+		lines = append(lines, headerLine{int32(nameAt - start), int32(nameAt + len(name) - start), int32(valueAt - start), int32(valueEnd - start)})
 		i++
 		if i == len(b) {
-			return 0, 0, nil
+			return 0, 0, lines, nil
 		}
 		if b[i] != '\n' {
 			return fail(i, "HPE_LF_EXPECTED", "Missing expected LF after header value")

@@ -29,12 +29,12 @@ func fasthttpHead(block []byte) (h head, ok bool) {
 // parse of it differs from plainHead's.
 func samePlainHead(t *testing.T, block []byte) (plain bool) {
 	t.Helper()
-	start, end, perr := checkHead(block)
+	start, end, lines, perr := checkHeadLines(block, nil)
 	if perr != nil || end == 0 {
 		return false
 	}
 	block = block[start:end]
-	got, ok := plainHead(block)
+	got, ok := plainHead(block, lines)
 	if !ok {
 		return false
 	}

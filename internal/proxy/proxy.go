@@ -4,7 +4,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
@@ -300,10 +299,10 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 		return nil, p.failure(err)
 	}
 	if ex.plain {
-		return p.answer(resp, raw, ex.ctype, ex.cenc), nil
+		return p.answer(resp, raw, ex.lines, ex.ctype, ex.cenc), nil
 	}
 	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
-	return p.answer(resp, raw, resp.Header.ContentType(), resp.Header.Peek("Content-Encoding")), nil
+	return p.answer(resp, raw, ex.lines, resp.Header.ContentType(), resp.Header.Peek("Content-Encoding")), nil
 }
 
 // requestTarget returns the request line's target for the raw target uri (the client's), and
@@ -469,15 +468,13 @@ func IsBinary(contentEncoding, contentType string) bool {
 // as Mountebank's headersMap.ofRaw does. Header values and a short text body are the same
 // values as the previous answers' when their bytes are (p.texts): a proxy records every
 // answer, and an origin repeats itself.
-func (p *Proxy) answer(resp *fasthttp.Response, raw, ctype, cenc []byte) *config.Object {
+func (p *Proxy) answer(resp *fasthttp.Response, raw []byte, lines []headerLine, ctype, cenc []byte) *config.Object {
 	// The answer is made as a proxy keeps it (proxyAlways records it as it is): each object
 	// in one allocation with its members, the headers with room for the Connection header
 	// a recorded answer may get, the answer with room for _proxyResponseTime.
 	headers := &config.Object{}
 	if raw != nil {
-		// Its lines, less the status line and the blank one, and one more: counted by their
-		// '\n' (bytes.Count of one byte is a scan; of "\r\n", a search at every '\r').
-		headers = config.ObjectWithRoom(bytes.Count(raw, []byte("\n")) - 2 + 1)
+		headers = config.ObjectWithRoom(len(lines) + 1) // its lines, and one more
 	}
 	add := func(name string, value config.Value) {
 		v, ok := headers.Get(name)
@@ -495,7 +492,7 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw, ctype, cenc []byte) *config
 	p.texts.mu.Lock()
 	defer p.texts.mu.Unlock()
 	if raw != nil {
-		rawHeaders(raw, func(name string, value []byte) { add(name, p.texts.latin1(value)) })
+		rawHeaders(raw, lines, func(name string, value []byte) { add(name, p.texts.latin1(value)) })
 	} else {
 		for k, v := range resp.Header.All() {
 			add(decodeLatin1(k), decodeLatin1(v))

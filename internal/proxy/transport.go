@@ -36,7 +36,9 @@ type rawTransport struct {
 type exchange struct {
 	ctx context.Context // nil: none
 	raw []byte          // the header block as it arrived, when has
-	has bool
+	// lines are where raw's header lines are (checkHeadLines), when has.
+	lines []headerLine
+	has   bool
 	// direct says the request goes out as its header says, without a URI (see
 	// Proxy.exchange): its request target is set, and the URI fasthttp would parse is not.
 	direct bool
@@ -226,7 +228,8 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	resp.Header.DisableNormalizing()
 	br := hc.AcquireReader(conn)
 	defer hc.ReleaseReader(br) // before the connection is released or closed
-	block, skip, err := peekHeader(br)
+	block, skip, lines, err := peekHeader(br, ex.lines[:0])
+	ex.lines = lines
 	if err != nil {
 		return false, err // node's parser refused the answer, or it ended in its head
 	}
@@ -237,7 +240,7 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 			if rd, err = asHTTP(br, block, skip); err != nil {
 				return false, err
 			}
-		} else if h, ok := plainHead(ex.raw); ok && !resp.SkipBody {
+		} else if h, ok := plainHead(ex.raw, ex.lines); ok && !resp.SkipBody {
 			// The head was read (checkHead) and is plain: its body is read as fasthttp reads
 			// it after parsing the same head, without the parse (about 4.5k instructions).
 			if _, err := br.Discard(skip + len(block)); err != nil {
@@ -269,8 +272,9 @@ type head struct {
 	close          bool   // the connection is not used again
 }
 
-// plainHead reads block, a response head that checkHead read as node does (status line and
-// header lines, CRLF each, up to the blank line), as fasthttp's ResponseHeader parse reads it,
+// plainHead reads block, a response head that checkHeadLines read as node does (status line
+// and header lines, CRLF each, up to the blank line; lines are where its header lines are), as
+// fasthttp's ResponseHeader parse reads it,
 // when it is plain: HTTP/1.1, a status from 200 on but 204 and 304 (whose answers have a
 // body), one Content-Length of at most 15 digits, and no Transfer-Encoding or Trailer header.
 // Then its status, its length, the last Content-Type and Content-Encoding values and whether
@@ -278,7 +282,7 @@ type head struct {
 // compares it) are fasthttp's; any other head is not plain, and fasthttp parses it. checkHead
 // refuses what fasthttp would read otherwise: a folded line, a byte fasthttp refuses in a
 // value, a name that is not a token, a second Content-Length.
-func plainHead(block []byte) (h head, ok bool) {
+func plainHead(block []byte, lines []headerLine) (h head, ok bool) {
 	const version = "HTTP/1.1 "
 	if len(block) < len(version)+3 || string(block[:len(version)]) != version {
 		return h, false
@@ -288,29 +292,12 @@ func plainHead(block []byte) (h head, ok bool) {
 	if h.status < 200 || h.status == 204 || h.status == 304 {
 		return h, false
 	}
-	rest := block
 	haveLength := false
-	for first := true; ; first = false {
-		i := lineEnd(rest)
-		if i < 0 {
-			return h, false // not reached: the block ends in its blank line
-		}
-		line := rest[:i]
-		rest = rest[i+2:]
-		if first {
-			continue
-		}
-		if len(line) == 0 {
-			break
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
-			return h, false // not reached: checkHead
-		}
+	for _, l := range lines {
 		// Each name of interest has a length of its own: a name is compared with the one of
 		// its length only (most are none of them).
-		name := line[:colon]
-		value := func() []byte { return bytes.Trim(line[colon+1:], " \t") }
+		name := block[l.name:l.colon]
+		value := func() []byte { return block[l.value:l.valueEnd] }
 		switch len(name) {
 		case len("content-type"):
 			if tokenFold(name, "content-type") {
@@ -405,76 +392,46 @@ func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request, direct 
 }
 
 // peekHeader returns the response's status line and header block (up to the blank line),
-// valid until br is read, and skip, the bytes before it (empty lines node skips); nil when it
+// valid until br is read, with where its header lines are (appended to lines), and skip, the bytes before it (empty lines node skips); nil when it
 // is not a final response that fits the reader's buffer: fasthttp then parses (or refuses) it alone, and the headers are taken from what it
 // parsed. What arrives is read as node's parser reads it (checkHead): a head node refuses is
 // its *ParseError as soon as the offending byte is in, and a connection that ends in the middle
 // of the head is errHangUp (one that ends before any byte is left to fasthttp, which may try
 // again on another connection).
-func peekHeader(br *bufio.Reader) (block []byte, skip int, err error) {
+func peekHeader(br *bufio.Reader, lines []headerLine) (block []byte, skip int, _ []headerLine, err error) {
 	n := 1 // wait for the first bytes; then look at all that is buffered before waiting for more
 	for {
 		_, rerr := br.Peek(n)
 		b, _ := br.Peek(br.Buffered())
-		start, end, perr := checkHead(b)
+		start, end, found, perr := checkHeadLines(b, lines[:0])
+		lines = found
 		switch {
 		case perr != nil:
-			return nil, 0, perr
+			return nil, 0, lines, perr
 		case end > 0:
 			if bytes.HasPrefix(b[start:], []byte("HTTP/1.1 1")) || bytes.HasPrefix(b[start:], []byte("HTTP/1.0 1")) {
-				return nil, 0, nil // an interim answer (100 Continue): fasthttp skips it
+				return nil, 0, lines, nil // an interim answer (100 Continue): fasthttp skips it
 			}
-			return b[start:end], start, nil
+			return b[start:end], start, lines, nil
 		case rerr != nil:
 			if len(b) > 0 && (errors.Is(rerr, io.EOF) || errors.Is(rerr, syscall.ECONNRESET)) {
-				return nil, 0, errHangUp
+				return nil, 0, lines, errHangUp
 			}
-			return nil, 0, nil
+			return nil, 0, lines, nil
 		}
 		n = len(b) + 1
 		if n > br.Size() {
-			return nil, 0, nil
+			return nil, 0, lines, nil
 		}
 	}
 }
 
-// rawHeaders splits a header block into node's rawHeaders: names as sent (decoded), values
-// without the spaces around them (as bytes, valid during the call), in order. A line that is
-// not `name: value` is left out.
-func rawHeaders(block []byte, add func(name string, value []byte)) {
-	first := true // the status line
-	for len(block) > 0 {
-		line := block
-		if i := lineEnd(block); i >= 0 {
-			line, block = block[:i], block[i+2:]
-		} else {
-			block = nil
-		}
-		if first || len(line) == 0 {
-			first = false
-			continue
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
-			continue
-		}
-		add(headerName(line[:colon]), bytes.Trim(line[colon+1:], " \t"))
-	}
-}
-
-// lineEnd is bytes.Index(b, "\r\n"), found by its '\n' (bytes.IndexByte's scan: a search for
-// the two bytes stopped at every '\r' to compare, twice a header line).
-func lineEnd(b []byte) int {
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		if i > 0 && b[i-1] == '\r' {
-			return i - 1
-		}
-		i++
+// rawHeaders gives the header lines of a head block, at lines (peekHeader's), as node's
+// rawHeaders: names as sent (decoded), values without the spaces and tabs around them (as
+// bytes, valid during the call), in order.
+func rawHeaders(block []byte, lines []headerLine, add func(name string, value []byte)) {
+	for _, l := range lines {
+		add(headerName(block[l.name:l.colon]), block[l.value:l.valueEnd])
 	}
 }
 
