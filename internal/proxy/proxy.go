@@ -492,7 +492,7 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte, lines []headerLine, 
 	p.texts.mu.Lock()
 	defer p.texts.mu.Unlock()
 	if raw != nil {
-		rawHeaders(raw, lines, func(name string, value []byte) { add(name, p.texts.latin1(value)) })
+		rawHeaders(raw, lines, func(i int, name string, value []byte) { add(name, p.texts.latin1At(i, value)) })
 	} else {
 		for k, v := range resp.Header.All() {
 			add(decodeLatin1(k), decodeLatin1(v))
@@ -549,6 +549,11 @@ func statusValue(code int) config.Value {
 type interner struct {
 	mu sync.Mutex
 	m  map[string]config.Value
+	// lines are the values of the header lines of the answer before, by their place (the
+	// ASCII ones, up to maxLines): an origin mostly sends the same lines in the same order,
+	// and a line equal to the one before it is found by one comparison, not the map's hash
+	// and probe.
+	lines []config.Value
 }
 
 // Bounds of what an interner keeps: texts up to maxInterned bytes, up to maxInterns of them
@@ -556,6 +561,7 @@ type interner struct {
 const (
 	maxInterned = 256
 	maxInterns  = 512
+	maxLines    = 32
 )
 
 // intern returns the Value of the text b, which must be decoded as it is (ASCII, or valid
@@ -584,6 +590,30 @@ func (in *interner) latin1(b []byte) config.Value {
 		}
 	}
 	return in.intern(b)
+}
+
+// latin1At is latin1(b) for b, the value of header line i of an answer.
+func (in *interner) latin1At(i int, b []byte) config.Value {
+	if i < len(in.lines) {
+		// Only ASCII is kept: bytes equal to it are the same text decoded.
+		if s, ok := in.lines[i].(string); ok && s == string(b) { // compared without a conversion
+			return in.lines[i]
+		}
+	}
+	if len(b) > maxInterned || i >= maxLines {
+		return in.latin1(b)
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return decodeLatin1(b)
+		}
+	}
+	v := in.intern(b)
+	for len(in.lines) <= i {
+		in.lines = append(in.lines, nil)
+	}
+	in.lines[i] = v
+	return v
 }
 
 // utf8 is the Value of a body that maybeJSON leaves as text and DecodeUTF8 leaves as it is

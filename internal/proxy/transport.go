@@ -428,10 +428,10 @@ func peekHeader(br *bufio.Reader, lines []headerLine) (block []byte, skip int, _
 
 // rawHeaders gives the header lines of a head block, at lines (peekHeader's), as node's
 // rawHeaders: names as sent (decoded), values without the spaces and tabs around them (as
-// bytes, valid during the call), in order.
-func rawHeaders(block []byte, lines []headerLine, add func(name string, value []byte)) {
-	for _, l := range lines {
-		add(headerName(block[l.name:l.colon]), block[l.value:l.valueEnd])
+// bytes, valid during the call), in order, each with its index.
+func rawHeaders(block []byte, lines []headerLine, add func(i int, name string, value []byte)) {
+	for i, l := range lines {
+		add(i, headerName(block[l.name:l.colon]), block[l.value:l.valueEnd])
 	}
 }
 

@@ -125,7 +125,16 @@ func FuzzRawHeaders(f *testing.F) {
 			split(func(name string, value []byte) { out = append(out, fmt.Sprintf("%q=%q", name, value)) })
 			return strings.Join(out, ",")
 		}
-		got := list(func(add func(string, []byte)) { rawHeaders(block, lines, add) })
+		n := 0
+		got := list(func(add func(string, []byte)) {
+			rawHeaders(block, lines, func(i int, name string, value []byte) {
+				if i != n {
+					t.Fatalf("rawHeaders(%q): line %d given as %d", block, n, i)
+				}
+				n++
+				add(name, value)
+			})
+		})
 		want := list(func(add func(string, []byte)) { rawHeadersSearched(block, add) })
 		if got != want {
 			t.Errorf("rawHeaders(%q):\n%s\nwant\n%s", block, got, want)
@@ -160,6 +169,35 @@ func TestOtherProtocolsReadAsHTTP(t *testing.T) {
 		}
 		if got := strconv.Itoa(resp.StatusCode()); got != tc.status || string(resp.Body()) != tc.body {
 			t.Errorf("%q: %s %q, want %s %q", tc.in, got, resp.Body(), tc.status, tc.body)
+		}
+	}
+}
+
+// TestInternerLines: a header value is decodeLatin1 of its bytes whatever the answers before
+// it had at its place: the same ASCII (taken from the line before), other text, a Latin-1 value
+// and then the UTF-8 bytes of its decoding (which must not be taken for it), lines past
+// maxLines, long values, fewer and more lines than before.
+func TestInternerLines(t *testing.T) {
+	long := strings.Repeat("v", maxInterned+1)
+	answers := [][]string{
+		{"text/plain", "24", "caf\xe9", "x"},
+		{"text/plain", "24", "caf\xc3\xa9", "y"},
+		{"text/plain", "25", "caf\xe9", "caf\xc3\xa9", long},
+		{"text/html"},
+		{"text/html", "", "caf\xc3\xa9", "caf\xe9", long, "z"},
+	}
+	var many []string
+	for i := range maxLines + 3 {
+		many = append(many, "line "+strconv.Itoa(i%3))
+	}
+	answers = append(answers, many, many, answers[0])
+	var in interner
+	for n, values := range answers {
+		for i, v := range values {
+			got := in.latin1At(i, []byte(v))
+			if s, ok := got.(string); !ok || s != decodeLatin1([]byte(v)) {
+				t.Fatalf("answer %d, line %d (%q): %q, want %q", n, i, v, got, decodeLatin1([]byte(v)))
+			}
 		}
 	}
 }
