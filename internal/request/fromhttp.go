@@ -45,7 +45,7 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 		n += len(body)
 	}
 	r.reserve(n)
-	r.Method = r.str(method)
+	r.Method = methodString(r, method)
 	path, search := nodeURL(r.own(uri), true)
 	r.Path = path
 	r.Query = ParseQuery(r.Query[:0], search)
@@ -311,6 +311,28 @@ func hasHeaderFold(raw []byte, name string) bool {
 			return true
 		}
 	}
+}
+
+// methodString is the request's method: one of the common ones is the constant, not copied
+// into r's arena (a copy and two slice checks for every request).
+func methodString(r *Request, method []byte) string {
+	switch string(method) { // (a switch on the bytes as a string does not copy them)
+	case "GET":
+		return "GET"
+	case "POST":
+		return "POST"
+	case "PUT":
+		return "PUT"
+	case "DELETE":
+		return "DELETE"
+	case "PATCH":
+		return "PATCH"
+	case "HEAD":
+		return "HEAD"
+	case "OPTIONS":
+		return "OPTIONS"
+	}
+	return r.str(method)
 }
 
 // headersNeeded reports whether the raw header block must be parsed for the body: a line

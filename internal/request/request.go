@@ -96,14 +96,27 @@ type memoEntry struct {
 
 // Reset clears r for reuse, keeping allocated capacity.
 func (r *Request) Reset() {
-	q, h, f, m := r.Query[:0], r.Headers[:0], r.Form[:0], r.memo[:0]
-	clear(r.Query)
-	clear(r.Headers)
-	clear(r.Form)
-	for i := 0; i < len(r.memo); i++ {
-		r.memo[i] = memoEntry{} // not clear, a runtime call: one or two entries (a script's slab)
+	q, h, f, m, kept := r.Query[:0], r.Headers[:0], r.Form[:0], r.memo[:0], r.kept
+	// Element by element, not clear: a request has a few query pairs and headers, fewer
+	// than a runtime call's cost, and the calls spilled this function's registers. (Many
+	// headers are parsed only for a predicate or script that reads them, which costs far
+	// more. The memo holds one or two entries: a script's slab.)
+	for i := range r.Query {
+		r.Query[i] = KV{}
 	}
-	*r = Request{Query: q, Headers: h, Form: f, memo: m, kept: r.kept}
+	for i := range r.Headers {
+		r.Headers[i] = KV{}
+	}
+	for i := range r.Form {
+		r.Form[i] = KV{}
+	}
+	for i := range r.memo {
+		r.memo[i] = memoEntry{}
+	}
+	// Cleared in place, then the kept parts set: a composite literal that reads r was built
+	// on the stack and copied.
+	*r = Request{}
+	r.Query, r.Headers, r.Form, r.memo, r.kept = q, h, f, m, kept
 }
 
 // Kept is where a caller keeps a value of its own with r from one use to the next (a script's
@@ -454,7 +467,9 @@ func (r *Request) rawHeaderLines(name string) (value string, found, sure bool) {
 		for len(line) > 0 && isOWS(line[0]) {
 			line = line[1:]
 		}
-		if len(line) <= len(name) || !prefixFoldASCII(line, name) {
+		// (Most lines differ from name in their first byte: two bytes EqualFoldASCII finds
+		// alike are equal once ORed with 0x20.)
+		if len(line) <= len(name) || name != "" && line[0]|0x20 != name[0]|0x20 || !prefixFoldASCII(line, name) {
 			continue
 		}
 		key, rest := line[:len(name)], line[len(name):]

@@ -822,3 +822,26 @@ func TestNeedsUnescape(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodString: a request's method is the one sent, in its case; the common ones are
+// the constants rather than copies in the request's arena.
+func TestMethodString(t *testing.T) {
+	for _, tc := range []struct {
+		method  string
+		inArena bool
+	}{
+		{"GET", false}, {"POST", false}, {"PUT", false}, {"DELETE", false}, {"PATCH", false},
+		{"HEAD", false}, {"OPTIONS", false},
+		{"get", true}, {"Post", true}, {"PROPFIND", true}, {"GETX", true}, {"TRACE", true},
+	} {
+		r := Acquire()
+		FromHTTP(ctxFor(t, tc.method+" /x HTTP/1.1\r\nHost: h\r\n\r\n"), r)
+		if r.Method != tc.method {
+			t.Errorf("%s: Method = %q", tc.method, r.Method)
+		}
+		if in := r.Holds(unsafe.Slice(unsafe.StringData(r.Method), len(r.Method))); in != tc.inArena {
+			t.Errorf("%s: in the arena %v, want %v", tc.method, in, tc.inArena)
+		}
+		Release(r)
+	}
+}
