@@ -26,7 +26,7 @@ func TestFormattedJSONFollowsEveryChange(t *testing.T) {
 		{"predicates":[{"equals":{"path":"/hello"}}],"responses":[{"is":{"body":"hi"}}]}]}`)
 	// Served in process, as the http server serves it: counted, recorded and, with --debug,
 	// a match kept, all before the next step looks.
-	serve := func() { im.RecordMatch(im.Resolve(&request.Request{Method: "GET", Path: "/hello"})) }
+	serve := func() { a := im.Resolve(&request.Request{Method: "GET", Path: "/hello"}); im.RecordMatch(&a) }
 	opts := PrintOptions{BaseURL: "http://localhost:2525"}
 	check := func(step string) {
 		t.Helper()

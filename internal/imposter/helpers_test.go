@@ -60,7 +60,7 @@ func (h *testServer) handle(ctx *fasthttp.RequestCtx) {
 		fail(a.Err)
 		return
 	}
-	a, err := im.Build(context.Background(), req, ctx.Request.Header.RequestURI(), ctx.Request.Body(), a)
+	err := im.Build(context.Background(), req, ctx.Request.Header.RequestURI(), ctx.Request.Body(), &a)
 	if err != nil {
 		fail(err)
 		return
@@ -76,7 +76,7 @@ func (h *testServer) handle(ctx *fasthttp.RequestCtx) {
 		ctx.Response.Header.Add(name, value)
 	}
 	ctx.Response.SetBodyRaw(a.Body())
-	im.RecordMatch(a)
+	im.RecordMatch(&a)
 }
 
 // serveOnce runs the handler on ctx's request as the server would for a new request.

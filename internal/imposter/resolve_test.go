@@ -36,7 +36,8 @@ func shown(t *testing.T, im *Imposter, req *request.Request) string {
 	if a.Err != nil {
 		return "error " + a.Err.Code
 	}
-	built, err := im.Build(context.Background(), req, nil, nil, a)
+	err := im.Build(context.Background(), req, nil, nil, &a)
+	built := &a
 	if err != nil {
 		return "error " + err.Error()
 	}
@@ -173,7 +174,7 @@ func TestResolveDebug(t *testing.T) {
 	if !hit.Matched() || hit.Why != nil {
 		t.Fatalf("match: matched %v, why %v", hit.Matched(), hit.Why)
 	}
-	im.RecordMatch(hit)
+	im.RecordMatch(&hit)
 	if m := im.Stubs(false).Matches(0); len(m) != 1 || !strings.Contains(string(config.MarshalJSON(m, 0)), `"request":{`) {
 		t.Errorf("the match was not kept: %s", config.MarshalJSON(m, 0))
 	}
@@ -218,7 +219,7 @@ func TestBuildTCP(t *testing.T) {
 			if a.Err != nil {
 				t.Fatal(a.Err)
 			}
-			out, keep := im.BuildTCP(context.Background(), req, a, origin(tt.origin))
+			out, keep := im.BuildTCP(context.Background(), req, &a, origin(tt.origin))
 			if string(out) != tt.want || keep != tt.keep {
 				t.Errorf("got %q, keep %v; want %q, keep %v", out, keep, tt.want, tt.keep)
 			}

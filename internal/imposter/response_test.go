@@ -334,7 +334,7 @@ func TestDebugMatchShowsTheResponseSent(t *testing.T) {
 		if a.Err != nil {
 			t.Fatal(a.Err)
 		}
-		im.RecordMatch(a)
+		im.RecordMatch(&a)
 		if got := string(config.MarshalJSON(im.Stubs(false).Matches(0), 0)); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: matches %s, want one with %s", tt.imposter, got, tt.want)
 		}
@@ -432,7 +432,7 @@ func TestCheckHeaderAsNode(t *testing.T) {
 			other := compileIs(config.NewObject("headers", config.NewObject("X-Ok", "fine"), "body", "a"), defaultsOf(nil), nil)
 			replaced := compileIs(config.NewObject("headers", hs, "body", "d"), defaultsOf(nil), other)
 			for _, w := range []*wire{base, built, kept, replaced} {
-				_, err := Answer{out: w}.Status()
+				_, err := (&Answer{out: w}).Status()
 				got := ""
 				if err != nil {
 					c, _ := err.(*config.Error).Raw.Get("code")
@@ -486,7 +486,7 @@ func TestJournalOfRecycledRequests(t *testing.T) {
 		req := request.Acquire()
 		request.FromHTTP(impostertest.RequestCtx(t, raws[i%len(raws)]), req)
 		a := im.Resolve(req)
-		if im.Recyclable(a) {
+		if im.Recyclable(&a) {
 			recycled++
 			request.Recycle(req)
 		} else {
@@ -719,7 +719,7 @@ func TestTemplateAnswersRecycleTheRequest(t *testing.T) {
 			req := request.Acquire()
 			request.FromHTTP(impostertest.RequestCtx(t, raw), req)
 			a := im.Resolve(req)
-			a, err := im.Build(context.Background(), req, nil, nil, a)
+			err := im.Build(context.Background(), req, nil, nil, &a)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -734,12 +734,12 @@ func TestTemplateAnswersRecycleTheRequest(t *testing.T) {
 				}
 			}
 			answers = append(answers, k)
-			if im.Recyclable(a) {
+			if im.Recyclable(&a) {
 				recycled++
-				im.Done(a)
+				im.Done(&a)
 				request.Recycle(req)
 			} else {
-				im.Done(a)
+				im.Done(&a)
 				request.Release(req)
 			}
 		}

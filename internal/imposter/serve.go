@@ -106,19 +106,19 @@ func (im *Imposter) Resolve(req *request.Request) Answer {
 // Defers reports whether the answer's behaviors wait or run a shell command (see
 // behavior.Compiled.Defers): Mountebank writes it in a later turn of its event loop, which a
 // tcp client's end of sending (FIN) comes before.
-func (a Answer) Defers() bool {
+func (a *Answer) Defers() bool {
 	return a.resp != nil && a.resp.base().behaviors.Defers()
 }
 
 // Matched reports whether a stub answered (rather than the default response or an error).
-func (a Answer) Matched() bool { return a.stub != nil }
+func (a *Answer) Matched() bool { return a.stub != nil }
 
 // Dynamic reports whether the http answer is built per request (inject, proxy, fault,
 // behaviors, templates) rather than sent as compiled, and has not been built yet.
-func (a Answer) Dynamic() bool { return a.out == nil }
+func (a *Answer) Dynamic() bool { return a.out == nil }
 
 // Fault is the name of the response's fault; "" when it is not a fault.
-func (a Answer) Fault() string {
+func (a *Answer) Fault() string {
 	if f, ok := a.resp.(*faultResponse); ok {
 		return f.name
 	}
@@ -133,7 +133,7 @@ func (a Answer) Fault() string {
 // node's shape: a name that is not an HTTP token, or a value with a control character other
 // than tab or a character past U+00FF; the status code comes with that error, as node keeps
 // the reason phrase of the status it was given before it checked the headers.
-func (a Answer) Status() (int, error) {
+func (a *Answer) Status() (int, error) {
 	if a.out.binaryNotText {
 		return 0, &config.Error{Raw: config.NewObject(
 			"message", "response.body.replace is not a function", "name", "TypeError")}
@@ -233,17 +233,17 @@ func Latin1(v string) string {
 }
 
 // NumHeaders is the number of header lines.
-func (a Answer) NumHeaders() int { return len(a.out.headers) }
+func (a *Answer) NumHeaders() int { return len(a.out.headers) }
 
 // Header returns header line i. first says it is the first line of its exact name and holds no
 // CR or LF: it may be set without the checks of adding a line.
-func (a Answer) Header(i int) (name, value string, first bool) {
+func (a *Answer) Header(i int) (name, value string, first bool) {
 	h := &a.out.headers[i]
 	return h.name, h.value, h.set
 }
 
 // WireHeader is Header with the value as node writes it (Latin1).
-func (a Answer) WireHeader(i int) (name, value string, first bool) {
+func (a *Answer) WireHeader(i int) (name, value string, first bool) {
 	h := &a.out.headers[i]
 	if value = h.value; h.wide {
 		value = Latin1(value)
@@ -252,21 +252,21 @@ func (a Answer) WireHeader(i int) (name, value string, first bool) {
 }
 
 // HasConnection reports whether the configured headers name Connection.
-func (a Answer) HasConnection() bool { return a.out.hasConnection }
+func (a *Answer) HasConnection() bool { return a.out.hasConnection }
 
 // Body is the body; it must not be modified.
-func (a Answer) Body() []byte { return a.out.body }
+func (a *Answer) Body() []byte { return a.out.body }
 
 // MustCopyBody reports whether the body is in memory Done gives back for the next request's
 // answer: the connection must copy it, not refer to it, since it is written after Done.
-func (a Answer) MustCopyBody() bool {
+func (a *Answer) MustCopyBody() bool {
 	return a.slab.Holds(a.out.body) || a.box != nil && a.box.holds(a.out.body)
 }
 
 // BodyIsBuffer reports whether the body is the whole of the answer's own buffer, built for this
 // request (a template's rendered body): the connection may take it (ExchangeBuffer) rather
 // than copy it.
-func (a Answer) BodyIsBuffer() bool {
+func (a *Answer) BodyIsBuffer() bool {
 	return a.box != nil && len(a.out.body) > 0 && len(a.out.body) == len(a.box.buf) &&
 		unsafe.SliceData(a.out.body) == unsafe.SliceData(a.box.buf)
 }
@@ -274,26 +274,28 @@ func (a Answer) BodyIsBuffer() bool {
 // ExchangeBuffer gives the answer's buffer up to the connection, which has taken the body
 // (BodyIsBuffer), and keeps b, emptied, for the next answer in its place: the body's memory is
 // the connection's from then on, never written by the imposter again.
-func (a Answer) ExchangeBuffer(b []byte) {
+func (a *Answer) ExchangeBuffer(b []byte) {
 	a.box.buf = b[:0]
 }
 
-// Build builds a Dynamic http answer for req: the proxy's origin is asked (uri and body are the
-// request's as received), or the inject function, template and behaviors run, cancelled with
-// ctx. An answer already built is returned as it is.
-func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body []byte, a Answer) (Answer, error) {
+// Build builds a Dynamic http answer a for req, in place: the proxy's origin is asked (uri and
+// body are the request's as received), or the inject function, template and behaviors run,
+// cancelled with ctx. An answer already built is left as it is. After an error a is no answer
+// to write. (Answers go by pointer: eleven words copied for every call and method cost a
+// template's request ~0.1k instructions.)
+func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body []byte, a *Answer) error {
 	if a.out != nil {
-		return a, nil
+		return nil
 	}
 	if is, ok := a.resp.(*isResponse); ok && is.bodyOnly {
 		// A template of the body alone (renderBody): no script, no behavior, and nothing of
 		// the request in the answer.
 		out, box, err := im.renderBody(req, is, nil)
 		if err != nil {
-			return a, err
+			return err
 		}
 		a.out, a.box, a.contained = out, box, !req.Holds(out.body)
-		return a, nil
+		return nil
 	}
 	var out *wire
 	var err error
@@ -315,7 +317,7 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 		out, a.box, err = im.produce(ctx, req, a.resp, a.slab)
 	}
 	if err != nil {
-		return a, err
+		return err
 	}
 	a.out = out
 	if proxied {
@@ -337,7 +339,7 @@ func (im *Imposter) Build(ctx context.Context, req *request.Request, uri, body [
 		// after the handler returns) is not in the memory the request would give the next one.
 		a.contained = known && a.slab.Native() == calls && !req.Holds(out.body)
 	}
-	return a, nil
+	return nil
 }
 
 // scriptCalls is the number of script calls that see the request while r is built (the inject
@@ -362,7 +364,7 @@ func scriptCalls(r response) (calls int, known bool) {
 // to the pool, for the next request's answer. The body's bytes are not the wire's: they stay
 // valid for the connection to write, but for a body in the box's or the slab's memory, which
 // the connection has copied (MustCopyBody). a must not be used afterwards.
-func (im *Imposter) Done(a Answer) {
+func (im *Imposter) Done(a *Answer) {
 	if a.box != nil {
 		// Clear only the header lines that can have been used (a list of the base's or a
 		// longer one of its own left them empty), not the whole box.
@@ -402,7 +404,7 @@ func scriptedResponse(r response) bool {
 // written; a body in the request's memory makes a not contained). A call goja runs is not
 // counted by the slab (Slab.Native): a runtime may keep the strings in its state, so that
 // request is released, not recycled.
-func (im *Imposter) Recyclable(a Answer) bool {
+func (im *Imposter) Recyclable(a *Answer) bool {
 	st := static(a.resp) // the answer of every request (a fixed one: see fix)
 	return (st != nil && a.out == st || a.contained) && a.Recorded == nil && (im.shared == nil || !im.Records()) && !im.scripted.Load()
 }
@@ -412,7 +414,7 @@ func (im *Imposter) Recyclable(a Answer) bool {
 // written, unless the request was shown in Mountebank's recorded shape or explained (--debug,
 // the debug log), recorded in a shared store (the journal copies what it keeps), or seen by a
 // script predicate.
-func (im *Imposter) RecyclableTCP(a Answer) bool {
+func (im *Imposter) RecyclableTCP(a *Answer) bool {
 	if a.Err != nil || a.Recorded != nil || a.Why != nil || im.scripted.Load() || im.shared != nil && im.Records() {
 		return false
 	}
@@ -421,7 +423,7 @@ func (im *Imposter) RecyclableTCP(a Answer) bool {
 }
 
 // RecordMatch keeps, with --debug, the match of the stub that answered for the imposter's JSON.
-func (im *Imposter) RecordMatch(a Answer) {
+func (im *Imposter) RecordMatch(a *Answer) {
 	if a.stub == nil || !im.opts.Debug {
 		return
 	}
@@ -437,7 +439,7 @@ func (im *Imposter) RecordMatch(a Answer) {
 
 // RecordFaultMatch keeps, with --debug, the match of a stub that answered with a fault: its
 // response is {"fault": name}, as Mountebank records it.
-func (im *Imposter) RecordFaultMatch(a Answer, name string) {
+func (im *Imposter) RecordFaultMatch(a *Answer, name string) {
 	if a.stub == nil || !im.opts.Debug {
 		return
 	}

@@ -187,7 +187,7 @@ type TCPOrigin func(req *request.Request, addr, to string) (answer, failure *con
 // closed) and says whether the connection stays open after they are written. A proxy response
 // asks its origin through origin. Cancelling ctx stops the behaviors of an `is` or inject
 // response (a wait, a shell command).
-func (im *Imposter) BuildTCP(ctx context.Context, req *request.Request, a Answer, origin TCPOrigin) (out []byte, keep bool) {
+func (im *Imposter) BuildTCP(ctx context.Context, req *request.Request, a *Answer, origin TCPOrigin) (out []byte, keep bool) {
 	fail := func(err error) ([]byte, bool) {
 		im.log.Error("cannot build the response", "err", err)
 		var shell *behavior.ShellError

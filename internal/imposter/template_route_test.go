@@ -55,13 +55,13 @@ func buildBoth(t testing.TB, def, raw string) (fast, general string, routed bool
 			is, _ := a.resp.(*isResponse)
 			routed = is != nil && is.bodyOnly
 		}
-		a, err = im.Build(context.Background(), req, nil, nil, a)
+		err = im.Build(context.Background(), req, nil, nil, &a)
 		text := answerText(a, err)
 		if err == nil {
 			if on && routed && (req.Holds(a.Body()) || len(a.Body()) > 0 && a.box.holds(a.Body()) && !a.MustCopyBody()) {
 				t.Errorf("the answer's body is the request's memory, or the box's not copied")
 			}
-			im.Done(a)
+			im.Done(&a)
 		}
 		request.Release(req)
 		if on {
@@ -178,8 +178,8 @@ func TestBodyOnlyBoxKeptWithRequest(t *testing.T) {
 	for i, p := range []string{"a", "bb", "c"} {
 		req.Reset()
 		request.FromHTTP(impostertest.RequestCtx(t, "GET /"+p+" HTTP/1.1\r\nHost: x\r\n\r\n"), req)
-		a, err := im.Build(context.Background(), req, nil, nil, im.Resolve(req))
-		if err != nil {
+		a := im.Resolve(req)
+		if err := im.Build(context.Background(), req, nil, nil, &a); err != nil {
 			t.Fatal(err)
 		}
 		if string(a.Body()) != p || !a.MustCopyBody() {
@@ -191,17 +191,17 @@ func TestBodyOnlyBoxKeptWithRequest(t *testing.T) {
 		if a.box != first || !a.box.kept || *req.Kept() != any(first) {
 			t.Errorf("answer %d: box %p (kept %t), want the request's %p", i, a.box, a.box.kept, first)
 		}
-		im.Done(a)
+		im.Done(&a)
 	}
 	script.AttachSlab(req) // the request now keeps a slab (request.Kept)
 	req.Reset()
 	request.FromHTTP(impostertest.RequestCtx(t, "GET /d HTTP/1.1\r\nHost: x\r\n\r\n"), req)
-	a, err := im.Build(context.Background(), req, nil, nil, im.Resolve(req))
-	if err != nil {
+	a := im.Resolve(req)
+	if err := im.Build(context.Background(), req, nil, nil, &a); err != nil {
 		t.Fatal(err)
 	}
 	if string(a.Body()) != "d" || a.box == first || a.box.kept {
 		t.Errorf("with a slab kept: body %q, box %p (kept %t), want a pool's box", a.Body(), a.box, a.box.kept)
 	}
-	im.Done(a)
+	im.Done(&a)
 }

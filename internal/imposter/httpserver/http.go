@@ -176,7 +176,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, a.Err)
 		return
 	}
-	recycle = im.Recyclable(a)
+	recycle = im.Recyclable(&a)
 	// Response generation, as Mountebank times it: from the match to the built response
 	// (behaviors, injection, proxying), not writing it.
 	m := im.Metrics()
@@ -190,12 +190,11 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			t0 = metrics.Now()
 		}
 		if f := a.Fault(); f != "" && fault(ctx, f) {
-			im.RecordFaultMatch(a, f)
+			im.RecordFaultMatch(&a, f)
 			return
 		}
 		rctx := requestContext(ctx)
-		built, err := im.Build(rctx, req, ctx.Request.Header.RequestURI(), ctx.Request.Body(), a)
-		if err != nil {
+		if err := im.Build(rctx, req, ctx.Request.Header.RequestURI(), ctx.Request.Body(), &a); err != nil {
 			if rctx.Err() != nil {
 				// The client went away: nobody reads the answer.
 				im.Log().Debug("the client closed the connection before the response was ready", "err", err)
@@ -205,8 +204,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			writeError(ctx, err)
 			return
 		}
-		a = built
-		recycle = im.Recyclable(a) // built natively, it may be recyclable now
+		recycle = im.Recyclable(&a) // built natively, it may be recyclable now
 		if m != nil {
 			m.RespDuration.Observe(t0.Since())
 		}
@@ -219,7 +217,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			ce = &config.Error{Raw: config.NewObject("code", "ERR_HTTP_INVALID_STATUS_CODE",
 				"message", err.Error(), "name", "RangeError")}
 		}
-		im.RecordMatch(a) // Mountebank kept the match before node refused the status
+		im.RecordMatch(&a) // Mountebank kept the match before node refused the status
 		writeError(ctx, ce)
 		if status != 0 {
 			// A header node refused: the 500 keeps the reason phrase of the status the
@@ -228,15 +226,15 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		return
 	}
-	write(ctx, req, status, a, im.Definition().AllowCORS)
+	write(ctx, req, status, &a, im.Definition().AllowCORS)
 	if a.Why != nil && im.Debug() {
 		ctx.Response.Header.Set(NoMatchHeader, a.Why.Text())
 	}
 	if im.LogEnabled(slog.LevelDebug) {
-		im.LogLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(responseJSON(status, a), 0)))
+		im.LogLine(slog.LevelDebug, req.RequestFrom()+" <= "+string(config.MarshalJSON(responseJSON(status, &a), 0)))
 	}
-	im.RecordMatch(a)
-	im.Done(a)
+	im.RecordMatch(&a)
+	im.Done(&a)
 }
 
 // NoMatchHeader is the response header that, with --debug, says why a request got the default
@@ -244,7 +242,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 const NoMatchHeader = "X-Mockd-No-Match"
 
 // responseJSON is a response as Mountebank's debug log shows it.
-func responseJSON(status int, a imposter.Answer) *config.Object {
+func responseJSON(status int, a *imposter.Answer) *config.Object {
 	headers := &config.Object{}
 	for i := range a.NumHeaders() {
 		name, value, _ := a.Header(i)
@@ -255,7 +253,7 @@ func responseJSON(status int, a imposter.Answer) *config.Object {
 
 // write puts a's response on ctx: status, headers (with CORS's when allowCORS answers a
 // preflight), body.
-func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a imposter.Answer, allowCORS bool) {
+func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a *imposter.Answer, allowCORS bool) {
 	h := &ctx.Response.Header
 	setStatus(h, status)
 	var cors *corsAnswer

@@ -185,16 +185,16 @@ func (s *server) respond(cl *client, payload []byte) bool {
 		defer cancel()
 		stop = watchHangUp(conn, cancel)
 	}
-	out, keep := im.BuildTCP(ctx, req, a, func(req *request.Request, addr, to string) (*config.Object, *config.Object) {
+	out, keep := im.BuildTCP(ctx, req, &a, func(req *request.Request, addr, to string) (*config.Object, *config.Object) {
 		return s.proxy(conn, req, addr, to)
 	})
 	if m != nil {
 		m.RespDuration.Observe(t0.Since())
 	}
-	recycle = im.RecyclableTCP(a)
+	recycle = im.RecyclableTCP(&a)
 	// The match is kept before the answer goes out (Mountebank keeps it as it resolves the
 	// response): a client that reads the answer and then asks for the imposter sees it.
-	im.RecordMatch(a)
+	im.RecordMatch(&a)
 	if stop != nil {
 		stop()
 		if ctx.Err() != nil || shutDown(conn) {
