@@ -18,7 +18,7 @@ func TestFindByPath(t *testing.T) {
 	rng := rand.New(rand.NewSource(26))
 	paths := []string{"/a", "/A", "/b", "/a/b", "/é", "/É", "/users/42", "/Users/42", "/a-very-long-path/of/more/than/8", "/A-VERY-long-path/of/more/than/8", "/k", "/K"}
 	methods := []string{"GET", "get", "POST", "Delete", "k"}
-	pathsOnly, fast := 0, 0
+	pathsOnly, fast, few, many := 0, 0, 0, 0 // few, many: sets of paths listed (listFew) or not
 	for round := 0; round < 600; round++ {
 		var stubs [][]any
 		for i := 1 + rng.Intn(12); i > 0; i-- {
@@ -47,6 +47,12 @@ func TestFindByPath(t *testing.T) {
 			continue
 		}
 		pathsOnly++
+		if s.idx.pathCSFew != nil || s.idx.pathCIFew != nil {
+			few++
+		}
+		if len(s.idx.pathCS) > fewPaths || len(s.idx.pathCI) > fewPaths {
+			many++
+		}
 		for k := 0; k < 12; k++ {
 			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))]}
 			if rng.Intn(3) == 0 {
@@ -64,8 +70,8 @@ func TestFindByPath(t *testing.T) {
 			}
 		}
 	}
-	if pathsOnly < 300 || fast < 2000 {
-		t.Errorf("only %d sets of paths only, %d requests found by path", pathsOnly, fast)
+	if pathsOnly < 300 || fast < 2000 || few < 100 || many < 100 {
+		t.Errorf("only %d sets of paths only (%d with their paths listed, %d not), %d requests found by path", pathsOnly, few, many, fast)
 	}
 }
 

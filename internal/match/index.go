@@ -31,6 +31,11 @@ type index struct {
 	// pathsOnly: every stub is filed under a literal path (pathCS, pathCI), none under a
 	// method, a field or a regular expression, and none is always a candidate (findByPath).
 	pathsOnly bool
+	// pathCSFew and pathCIFew list the entries of pathCS and pathCI when these hold at most
+	// fewPaths (nil otherwise): findByPath compares the request's path with each rather than
+	// hashing it for the map (a map lookup was ~0.13k instructions of a one-stub imposter's
+	// request).
+	pathCSFew, pathCIFew []litEntry
 	// settled[i] is set when the path bucket stub i is filed under says all its predicates
 	// ask of the path, and what is left is at most a method to compare (see settledBy).
 	settled []settled
@@ -66,14 +71,50 @@ func (x *index) add(m litMap, key string, i int32) {
 // list returns the stubs filed under key in m.
 func (x *index) list(m litMap, key string) []int32 {
 	v, ok := m[key]
-	switch {
-	case !ok:
+	if !ok {
 		return nil
-	case v >= 0:
-		return x.ids[v : v+1 : v+1]
-	default:
-		return x.multi[-v-1]
 	}
+	return x.stubsOf(v)
+}
+
+// stubsOf returns the stubs of a litMap's value v.
+func (x *index) stubsOf(v int32) []int32 {
+	if v >= 0 {
+		return x.ids[v : v+1 : v+1]
+	}
+	return x.multi[-v-1]
+}
+
+// litEntry is an entry of a litMap: its key and value.
+type litEntry struct {
+	key string
+	v   int32
+}
+
+// fewPaths is how many paths an index lists (pathCSFew, pathCIFew) besides filing them in
+// its maps: comparing a path with each costs less than hashing it up to about that many.
+const fewPaths = 4
+
+// fewEntries lists m's entries, or returns nil when m is empty or holds more than fewPaths.
+func fewEntries(m litMap) []litEntry {
+	if len(m) == 0 || len(m) > fewPaths {
+		return nil
+	}
+	few := make([]litEntry, 0, len(m))
+	for k, v := range m {
+		few = append(few, litEntry{k, v})
+	}
+	return few
+}
+
+// listFew is list for the entries of a map that fewEntries listed.
+func (x *index) listFew(few []litEntry, key string) []int32 {
+	for i := range few {
+		if few[i].key == key {
+			return x.stubsOf(few[i].v)
+		}
+	}
+	return nil
 }
 
 // settledStub is a stub with one predicate, equals or deepEquals with a non-empty literal
@@ -533,6 +574,9 @@ func buildIndex(stubs [][]*pred) index {
 	x.all = n == 0
 	x.pathsOnly = !x.all && len(x.methodCS) == 0 && len(x.methodCI) == 0 && len(x.groups) == 0 &&
 		len(x.regexes) == 0 && len(x.always) == 0
+	if x.pathsOnly {
+		x.pathCSFew, x.pathCIFew = fewEntries(x.pathCS), fewEntries(x.pathCI)
+	}
 	return x
 }
 
@@ -658,11 +702,15 @@ func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 // buckets, merged in stub order, with no lists or buffers to set up.
 func (x *index) findByPath(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 	var cs, ci []int32
-	if len(x.pathCS) > 0 {
+	if x.pathCSFew != nil {
+		cs = x.listFew(x.pathCSFew, r.Path)
+	} else if len(x.pathCS) > 0 {
 		cs = x.list(x.pathCS, r.Path)
 	}
-	if len(x.pathCI) > 0 {
-		ci = x.list(x.pathCI, r.Path) // the path is its own lowercase
+	if x.pathCIFew != nil {
+		ci = x.listFew(x.pathCIFew, r.Path) // the path is its own lowercase
+	} else if len(x.pathCI) > 0 {
+		ci = x.list(x.pathCI, r.Path)
 	}
 	for len(cs) > 0 || len(ci) > 0 {
 		var i int32
