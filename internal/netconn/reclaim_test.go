@@ -306,3 +306,66 @@ func waitEntered(t *testing.T, entered chan struct{}) {
 		t.Fatal("the request to /hold did not begin")
 	}
 }
+
+// ReclaimIdle closes a Server's (tcp, smtp) connections idle longest too, and never one its
+// handler marked busy or one idle for less than two ticks.
+func TestReclaimIdleClosesIdleServerConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := make(chan *IdleMark, 8)
+	s := &Server{Handle: func(c net.Conn, m *IdleMark) {
+		marks <- m
+		_, _ = io.Copy(io.Discard, c)
+	}}
+	go func() { _ = s.Serve(ln) }()
+	defer func() { _ = s.Shutdown(context.Background()) }()
+	startServerTick()
+	serverTick.Add(10) // (the marks below are past ticks: not 0, which is busy)
+	clients := map[string]net.Conn{}
+	for _, name := range []string{"old", "older", "busy", "fresh"} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		clients[name] = c
+		select {
+		case m := <-marks:
+			now := serverTick.Load()
+			switch name {
+			case "old":
+				m.since.Store(now - 3)
+			case "older":
+				m.since.Store(now - 5)
+			case "busy":
+				m.Busy()
+			case "fresh":
+				m.since.Store(now - 1)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("not accepted")
+		}
+	}
+	if got := ReclaimIdle(1); got != 1 {
+		t.Fatalf("ReclaimIdle(1) closed %d", got)
+	}
+	if !closedWithin(clients["older"], 10*time.Second) {
+		t.Fatal("the connection idle longest was not closed")
+	}
+	if got := ReclaimIdle(5); got != 1 {
+		t.Fatalf("ReclaimIdle(5) closed %d, want 1", got)
+	}
+	if !closedWithin(clients["old"], 10*time.Second) {
+		t.Fatal("the idle connection was not closed")
+	}
+	if got := ReclaimIdle(5); got != 0 {
+		t.Fatalf("ReclaimIdle(5) closed %d more", got)
+	}
+	for _, name := range []string{"busy", "fresh"} {
+		if closedWithin(clients[name], 50*time.Millisecond) {
+			t.Fatalf("%s was closed", name)
+		}
+	}
+}

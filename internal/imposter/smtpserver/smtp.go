@@ -56,7 +56,10 @@ func newServer(im *imposter.Imposter) *server {
 	return s
 }
 
-func (s *server) handle(conn net.Conn) {
+// handle serves conn; it marks conn idle while it waits for a command (closed first when the
+// process runs out of file descriptors, see netconn.ReclaimIdle), busy from a command on,
+// a message included.
+func (s *server) handle(conn net.Conn, idle *netconn.IdleMark) {
 	ip, from := request.NodeAddr(conn.RemoteAddr(), true)
 	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && !s.im.Admit(a.IP) {
 		s.im.Blocked(ip)
@@ -66,6 +69,7 @@ func (s *server) handle(conn net.Conn) {
 		srv:  s,
 		ip:   ip,
 		from: from,
+		idle: idle,
 		r:    bufio.NewReaderSize(conn, 4096),
 		w:    bufio.NewWriter(conn),
 		deadline: func() {
@@ -79,6 +83,7 @@ func (s *server) handle(conn net.Conn) {
 type smtpSession struct {
 	srv      *server
 	ip, from string // the client's address, and with its port
+	idle     *netconn.IdleMark
 	r        *bufio.Reader
 	w        *bufio.Writer
 	deadline func()
@@ -129,9 +134,15 @@ func (ss *smtpSession) run() {
 		if ss.deadline != nil {
 			ss.deadline()
 		}
+		if ss.idle != nil {
+			ss.idle.Idle()
+		}
 		line, err := ss.readLine()
 		if err != nil {
 			return
+		}
+		if ss.idle != nil {
+			ss.idle.Busy()
 		}
 		if !ss.command(line) {
 			return

@@ -82,7 +82,9 @@ type client struct {
 	admitted bool
 }
 
-func (s *server) handle(c net.Conn) {
+// handle serves c; it marks c busy from a request's first byte until its answer is written
+// (idle: closed first when the process runs out of file descriptors, see netconn.ReclaimIdle).
+func (s *server) handle(c net.Conn, idle *netconn.IdleMark) {
 	im := s.im
 	// The idle timeout without a deadline change per request (see netconn.IdleConn).
 	conn := netconn.IdleConn(c, im.IdleTimeout())
@@ -93,6 +95,7 @@ func (s *server) handle(c net.Conn) {
 	for {
 		n, err := conn.Read(buf)
 		if n > 0 {
+			idle.Busy()
 			data := buf[:n] // without a resolver, every packet is a request
 			if s.endOfRequest != nil {
 				pending = append(pending, data...)
@@ -120,6 +123,7 @@ func (s *server) handle(c net.Conn) {
 				if cap(pending) > readSize {
 					pending = nil
 				}
+				idle.Idle()
 			}
 		}
 		if err != nil {
