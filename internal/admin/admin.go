@@ -460,6 +460,54 @@ func rawPath(ctx *fasthttp.RequestCtx) string {
 // decodeURIComponent decodes (a '%' without two hex digits, or bytes that are not UTF-8): it is
 // then left as sent.
 func expressPath(ctx *fasthttp.RequestCtx) (path string, routable, malformed bool) {
+	if p, ok := plainRoute(ctx.URI().PathOriginal()); ok {
+		return p, true, false
+	}
+	return expressPathOf(ctx)
+}
+
+// plainRoute is expressPath of a path as a client library sends it (/imposters, /imposters/4545,
+// /imposters/4545/stubs/0): segments that are route words as written or numbers, which the
+// path routes on as they are, one trailing slash dropped. false for any other path.
+func plainRoute(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '/' {
+		return "", false
+	}
+	n := len(raw)
+	if raw[n-1] == '/' {
+		n--
+	}
+	for i := 1; ; {
+		j := i
+		digits := true
+		for ; j < n && raw[j] != '/'; j++ {
+			c := raw[j]
+			switch {
+			case '0' <= c && c <= '9':
+			case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_':
+				digits = false
+			default:
+				return "", false // an escape, a query, anything else: expressPathOf
+			}
+		}
+		if j == i {
+			return "", false // an empty segment
+		}
+		if !digits {
+			if w, ok := routeWords[string(raw[i:j])]; !ok || w != string(raw[i:j]) {
+				return "", false // not a route word as it is written (a case to fold, a name)
+			}
+		}
+		if j == n {
+			break
+		}
+		i = j + 1
+	}
+	return string(raw[:n]), true
+}
+
+// expressPathOf is expressPath of any path.
+func expressPathOf(ctx *fasthttp.RequestCtx) (path string, routable, malformed bool) {
 	raw := string(ctx.URI().PathOriginal())
 	if i := strings.IndexByte(raw, '?'); i >= 0 {
 		raw = raw[:i]
