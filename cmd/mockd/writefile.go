@@ -29,6 +29,12 @@ func replaceFile(path string, data []byte) (err error) {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
+		// The error names the file asked for, not the temporary one (`open
+		// /ro/.mb.json.2501022145.tmp: permission denied` read as if mockd had made up a name).
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return &fs.PathError{Op: "create", Path: path, Err: pe.Err}
+		}
 		return err
 	}
 	defer func() {

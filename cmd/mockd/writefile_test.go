@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,8 @@ func TestReplaceFile(t *testing.T) {
 			if tc.fails {
 				if err == nil {
 					t.Error("no error")
+				} else if want := "create " + path + ": "; !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("error %q, want it to begin %q (the file asked for, not the temporary one)", err, want)
 				}
 				return
 			}

@@ -6,7 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,5 +152,48 @@ func readReply(t *testing.T, r *bufio.Reader) string {
 		if len(line) < 4 || line[3] != '-' {
 			return strings.TrimSpace(line)
 		}
+	}
+}
+
+// TestDeeplyNestedAdminBodyIsRefused: a valid JSON body nested 500,000 deep (1 MB) is refused
+// as invalid JSON (400, Mountebank's error body), quickly and without a crash; what runs stays.
+// Mountebank 2.9.1's process exits (RangeError: Maximum call stack size exceeded) from about
+// 5,000 levels. mockd reads 10,000 levels (see the README's limits).
+func TestDeeplyNestedAdminBodyIsRefused(t *testing.T) {
+	s := start(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"kept"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	for _, depth := range []int{10001, 500000} {
+		deep := `{"protocol":"http","stubs":[{"responses":[{"is":{"body":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}]}]}`
+		status, _, body := do(t, "POST", s.Admin+"/imposters", deep)
+		if status != 400 || !strings.Contains(body, `"code": "invalid JSON"`) {
+			t.Fatalf("%d deep: %d %.300s", depth, status, body)
+		}
+	}
+	status, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", "")
+	if status != 200 || body != "kept" {
+		t.Fatalf("the imposter: %d %q", status, body)
+	}
+}
+
+// TestSaveToAnUnwritablePlaceNamesTheFile: mockd save to a directory it cannot write in (here
+// a missing one) fails naming the file asked for; it named a temporary file of its own
+// (`open /x/.mb.json.2501022145.tmp: no such file or directory`).
+func TestSaveToAnUnwritablePlaceNamesTheFile(t *testing.T) {
+	s := start(t)
+	u, err := url.Parse(s.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "missing", "mb.json")
+	out, err := exec.Command(mockdBin, "save", "--port", u.Port(), "--host", "127.0.0.1", "--savefile", file).CombinedOutput()
+	if err == nil {
+		t.Fatalf("saved: %s", out)
+	}
+	if want := "create " + file + ": no such file or directory"; !strings.Contains(string(out), want) || strings.Contains(string(out), ".tmp") {
+		t.Fatalf("output %q, want %q", out, want)
 	}
 }
