@@ -53,12 +53,17 @@ type slot struct {
 	// at is the arrival time, in Unix nanoseconds.
 	at    int64
 	bytes int
+	// recLen is the length of the record: an int, as --max-body may let a request's body
+	// pass 4 GiB.
+	recLen int
 	// stub is the index of the stub that answered, NoStub or StubError.
 	stub int32
 	// chunk is the number of the chunk the record is in (of the last chunk when the slot has
-	// no record): never lower than an older slot's. The record is recLen bytes at off.
-	chunk       uint32
-	off, recLen uint32
+	// no record): never lower than an older slot's. The record is recLen bytes at off, which
+	// is below maxRecChunk: a record goes after another only in a chunk of at most that size
+	// (a longer one is made for one record alone).
+	chunk uint32
+	off   uint32
 	// refs: refs holds what the slot points to.
 	refs bool
 }
@@ -157,7 +162,7 @@ func (j *journal) add(refs slotRefs, r *request.Request, at int64, size, stub in
 // record copies r's record into the last chunk, or a new one when it has no room, and returns
 // where it is and the client's address when the record does not hold it. The lock must be
 // held.
-func (j *journal) record(r *request.Request) (chunk, off, n uint32, addr net.Addr) {
+func (j *journal) record(r *request.Request) (chunk, off uint32, n int, addr net.Addr) {
 	size := r.RecordLen()
 	last := len(j.chunks) - 1
 	if last < 0 || cap(j.chunks[last])-len(j.chunks[last]) < size {
@@ -175,7 +180,7 @@ func (j *journal) record(r *request.Request) (chunk, off, n uint32, addr net.Add
 		panic("BUG: a request's record is not RecordLen long")
 	}
 	j.chunks[last] = b
-	return j.chunk0 + uint32(last), uint32(start), uint32(size), addr
+	return j.chunk0 + uint32(last), uint32(start), size, addr
 }
 
 // rec returns the record of s, nil when it has none (it was rendered, or recorded in
@@ -185,7 +190,8 @@ func (j *journal) rec(s *slot) []byte {
 		return nil
 	}
 	b := j.chunks[s.chunk-j.chunk0]
-	return b[s.off : s.off+s.recLen : s.off+s.recLen]
+	end := int(s.off) + s.recLen
+	return b[s.off:end:end]
 }
 
 func (j *journal) dropOldest() {
