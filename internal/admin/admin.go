@@ -64,21 +64,19 @@ type Options struct {
 
 // API is the admin API handler. It is safe for concurrent use.
 type API struct {
-	opts     Options
-	reg      *imposter.Registry
-	log      *slog.Logger
-	changeMu sync.Mutex // one change at a time, each saved before the next
-	unsaved  bool       // the last save to the node's own store failed (under changeMu)
-	closing  bool       // the process is shutting down: changes are refused (under changeMu)
-	saves    bool       // changes are saved: the store is not the in-memory one (see New)
-	listed   atomic.Pointer[renderedList]
-	rendered renderings
-	created  atomic.Pointer[createdEcho] // the answer to the last POST /imposters
-	echoBuf  atomic.Pointer[[]byte]      // a buffer for the next one
-	// lastCreated is the answer to the last POST /imposters of a fresh imposter.
-	lastCreated atomic.Pointer[createdAnswer]
-	dash        *dashboard.Dashboard
-	explained   explanations // the no-matches the dashboard showed
+	opts      Options
+	reg       *imposter.Registry
+	log       *slog.Logger
+	changeMu  sync.Mutex // one change at a time, each saved before the next
+	unsaved   bool       // the last save to the node's own store failed (under changeMu)
+	closing   bool       // the process is shutting down: changes are refused (under changeMu)
+	saves     bool       // changes are saved: the store is not the in-memory one (see New)
+	listed    atomic.Pointer[renderedList]
+	rendered  renderings
+	created   atomic.Pointer[createdEcho] // the answer to the last POST /imposters
+	echoBuf   atomic.Pointer[[]byte]      // a buffer for the next one
+	dash      *dashboard.Dashboard
+	explained explanations // the no-matches the dashboard showed
 
 	// With a shared store: the store's version this node last synced to, and the version of
 	// each imposter it runs (under changeMu; -1 for a change not stored yet).

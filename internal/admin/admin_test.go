@@ -17,7 +17,7 @@ import (
 
 // inmemClient serves a over fasthttputil's in-memory listener until the test ends and returns a
 // client whose every request reaches it from the address from (nil: the listener's default).
-func inmemClient(t testing.TB, a *API, from net.Addr) *fasthttp.Client {
+func inmemClient(t *testing.T, a *API, from net.Addr) *fasthttp.Client {
 	t.Helper()
 	ln := fasthttputil.NewInmemoryListener()
 	srv := &fasthttp.Server{Handler: a.Handler, NoDefaultServerHeader: true, NoDefaultContentType: true, Logger: quietLogger{}}

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"runtime"
@@ -153,12 +152,6 @@ func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	ctx.Response.Header.Set("Location", base+"/imposters/"+strconv.Itoa(im.Port()))
 	opts := PrintOptions{BaseURL: base}
 	n, c := im.Revision() // before rendering: see formatted
-	if m := a.lastCreated.Load(); m != nil && m.answers(ctx.Request.Body(), base, im) {
-		jsonHead(ctx, 201)
-		ctx.Response.SetBody(m.answer)
-		a.created.Store(&createdEcho{im: weak.Make(im), requests: n, changes: c, opts: opts, body: m.answer, shared: true})
-		return
-	}
 	v := printImposter(im, opts)
 	if config.StreamBytes(v) > 0 {
 		a.created.Store(nil) // recorded requests already (a config's imposter): not kept
@@ -179,29 +172,6 @@ func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	jsonHead(ctx, 201)
 	ctx.Response.SetBody(echo) // a copy: the kept one is only the DELETE's to read
 	a.created.Store(&createdEcho{im: weak.Make(im), requests: n, changes: c, opts: opts, body: echo})
-	if im.Fresh() && !im.Custom() && len(ctx.Request.Body()) <= maxEchoKept {
-		a.lastCreated.Store(&createdAnswer{body: string(ctx.Request.Body()), base: base, port: im.Port(), answer: bytes.Clone(echo)})
-	}
-}
-
-// createdAnswer is the answer to a POST /imposters whose imposter had seen nothing yet (no
-// request, no change, no state shared with other nodes: see Fresh) and was not a custom
-// protocol's (whose program announces what the answer shows). Such an answer is what
-// printImposter makes of what the body says and of the port, with the links on base: nothing
-// else goes in (the parse options only refuse bodies, the https default certificate is the
-// process's). A client suite posts the same imposter before each test: the POST of the same
-// body on the same base and port, its imposter as fresh, is answered with it, not printed
-// again.
-type createdAnswer struct {
-	body, base string
-	port       int
-	answer     []byte // never written
-}
-
-// answers reports whether m is the answer to the POST of body on base that created im, which
-// is fresh.
-func (m *createdAnswer) answers(body []byte, base string, im *imposter.Imposter) bool {
-	return m.port == im.Port() && m.base == base && string(body) == m.body && !im.Custom() && im.Fresh()
 }
 
 // createdEcho is the answer to the last POST /imposters, which its DELETE /imposters/:port
@@ -214,7 +184,6 @@ type createdEcho struct {
 	changes  uint64
 	opts     PrintOptions
 	body     []byte
-	shared   bool // body is a createdAnswer's: not to be written
 }
 
 // maxEchoKept bounds the answer to a POST kept for its DELETE.
@@ -228,9 +197,7 @@ func (a *API) sendEcho(ctx *fasthttp.RequestCtx, im *imposter.Imposter, opts Pri
 	if e == nil || e.im.Value() != im || !a.created.CompareAndSwap(e, nil) {
 		return false
 	}
-	if !e.shared {
-		defer a.echoBuf.Store(&e.body) // no one else has it: the POST sent a copy
-	}
+	defer a.echoBuf.Store(&e.body) // no one else has it: the POST sent a copy
 	if n, c := im.Revision(); n != e.requests || c != e.changes || e.opts != opts {
 		return false
 	}

@@ -657,8 +657,6 @@ type Imposter struct {
 	// changes counts, after the fact, every change JSON shows other than numRequests: stubs,
 	// recorded requests and matches. With numRequests it is the Revision printers key on.
 	changes atomic.Uint64
-	// built is changes once New built the imposter (see Fresh).
-	built uint64
 	// With a shared store (Options.Shared): this imposter's state there, the counts it has
 	// (under countMu; the stubs' are in each stub) and a count of renderings.
 	shared          SharedImposter
@@ -706,7 +704,6 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 		return nil, err
 	}
 	im.install(t)
-	im.built = im.changes.Load()
 	// The stubs keep their text (see stub): the trees go, and with them, for a request body's
 	// imposter, the body's values the compiled stubs do not use.
 	def.Stubs = nil

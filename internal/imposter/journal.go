@@ -437,13 +437,6 @@ func (im *Imposter) Revision() (requests int64, changes uint64) {
 	return im.numRequests.Load(), im.changes.Load() + im.sharedRevision()
 }
 
-// Fresh reports whether the imposter is as New built it from its definition: no request
-// counted, no change since (stubs, recorded requests, matches), no state shared with other
-// nodes. Its JSON then shows only what its definition says and its port.
-func (im *Imposter) Fresh() bool {
-	return im.shared == nil && im.numRequests.Load() == 0 && im.changes.Load() == im.built
-}
-
 // Records reports whether the imposter records its requests (recordRequests, or --mock).
 func (im *Imposter) Records() bool { return im.def.RecordRequests || im.opts.Mock }
 
