@@ -248,7 +248,7 @@ func (im *Imposter) ResolveCustomProxy(ctx context.Context, key string, answer c
 		if len(extra) > 0 {
 			newResp.Set("behaviors", extra)
 		}
-		im.recordProxied(p.stub, cp.mode == "proxyAlways", predicatesFor(p.req, cp.gens), nil, newResp, nil)
+		im.recordProxied(p.stub, cp.mode == "proxyAlways", predicatesFor(p.req, cp.gens), nil, newResp, nil, nil)
 	}
 	return resp, nil
 }

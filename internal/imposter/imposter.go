@@ -337,7 +337,7 @@ func (s *stub) appendText(dst []byte) []byte {
 			if raws == nil {
 				raws = make([]config.RawObject, len(configured)-i)
 			}
-			raws[0].Text = compiled[i].(*pendingResponse).text
+			raws[0].Text = compiled[i].(*pendingResponse).jsonText()
 			list[i], raws = &raws[0], raws[1:]
 		}
 		o := &config.Object{Members: append([]config.Member(nil), s.def.Members...)}

@@ -46,11 +46,18 @@ func stubSource(err error, def *config.Object) error {
 func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, body []byte, st *stub, r *proxyResponse) (out *wire, contained bool, err error) {
 	p := r.http
 	start := time.Now()
+	// An answer proxyAlways may keep (see keptResponse): the origin's bytes are kept too.
+	var raw proxy.Kept
+	var keep *proxy.Kept
+	if p.Mode == proxy.ModeAlways && st != nil && r.behaviors == nil {
+		keep = &raw
+	}
 	answer, err := p.Forward(rctx, &proxy.Request{
 		Method:  req.Method,
 		URI:     uri,
 		Headers: req.HeaderList(),
 		Body:    body,
+		Keep:    keep,
 	})
 	if err != nil {
 		if p.CertErr != nil {
@@ -113,7 +120,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 				seen = httpRecord(req, keys, headers)
 				*key = appendGenKey((*key)[:0], seen)
 			}
-			if want = r.gen.get(*key); want != nil && im.appendRecorded(st, want, rec, out) {
+			if want = r.gen.get(*key); want != nil && im.appendRecorded(st, want, rec, out, keep) {
 				return out, contained, nil
 			}
 		}
@@ -134,7 +141,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 			want = appendStableJSON(nil, preds)
 			r.gen.put(*key, want)
 		}
-		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, want, rec, out)
+		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, want, rec, out, keep)
 	}
 	return out, contained, nil
 }
@@ -352,8 +359,9 @@ var _ proxy.Selector = selector{}
 // to the first stub after st whose predicates equal preds, or adds such a stub at the end.
 // It does nothing when st is no longer in the imposter. served, when not nil, is resp's `is`
 // as it was compiled to be sent (servedInPlace reads its body's length).
-// want, when not nil, is the stable text of preds (appendStableJSON).
-func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byte, resp *config.Object, served *wire) {
+// want, when not nil, is the stable text of preds (appendStableJSON). raw, when not nil and
+// Ok, is the origin's answer that resp's `is` was made of (see keptResponse).
+func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byte, resp *config.Object, served *wire, raw *proxy.Kept) {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	old := im.tbl.Load().stubs
@@ -374,7 +382,7 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byt
 			*buf = appendStableJSON((*buf)[:0], preds)
 			want = *buf
 		}
-		if im.appendTo(old, index, want, resp, served) {
+		if im.appendTo(old, index, want, resp, served, raw) {
 			return
 		}
 		index = len(old)
@@ -400,12 +408,12 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byt
 // appendRecorded appends resp, an answer of the proxyAlways stub st, to the first stub after
 // st whose predicates' stable text is want, as recordProxied does; false when there is none
 // (or st is no longer in the imposter): the predicates are then made and recordProxied called.
-func (im *Imposter) appendRecorded(st *stub, want []byte, resp *config.Object, served *wire) bool {
+func (im *Imposter) appendRecorded(st *stub, want []byte, resp *config.Object, served *wire, raw *proxy.Kept) bool {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	old := im.tbl.Load().stubs
 	index := slices.Index(old, st)
-	return index >= 0 && im.appendTo(old, index, want, resp, served)
+	return index >= 0 && im.appendTo(old, index, want, resp, served, raw)
 }
 
 // predText returns the stable text of s's predicates, kept in im.predTexts (im.mu held).
@@ -430,7 +438,7 @@ func (im *Imposter) predText(s *stub, stubs int) []byte {
 // The texts are compared, as Mountebank compares predicates (stableJSON made a sorted copy of
 // both trees and two strings for every answer: a third of proxyAlways's allocations); each
 // stub's is written once and kept (predText).
-func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.Object, served *wire) bool {
+func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.Object, served *wire, raw *proxy.Kept) bool {
 	for i := index + 1; i < len(old); i++ {
 		have := im.predText(old[i], len(old))
 		if !bytes.Equal(have, want) {
@@ -439,14 +447,25 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 		// Only the new response is compiled, and the predicates are unchanged, so the
 		// compiled table is kept: recording was linear in what the stub had recorded
 		// already, and proxyAlways under load slowed down with every answer.
-		servedInPlace(resp, im.defaults, served)
+		lazy := im.lazyRecord(resp)
+		var pending *pendingResponse
+		switch {
+		case lazy && raw != nil && raw.Ok():
+			// Kept as the origin's bytes: servedInPlace is done when it is read.
+			pending = keptResponse(im, resp, *raw, len(served.body))
+		case lazy:
+			servedInPlace(resp, im.defaults, served)
+			pending = newPendingResponse(im, resp)
+		default:
+			servedInPlace(resp, im.defaults, served)
+		}
 		o := old[i]
 		if o.grow != nil && config.Repeat(resp) == 1 { // a recorded response comes once
 			// A stub proxyAlways recorded takes the answer in place (see growing).
-			if im.lazyRecord(resp) {
+			if pending != nil {
 				// Kept as its text alone (see pendingResponse): nothing of it is in the
 				// definition's list, which decodes it when read.
-				o.grow.add(nil, newPendingResponse(im, resp))
+				o.grow.add(nil, pending)
 			} else {
 				cr, err := im.compileResponse(resp, o.tree())
 				if err != nil {
@@ -478,8 +497,8 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 				}
 			}
 		}
-		if im.lazyRecord(resp) {
-			ns.appendRepeated(newPendingResponse(im, resp), 1)
+		if pending != nil {
+			ns.appendRepeated(pending, 1)
 		} else if err := im.addResponse(ns, resp); err != nil {
 			im.log.Error("cannot record proxy response", "err", err)
 			return true
@@ -542,9 +561,36 @@ func (im *Imposter) lazyRecord(resp *config.Object) bool {
 // safe for concurrent use.
 type pendingResponse struct {
 	im   *Imposter
-	text string
-	once sync.Once
-	r    response
+	text string // the JSON text; "" when kept is
+	// kept is the origin's answer that the response's `is` was made of (see keptResponse),
+	// with the _proxyResponseTime it took and the length of the body served.
+	kept    proxy.Kept
+	elapsed float64
+	served  int
+	once    sync.Once
+	r       response
+}
+
+// keptResponse returns resp, a response lazyRecord accepts whose `is` is the answer Forward
+// made of raw with its _proxyResponseTime, before servedInPlace, kept as raw: the tree is made
+// again when read (see tree). served is the length of the body served of it.
+func keptResponse(im *Imposter, resp *config.Object, raw proxy.Kept, served int) *pendingResponse {
+	is := config.AsObject(resp.Members[0].Value)
+	t, _ := get(is, "_proxyResponseTime").(float64)
+	return &pendingResponse{im: im, kept: raw, elapsed: t, served: served}
+}
+
+// jsonText returns the response's compact JSON text.
+func (p *pendingResponse) jsonText() string {
+	if !p.kept.Ok() {
+		return p.text
+	}
+	is := p.kept.Answer()
+	is.Set("_proxyResponseTime", p.elapsed)
+	resp := config.ObjectWithRoom(1)
+	resp.Members = append(resp.Members, config.Member{Key: "is", Value: is})
+	servedHeaders(resp, func(*config.Object) int { return p.served })
+	return string(config.AppendJSON(nil, resp, 0))
 }
 
 // recordTexts are the buffers newPendingResponse writes a response's text into.
@@ -562,8 +608,10 @@ func newPendingResponse(im *Imposter, resp *config.Object) *pendingResponse {
 }
 
 // tree returns the response as configured, decoded from its text: the caller may change it.
+// A kept answer's is its text's too, as when the text was kept: the text of a tree
+// does not always give that tree back (a JSON body's 1e400 is written null).
 func (p *pendingResponse) tree() *config.Object {
-	v, err := config.ParseJSONText(p.text)
+	v, err := config.ParseJSONText(p.jsonText())
 	if err != nil {
 		panic("BUG: a recorded response's text does not parse: " + err.Error())
 	}
@@ -593,6 +641,17 @@ var _ response = (*pendingResponse)(nil)
 // set to the number of bytes of the body as sent: served's body when served is not nil (the
 // response was compiled to be sent already), else the response compiled again.
 func servedInPlace(resp *config.Object, def *defaults, served *wire) {
+	servedHeaders(resp, func(is *config.Object) int {
+		if served == nil {
+			served = compileIs(is, def, nil)
+		}
+		return len(served.body)
+	})
+}
+
+// servedHeaders is servedInPlace, with bodyLen giving the length of the body of is (resp's
+// `is`, its headers changed) as sent.
+func servedHeaders(resp *config.Object, bodyLen func(is *config.Object) int) {
 	is := config.AsObject(get(resp, "is"))
 	ho, _ := get(is, "headers").(*config.Object)
 	if ho == nil {
@@ -626,10 +685,7 @@ func servedInPlace(resp *config.Object, def *defaults, served *wire) {
 				return // Buffer.byteLength throws on a number or true: the header is left as it was
 			}
 		}
-		if served == nil {
-			served = compileIs(is, def, nil)
-		}
-		ho.Members[length].Value = float64(len(served.body))
+		ho.Members[length].Value = float64(bodyLen(is))
 	}
 }
 

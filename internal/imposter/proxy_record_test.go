@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -774,6 +775,86 @@ func TestProxyAlwaysKeepsAnswersAsText(t *testing.T) {
 		got := string(replay.Response.Body())
 		if want := served[i]; !strings.HasSuffix(want, got) || len(got) == 0 {
 			t.Errorf("replayed answer %d: body %q, served %q", i+1, got, want)
+		}
+	}
+}
+
+// TestProxyAlwaysKeepsOriginBytes: an answer proxyAlways appends to a recorded stub is kept as
+// the origin's bytes, and read back (its tree, its text, the stub's text) as the JSON text it
+// was kept as before: Forward's answer with its _proxyResponseTime, and Connection and
+// Content-Length as servedInPlace sets them (a number or true body leaves the length alone).
+func TestProxyAlwaysKeepsOriginBytes(t *testing.T) {
+	n := 0
+	answers := []func(*fasthttp.RequestCtx){
+		func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString(`{"order":7,"a":-0,"a":[1e400,"\u00e9"]}`) },
+		func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("image/png")
+			ctx.SetBody([]byte{0x89, 'P', 'N', 'G', 0, 0xff})
+		},
+		func(ctx *fasthttp.RequestCtx) {
+			ctx.Response.Header.Add("Set-Cookie", "a=1")
+			ctx.Response.Header.Add("Set-Cookie", "b=2")
+			ctx.Response.Header.Set("X-Latin", "caf\xe9")
+			ctx.Response.Header.Set("Connection", "keep-alive")
+			ctx.SetBodyString("plain \u00e9t\u00e9 text\ttab \xff")
+		},
+		func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("5") },
+		func(ctx *fasthttp.RequestCtx) { ctx.SetBodyString("true") },
+		func(ctx *fasthttp.RequestCtx) { ctx.Response.Header.Set("X-Empty", "") },
+		func(ctx *fasthttp.RequestCtx) {
+			ctx.Response.Header.Set("Content-Encoding", "gzip")
+			ctx.SetBodyString("zz")
+		},
+	}
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
+		answers[n%len(answers)](ctx)
+		n++
+	})
+	imp := `{"protocol":"http","port":4545,"defaultResponse":{"statusCode":202,"headers":{"X-D":"d"},"body":"default"},` +
+		`"stubs":[{"responses":[{"proxy":{"to":"http://` + addr + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`
+	h, rec := newBenchHandler(t, imp, "GET /orders/7 HTTP/1.1\r\nHost: 127.0.0.1:4545\r\n\r\n", false)
+	for range 2*len(answers) + 1 {
+		serveOnce(t, h, rec)
+	}
+	st := h.im.tbl.Load().stubs[1]
+	_, compiled := st.grow.grown()
+	if len(compiled) != 2*len(answers)+1 {
+		t.Fatalf("%d answers recorded, want %d", len(compiled), 2*len(answers)+1)
+	}
+	for i, c := range compiled[1:] {
+		p, ok := c.(*pendingResponse)
+		if !ok || !p.kept.Ok() || p.text != "" {
+			t.Fatalf("appended answer %d is kept as %T (its bytes: %v), want the origin's bytes", i+2, c, ok && p.kept.Ok())
+		}
+		// What it was kept as before: the tree served, then servedInPlace, as JSON text.
+		is := p.kept.Answer()
+		is.Set("_proxyResponseTime", p.elapsed)
+		resp := config.NewObject("is", is)
+		served := compileIs(is, h.im.defaults, nil)
+		if len(served.body) != p.served {
+			t.Errorf("answer %d: served %d bytes, kept %d", i+2, len(served.body), p.served)
+		}
+		servedInPlace(resp, h.im.defaults, served)
+		old := newPendingResponse(h.im, resp)
+		if got := p.jsonText(); got != old.text {
+			t.Errorf("answer %d: kept as\n%s\nwas\n%s", i+2, got, old.text)
+		}
+		if got, want := p.tree(), old.tree(); !reflect.DeepEqual(got, want) {
+			t.Errorf("answer %d: tree %#v, was %#v", i+2, got, want)
+		}
+		if !reflect.DeepEqual(p.compiled(), old.compiled()) {
+			t.Errorf("answer %d: compiled %#v, was %#v", i+2, p.compiled(), old.compiled())
+		}
+	}
+	view := h.im.Stubs(false)
+	text := view.JSON(1)
+	if got := string(config.AppendJSON(nil, view.Def(1), 0)); got != text {
+		t.Errorf("the stub's text\n%s\nis not its definition's\n%s", text, got)
+	}
+	for _, want := range []string{`"body":{"order":7,"a":[null,"é"]}`, `"_mode":"binary"`, `"Set-Cookie":["a=1","b=2"]`, `"X-Latin":"café"`,
+		`"Connection":"close"`, `"body":5,`, `"body":true,`, `"X-Empty":""`, `"Content-Length":"1"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the recorded stub has no %s: %s", want, text)
 		}
 	}
 }

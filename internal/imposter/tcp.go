@@ -319,7 +319,7 @@ func (im *Imposter) recordTCPProxy(req *request.Request, st *stub, p *tcpProxy, 
 	if len(extra) > 0 {
 		newResp.Set("behaviors", extra)
 	}
-	im.recordProxied(st, p.mode == "proxyAlways", preds, nil, newResp, nil)
+	im.recordProxied(st, p.mode == "proxyAlways", preds, nil, newResp, nil, nil)
 }
 
 // tcpPredicatesFor builds the predicates of a recorded proxy response from predicateGenerators,

@@ -170,6 +170,44 @@ type Request struct {
 	// Headers are the request's headers in their order and case.
 	Headers []request.KV
 	Body    []byte
+	// Keep, when not nil, is set to the origin's answer as it arrived when it was plain
+	// (see Kept), and left as it was otherwise.
+	Keep *Kept
+}
+
+// Kept is an origin's plain answer (see plainHead) as it arrived: its head block and its body,
+// in one string of bytes without pointers, from which Answer makes the answer Forward made
+// again. It is what proxyAlways keeps of an answer it records: writing the answer's JSON text
+// for every request took about as long as the rest of its recording.
+type Kept struct {
+	text string // the head block, then the body
+	head int    // the head block's length
+}
+
+// Ok reports whether k holds an answer.
+func (k Kept) Ok() bool { return k.head > 0 }
+
+// keep returns the answer of head block raw and body as a Kept.
+func keep(raw, body []byte) Kept {
+	var b strings.Builder
+	b.Grow(len(raw) + len(body))
+	b.Write(raw)
+	b.Write(body)
+	return Kept{text: b.String(), head: len(raw)}
+}
+
+// Answer returns the answer Forward returned for k's bytes (see Forward): an equal tree, its
+// texts its own.
+func (k Kept) Answer() *config.Object {
+	b := []byte(k.text)
+	block, body := b[:k.head:k.head], b[k.head:]
+	_, end, lines, perr := checkHeadLines(block, nil)
+	h, ok := plainHead(block, lines)
+	if perr != nil || end != len(block) || !ok {
+		panic("BUG: a kept answer's head is not the plain head it was")
+	}
+	var in interner
+	return buildAnswer(&in, h.status, body, nil, block, lines, h.ctype, h.cenc)
 }
 
 // Headers returns the headers the origin receives for reqHeaders: injectHeaders replace
@@ -299,6 +337,9 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 		return nil, p.failure(err)
 	}
 	if ex.plain {
+		if r.Keep != nil {
+			*r.Keep = keep(raw, resp.Body())
+		}
 		return p.answer(resp, raw, ex.lines, ex.ctype, ex.cenc), nil
 	}
 	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
@@ -469,6 +510,14 @@ func IsBinary(contentEncoding, contentType string) bool {
 // values as the previous answers' when their bytes are (p.texts): a proxy records every
 // answer, and an origin repeats itself.
 func (p *Proxy) answer(resp *fasthttp.Response, raw []byte, lines []headerLine, ctype, cenc []byte) *config.Object {
+	p.texts.mu.Lock()
+	defer p.texts.mu.Unlock()
+	return buildAnswer(&p.texts, resp.StatusCode(), resp.Body(), resp, raw, lines, ctype, cenc)
+}
+
+// buildAnswer is answer of an answer of status and body, its texts interned in in (with its
+// lock held). resp is read only when raw is nil (then its parsed headers are the answer's).
+func buildAnswer(in *interner, status int, body []byte, resp *fasthttp.Response, raw []byte, lines []headerLine, ctype, cenc []byte) *config.Object {
 	// The answer is made as a proxy keeps it (proxyAlways records it as it is): each object
 	// in one allocation with its members, the headers with room for the Connection header
 	// a recorded answer may get, the answer with room for _proxyResponseTime.
@@ -489,10 +538,8 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte, lines []headerLine, 
 			}
 		}
 	}
-	p.texts.mu.Lock()
-	defer p.texts.mu.Unlock()
 	if raw != nil {
-		rawHeaders(raw, lines, func(i int, name string, value []byte) { add(name, p.texts.latin1At(i, value)) })
+		rawHeaders(raw, lines, func(i int, name string, value []byte) { add(name, in.latin1At(i, value)) })
 	} else {
 		for k, v := range resp.Header.All() {
 			add(decodeLatin1(k), decodeLatin1(v))
@@ -501,20 +548,19 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte, lines []headerLine, 
 			add("Transfer-Encoding", "chunked")
 		}
 	}
-	body := resp.Body()
 	var text config.Value
 	mode := modeText
 	if IsBinary(string(cenc), string(ctype)) {
 		mode = modeBinary
 		text = base64.StdEncoding.EncodeToString(body)
-	} else if b := p.texts.utf8(body); b != nil {
+	} else if b := in.utf8(body); b != nil {
 		text = b // not JSON: its first character cannot start JSON (request.MaybeJSON)
 	} else {
 		text = maybeJSON(jsvalue.DecodeUTF8(body))
 	}
 	out := config.ObjectWithRoom(5)
 	out.Members = append(out.Members,
-		config.Member{Key: "statusCode", Value: statusValue(resp.StatusCode())},
+		config.Member{Key: "statusCode", Value: statusValue(status)},
 		config.Member{Key: "headers", Value: headers},
 		config.Member{Key: "body", Value: text},
 		config.Member{Key: "_mode", Value: mode})
