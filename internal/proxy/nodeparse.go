@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 
 	"github.com/mockd/mockd/internal/config"
@@ -189,9 +190,10 @@ func checkHeadLines(b []byte, lines []headerLine) (start, end int, _ []headerLin
 		}
 		name := b[nameAt:i]
 		i++
-		// A name is tokens (ASCII), so the lengths are compared first: most names are neither.
-		length := len(name) == len("content-length") && bytes.EqualFold(name, []byte("content-length"))
-		encoding := len(name) == len("transfer-encoding") && bytes.EqualFold(name, []byte("transfer-encoding"))
+		// A name is tokens (ASCII), so the lengths are compared first: most names are neither;
+		// and then by tokenFold, not bytes.EqualFold's general fold.
+		length := len(name) == len("content-length") && tokenFold(name, "content-length")
+		encoding := len(name) == len("transfer-encoding") && tokenFold(name, "transfer-encoding")
 		switch {
 		case length && haveEncoding:
 			return fail(i, "HPE_INVALID_CONTENT_LENGTH", "Content-Length can't be present with Transfer-Encoding")
@@ -240,10 +242,8 @@ func checkHeadLines(b []byte, lines []headerLine) (start, end int, _ []headerLin
 			}
 		}
 		// The value runs to CR or LF; any other byte that stops it (a control character, DEL)
-		// is one node refuses. One table lookup a byte: values are most of a head.
-		for i < len(b) && netconn.ValueByte(b[i]) {
-			i++
-		}
+		// is one node refuses. Values are most of a head: see valueRun.
+		i = valueRun(b, i)
 		if i == len(b) {
 			return 0, 0, lines, nil
 		}
@@ -267,4 +267,24 @@ func checkHeadLines(b []byte, lines []headerLine) (start, end int, _ []headerLin
 		}
 		i++
 	}
+}
+
+// valueRun returns the index of the first byte of b from i on that a header value may not
+// hold (netconn.ValueByte), len(b) when there is none. Eight bytes are looked at at once
+// while none of them is below 0x20 or DEL (each test is exact as a whole: a borrow only ever
+// follows a byte it finds); then one table lookup a byte (a tab, which a value may hold, is
+// looked at so).
+func valueRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		d := w ^ 0x7f*ones // a zero byte where w has DEL
+		if ((w-0x20*ones)&^w|(d-ones)&^d)&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) && netconn.ValueByte(b[i]) {
+		i++
+	}
+	return i
 }

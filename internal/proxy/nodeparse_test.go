@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/netconn"
 )
 
 // TestCheckHead: what node 20's parser (Mountebank 2.9.1's) says of origins' answers, each
@@ -197,4 +198,43 @@ func TestCheckHeadValueBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// valueRunBytes is valueRun one byte at a time, as checkHeadLines read values before.
+func valueRunBytes(b []byte, i int) int {
+	for i < len(b) && netconn.ValueByte(b[i]) {
+		i++
+	}
+	return i
+}
+
+// TestValueRun: valueRun stops where the byte-wise loop does, at every place of texts with
+// each byte a value may not hold (and a tab, DEL, 0x80 and 0xff) at every place.
+func TestValueRun(t *testing.T) {
+	base := []byte("Sat, 28 Nov 2026 02:46:21 GMT; charset=utf-8 \xc3\xa9t\xc3\xa9")
+	for _, c := range []byte{0, 1, '\t', '\n', '\r', 0x1f, ' ', '~', 0x7f, 0x80, 0xff} {
+		for at := range base {
+			b := append([]byte(nil), base...)
+			b[at] = c
+			for i := range len(b) + 1 {
+				if got, want := valueRun(b, i), valueRunBytes(b, i); got != want {
+					t.Fatalf("byte %#x at %d, from %d: %d, want %d", c, at, i, got, want)
+				}
+			}
+		}
+	}
+}
+
+// FuzzValueRun: valueRun is the byte-wise loop.
+func FuzzValueRun(f *testing.F) {
+	f.Add([]byte("text/plain; charset=utf-8\r\n"), 0)
+	f.Add([]byte("abcdefg\x7fhijklmnop\t\x1f"), 3)
+	f.Fuzz(func(t *testing.T, b []byte, i int) {
+		if i < 0 || i > len(b) {
+			return
+		}
+		if got, want := valueRun(b, i), valueRunBytes(b, i); got != want {
+			t.Fatalf("valueRun(%q, %d) = %d, want %d", b, i, got, want)
+		}
+	})
 }

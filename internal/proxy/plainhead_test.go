@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/netconn"
 )
 
 // fasthttpHead is what fasthttp's parse of the response head block makes of it, as a head
@@ -137,4 +138,26 @@ func TestForwardPlainHeads(t *testing.T) {
 			t.Fatalf("%v, want larger than 2 bytes", err)
 		}
 	})
+}
+
+// TestTokenFold: for a token name, tokenFold is bytes.EqualFold with the lower-case name of
+// its length: every token byte at every place of each name checkHeadLines and plainHead
+// compare (each place is compared on its own, so one byte changed at a time is all of them).
+func TestTokenFold(t *testing.T) {
+	for _, lower := range []string{"content-length", "transfer-encoding", "content-type", "content-encoding", "connection", "trailer"} {
+		for at := range len(lower) {
+			for c := range 256 {
+				if !netconn.TokenByte(byte(c)) {
+					continue
+				}
+				for _, base := range []string{lower, strings.ToUpper(lower)} {
+					name := []byte(base)
+					name[at] = byte(c)
+					if got, want := tokenFold(name, lower), bytes.EqualFold(name, []byte(lower)); got != want {
+						t.Errorf("tokenFold(%q, %q) = %v, want %v", name, lower, got, want)
+					}
+				}
+			}
+		}
+	}
 }
