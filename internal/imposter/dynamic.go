@@ -116,7 +116,7 @@ func (im *Imposter) produce(ctx context.Context, req *request.Request, r respons
 	box.w.headers = box.h[:0]
 	box.w.compile(obj, im.defaults, base, memo, func(s string) bool {
 		return req.Holds(bytesOf(s)) || slab.Holds(bytesOf(s))
-	})
+	}, nil)
 	return &box.w, box, nil
 }
 

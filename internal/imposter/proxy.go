@@ -74,7 +74,12 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 			return nil, false, err
 		}
 	}
-	out = compileIs(answer, im.defaults, nil)
+	var like []header
+	if last := r.last.Load(); last != nil {
+		like = last.headers
+	}
+	out = compileIsLike(answer, im.defaults, nil, like)
+	r.last.Store(out)
 	// Only the answer, which Forward made of the origin's bytes, is kept (see contained).
 	contained = r.behaviors == nil && !im.opts.Debug
 	if p.Mode != proxy.ModeTransparent && st != nil {

@@ -152,6 +152,9 @@ type proxyResponse struct {
 	gen    predCache // proxyAlways's generated predicates (see proxyHTTP)
 	tcp    *tcpProxy
 	custom *customProxy // a custom protocol's: its program proxies
+	// last is the answer compiled last (see proxyHTTP): an origin mostly sends the same
+	// header lines, whose checks the next answer's take from it (markHeaders).
+	last atomic.Pointer[wire]
 }
 
 // injectResponse is an `inject` response: a JavaScript function builds the response object.
@@ -319,7 +322,7 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 	// --debug keeps the object that answered (RecordMatch): each request's whole one.
 	if ir, ok := out.(*injectResponse); ok && b.behaviors == nil && !im.opts.Debug && im.js != nil {
 		if fixed, ok := im.js.InjectShape(ir.source); ok {
-			ir.shape.compile(fixed, im.defaults, nil, nil, nil)
+			ir.shape.compile(fixed, im.defaults, nil, nil, nil, nil)
 			_, _, _, ir.shapeMode = isFields(fixed)
 			ir.shaped = true
 		}
@@ -357,7 +360,7 @@ func newIsResponse(r *config.Object, def *defaults) *isResponse {
 		is = &config.Object{}
 	}
 	out := &isResponse{respBase: respBase{config: r}, is: is}
-	out.http.compile(is, def, nil, nil, nil)
+	out.http.compile(is, def, nil, nil, nil, nil)
 	return out
 }
 
@@ -370,6 +373,12 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 	if base != nil && base.is == is {
 		return base
 	}
+	return compileIsLike(is, def, base, nil)
+}
+
+// compileIsLike is compileIs, with like, when base is nil, the header lines markHeaders
+// compares is's with (the lines of an answer like it: a proxy's answer before).
+func compileIsLike(is *config.Object, def *defaults, base *wire, like []header) *wire {
 	var out *wire
 	if ho, _ := get(is, "headers").(*config.Object); ho != nil && len(ho.Members) <= 2 {
 		// The wire and its header lines in one allocation (a response's few headers).
@@ -381,7 +390,7 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 	} else {
 		out = &wire{}
 	}
-	out.compile(is, def, base, nil, nil)
+	out.compile(is, def, base, nil, nil, like)
 	return out
 }
 
@@ -420,8 +429,9 @@ func isFields(o *config.Object) (status, headers, body, mode config.Value) {
 
 // compile sets out to the wire form of is, as compileIs describes. memo, when not nil, is the
 // slot of a headerMemo for answers built for one response: header lines equal to the ones it
-// holds are taken from it, compiled once; volatile is as newHeaderMemo reads it.
-func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *atomic.Value, volatile func(string) bool) {
+// holds are taken from it, compiled once; volatile is as newHeaderMemo reads it. like, when
+// base is nil, is as markHeaders reads it.
+func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *atomic.Value, volatile func(string) bool, like []header) {
 	out.is, out.compiled = is, true
 	status, hv, body, mode := isFields(is)
 	var baseHeaders, baseBody, baseMode config.Value
@@ -452,7 +462,6 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *ato
 		if m != nil && m.matches(ho) {
 			out.headers, out.hasConnection, out.hasContentLength = m.lines, m.hasConnection, m.hasContentLength
 		} else {
-			var like []header
 			if base != nil {
 				like = base.headers
 			}

@@ -526,17 +526,25 @@ func buildAnswer(in *interner, status int, body []byte, resp *fasthttp.Response,
 		headers = config.ObjectWithRoom(len(lines) + 1) // its lines, and one more
 	}
 	add := func(name string, value config.Value) {
-		v, ok := headers.Get(name)
-		switch {
-		case !ok || v == "": // arrayifyIfExists: an empty value is replaced
-			headers.Set(name, value)
-		default:
-			if list, isList := v.([]any); isList {
-				headers.Set(name, append(list, value))
-			} else {
-				headers.Set(name, []any{v, value})
+		// The member of name found once (Get, then Set, looked for it twice).
+		for i := range headers.Members {
+			m := &headers.Members[i]
+			if m.Key != name {
+				continue
 			}
+			switch v := m.Value; {
+			case v == "": // arrayifyIfExists: an empty value is replaced
+				m.Value = value
+			default:
+				if list, isList := v.([]any); isList {
+					m.Value = append(list, value)
+				} else {
+					m.Value = []any{v, value}
+				}
+			}
+			return
 		}
+		headers.Members = append(headers.Members, config.Member{Key: name, Value: value})
 	}
 	if raw != nil {
 		rawHeaders(raw, lines, func(i int, name string, value []byte) { add(name, in.latin1At(i, value)) })
