@@ -98,6 +98,9 @@ func (sc *scanner) run(s string) bool {
 	)
 
 value: // a value at s[i] (i < len(s), no white space) at level
+	// (No case below calls a function, nor does member for Path: around a call the loop would
+	// keep its state in memory. A shift by level is masked: levels stay below 64, and the
+	// mask spares the checks of a shift by a signed or large count.)
 	switch c := s[i]; {
 	case c == '"':
 		j, ok := scanString(s, i)
@@ -105,24 +108,33 @@ value: // a value at s[i] (i < len(s), no white space) at level
 			return false
 		}
 		i = j
-	case '1' <= c && c <= '9':
-		// An integer of a few digits is read here; a fraction, an exponent or a long one
-		// by scanNumber.
-		j := i + 1
+	case '0' <= c && c <= '9' || c == '-':
+		// -?(0|[1-9][0-9]*)(\.[0-9]+)? of at most 15 digits (no exponent): every number
+		// read converts exactly (see Path).
+		j := i
+		if c == '-' {
+			j++
+		}
+		int0 := j
 		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
 			j++
 		}
-		if j-i > 15 || j < len(s) && (s[j] == '.' || s[j]|0x20 == 'e') {
-			if j, ok := scanNumber(s, i); ok {
-				i = j
-				goto ended
-			}
+		digits := j - int0
+		if digits == 0 || digits > 1 && s[int0] == '0' {
 			return false
 		}
-		i = j
-	case c == '0' || c == '-':
-		j, ok := scanNumber(s, i)
-		if !ok {
+		if j < len(s) && s[j] == '.' {
+			j++
+			frac0 := j
+			for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+				j++
+			}
+			if j == frac0 {
+				return false
+			}
+			digits += j - frac0
+		}
+		if digits > 15 || j < len(s) && s[j]|0x20 == 'e' {
 			return false
 		}
 		i = j
@@ -140,20 +152,31 @@ value: // a value at s[i] (i < len(s), no white space) at level
 		}
 		i = j
 		if c == '[' {
-			arrays |= 1 << level
+			arrays |= 1 << (level & 63)
 			level++
 			goto value // (an element is never on the path: names only)
 		}
-		arrays &^= 1 << level
-		seen &^= 1 << level
+		arrays &^= 1 << (level & 63)
+		seen &^= 1 << (level & 63)
 		level++
 		goto member
-	default:
-		j, ok := scanLiteral(s, i)
-		if !ok {
+	case c == 't':
+		if len(s)-i < 4 || s[i+1] != 'r' || s[i+2] != 'u' || s[i+3] != 'e' {
 			return false
 		}
-		i = j
+		i += 4
+	case c == 'f':
+		if len(s)-i < 5 || s[i+1] != 'a' || s[i+2] != 'l' || s[i+3] != 's' || s[i+4] != 'e' {
+			return false
+		}
+		i += 5
+	case c == 'n':
+		if len(s)-i < 4 || s[i+1] != 'u' || s[i+2] != 'l' || s[i+3] != 'l' {
+			return false
+		}
+		i += 4
+	default:
+		return false
 	}
 	// a scalar: it started at the previous i
 	goto ended
@@ -175,7 +198,7 @@ ended: // the value at level ends at i
 		return false
 	}
 	level--
-	if arrays&(1<<level) != 0 {
+	if arrays&(1<<(level&63)) != 0 {
 		switch s[i] {
 		case ',':
 			if i = skipWS(s, i+1); i >= len(s) {
@@ -215,7 +238,23 @@ member: // an object's member name at s[i] (the object is at level-1; i may be l
 			return false
 		}
 		if obj := level - 1; on == obj && obj < nkeys {
-			if sc.fields != nil {
+			if sc.fields == nil && !sc.keyLower {
+				// Path's exact names, compared here (see value); keyLower's and Fields'
+				// below.
+				name := sc.keys[obj]
+				if len(k) != len(name) {
+					goto value
+				}
+				for j := 0; j < len(k); j++ {
+					if k[j] != name[j] {
+						goto value
+					}
+				}
+				if seen&(1<<(obj&63)) != 0 {
+					return false // a repeated key: the full parse decides which one counts
+				}
+				seen |= 1 << (obj & 63)
+			} else if sc.fields != nil {
 				j := sc.fieldIndex(k)
 				if j < 0 {
 					goto value
@@ -226,10 +265,10 @@ member: // an object's member name at s[i] (the object is at level-1; i may be l
 				sc.field = j
 			} else if !sc.keyIs(k, sc.keys[obj]) {
 				goto value
-			} else if seen&(1<<obj) != 0 {
+			} else if seen&(1<<(obj&63)) != 0 {
 				return false // a repeated key: the full parse decides which one counts
 			} else {
-				seen |= 1 << obj
+				seen |= 1 << (obj & 63)
 			}
 			on = level
 			if level == nkeys {
@@ -294,56 +333,6 @@ func scanString(s string, i int) (int, bool) {
 	}
 	if j < len(s) && s[j] == '"' {
 		return j + 1, true
-	}
-	return 0, false
-}
-
-// scanNumber scans -?(0|[1-9][0-9]*)(\.[0-9]+)? with at most 15 digits at s[i], and returns
-// the index after it.
-func scanNumber(s string, i int) (int, bool) {
-	if s[i] == '-' {
-		i++
-	}
-	intStart := i
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
-	digits := i - intStart
-	if digits == 0 || (digits > 1 && s[intStart] == '0') {
-		return 0, false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		fracStart := i
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		if i == fracStart {
-			return 0, false
-		}
-		digits += i - fracStart
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		return 0, false
-	}
-	return i, digits <= 15
-}
-
-// scanLiteral scans true, false or null at s[i], and returns the index after it.
-func scanLiteral(s string, i int) (int, bool) {
-	var word string
-	switch s[i] {
-	case 't':
-		word = "true"
-	case 'f':
-		word = "false"
-	case 'n':
-		word = "null"
-	default:
-		return 0, false
-	}
-	if len(s)-i >= len(word) && s[i:i+len(word)] == word {
-		return i + len(word), true
 	}
 	return 0, false
 }

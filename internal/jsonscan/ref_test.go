@@ -54,10 +54,10 @@ type refScanner struct {
 	spans  [][2]int
 }
 
-func (sc *refScanner) ws() { sc.i = skipWS(sc.s, sc.i) }
+func (sc *refScanner) ws() { sc.i = refSkipWS(sc.s, sc.i) }
 
 // The scanner keeps its place in locals and moves it with functions of the text and an index
-// (scanString, scanNumber, scanLiteral), so that a scalar costs no call of a method that reads
+// (scanString, refScanNumber, refScanLiteral), so that a scalar costs no call of a method that reads
 // and writes sc.i: an array's scalars are read in its own loop, without value.
 
 // value scans one value at sc.i. level is how many keys lead to it; onPath says whether they
@@ -77,9 +77,9 @@ func (sc *refScanner) value(level int, onPath bool) bool {
 	case c == '"':
 		end, ok = refScanString(s, i)
 	case c == '-' || ('0' <= c && c <= '9'):
-		end, ok = scanNumber(s, i)
+		end, ok = refScanNumber(s, i)
 	default:
-		end, ok = scanLiteral(s, i)
+		end, ok = refScanLiteral(s, i)
 	}
 	if !ok {
 		return false
@@ -93,14 +93,14 @@ func (sc *refScanner) value(level int, onPath bool) bool {
 
 func (sc *refScanner) object(level int, onPath bool) bool {
 	s := sc.s
-	i := skipWS(s, sc.i+1) // after {
+	i := refSkipWS(s, sc.i+1) // after {
 	if i < len(s) && s[i] == '}' {
 		sc.i = i + 1
 		return true
 	}
 	seen := false // keys[level] was a key of this object
 	for {
-		i = skipWS(s, i)
+		i = refSkipWS(s, i)
 		if i >= len(s) || s[i] != '"' {
 			return false
 		}
@@ -109,11 +109,11 @@ func (sc *refScanner) object(level int, onPath bool) bool {
 			return false
 		}
 		k := s[i+1 : end-1]
-		i = skipWS(s, end)
+		i = refSkipWS(s, end)
 		if i >= len(s) || s[i] != ':' {
 			return false
 		}
-		i = skipWS(s, i+1)
+		i = refSkipWS(s, i+1)
 		next := false
 		if onPath && level < len(sc.keys) && sc.keyIs(k, sc.keys[level]) {
 			if seen {
@@ -140,7 +140,7 @@ func (sc *refScanner) object(level int, onPath bool) bool {
 		if field >= 0 {
 			sc.spans[field] = [2]int{i, sc.i}
 		}
-		i = skipWS(s, sc.i)
+		i = refSkipWS(s, sc.i)
 		if i >= len(s) {
 			return false
 		}
@@ -158,7 +158,7 @@ func (sc *refScanner) object(level int, onPath bool) bool {
 
 func (sc *refScanner) array(level int) bool {
 	s := sc.s
-	i := skipWS(s, sc.i+1) // after [
+	i := refSkipWS(s, sc.i+1) // after [
 	if i < len(s) && s[i] == ']' {
 		sc.i = i + 1
 		return true
@@ -167,7 +167,7 @@ func (sc *refScanner) array(level int) bool {
 		return false // (value's bound on the elements)
 	}
 	for {
-		i = skipWS(s, i)
+		i = refSkipWS(s, i)
 		if i >= len(s) {
 			return false
 		}
@@ -177,17 +177,17 @@ func (sc *refScanner) array(level int) bool {
 		case c == '"':
 			i, ok = refScanString(s, i)
 		case c == '-' || ('0' <= c && c <= '9'):
-			i, ok = scanNumber(s, i)
+			i, ok = refScanNumber(s, i)
 		case c == '{' || c == '[':
 			sc.i = i
 			ok, i = sc.value(level+1, false), sc.i
 		default:
-			i, ok = scanLiteral(s, i)
+			i, ok = refScanLiteral(s, i)
 		}
 		if !ok {
 			return false
 		}
-		i = skipWS(s, i)
+		i = refSkipWS(s, i)
 		if i >= len(s) {
 			return false
 		}
@@ -222,6 +222,64 @@ func refScanString(s string, i int) (int, bool) {
 		if c == '\\' || c < 0x20 {
 			return 0, false
 		}
+	}
+	return 0, false
+}
+
+// The scanner's helpers as they were when it was compared with this reference (so a change
+// to them is compared too).
+
+func refSkipWS(s string, i int) int {
+	// (Most text is compact: one comparison tells a byte that is no white space.)
+	for i < len(s) && s[i] <= ' ' && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func refScanNumber(s string, i int) (int, bool) {
+	if s[i] == '-' {
+		i++
+	}
+	intStart := i
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	digits := i - intStart
+	if digits == 0 || (digits > 1 && s[intStart] == '0') {
+		return 0, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		fracStart := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		if i == fracStart {
+			return 0, false
+		}
+		digits += i - fracStart
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		return 0, false
+	}
+	return i, digits <= 15
+}
+
+func refScanLiteral(s string, i int) (int, bool) {
+	var word string
+	switch s[i] {
+	case 't':
+		word = "true"
+	case 'f':
+		word = "false"
+	case 'n':
+		word = "null"
+	default:
+		return 0, false
+	}
+	if len(s)-i >= len(word) && s[i:i+len(word)] == word {
+		return i + len(word), true
 	}
 	return 0, false
 }
