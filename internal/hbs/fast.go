@@ -208,7 +208,21 @@ func (st *state) runPlan(plan []step, dst []byte, m *Model) ([]byte, error) {
 				break
 			}
 		} else if s.m.escape {
-			out = appendEscaped(out, v)
+			// appendEscaped's short case, without its call: a field's few bytes copied as
+			// they are checked into the room the buffer has; the rest (a byte to escape, a
+			// long value, no room) by appendEscaped.
+			j := 0
+			if n := len(out); len(v) <= 16 && cap(out)-n >= len(v) {
+				d := out[n : n+len(v)]
+				for j < len(d) && !escaped[v[j]] {
+					d[j] = v[j]
+					j++
+				}
+				out = out[:n+j]
+			}
+			if j < len(v) {
+				out = appendEscaped(out, v[j:])
+			}
 		} else {
 			out = append(out, v...)
 		}
