@@ -60,6 +60,12 @@ type Options struct {
 	Node, Address string
 	// Custom names the custom protocols (--protofile) imposters may have.
 	Custom map[string]bool
+	// MaxIndent bounds the line breaks and indentation a JSON body's answers may add to it
+	// (config.Indentation at 2, as the admin API indents): a body nested deeper is refused
+	// with a 400, since its answers, each request of an `is` body nested so and the files
+	// saving it grow with the square of its depth. 16 times the body's size is always
+	// allowed (large imposters nested as usual). 0 = no limit.
+	MaxIndent int
 }
 
 // API is the admin API handler. It is safe for concurrent use.
@@ -157,7 +163,7 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 	}
 	// Mountebank parses every request's body as JSON before it routes it, so a malformed body is
 	// a 400 whatever the route, method or imposter (a missing imposter included).
-	if aerr := parseBody(ctx); aerr != nil {
+	if aerr := parseBody(ctx, a.opts.MaxIndent); aerr != nil {
 		a.sendErrors(ctx, aerr)
 		return
 	}
@@ -673,7 +679,7 @@ const bodyKey = "mockd.body"
 
 // parseBody parses the request body as Mountebank's json middleware does, once, for readBody:
 // empty is "", anything else must be JSON.
-func parseBody(ctx *fasthttp.RequestCtx) *apiError {
+func parseBody(ctx *fasthttp.RequestCtx, maxIndent int) *apiError {
 	body := ctx.Request.Body()
 	if len(body) == 0 {
 		return nil
@@ -681,6 +687,9 @@ func parseBody(ctx *fasthttp.RequestCtx) *apiError {
 	v, err := config.ParseJSON(body)
 	if err != nil {
 		return badRequest(&config.Error{Code: config.CodeInvalidJSON, Message: "Unable to parse body as JSON", Source: echoed(body)})
+	}
+	if aerr := checkIndent(v, len(body), maxIndent); aerr != nil {
+		return aerr
 	}
 	ctx.SetUserValue(bodyKey, v)
 	return nil
@@ -695,10 +704,25 @@ func readBody(ctx *fasthttp.RequestCtx) (config.Value, *apiError) {
 		return "", nil
 	}
 	// Not through Handler (a test calling a handler directly): parse it here.
-	if aerr := parseBody(ctx); aerr != nil {
+	if aerr := parseBody(ctx, 0); aerr != nil {
 		return nil, aerr
 	}
 	return ctx.UserValue(bodyKey), nil
+}
+
+// checkIndent refuses a body whose answers would indent it past maxIndent bytes (or 16 times
+// its size), see Options.MaxIndent. A body of n bytes holds at most n/2 values nested at most
+// n/2 deep: one too short to pass the bound is not walked.
+func checkIndent(v config.Value, n, maxIndent int) *apiError {
+	limit := max(maxIndent, 16*n)
+	if maxIndent <= 0 || n*(n+4) <= limit {
+		return nil
+	}
+	if got := config.Indentation(v, 2, limit); got > limit {
+		return badRequest(&config.Error{Code: config.CodeBadData, Message: fmt.Sprintf(
+			"the body nests too deep: indented as the answers show it, it would grow by more than %d bytes (--admin-max-indent, or 16 times the body's size)", limit)})
+	}
+	return nil
 }
 
 // maxEchoed bounds the source an error echoes back.

@@ -16,6 +16,19 @@ import (
 // DefaultAdminMaxBody is the largest admin request body when Options.AdminMaxBody is zero.
 const DefaultAdminMaxBody = 256 << 20
 
+// DefaultAdminMaxIndent is the admin API's indentation bound when Options.AdminMaxIndent is
+// zero: what a body of up to 2 MiB may make the POST answer grow by (an `is` body's answer to
+// each request by twice that). A body nested 4,000 deep (32 MB once indented) is taken and
+// answered as Mountebank 2.9.1 does; its process exits from about 5,000 levels.
+const DefaultAdminMaxIndent = 32 << 20
+
+func adminMaxIndent(n int) int {
+	if n == 0 {
+		return DefaultAdminMaxIndent
+	}
+	return max(n, 0)
+}
+
 // smallAdminBody is the size up to which an admin request body is not counted against the
 // budget of bodies read at once: fasthttp has read it with the headers (its pre-read).
 const smallAdminBody = 8 << 10

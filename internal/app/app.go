@@ -86,6 +86,9 @@ type Options struct {
 	// AdminMaxBody bounds each admin API request body, and those it reads at once together;
 	// 0 = DefaultAdminMaxBody.
 	AdminMaxBody int
+	// AdminMaxIndent bounds the indentation an admin API answer gives a JSON body it reads
+	// (see admin.Options.MaxIndent); 0 = DefaultAdminMaxIndent, negative = no limit.
+	AdminMaxIndent int
 	// DrainTimeout bounds how long a deleted imposter lets its requests in flight finish;
 	// 0 = 10 s. (Stop's context bounds it at shutdown.)
 	DrainTimeout time.Duration
@@ -501,6 +504,7 @@ func (a *App) Start() error {
 		Metrics:        a.metrics,
 		Logger:         a.log,
 		Store:          a.adminStore(),
+		MaxIndent:      adminMaxIndent(a.opts.AdminMaxIndent),
 	})
 	maxBody := a.opts.AdminMaxBody
 	if maxBody <= 0 {

@@ -52,6 +52,8 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.Var((*ByteSize)(&o.MaxBody), "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), largest tcp request or smtp message, and largest answer a proxy reads from its origin")
 	o.AdminMaxBody = DefaultAdminMaxBody
 	fs.Var((*ByteSize)(&o.AdminMaxBody), "admin-max-body", "largest request body the admin API accepts (413 past it); the bodies past 8 KiB it reads at once add up to no more (503 past it)")
+	o.AdminMaxIndent = DefaultAdminMaxIndent
+	fs.Var((*sizeOrNone)(&o.AdminMaxIndent), "admin-max-indent", "largest indentation (line breaks and the spaces of each level) the admin API's answers may give a JSON body it reads, or 16 times the body's size when that is more: a body nested deeper is refused (400 bad data); 0 = no limit")
 	fs.StringArrayVar(&o.FileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
 	fs.IntVar(&o.JournalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
 	o.JournalBytes = 256 << 20
@@ -113,6 +115,32 @@ func (l *pipeList) String() string {
 
 // Type is "string": the flag reads as one string on the command line.
 func (l *pipeList) Type() string { return "string" }
+
+// sizeOrNone is a size flag where 0 means no limit (-1 in the option).
+type sizeOrNone int
+
+func (m *sizeOrNone) Set(s string) error {
+	var b ByteSize
+	if err := b.Set(s); err != nil {
+		return err
+	}
+	*m = sizeOrNone(b)
+	if b == 0 {
+		*m = -1
+	}
+	return nil
+}
+
+func (m *sizeOrNone) String() string {
+	if *m < 0 {
+		return "0"
+	}
+	b := ByteSize(*m)
+	return b.String()
+}
+
+// Type is "size", as ByteSize's.
+func (m *sizeOrNone) Type() string { return "size" }
 
 // scriptMemory is --script-memory, a size where 0 means no limit (Options.ScriptMemory -1).
 type scriptMemory int64
