@@ -189,25 +189,23 @@ func planOf(nodes []node) []step {
 }
 
 // runPlan renders a template's plan for m (whose Request is set) as nodes renders its nodes:
-// text and request fields written in one loop, a field fieldText cannot give (a jsonPath the
-// scan leaves to the parse) evaluated by the general route (planGeneral).
+// text and request fields written in one loop; from the first field fieldText cannot give (a
+// jsonPath the scan leaves to the parse) on, runPlanGeneral goes on. (The loop holds nothing
+// else: what more it held was stored and loaded around each of its calls.)
 func (st *state) runPlan(plan []step, dst []byte, m *Model) ([]byte, error) {
 	r := m.Request
 	out := dst
-	general := false
-	var err error
 	for i := range plan {
 		s := &plan[i]
 		out = append(out, s.text...)
 		if s.m == nil {
 			continue
 		}
-		if v, ok := fieldText(&s.m.field, r); !ok {
-			general = true
-			if out, err = st.planGeneral(s.m, out, m); err != nil {
-				break
-			}
-		} else if s.m.escape {
+		v, ok := fieldText(&s.m.field, r)
+		if !ok {
+			return st.runPlanGeneral(plan, i, out, m)
+		}
+		if s.m.escape {
 			// appendEscaped's short case, without its call: a field's few bytes copied as
 			// they are checked into the room the buffer has; the rest (a byte to escape, a
 			// long value, no room) by appendEscaped.
@@ -227,15 +225,46 @@ func (st *state) runPlan(plan []step, dst []byte, m *Model) ([]byte, error) {
 			out = append(out, v...)
 		}
 		if len(out) > maxOutput {
+			return out, errTooLarge
+		}
+	}
+	return out, nil
+}
+
+// runPlanGeneral is runPlan from plan[i] on, whose text out ends with and whose field
+// fieldText could not give: that field, and any other fieldText cannot give, evaluated by
+// the general route (planGeneral), the state then left as render leaves it.
+func (st *state) runPlanGeneral(plan []step, i int, out []byte, m *Model) ([]byte, error) {
+	r := m.Request
+	var err error
+	for first := true; i < len(plan); i, first = i+1, false {
+		s := &plan[i]
+		var v string
+		ok := false
+		if !first {
+			out = append(out, s.text...)
+			if s.m == nil {
+				continue
+			}
+			v, ok = fieldText(&s.m.field, r)
+		}
+		if !ok {
+			if out, err = st.planGeneral(s.m, out, m); err != nil {
+				break
+			}
+		} else if s.m.escape {
+			out = appendEscaped(out, v)
+		} else {
+			out = append(out, v...)
+		}
+		if len(out) > maxOutput {
 			err = errTooLarge
 			break
 		}
 	}
-	if general {
-		// As render leaves the state.
-		clear(st.vars)
-		st.out, st.root, st.top = nil, nil, frame{}
-	}
+	// As render leaves the state.
+	clear(st.vars)
+	st.out, st.root, st.top = nil, nil, frame{}
 	return out, err
 }
 

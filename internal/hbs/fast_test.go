@@ -33,6 +33,9 @@ func fastTemplates(key string) []string {
 		"{{request.path." + key + "}}|{{request.query." + key + "}}|{{request.headers." + key + "}}",
 		"{{jsonPath request.body '$." + key + "'}}|{{jsonPath request.body '$.a." + key + "' default='D'}}|{{jsonPath request.body \"$['" + key + "']\"}}",
 		"{{jsonPath request.body '$.a." + key + "'}}|{{{jsonPath request.body '$.a." + key + "'}}}|{{{jsonPath request.body '$." + key + "'}}}",
+		// A plan whose field the scan leaves to the parse goes on by runPlanGeneral: fields
+		// and text after it, a last step of text alone.
+		"<{{jsonPath request.body '$." + key + "'}}|{{request.method}}|{{jsonPath request.body '$.a." + key + "'}}|{{request.headers.X-Trace}}>",
 		"{{jsonPath request.body '$.." + key + "'}}|{{jsonPath request.body '$'}}",
 		"{{#if (jsonPath request.body '$." + key + "')}}T{{else}}F{{/if}}|{{size (jsonPath request.body '$." + key + "')}}|{{toJson (jsonPath request.body '$." + key + "')}}",
 		"{{math (jsonPath request.body '$." + key + "') '+' 1}}|{{eq (jsonPath request.body '$." + key + "') 1}}|{{eq (jsonPath request.body '$." + key + "') '1'}}",
