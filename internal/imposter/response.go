@@ -379,16 +379,34 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 // compileIsLike is compileIs, with like, when base is nil, the header lines markHeaders
 // compares is's with (the lines of an answer like it: a proxy's answer before).
 func compileIsLike(is *config.Object, def *defaults, base *wire, like []header) *wire {
+	// The wire and its header lines in one allocation (a response's few headers; a proxied
+	// answer's are mostly four to six).
+	n := -1
+	if ho, _ := get(is, "headers").(*config.Object); ho != nil {
+		n = headerLines(ho)
+	}
 	var out *wire
-	if ho, _ := get(is, "headers").(*config.Object); ho != nil && len(ho.Members) <= 2 {
-		// The wire and its header lines in one allocation (a response's few headers).
+	switch {
+	case n < 0 || n > 8:
+		out = &wire{}
+	case n <= 2:
 		p := &struct {
 			w wire
 			h [2]header
 		}{}
 		out, p.w.headers = &p.w, p.h[:0]
-	} else {
-		out = &wire{}
+	case n <= 4:
+		p := &struct {
+			w wire
+			h [4]header
+		}{}
+		out, p.w.headers = &p.w, p.h[:0]
+	default:
+		p := &struct {
+			w wire
+			h [8]header
+		}{}
+		out, p.w.headers = &p.w, p.h[:0]
 	}
 	out.compile(is, def, base, nil, nil, like)
 	return out
@@ -567,14 +585,7 @@ func (out *wire) compileHeaders(ho *config.Object, like []header) {
 	if ho == nil {
 		return
 	}
-	n := 0
-	for _, m := range ho.Members {
-		if a, isArr := m.Value.([]any); isArr {
-			n += len(a)
-		} else {
-			n++
-		}
-	}
+	n := headerLines(ho)
 	switch {
 	case n > cap(out.headers):
 		out.headers = make([]header, 0, n)
@@ -599,6 +610,20 @@ func (out *wire) compileHeaders(ho *config.Object, like []header) {
 		}
 	}
 	markHeaders(out.headers, like)
+}
+
+// headerLines is the number of header lines of ho at most (an array is a line an element;
+// compileHeaders leaves Content-Length out).
+func headerLines(ho *config.Object) int {
+	n := 0
+	for _, m := range ho.Members {
+		if a, isArr := m.Value.([]any); isArr {
+			n += len(a)
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // headerMemo is the header lines compiled from the first headers object of a response's built
