@@ -79,6 +79,62 @@ type jsonParser struct {
 	// a slice of its exact size once complete, not what appending left (nor its garbage).
 	members []Member
 	items   []any
+	// objs, mems and elems are what is left of the arrays the document's first objects,
+	// members and array items are taken from (see slab): a one-stub imposter's body is some
+	// twenty values, each object and array one allocation for itself and one for its
+	// elements otherwise. slabbed counts the elements taken so far.
+	objs    []Object
+	mems    []Member
+	elems   []any
+	slabbed int
+}
+
+// A document's first maxSlabbed members and items are taken from arrays of slabSize, its
+// first objects from arrays of objSlabSize (while members are): what a value kept from the
+// document (a stub keeps its predicates' objects) holds alive beyond itself is bounded by
+// those arrays, and a large document's other values are allocated one by one as before (the
+// stubs of a large imposter each keep their own; see Owned).
+const (
+	slabSize    = 32
+	objSlabSize = 8
+	maxSlabbed  = 128
+)
+
+// slabSize is the size of the arrays elements are taken from in this document, which has
+// about one element every per bytes: an array of that many, up to slabSize, from 4 on.
+func (p *jsonParser) slabSize(per int) int {
+	return min(max(len(p.data)/per, 4), slabSize)
+}
+
+// newObject returns a new empty object, from the document's array of objects while its
+// members are taken from arrays too.
+func (p *jsonParser) newObject() *Object {
+	if p.slabbed >= maxSlabbed {
+		return &Object{}
+	}
+	if len(p.objs) == 0 {
+		p.objs = make([]Object, min(max(len(p.data)/40, 1), objSlabSize))
+	}
+	o := &p.objs[0]
+	p.objs = p.objs[1:]
+	return o
+}
+
+// slab returns a slice of n elements, length and capacity, from *free (a fresh array of
+// slabSize when *free has too few left) while the document has taken fewer than maxSlabbed
+// elements, else allocated for itself. Appending to it reallocates: it never writes over the
+// elements of another.
+func slab[T any](free *[]T, taken *int, n, size int) []T {
+	if n > size/2 || *taken >= maxSlabbed {
+		return make([]T, n)
+	}
+	if len(*free) < n {
+		*free = make([]T, size)
+	}
+	*taken += n
+	s := (*free)[:n:n]
+	*free = (*free)[n:]
+	return s
 }
 
 // Strings of up to internLen bytes are shared, the first maxInterned distinct ones of a document,
@@ -240,7 +296,7 @@ func (p *jsonParser) literal(word string) bool {
 }
 
 func (p *jsonParser) object(depth int) (Value, error) {
-	o := &Object{}
+	o := p.newObject()
 	if p.open('}') {
 		return o, nil
 	}
@@ -272,7 +328,8 @@ func (p *jsonParser) object(depth int) (Value, error) {
 			return nil, err
 		}
 		if done {
-			o.Members = append([]Member(nil), p.members[mark:]...)
+			o.Members = slab(&p.mems, &p.slabbed, len(p.members)-mark, p.slabSize(20))
+			copy(o.Members, p.members[mark:])
 			clear(p.members[mark:])
 			return o, nil
 		}
@@ -326,7 +383,8 @@ func (p *jsonParser) array(depth int) (Value, error) {
 			return nil, err
 		}
 		if done {
-			a := append([]any(nil), p.items[mark:]...)
+			a := slab(&p.elems, &p.slabbed, len(p.items)-mark, p.slabSize(60))
+			copy(a, p.items[mark:])
 			clear(p.items[mark:])
 			return a, nil
 		}
@@ -420,16 +478,18 @@ func (p *jsonParser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
 	// Fast path: no escapes.
+	var high byte // the bytes or'ed: past 0x7f, the string may not be valid UTF-8
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
 			s := p.shared(p.data[start:p.pos])
 			p.pos++
-			if !utf8.ValidString(s) {
+			if high >= utf8.RuneSelf && !utf8.ValidString(s) {
 				return jsvalue.DecodeUTF8(s), nil
 			}
 			return s, nil
 		}
+		high |= c
 		if c == '\\' {
 			break
 		}
