@@ -31,6 +31,12 @@ type tcpStep struct {
 	// CloseWrite, when true, shuts the client's sending side (FIN) after the last packet is
 	// written, before its answer is read: a half-closed client.
 	CloseWrite bool `json:"closeWrite,omitempty"`
+	// FinWithData, with CloseWrite, sends the last packet and the FIN in one segment (Linux: the
+	// socket corked while both are queued), so the server finds the client shut down when it
+	// reads the request. Without it a loaded machine may let a quick answer (a shellTransform's
+	// printf) be written between the client's write and its shutdown; corked, the client has to
+	// be held past Linux's 200 ms cork ceiling between the two calls for that.
+	FinWithData bool `json:"finWithData,omitempty"`
 }
 
 type tcpFill struct {
@@ -82,10 +88,16 @@ func (s *tcpStep) exchange(v vars) exchange {
 				return exchange{Err: err.Error()}
 			}
 		}
+		last := i == len(packets)-1
+		if s.FinWithData && s.CloseWrite && last {
+			if err := cork(conn.(*net.TCPConn), true); err != nil {
+				return tcpAnswer(got, "cork: "+err.Error())
+			}
+		}
 		if err := s.write(conn, data); err != nil {
 			return tcpAnswer(got, "write: "+classifyNetErr(err))
 		}
-		if s.CloseWrite && i == len(packets)-1 {
+		if s.CloseWrite && last {
 			if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
 				return tcpAnswer(got, "close write: "+classifyNetErr(err))
 			}
