@@ -44,7 +44,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.BoolVar(&o.NoParse, "noParse", false, "do not render JSON config files as EJS templates")
 	fs.DurationVar(&o.ScriptTimeout, "script-timeout", 5*time.Second, "time limit for each JavaScript call and shell command (a request whose script runs longer fails with a 500)")
 	o.ScriptMemory = 256 << 20
-	fs.Var((*scriptMemory)(&o.ScriptMemory), "script-memory", "how much one JavaScript call may make the heap grow (a request whose script takes more fails with a 500); 0 = no limit")
+	fs.Var(sizeOrNone[int64]{&o.ScriptMemory}, "script-memory", "how much one JavaScript call may make the heap grow (a request whose script takes more fails with a 500); 0 = no limit")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", 10*time.Second, "how long SIGTERM or Ctrl-C (and deleting an imposter) lets requests in flight finish; a second signal exits at once")
 	fs.DurationVar(&o.HeaderTimeout, "header-timeout", time.Minute, "close an http connection (imposter or admin API) whose request takes longer to arrive, from its first byte to its last, answering 408 (slowloris); 0 = no limit")
 	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
@@ -53,7 +53,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	o.AdminMaxBody = DefaultAdminMaxBody
 	fs.Var((*ByteSize)(&o.AdminMaxBody), "admin-max-body", "largest request body the admin API accepts (413 past it); the bodies past 8 KiB it reads at once add up to no more (503 past it)")
 	o.AdminMaxIndent = DefaultAdminMaxIndent
-	fs.Var((*sizeOrNone)(&o.AdminMaxIndent), "admin-max-indent", "largest indentation (line breaks and the spaces of each level) the admin API's answers may give a JSON body it reads, or 16 times the body's size when that is more: a body nested deeper is refused (400 bad data); 0 = no limit")
+	fs.Var(sizeOrNone[int]{&o.AdminMaxIndent}, "admin-max-indent", "largest indentation (line breaks and the spaces of each level) the admin API's answers may give a JSON body it reads, or 16 times the body's size when that is more: a body nested deeper is refused (400 bad data); 0 = no limit")
 	fs.StringArrayVar(&o.FileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
 	fs.IntVar(&o.JournalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
 	o.JournalBytes = 256 << 20
@@ -116,54 +116,29 @@ func (l *pipeList) String() string {
 // Type is "string": the flag reads as one string on the command line.
 func (l *pipeList) Type() string { return "string" }
 
-// sizeOrNone is a size flag where 0 means no limit (-1 in the option).
-type sizeOrNone int
+// sizeOrNone is a size flag where 0 means no limit (-1 in the option it sets):
+// --script-memory, --admin-max-indent.
+type sizeOrNone[T ~int | ~int64] struct{ v *T }
 
-func (m *sizeOrNone) Set(s string) error {
+func (m sizeOrNone[T]) Set(s string) error {
 	var b ByteSize
 	if err := b.Set(s); err != nil {
 		return err
 	}
-	*m = sizeOrNone(b)
+	*m.v = T(b)
 	if b == 0 {
-		*m = -1
+		*m.v = -1
 	}
 	return nil
 }
 
-func (m *sizeOrNone) String() string {
-	if *m < 0 {
+func (m sizeOrNone[T]) String() string {
+	if m.v == nil || *m.v < 0 {
 		return "0"
 	}
-	b := ByteSize(*m)
+	b := ByteSize(*m.v)
 	return b.String()
 }
 
 // Type is "size", as ByteSize's.
-func (m *sizeOrNone) Type() string { return "size" }
-
-// scriptMemory is --script-memory, a size where 0 means no limit (Options.ScriptMemory -1).
-type scriptMemory int64
-
-func (m *scriptMemory) Set(s string) error {
-	var b ByteSize
-	if err := b.Set(s); err != nil {
-		return err
-	}
-	*m = scriptMemory(b)
-	if b == 0 {
-		*m = -1
-	}
-	return nil
-}
-
-func (m *scriptMemory) String() string {
-	if *m < 0 {
-		return "0"
-	}
-	b := ByteSize(*m)
-	return b.String()
-}
-
-// Type is "size", as ByteSize's.
-func (m *scriptMemory) Type() string { return "size" }
+func (m sizeOrNone[T]) Type() string { return "size" }
