@@ -290,6 +290,8 @@ type idleConn struct {
 	linger atomic.Bool
 	// chunkExtErr is set when a read failed on a chunk's extensions too long (errChunkExt).
 	chunkExtErr bool
+	// kept is the server's (see Kept).
+	kept any
 }
 
 // lingerBytes and lingerTime bound what a lingering Close reads and how long it waits.
@@ -452,6 +454,25 @@ func (c *tlsIdleConn) NetConn() net.Conn { return c.raw }
 func ChunkExtTooLarge(c net.Conn) bool {
 	ic := trackedConn(c)
 	return ic != nil && ic.chunkExtErr
+}
+
+// Kept is where the server keeps a value of its own with connection c (one an IdleListener
+// accepted, or Tracked) from one request to the next: the http server's request view, reset in
+// place for the next request instead of taken from a pool shared by every connection. It is nil
+// for another connection. The value belongs to the goroutine serving c: it is read and written
+// by c's requests, one at a time, and by that goroutine once it has served the last of them.
+func Kept(c net.Conn) *any {
+	if ic := trackedConn(c); ic != nil {
+		return &ic.kept
+	}
+	return nil
+}
+
+// Tracked wraps c as a connection an IdleListener accepted, for a handler run outside a server
+// (a benchmark of the handler, as a keep-alive client's requests reach it): Kept and Context
+// work with it. No listener counts, times or closes it; reading it is reading c.
+func Tracked(c net.Conn) net.Conn {
+	return &idleConn{Conn: c, raw: c, l: &IdleListener{}}
 }
 
 // trackedConn returns the idleConn of a connection an IdleListener accepted, or nil.

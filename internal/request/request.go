@@ -164,6 +164,44 @@ func Recycle(r *Request) {
 	pool.Put(r)
 }
 
+// Kept-request bounds: what a request kept by its owner for the next one (Reuse) keeps of the
+// memory the last one grew, so that each of 10,000 idle keep-alive connections holds a small
+// request: maxConnArena bytes of strings, maxConnKVs name/value pairs in each list, and
+// maxConnMemo memo entries.
+const (
+	maxConnArena = 8 << 10
+	maxConnKVs   = 64
+	maxConnMemo  = 8
+)
+
+// Reuse resets r for its owner's next request rather than returning it to the pool: an http
+// connection keeps one request from one of its requests to the next (see
+// netconn.Kept), which spares the pool's work and keeps the memory on the connection's own
+// goroutine. recycle is the owner's choice between Recycle and Release (see Recycle): with it,
+// the arena serves the next request, when it is no larger than maxConnArena; without it the
+// arena is left to the strings made from it. Lists grown past the kept-request bounds by a
+// large request are dropped too: the next request starts small. The owner gives r back with
+// Recycle once it has no next request (its connection closed), or drops it.
+func Reuse(r *Request, recycle bool) {
+	a := r.arena[:0]
+	r.Reset()
+	if recycle && cap(a) <= maxConnArena {
+		r.arena = a
+	}
+	if cap(r.Query) > maxConnKVs {
+		r.Query = nil
+	}
+	if cap(r.Headers) > maxConnKVs {
+		r.Headers = nil
+	}
+	if cap(r.Form) > maxConnKVs {
+		r.Form = nil
+	}
+	if cap(r.memo) > maxConnMemo {
+		r.memo = nil
+	}
+}
+
 // Holds reports whether b lies in the memory Recycle would give the next request (the arena
 // the request's strings were last made in): a caller that hands b on past the answer (an
 // answer's body, written after the handler returns) must then Release the request instead.

@@ -85,3 +85,57 @@ func TestResetClearsEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestReuse: a request kept by its owner for the next one (an http connection's) keeps the memory
+// of its strings only when the owner recycles it and the arena is small, and drops lists grown
+// past the kept-request bounds: the next request starts small, and strings a released request
+// made stay as they were.
+func TestReuse(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		arena     int
+		kvs       int
+		recycle   bool
+		keepArena bool
+		keepLists bool
+	}{
+		{"recycled small", 100, 4, true, true, true},
+		{"recycled at the bound", maxConnArena, maxConnKVs, true, true, true},
+		{"recycled past the arena bound", maxConnArena + 1, 4, true, false, true},
+		{"recycled with long lists", 100, maxConnKVs + 1, true, true, false},
+		{"released", 100, 4, false, false, true},
+		{"released large", 1 << 20, 1000, false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Request
+			r.reserve(tc.arena)
+			s := r.str([]byte("path-made-in-the-arena"))
+			r.Path = s
+			r.Query = make([]KV, 1, tc.kvs)
+			r.Headers = make([]KV, 1, tc.kvs)
+			r.Form = make([]KV, 1, tc.kvs)
+			r.Query[0], r.Headers[0], r.Form[0] = KV{"q", s}, KV{"h", s}, KV{"f", s}
+			r.SetMemo(1, s)
+			r.kept = "kept value"
+			arena := r.arena
+			Reuse(&r, tc.recycle)
+			if r.Path != "" || len(r.Query) != 0 || len(r.Headers) != 0 || len(r.Form) != 0 || len(r.memo) != 0 || len(r.arena) != 0 {
+				t.Fatalf("not reset: %+v", r)
+			}
+			if r.kept != "kept value" {
+				t.Errorf("kept = %v, want it kept", r.kept)
+			}
+			if kept := cap(r.arena) != 0 && unsafe.SliceData(r.arena) == unsafe.SliceData(arena); kept != tc.keepArena {
+				t.Errorf("arena of %d bytes kept: %t, want %t", cap(arena), kept, tc.keepArena)
+			}
+			if kept := cap(r.Query) != 0 && cap(r.Headers) != 0 && cap(r.Form) != 0; kept != tc.keepLists {
+				t.Errorf("lists of %d kept: %t, want %t", tc.kvs, kept, tc.keepLists)
+			}
+			// The next request's strings: a released request's string is never written over.
+			r.str([]byte("NEXT-REQUEST-WRITES-HERE"))
+			if !tc.recycle && s != "path-made-in-the-arena" {
+				t.Errorf("a released request's string became %q", s)
+			}
+		})
+	}
+}

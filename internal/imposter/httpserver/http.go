@@ -108,6 +108,7 @@ func (h *server) Serve(ln net.Listener) error {
 // imposter's) is not logged.
 func (h *server) serveConn(c net.Conn) {
 	err := h.srv.ServeConn(c)
+	releaseConnRequest(c)
 	if err == nil || errors.Is(err, net.ErrClosed) {
 		return
 	}
@@ -152,12 +153,16 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		_ = ctx.Conn().Close()
 		return
 	}
-	req := request.Acquire()
+	kept := netconn.Kept(ctx.Conn())
+	req := connRequest(kept)
 	recycle := false
 	defer func() {
-		if recycle {
+		switch {
+		case kept != nil:
+			request.Reuse(req, recycle) // the connection's, for its next request
+		case recycle:
 			request.Recycle(req)
-		} else {
+		default:
 			request.Release(req)
 		}
 	}()
@@ -235,6 +240,39 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 	}
 	im.RecordMatch(&a)
 	im.Done(&a)
+}
+
+// connRequest returns the request view kept with a connection (kept, from netconn.Kept),
+// made at its first request, or one from the pool when kept is nil (a handler run on a
+// connection no IdleListener accepted). A connection's requests are served one at a time, each
+// once the last one's answer is written, so nothing of one request's view is written over
+// before its answer is out; what outlives the answer (the journal, a script's state, a proxy
+// recording, --debug's match) holds copies or strings of an arena the view does not reuse (see
+// request.Reuse), never the view itself.
+func connRequest(kept *any) *request.Request {
+	if kept == nil {
+		return request.Acquire()
+	}
+	if req, ok := (*kept).(*request.Request); ok {
+		return req
+	}
+	req := request.Acquire()
+	*kept = req
+	return req
+}
+
+// releaseConnRequest gives the request view kept with connection c back to the pool once c
+// has served its last request: a client that opens a connection for each request (Mountebank's
+// own clients) takes one from the pool and gives it back, as before.
+func releaseConnRequest(c net.Conn) {
+	kept := netconn.Kept(c)
+	if kept == nil {
+		return
+	}
+	if req, ok := (*kept).(*request.Request); ok {
+		*kept = nil
+		request.Recycle(req) // reset after its last request already (Reuse): what it keeps is free
+	}
 }
 
 // NoMatchHeader is the response header that, with --debug, says why a request got the default

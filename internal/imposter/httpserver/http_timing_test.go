@@ -15,6 +15,7 @@ import (
 	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/script"
 )
 
@@ -39,8 +40,18 @@ func newBenchHandlerWith(tb testing.TB, imposterJSON, raw string, opts imposter.
 		tb.Fatal(err)
 	}
 	h := newServer(im, nil)
+	return h, keepAliveCtx(tb, raw)
+}
+
+// keepAliveCtx is a request context holding raw as the server hands it to the handler for each
+// request of a keep-alive connection: on a connection an IdleListener accepted (here
+// netconn.Tracked), which keeps its request view from one request to the next, with the
+// response's body buffer kept from one answer to the next (fasthttp's server without
+// ReduceMemoryUsage; impostertest.RequestCtx gives it back to fasthttp's pool each time).
+func keepAliveCtx(tb testing.TB, raw string) *fasthttp.RequestCtx {
 	ctx := impostertest.RequestCtx(tb, raw)
-	return h, ctx
+	ctx.Init2(netconn.Tracked(ctx.Conn()), nil, false) // the request stays; the client's address with it
+	return ctx
 }
 
 // serveOnce runs the handler on ctx's request as the server would for a new request.
