@@ -87,7 +87,31 @@ type headScan struct {
 	// no look at its value (begin keeps it).
 	plain    [64]byte
 	plainLen int
+	// hdr says what the header lines looked at hold for the request view (hdr*, see
+	// HeaderLines).
+	hdr uint8
 }
+
+// What a headScan found in the header lines (see HeaderLines).
+const (
+	hdrKnown    = 1 << iota // the block ended with every header line looked at whole
+	hdrEncoding             // a line's name begins with content-encoding
+	hdrForm                 // a line's name begins with content-type and it holds the form's type
+	hdrSplit                // a line came split between reads: not looked at
+)
+
+// HeaderLines is what the scan of a request's header block, as it arrived on a connection an
+// IdleListener accepted, found in the lines that decide whether the request view must parse
+// the block to read the body (request.HeaderLines has the same fields, for
+// request.FromHTTPLines): Known when every header line was looked at whole (no line split
+// between reads, the scan not given up); then Encoding when a line's name begins with
+// content-encoding and Form when one's begins with content-type and the line holds
+// application/x-www-form-urlencoded, in any ASCII case. (A line beginning with white space, a
+// folded one, is refused before any handler runs.)
+type HeaderLines struct{ Known, Encoding, Form bool }
+
+// formType is the media type a Content-Type line must hold for hdrForm.
+var formType = []byte("application/x-www-form-urlencoded")
 
 // How a request's body ends, as the header lines a headScan saw say.
 const (
@@ -189,6 +213,7 @@ func (h *headScan) begin(b []byte) {
 	h.framing, h.inBody, h.length, h.chunk = framedNone, false, 0, chunkSize
 	h.ext, h.extOverflow, h.malformed, h.inName, h.sizeBegun = 0, false, false, false, false
 	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
+	h.hdr = 0
 }
 
 // feed scans the next bytes of the request, buf[:n], rewriting its Host and
@@ -266,6 +291,7 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 			return n, end, true, h.malformed
 		} else if open > 0 {
 			h.framing = framedUnknown // a line split between reads: not read
+			h.hdr |= hdrSplit
 		} else if length >= 5 && buf[p+4] == ':' &&
 			binary.LittleEndian.Uint32(buf[p:])|0x20202020 == 'h'|'o'<<8|'s'<<16|'t'<<24 {
 			if h.hosts == 0 && h.plainLen == length && string(buf[p:p+length]) == string(h.plain[:length]) {
@@ -275,9 +301,8 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 				n, grown = h.tidyHost(buf, n, p, length)
 				i += grown
 			}
-		} else if c := buf[p] | 0x20; c == 'c' && length >= 15 && buf[p+14] == ':' &&
-			bytes.EqualFold(buf[p:p+14], []byte("content-length")) {
-			h.contentLength(buf[p+15 : p+length])
+		} else if c := buf[p] | 0x20; c == 'c' && length >= 12 && binary.LittleEndian.Uint64(buf[p:])|lower8 == content8 {
+			h.contentLine(buf[p : p+length])
 		} else if c == 't' && length >= 18 && buf[p+17] == ':' &&
 			bytes.EqualFold(buf[p:p+17], []byte("transfer-encoding")) {
 			if h.tidyTE(buf, p, length) && h.framing == framedNone {
@@ -291,11 +316,48 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 	}
 }
 
+// contentLine reads a header line whose name begins with content- (any case): a
+// Content-Length, or one HeaderLines tells of.
+func (h *headScan) contentLine(line []byte) {
+	rest := line[8:]
+	switch {
+	case len(line) >= 15 && line[14] == ':' && bytes.EqualFold(line[:14], []byte("content-length")):
+		h.contentLength(line[15:])
+	case len(rest) >= 8 && binary.LittleEndian.Uint64(rest)|lower8 == encoding8:
+		h.hdr |= hdrEncoding
+	case binary.LittleEndian.Uint32(rest)|lower4 == type4 && bytes.Contains(line, formType):
+		h.hdr |= hdrForm
+	}
+}
+
+// The words contentLine compares header names with: "content-", "encoding" and "type" as
+// little-endian integers, and the bits that lower ASCII letters (OR 0x20 maps some other
+// bytes onto letters or '-' too, which only makes a line looked at more closely, or the
+// request view parse the block).
+var (
+	content8  = binary.LittleEndian.Uint64([]byte("content-"))
+	encoding8 = binary.LittleEndian.Uint64([]byte("encoding"))
+	type4     = binary.LittleEndian.Uint32([]byte("type"))
+)
+
+const (
+	lower8 = 0x2020202020202020
+	lower4 = 0x20202020
+)
+
+// linesOf is HeaderLines of what a scan found (its hdr, once its header block has ended).
+func linesOf(hdr uint8) HeaderLines {
+	return HeaderLines{Known: hdr&hdrKnown != 0, Encoding: hdr&hdrEncoding != 0, Form: hdr&hdrForm != 0}
+}
+
 // bodyFrom ends the scan of a header block that ended at buf[start] and counts the request's
 // body: it returns where the request ends in buf[:n] (n when it goes on past this read, the
 // scan then counting it in the next ones).
 func (h *headScan) bodyFrom(buf []byte, n, start int) int {
 	h.active = false
+	if h.hdr&hdrSplit == 0 {
+		h.hdr |= hdrKnown
+	}
 	switch h.framing {
 	case framedNone:
 		return start

@@ -682,3 +682,82 @@ func TestChunkSizeLeadingZeros(t *testing.T) {
 		}
 	}
 }
+
+// TestScanHeaderLines: what the scan finds in the header lines for the request view
+// (HeaderLines), the block read whole or a few bytes a read (a line split between reads is not
+// looked at: nothing is Known).
+func TestScanHeaderLines(t *testing.T) {
+	const form = "application/x-www-form-urlencoded"
+	for _, tt := range []struct {
+		raw   string
+		chunk int
+		want  HeaderLines
+	}{
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0, HeaderLines{Known: true}},
+		{"PUT /x HTTP/1.0\r\n\r\n", 0, HeaderLines{Known: true}},
+		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + form + "\r\nContent-Length: 3\r\n\r\na=1", 0, HeaderLines{Known: true, Form: true}},
+		{"POST / HTTP/1.1\r\ncontent-type: " + form + "; charset=utf-8\r\nContent-Length: 3\r\n\r\na=1", 0, HeaderLines{Known: true, Form: true}},
+		{"POST / HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\na=1", 0, HeaderLines{Known: true}},
+		{"POST / HTTP/1.1\r\nX-Type: " + form + "\r\nContent-Length: 3\r\n\r\na=1", 0, HeaderLines{Known: true}},
+		{"POST / HTTP/1.1\r\nContent-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc", 0, HeaderLines{Known: true, Encoding: true}},
+		{"GET / HTTP/1.1\r\nCONTENT-ENCODING: br\r\n\r\n", 0, HeaderLines{Known: true, Encoding: true}},
+		{"GET / HTTP/1.1\r\nContent-Encodingx: br\r\nContent-Typed: " + form + "\r\n\r\n", 0, HeaderLines{Known: true, Encoding: true, Form: true}},
+		{"GET / HTTP/1.1\r\nContent-: x\r\nContent-MD5: x\r\nContent-Language: en\r\n\r\n", 0, HeaderLines{Known: true}},
+		// Content-Length is still read from a line that begins as the others (the body counted).
+		{"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Encoding: gzip\r\n\r\nabcGET / HTTP/1.1\r\n\r\n", 0, HeaderLines{Known: true, Encoding: true}},
+		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: " + form + "\r\nContent-Length: 3\r\n\r\na=1", 7, HeaderLines{}},
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 3, HeaderLines{}},
+		{"GET / HTTP/1.1\r\n", 0, HeaderLines{}},         // the block has not ended
+		{"\r\nGET / HTTP/1.1\r\n\r\n", 0, HeaderLines{}}, // not scanned
+	} {
+		h, _, bad := scanWith([]byte(tt.raw), tt.chunk)
+		if got := linesOf(h.hdr); got != tt.want || bad {
+			t.Errorf("%q in reads of %d: %+v (bad %t), want %+v", tt.raw, tt.chunk, got, bad, tt.want)
+		}
+	}
+	h, _, _ := scanWith([]byte("POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Encoding: gzip\r\n\r\nabcGET"), 0)
+	if h.framing != framedLength || h.length != 3 {
+		t.Errorf("Content-Length among the content- lines: framing %d length %d, want %d 3", h.framing, h.length, framedLength)
+	}
+}
+
+// FuzzScanHeaderLines holds the scan's HeaderLines to what they stand for: when it says it
+// looked at every header line (Known), a header whose name, as a parser reads it (the text
+// before the line's first ':', white space trimmed), is Content-Encoding in any case makes
+// Encoding set, and a Content-Type whose value holds the form's type makes Form set.
+func FuzzScanHeaderLines(f *testing.F) {
+	for _, s := range []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "POST / HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=1",
+		"GET / HTTP/1.1\r\ncontent-encoding : gzip\r\n\r\n", "GET / HTTP/1.1\r\nContent-Encoding\t: gzip\r\n\r\n", "GET / HTTP/1.1\r\nX: y\r\n content-encoding: gzip\r\n\r\n",
+		"GET / HTTP/1.1\r\nContent-Type:application/x-www-form-urlencoded\r\n\r\n", "GET / HTTP/1.1\r\nCONTENT-TYPE: a; application/x-www-form-urlencoded\r\n\r\n"} {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(5))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, chunk uint8) {
+		if len(b) == 0 || len(b) > maxHeadScan {
+			return
+		}
+		h, _, bad := scanWith(bytes.Clone(b), int(chunk))
+		got := linesOf(h.hdr)
+		if !got.Known || bad {
+			return
+		}
+		end := bytes.Index(b, []byte("\r\n\r\n"))
+		start := bytes.IndexByte(b, '\n')
+		if end < 0 || start < 0 || start > end+1 {
+			t.Fatalf("%q: Known without a header block", b)
+		}
+		for _, line := range bytes.Split(b[start+1:end+2], []byte("\n")) {
+			name, value, ok := bytes.Cut(bytes.TrimSuffix(line, []byte("\r")), []byte(":"))
+			if !ok {
+				continue
+			}
+			name = bytes.Trim(name, " \t")
+			if bytes.EqualFold(name, []byte("content-encoding")) && !got.Encoding {
+				t.Fatalf("%q in reads of %d: a Content-Encoding line, Encoding not set", b, chunk)
+			}
+			if bytes.EqualFold(name, []byte("content-type")) && bytes.Contains(value, formType) && !got.Form {
+				t.Fatalf("%q in reads of %d: a form's Content-Type line, Form not set", b, chunk)
+			}
+		}
+	})
+}

@@ -292,6 +292,9 @@ type idleConn struct {
 	chunkExtErr bool
 	// kept is the server's (see Kept).
 	kept any
+	// lines is what the scan found in the header block of the request the handler serves
+	// (see Lines), taken from head as the handler begins, zero outside it.
+	lines uint8
 }
 
 // lingerBytes and lingerTime bound what a lingering Close reads and how long it waits.
@@ -468,6 +471,17 @@ func Kept(c net.Conn) *any {
 	return nil
 }
 
+// Lines returns what the scan of the header block, as it arrived, found in the lines of the
+// request the handler of connection c (one an IdleListener accepted, with TrackRequests) serves;
+// nothing is Known for another connection, or a request the scan did not follow whole (one
+// pipelined behind a request whose body the scan could not count is read without a scan).
+func Lines(c net.Conn) HeaderLines {
+	if ic := trackedConn(c); ic != nil {
+		return linesOf(ic.lines)
+	}
+	return HeaderLines{}
+}
+
 // Tracked wraps c as a connection an IdleListener accepted, for a handler run outside a server
 // (a benchmark of the handler, as a keep-alive client's requests reach it): Kept and Context
 // work with it. No listener counts, times or closes it; reading it is reading c.
@@ -563,13 +577,19 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 				ic.head.active = false
 			}
 			ic.head.restore(&ctx.Request.Header)
+			// What the scan found is this request's (Lines), once: a request read without a
+			// scan of its own (behind one whose body the scan could not count) finds nothing.
+			ic.lines, ic.head.hdr = ic.head.hdr, 0
 		}
 		if refuseUnreadable(ctx) {
 			return
 		}
 		h(ctx)
-		if ic != nil && ic.l.draining.Load() {
-			ctx.SetConnectionClose()
+		if ic != nil {
+			ic.lines = 0
+			if ic.l.draining.Load() {
+				ctx.SetConnectionClose()
+			}
 		}
 	}
 }

@@ -37,6 +37,21 @@ const DefaultMaxBody = 64 << 20
 // r.BodyTooLarge says so. Decoding stops at the limit, so a small compressed
 // body that would inflate to gigabytes never takes more than maxBody bytes.
 func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int) {
+	FromHTTPLines(ctx, r, plainIPv4, maxBody, HeaderLines{})
+}
+
+// HeaderLines is what a scan of the header block as it arrived found in the lines that decide
+// whether FromHTTPLines parses the block to read the body (netconn.HeaderLines, made as the
+// connection read them): Known when every header line was looked at; then Encoding when a
+// line's name begins with content-encoding, Form when one's begins with content-type and the
+// line holds application/x-www-form-urlencoded, in any ASCII case. Lines beginning with white
+// space are not looked for: a server that scans refuses them.
+type HeaderLines struct{ Known, Encoding, Form bool }
+
+// FromHTTPLines is FromHTTPLimit told what the header lines hold: when lines is Known, the block
+// is not searched for them again (headersNeeded, hasHeaderFold: a few hundred instructions
+// over a client's usual half dozen lines).
+func FromHTTPLines(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int, lines HeaderLines) {
 	req := &ctx.Request
 	method, uri, raw, body := req.Header.Method(), req.Header.RequestURI(), req.Header.RawHeaders(), req.Body()
 	// One arena holds every string below; a large body gets its own.
@@ -64,11 +79,13 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 				r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
 			}
 		}
-	case len(body) == 0 && !hasHeaderFold(raw, "content-encoding"), len(body) > 0 && !headersNeeded(raw, true):
+	case lines.Known && !lines.Encoding && (len(body) == 0 || !lines.Form),
+		!lines.Known && (len(body) == 0 && !hasHeaderFold(raw, "content-encoding") || len(body) > 0 && !headersNeeded(raw, true)):
 		// Nothing below needs a header (no encoding to undo, and with a body no Content-Type
-		// naming a form): parse them when something asks (HeaderList). Without a body only an
-		// encoding matters, looked for around the block's few hyphens (a GET's lines have
-		// fewer hyphens than lines); with one, each line is looked at once (headersNeeded).
+		// naming a form): parse them when something asks (HeaderList). Unless lines tell,
+		// without a body only an encoding matters, looked for around the block's few hyphens
+		// (a GET's lines have fewer hyphens than lines); with one, each line is looked at once
+		// (headersNeeded).
 		r.rawHeaders = r.own(raw)
 	default:
 		r.Headers = r.parseRawHeaders(r.Headers[:0], raw)

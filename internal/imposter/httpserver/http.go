@@ -166,7 +166,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			request.Release(req)
 		}
 	}()
-	request.FromHTTPLimit(ctx, req, im.PlainIPv4(), im.MaxBody())
+	request.FromHTTPLines(ctx, req, im.PlainIPv4(), im.MaxBody(), request.HeaderLines(netconn.Lines(ctx.Conn())))
 	if im.LogEnabled(slog.LevelInfo) {
 		im.LogLine(slog.LevelInfo, req.RequestFrom()+" => "+req.Method+" "+string(ctx.RequestURI()))
 	}
