@@ -98,6 +98,7 @@ const (
 	hdrEncoding             // a line's name begins with content-encoding
 	hdrForm                 // a line's name begins with content-type and it holds the form's type
 	hdrSplit                // a line came split between reads: not looked at
+	hdrTE                   // a Transfer-Encoding line (as nodeReads's searches find one)
 )
 
 // HeaderLines is what the scan of a request's header block, as it arrived on a connection an
@@ -305,6 +306,7 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 			h.contentLine(buf[p : p+length])
 		} else if c == 't' && length >= 18 && buf[p+17] == ':' &&
 			bytes.EqualFold(buf[p:p+17], []byte("transfer-encoding")) {
+			h.hdr |= hdrTE
 			if h.tidyTE(buf, p, length) && h.framing == framedNone {
 				h.framing = framedChunked
 			} else {
@@ -867,8 +869,10 @@ func lastHeader(raw []byte, name string) (value []byte, found bool) {
 // nodeReads reports whether node's parser (llhttp, so Mountebank) reads a request that fasthttp
 // read: one whose length is not ambiguous, whose method is one llhttp knows for HTTP (a method
 // of its own, lower-case letters or RTSP's are refused), whose version is 0.9, 1.0, 1.1 or 2.0,
-// whose request target is ASCII, and whose Transfer-Encoding, if any, ends in chunked.
-func nodeReads(ctx *fasthttp.RequestCtx) bool {
+// whose request target is ASCII, and whose Transfer-Encoding, if any, ends in chunked. hdr is
+// what the scan of its header block found (headScan.hdr): when it looked at every line and saw
+// no Transfer-Encoding, the block is not searched for one again.
+func nodeReads(ctx *fasthttp.RequestCtx, hdr uint8) bool {
 	switch string(ctx.Method()) {
 	case "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "CONNECT", "TRACE",
 		"COPY", "LOCK", "MKCOL", "MOVE", "PROPFIND", "PROPPATCH", "SEARCH", "UNLOCK", "BIND",
@@ -888,13 +892,16 @@ func nodeReads(ctx *fasthttp.RequestCtx) bool {
 			return false
 		}
 	}
+	if hdr&(hdrKnown|hdrTE) == hdrKnown {
+		return true // no Transfer-Encoding: neither ambiguous nor a bad one
+	}
 	return !ambiguousLength(ctx) && !badTransferEncoding(ctx.Request.Header.RawHeaders())
 }
 
 // refuseUnreadable answers 400 and closes the connection of a request node would not read
-// (nodeReads).
-func refuseUnreadable(ctx *fasthttp.RequestCtx) bool {
-	if nodeReads(ctx) {
+// (nodeReads, with what the scan of its header block found).
+func refuseUnreadable(ctx *fasthttp.RequestCtx, hdr uint8) bool {
+	if nodeReads(ctx, hdr) {
 		return false
 	}
 	ctx.Response.Reset()

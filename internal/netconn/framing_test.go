@@ -189,8 +189,15 @@ func TestNodeReads(t *testing.T) {
 		}
 		var ctx fasthttp.RequestCtx
 		ctx.Init(&req, nil, nil)
-		if got := nodeReads(&ctx); got != tt.want {
+		if got := nodeReads(&ctx, 0); got != tt.want {
 			t.Errorf("nodeReads(%q) = %v, want %v", tt.head, got, tt.want)
+		}
+		// Told what the scan of the block as it arrived found (whole, and a few bytes a read).
+		for _, chunk := range []int{0, 5} {
+			h, _, _ := scanWith([]byte(raw), chunk)
+			if got := nodeReads(&ctx, h.hdr); got != tt.want {
+				t.Errorf("nodeReads(%q) after a scan in reads of %d (%b) = %v, want %v", tt.head, chunk, h.hdr, got, tt.want)
+			}
 		}
 	}
 }

@@ -581,7 +581,11 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 			// scan of its own (behind one whose body the scan could not count) finds nothing.
 			ic.lines, ic.head.hdr = ic.head.hdr, 0
 		}
-		if refuseUnreadable(ctx) {
+		var hdr uint8
+		if ic != nil {
+			hdr = ic.lines
+		}
+		if refuseUnreadable(ctx, hdr) {
 			return
 		}
 		h(ctx)
