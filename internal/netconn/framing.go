@@ -323,7 +323,10 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 func (h *headScan) contentLine(line []byte) {
 	rest := line[8:]
 	switch {
-	case len(line) >= 15 && line[14] == ':' && bytes.EqualFold(line[:14], []byte("content-length")):
+	case len(line) >= 15 && line[14] == ':' && line[7] == '-' && binary.LittleEndian.Uint32(rest)|lower4 == leng4 &&
+		binary.LittleEndian.Uint16(rest[4:])|0x2020 == th2:
+		// content-length in any ASCII case (the bytes ORed with 0x20 are its letters' only
+		// when they are letters, and the hyphen is checked as it is).
 		h.contentLength(line[15:])
 	case len(rest) >= 8 && binary.LittleEndian.Uint64(rest)|lower8 == encoding8:
 		h.hdr |= hdrEncoding
@@ -340,6 +343,8 @@ var (
 	content8  = binary.LittleEndian.Uint64([]byte("content-"))
 	encoding8 = binary.LittleEndian.Uint64([]byte("encoding"))
 	type4     = binary.LittleEndian.Uint32([]byte("type"))
+	leng4     = binary.LittleEndian.Uint32([]byte("leng"))
+	th2       = binary.LittleEndian.Uint16([]byte("th"))
 )
 
 const (
@@ -623,7 +628,12 @@ func (h *headScan) extByte(c byte) bool {
 // contentLength reads a Content-Length value; one that is not digits alone, or a second one,
 // leaves the body's end unknown (fasthttp or node refuses the request, or reads it otherwise).
 func (h *headScan) contentLength(v []byte) {
-	v = bytes.Trim(v, " \t")
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+		v = v[1:]
+	}
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+		v = v[:len(v)-1]
+	}
 	if h.framing != framedNone || len(v) == 0 || len(v) > 15 {
 		h.framing = framedUnknown
 		return

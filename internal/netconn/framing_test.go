@@ -768,3 +768,32 @@ func FuzzScanHeaderLines(f *testing.F) {
 		}
 	})
 }
+
+// TestContentLengthLine: a Content-Length line is one named content-length in any ASCII case,
+// and only that (a byte that ORed with 0x20 looks like a letter or the hyphen is not one).
+func TestContentLengthLine(t *testing.T) {
+	for _, tt := range []struct {
+		line   string
+		length int64 // -1: not read as a Content-Length
+	}{
+		{"Content-Length: 5", 5},
+		{"content-length:7", 7},
+		{"CONTENT-LENGTH: \t12\t ", 12},
+		{"cOnTeNt-LeNgTh: 0", 0},
+		{"Content\rLength: 5", -1},
+		{"Content-Lengt\x08: 5", -1},
+		{"Content-Lengtx: 5", -1},
+		{"Content-Length5: 5", -1},
+		{"Content-Type: 5", -1},
+	} {
+		var h headScan
+		h.contentLine([]byte(tt.line))
+		got := int64(-1)
+		if h.framing == framedLength {
+			got = h.length
+		}
+		if got != tt.length {
+			t.Errorf("%q: length %d (framing %d), want %d", tt.line, got, h.framing, tt.length)
+		}
+	}
+}
