@@ -897,15 +897,29 @@ func nodeReads(ctx *fasthttp.RequestCtx, hdr uint8) bool {
 	default:
 		return false
 	}
-	for _, c := range ctx.Request.Header.RequestURI() {
-		if c >= 0x80 {
-			return false
-		}
+	if !ascii(ctx.Request.Header.RequestURI()) {
+		return false
 	}
 	if hdr&(hdrKnown|hdrTE) == hdrKnown {
 		return true // no Transfer-Encoding: neither ambiguous nor a bad one
 	}
 	return !ambiguousLength(ctx) && !badTransferEncoding(ctx.Request.Header.RawHeaders())
+}
+
+// ascii reports whether b holds no byte past ASCII, eight bytes at a time.
+func ascii(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // refuseUnreadable answers 400 and closes the connection of a request node would not read

@@ -797,3 +797,20 @@ func TestContentLengthLine(t *testing.T) {
 		}
 	}
 }
+
+// TestASCII: a byte past ASCII anywhere in b, in the words or the bytes after them.
+func TestASCII(t *testing.T) {
+	for n := range 20 {
+		b := bytes.Repeat([]byte{'a'}, n)
+		if !ascii(b) {
+			t.Errorf("%q: not ASCII", b)
+		}
+		for i := range n {
+			c := bytes.Clone(b)
+			c[i] = 0x80 + byte(i)
+			if ascii(c) {
+				t.Errorf("%q: ASCII", c)
+			}
+		}
+	}
+}
