@@ -814,3 +814,33 @@ func TestASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestNameEnd: the first ':' or ' ' of a segment, wherever it lies (in the words or the bytes
+// after them), or its length.
+func TestNameEnd(t *testing.T) {
+	for n := range 26 {
+		seg := bytes.Repeat([]byte{'a'}, n)
+		if got := nameEnd(seg); got != n {
+			t.Errorf("%q: %d, want %d", seg, got, n)
+		}
+		for i := range n {
+			for _, c := range []byte{':', ' '} {
+				s := bytes.Clone(seg)
+				s[i] = c
+				if i+1 < n {
+					s[n-1] = ":: "[n%3] // a later one does not count
+				}
+				if got := nameEnd(s); got != i {
+					t.Errorf("%q: %d, want %d", s, got, i)
+				}
+			}
+		}
+		// Bytes near ':' and ' ' (each bit flipped) are not taken for them.
+		for _, c := range []byte{':' ^ 1, ':' ^ 0x80, ' ' ^ 1, ' ' ^ 0x80, 0, 0xff, ':' - 1, ' ' + 1} {
+			s := bytes.Repeat([]byte{c}, n)
+			if got := nameEnd(s); got != n {
+				t.Errorf("%q: %d, want %d", s, got, n)
+			}
+		}
+	}
+}
