@@ -87,11 +87,20 @@ func validUTF8[T ~string | ~[]byte](b T) bool {
 
 // ValidString is utf8.ValidString, deciding ASCII text (the usual path, header value, JSON
 // body) with a plain loop first, eight bytes at a time: ValidString's own setup costs more than
-// the few bytes a request's values hold.
+// the few bytes a request's values hold. Long text (a large body) is read 32 bytes at a time,
+// four words to one test: eight at a time, a 1 MiB body took 120-140 µs, four times the
+// standard library's check.
 func ValidString(s string) bool {
 	const hi = 0x8080808080808080
 	i := 0
 	if len(s) >= 8 {
+		p := unsafe.Pointer(unsafe.StringData(s))
+		for ; i+32 <= len(s); i += 32 {
+			q := unsafe.Add(p, i) // (the words are read as the loop below reads them: little-endian)
+			if (*(*uint64)(q)|*(*uint64)(unsafe.Add(q, 8))|*(*uint64)(unsafe.Add(q, 16))|*(*uint64)(unsafe.Add(q, 24)))&hi != 0 {
+				break
+			}
+		}
 		for ; i+8 <= len(s); i += 8 {
 			if binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))&hi != 0 {
 				break

@@ -52,6 +52,35 @@ type HeaderLines struct{ Known, Encoding, Form bool }
 // is not searched for them again (headersNeeded, hasHeaderFold: a few hundred instructions
 // over a client's usual half dozen lines).
 func FromHTTPLines(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int, lines HeaderLines) {
+	fromHTTP(ctx, r, plainIPv4, maxBody, lines, false)
+}
+
+// FromHTTPView is FromHTTPLines without the copy of a large body: a body of more than
+// maxArena bytes that needs no decoding (no gzip or br, valid UTF-8) is Body as it lies in
+// ctx's body buffer, which fasthttp reads the connection's next request into once the handler
+// returns (the server's ctx keeps its buffer). A 1 MiB upload was a 1 MiB allocation and copy
+// a request (and the page faults of fresh memory) that a stub on method and path never reads.
+//
+// So the caller, before the handler returns, either recycles r (Recycle or Reuse with recycle
+// set: nothing holds r's strings, and the buffer may serve the next request as the arena does)
+// or calls KeepBody, which takes the buffer from ctx for whatever holds the body.
+func FromHTTPView(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int, lines HeaderLines) {
+	fromHTTP(ctx, r, plainIPv4, maxBody, lines, true)
+}
+
+// KeepBody leaves the body FromHTTPView made r view (if it did) to whatever holds r's strings
+// past the handler (the journal, a script's state, a proxy's recording, an answer echoing it):
+// the buffer is taken from ctx, so that fasthttp reads the next request into another one and
+// never writes over it. It is then the garbage collector's, as any body before FromHTTPView.
+func KeepBody(ctx *fasthttp.RequestCtx, r *Request) {
+	if r.bodyView == nil {
+		return
+	}
+	ctx.Request.SwapBody(nil)
+	r.bodyView = nil
+}
+
+func fromHTTP(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int, lines HeaderLines, viewBody bool) {
 	req := &ctx.Request
 	method, uri, raw, body := req.Header.Method(), req.Header.RequestURI(), req.Header.RawHeaders(), req.Body()
 	// One arena holds every string below; a large body gets its own.
@@ -96,7 +125,7 @@ func FromHTTPLines(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 	if r.rawHeaders == nil { // parsed: they may name an encoding
 		enc, encArray, _ = mbHeader(r.Headers, "Content-Encoding")
 	}
-	r.Body, r.BodyMissing, r.BodyTooLarge = "", false, false
+	r.Body, r.BodyMissing, r.BodyTooLarge, r.bodyView = "", false, false, nil
 	switch {
 	case !encArray && (enc == "gzip" || enc == "br"):
 		w := &limitWriter{max: maxBody}
@@ -111,11 +140,15 @@ func FromHTTPLines(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 			r.BodyTooLarge = true
 		case err != nil:
 			r.BodyMissing = true
+		case jsvalue.Valid(w.b):
+			r.Body = view(w.b, true) // decoded into memory of its own, which nothing writes again
 		default:
 			r.Body = jsvalue.DecodeUTF8(w.b)
 		}
 	case len(body) <= maxArena && jsvalue.Valid(body):
 		r.Body = r.str(body)
+	case viewBody && jsvalue.Valid(body):
+		r.Body, r.bodyView = view(body, true), body
 	default:
 		r.Body = jsvalue.DecodeUTF8(body)
 	}

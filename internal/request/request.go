@@ -39,6 +39,9 @@ type Request struct {
 	Headers []KV
 	// rawHeaders is the header block FromHTTP has not parsed into Headers yet (arena memory).
 	rawHeaders []byte
+	// bodyView is the fasthttp body buffer Body lies in, when FromHTTPView made it so: memory
+	// the next request is read into unless KeepBody takes it (see Holds).
+	bodyView []byte
 	// Body is decoded per Content-Encoding gzip/br like httpRequest.js.
 	Body string
 	// BodyMissing is true when the body could not be decoded (bad gzip or br
@@ -203,16 +206,22 @@ func Reuse(r *Request, recycle bool) {
 }
 
 // Holds reports whether b lies in the memory Recycle would give the next request (the arena
-// the request's strings were last made in): a caller that hands b on past the answer (an
+// the request's strings were last made in, or the body buffer FromHTTPView left Body in, which
+// the connection reads its next request into unless KeepBody took it): a caller that hands b on past the answer (an
 // answer's body, written after the handler returns) must then Release the request instead.
 // Memory of earlier arenas is never reused.
 func (r *Request) Holds(b []byte) bool {
-	if len(b) == 0 || cap(r.arena) == 0 {
+	return within(b, r.arena) || within(b, r.bodyView)
+}
+
+// within reports whether b starts in the memory of buf's capacity.
+func within(b, buf []byte) bool {
+	if len(b) == 0 || cap(buf) == 0 {
 		return false
 	}
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(r.arena)))
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	return p >= lo && p < lo+uintptr(cap(r.arena))
+	return p >= lo && p < lo+uintptr(cap(buf))
 }
 
 // reserve makes room for n more bytes in the arena. A new arena never reuses the old one's

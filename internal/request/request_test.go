@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -844,4 +845,69 @@ func TestMethodString(t *testing.T) {
 		}
 		Release(r)
 	}
+}
+
+// TestFromHTTPViewOwnership: FromHTTPView leaves a large body that needs no decoding where
+// fasthttp read it (no copy; Holds knows that memory), and KeepBody takes that buffer from the
+// context, so that a body written into the context after it (the connection's next request)
+// does not change the view's Body. Every other body is r's own memory, as FromHTTPLimit makes
+// it, and KeepBody leaves the context's body alone.
+func TestFromHTTPViewOwnership(t *testing.T) {
+	large := strings.Repeat("0123456789abcdef", maxArena/16+1)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write([]byte(large))
+	_ = w.Close()
+	for _, tt := range []struct {
+		name, raw, want string
+		viewed          bool
+	}{
+		{"large", rawPost("text/plain", "", large), large, true},
+		{"small", rawPost("text/plain", "", "small body"), "small body", false},
+		{"arena-size", rawPost("text/plain", "", large[:maxArena]), large[:maxArena], false},
+		{"large-invalid", rawPost("text/plain", "", large+"\xff"), large + "\uFFFD", false},
+		{"large-gzip", rawPost("text/plain", "gzip", gz.String()), large, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := ctxFor(t, tt.raw)
+			received := ctx.Request.Body()
+			var r Request
+			FromHTTPView(ctx, &r, false, DefaultMaxBody, HeaderLines{})
+			if r.Body != tt.want {
+				t.Fatalf("Body: %d bytes, want %d", len(r.Body), len(tt.want))
+			}
+			inCtx := unsafe.StringData(r.Body) == unsafe.SliceData(received)
+			if inCtx != tt.viewed || r.Holds(unsafe.Slice(unsafe.StringData(r.Body), len(r.Body))) != (tt.viewed || len(r.Body) <= maxArena) {
+				t.Fatalf("Body in the context's buffer: %t, want %t; Holds: %t", inCtx, tt.viewed, r.Holds([]byte(r.Body)))
+			}
+			KeepBody(ctx, &r)
+			if tt.viewed != (len(ctx.Request.Body()) == 0) {
+				t.Fatalf("after KeepBody the context's body has %d bytes (viewed %t)", len(ctx.Request.Body()), tt.viewed)
+			}
+			ctx.Request.SetBody(bytes.Repeat([]byte{'X'}, len(received))) // the next request, in whatever buffer ctx has
+			if r.Body != tt.want {
+				t.Fatalf("Body changed by the context's next body")
+			}
+			if r.Holds(unsafe.Slice(unsafe.StringData(r.Body), len(r.Body))) && len(r.Body) > maxArena {
+				t.Fatal("Holds: a kept body is still the memory the next request is read into")
+			}
+		})
+	}
+	// FromHTTPLimit copies every body.
+	ctx := ctxFor(t, rawPost("text/plain", "", large))
+	var r Request
+	FromHTTPLimit(ctx, &r, false, DefaultMaxBody)
+	if unsafe.StringData(r.Body) == unsafe.SliceData(ctx.Request.Body()) {
+		t.Fatal("FromHTTPLimit: Body is the context's buffer")
+	}
+}
+
+// rawPost is a POST of body with a Content-Type and, when encoding is not empty, a
+// Content-Encoding.
+func rawPost(contentType, encoding, body string) string {
+	h := "POST /up HTTP/1.1\r\nHost: x\r\nContent-Type: " + contentType + "\r\n"
+	if encoding != "" {
+		h += "Content-Encoding: " + encoding + "\r\n"
+	}
+	return h + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 }

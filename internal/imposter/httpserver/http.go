@@ -157,6 +157,9 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 	req := connRequest(kept)
 	recycle := false
 	defer func() {
+		if !recycle {
+			request.KeepBody(ctx, req) // something may hold the body: fasthttp must not reuse it
+		}
 		switch {
 		case kept != nil:
 			request.Reuse(req, recycle) // the connection's, for its next request
@@ -166,7 +169,7 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			request.Release(req)
 		}
 	}()
-	request.FromHTTPLines(ctx, req, im.PlainIPv4(), im.MaxBody(), request.HeaderLines(netconn.Lines(ctx.Conn())))
+	request.FromHTTPView(ctx, req, im.PlainIPv4(), im.MaxBody(), request.HeaderLines(netconn.Lines(ctx.Conn())))
 	if im.LogEnabled(slog.LevelInfo) {
 		im.LogLine(slog.LevelInfo, req.RequestFrom()+" => "+req.Method+" "+string(ctx.RequestURI()))
 	}

@@ -20,15 +20,25 @@ import (
 	"github.com/mockd/mockd/internal/script"
 )
 
-// keptRequest is request i of TestKeptRequestOutlivesNext: each one's path, query, header and
+// keptRequest is request k of TestKeptRequestOutlivesNext: each one's path, query, header and
 // body differ in their text and length from the others', so that a string of one written over
-// by the next (the view the connection keeps, reset for it) shows.
-func keptRequest(i int) (path, query, id, body string) {
-	return "/r/" + strconv.Itoa(i) + "-" + strings.Repeat(string(rune('a'+i)), 3+5*(i%4)),
+// by the next (the view the connection keeps, reset for it) shows. From k = largeRequests on,
+// every other body (k even) is larger than the request view's arena and is left where fasthttp
+// read it (request.FromHTTPView), in the buffer the connection reads its next request into.
+func keptRequest(k int) (path, query, id, body string) {
+	i := k % largeRequests
+	pad := 2 + 9*(i%3)
+	if k >= largeRequests && i%2 == 0 {
+		pad = 70000 + 1000*i
+	}
+	return "/r/" + strconv.Itoa(k) + "-" + strings.Repeat(string(rune('a'+i)), 3+5*(i%4)),
 		strings.Repeat(string(rune('K'+i)), 1+7*(i%3)),
-		"id-" + strconv.Itoa(i) + strings.Repeat("x", 11*(i%2)),
-		fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat(string(rune('A'+i)), 2+9*(i%3)))
+		"id-" + strconv.Itoa(k) + strings.Repeat("x", 11*(i%2)),
+		fmt.Sprintf(`{"n":%d,"pad":"%s"}`, k, strings.Repeat(string(rune('A'+i)), pad))
 }
+
+// largeRequests is where keptRequest's requests with large bodies start.
+const largeRequests = 100
 
 // TestKeptRequestOutlivesNext: an http connection keeps its request view from one request to
 // the next (reset in place); what outlives a request's answer (the journal's record, a
@@ -58,8 +68,8 @@ func TestKeptRequestOutlivesNext(t *testing.T) {
 		{"inject-state", `{"protocol":"http","stubs":[{"responses":[{"inject":` + strconv.Quote(
 			`function (config) { var s = config.state; if (!s.path) { s.path = config.request.path; s.q = config.request.query.q; s.id = config.request.headers['X-Id']; s.body = config.request.body; } return { body: [s.path, s.q, s.id, s.body].join('|') }; }`) +
 			`}]}]}`, false,
-			func(int) (string, string) {
-				p, q, id, b := keptRequest(0)
+			func(k int) (string, string) {
+				p, q, id, b := keptRequest(k - k%largeRequests) // the first request of the run
 				return p + "|" + q + "|" + id + "|" + b, ""
 			}},
 		{"decorate", `{"protocol":"http","stubs":[{"responses":[{"is":{"body":"d"},"behaviors":[{"decorate":` + strconv.Quote(
@@ -76,6 +86,12 @@ func TestKeptRequestOutlivesNext(t *testing.T) {
 				pad := b[strings.Index(b, `"pad":"`)+7 : len(b)-2]
 				return p + "|" + pad, ""
 			}},
+		{"inject-echo", `{"protocol":"http","stubs":[{"responses":[{"inject":` + strconv.Quote(
+			`function (config) { return { body: config.request.body }; }`) + `}]}]}`, false,
+			func(k int) (string, string) {
+				_, _, _, b := keptRequest(k)
+				return b, ""
+			}},
 		{"debug-no-match", `{"protocol":"http","stubs":[{"predicates":[{"equals":{"path":"/never"}}],"responses":[{"is":{"body":"never"}}]}]}`, true,
 			func(i int) (string, string) {
 				p, _, _, _ := keptRequest(i)
@@ -86,9 +102,13 @@ func TestKeptRequestOutlivesNext(t *testing.T) {
 			proto     string
 			poller    netconn.Poller
 			pipelined bool
-		}{{"http", netconn.PollerFIFO, false}, {"http", netconn.PollerFIFO, true}, {"http", netconn.PollerGo, true}, {"https", netconn.PollerFIFO, true}} {
+			first     int // 0, or largeRequests for large bodies
+		}{
+			{"http", netconn.PollerFIFO, false, 0}, {"http", netconn.PollerFIFO, true, 0}, {"http", netconn.PollerGo, true, 0}, {"https", netconn.PollerFIFO, true, 0},
+			{"http", netconn.PollerFIFO, false, largeRequests}, {"http", netconn.PollerFIFO, true, largeRequests}, {"https", netconn.PollerFIFO, true, largeRequests},
+		} {
 			pipelined := v.pipelined
-			t.Run(fmt.Sprintf("%s/%s/%s/pipelined=%t", tc.name, v.proto, v.poller, pipelined), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%s/%s/pipelined=%t/large=%t", tc.name, v.proto, v.poller, pipelined, v.first > 0), func(t *testing.T) {
 				im := startKept(t, strings.Replace(tc.def, `"protocol":"http"`, `"protocol":"`+v.proto+`"`, 1), tc.debug, v.poller)
 				addr := "127.0.0.1:" + strconv.Itoa(im.Port())
 				var c net.Conn
@@ -118,7 +138,7 @@ func TestKeptRequestOutlivesNext(t *testing.T) {
 				})
 				var raw strings.Builder
 				br := bufio.NewReader(c)
-				for i := range n {
+				for i := v.first; i < v.first+n; i++ {
 					p, q, id, b := keptRequest(i)
 					fmt.Fprintf(&raw, "POST %s?q=%s HTTP/1.1\r\nHost: x\r\nX-Id: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", p, q, id, len(b), b)
 					if !pipelined {
@@ -133,7 +153,7 @@ func TestKeptRequestOutlivesNext(t *testing.T) {
 					if _, err := c.Write([]byte(raw.String())); err != nil {
 						t.Fatal(err)
 					}
-					for i := range n {
+					for i := v.first; i < v.first+n; i++ {
 						checkKeptAnswer(t, br, i, tc.want)
 					}
 				}
@@ -147,11 +167,11 @@ func TestKeptRequestOutlivesNext(t *testing.T) {
 					t.Fatalf("%d requests recorded, want %d", len(recorded), n)
 				}
 				for i, r := range recorded {
-					p, q, id, b := keptRequest(i)
+					p, q, id, b := keptRequest(v.first + i)
 					got := string(config2JSON(r))
 					for _, want := range []string{`"path":"` + p + `"`, `"q":"` + q + `"`, `"X-Id":"` + id + `"`, `"body":` + strconv.Quote(b)} {
 						if !strings.Contains(got, want) {
-							t.Errorf("recorded request %d: %s, want %s in it", i, got, want)
+							t.Errorf("recorded request %d: %s, want %s in it", i, clip(got), clip(want))
 						}
 					}
 				}
@@ -189,8 +209,16 @@ func checkKeptAnswer(t *testing.T, br *bufio.Reader, i int, want func(i int) (bo
 		return
 	}
 	if resp.StatusCode() != 200 || string(resp.Body()) != body {
-		t.Errorf("answer %d: %d %q, want 200 %q", i, resp.StatusCode(), resp.Body(), body)
+		t.Errorf("answer %d: %d %q (%d bytes), want 200 %q (%d bytes)", i, resp.StatusCode(), clip(string(resp.Body())), len(resp.Body()), clip(body), len(body))
 	}
+}
+
+// clip is s, or its start and end when it is long (a large body in a message).
+func clip(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	return s[:100] + "..." + s[len(s)-100:]
 }
 
 // config2JSON is a recorded request as the API shows it.
