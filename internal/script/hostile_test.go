@@ -476,3 +476,28 @@ func TestReturnedStringsAreBoundedByTheMemoryLimit(t *testing.T) {
 		t.Errorf("decorate setting a 17 MiB body: %.200s %v, want the memory limit's error", jsonOf(r), err)
 	}
 }
+
+// TestBacktrackingRegexpIsInterrupted: a pattern goja runs on regexp2 (a lookahead and a
+// backreference) that backtracks catastrophically ran in Go, which the time limit cannot
+// interrupt, for hours; each match now stops after RegexpMatchTimeout, and the call with the
+// time limit's error. The test waits for the answer at most a minute (the old code never gave
+// one); the same pattern on a short string still matches.
+func TestBacktrackingRegexpIsInterrupted(t *testing.T) {
+	s := newEngine(t, 200*time.Millisecond).NewScope(nil)
+	done := make(chan string, 1)
+	go func() {
+		done <- respond(t, s, context.Background(), `function () { return { body: String(/^(a+)+(?=b)\1$/.test('a'.repeat(40) + 'c')) }; }`)
+	}()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "timed out") {
+			t.Errorf("a backtracking regexp: %.200q, want the time limit's error", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a backtracking regexp was not stopped in a minute")
+	}
+	s = newEngine(t, time.Minute).NewScope(nil)
+	if got := evalBody(t, s, `/^(a+)+(?=b)\1$/.test('aaab') + ',' + /^(a+)(?=b)b\1$/.test('aaabaaa') + ',' + 'xaay'.replace(/(a)(?=a)/g, '[$1]')`); got != "false,true,x[a]ay" {
+		t.Errorf("regexps on regexp2: %q", got)
+	}
+}
