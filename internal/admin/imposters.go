@@ -152,17 +152,17 @@ func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	ctx.Response.Header.Set("Location", base+"/imposters/"+strconv.Itoa(im.Port()))
 	opts := PrintOptions{BaseURL: base}
 	n, c := im.Revision() // before rendering: see formatted
-	v := printImposter(im, opts)
-	if config.StreamBytes(v) > 0 {
+	stubs, reqs := im.Stubs(true), requestList(im, false)
+	if config.StreamBytes(reqs) > 0 {
 		a.created.Store(nil) // recorded requests already (a config's imposter): not kept
-		send(ctx, 201, v)
+		send(ctx, 201, printStubs(im, stubs, opts))
 		return
 	}
 	var buf []byte
 	if p := a.echoBuf.Swap(nil); p != nil {
 		buf = (*p)[:0]
 	}
-	echo := config.AppendJSON(buf, v, 2)
+	echo := appendImposter(buf, im, stubs, reqs, opts)
 	if len(echo) > maxEchoKept {
 		a.created.Store(nil)
 		jsonHead(ctx, 201)

@@ -102,26 +102,9 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 			list = append(list, so)
 			continue
 		}
-		so := stubs.Def(i) // decoded for this rendering alone: edited below
-		if !opts.Replayable {
-			if m := stubs.Matches(i); m != nil {
-				so.Set("matches", m)
-			}
-		} else {
-			removeProxyTimes(so)
+		if so := editedStub(stubs, i, self, opts); so != nil {
+			list = append(list, so)
 		}
-		if opts.RemoveProxies {
-			if !dropProxies(so) {
-				continue
-			}
-		}
-		if opts.Explain && !opts.Replayable {
-			so.Set("hits", float64(stubs.Hits(i)))
-		}
-		if !opts.Replayable {
-			so.Set("_links", selfLink(self+"/stubs/"+strconv.Itoa(i)))
-		}
-		list = append(list, so)
 	}
 	o.Set("stubs", list)
 	if !opts.Replayable {
@@ -143,14 +126,10 @@ func rawStub(stubs imposter.Stubs, i int, self string, opts PrintOptions) *confi
 		}
 	}()
 	*buf = stubs.AppendJSON((*buf)[:0], i)
-	text := *buf
-	switch {
-	case opts.Replayable && bytes.Contains(text, []byte(`"_proxyResponseTime"`)),
-		opts.RemoveProxies && bytes.Contains(text, []byte(`"proxy"`)),
-		!opts.Replayable && (bytes.Contains(text, []byte(`"matches"`)) || bytes.Contains(text, []byte(`"_links"`))),
-		opts.Explain && !opts.Replayable && bytes.Contains(text, []byte(`"hits"`)):
+	if !plainStub(*buf, opts) {
 		return nil
 	}
+	text := *buf
 	so := &config.RawObject{}
 	if packed, ok := stubs.Packed(i); ok {
 		so.Text, so.Packed = packed, true // unpacked again as it is rendered: nothing kept a stub
@@ -166,6 +145,44 @@ func rawStub(stubs imposter.Stubs, i int, self string, opts PrintOptions) *confi
 			so.More = append(so.More, config.Member{Key: "hits", Value: float64(stubs.Hits(i))})
 		}
 		so.More = append(so.More, config.Member{Key: "_links", Value: selfLink(self + "/stubs/" + strconv.Itoa(i))})
+	}
+	return so
+}
+
+// plainStub reports whether the stub whose text is text has nothing printStubs would change
+// with opts (see rawStub).
+func plainStub(text []byte, opts PrintOptions) bool {
+	switch {
+	case opts.Replayable && bytes.Contains(text, []byte(`"_proxyResponseTime"`)),
+		opts.RemoveProxies && bytes.Contains(text, []byte(`"proxy"`)),
+		!opts.Replayable && (bytes.Contains(text, []byte(`"matches"`)) || bytes.Contains(text, []byte(`"_links"`))),
+		opts.Explain && !opts.Replayable && bytes.Contains(text, []byte(`"hits"`)):
+		return false
+	}
+	return true
+}
+
+// editedStub is stub i as printStubs shows it, decoded and edited, or nil when opts drop it
+// (RemoveProxies, and only proxy responses).
+func editedStub(stubs imposter.Stubs, i int, self string, opts PrintOptions) *config.Object {
+	so := stubs.Def(i) // decoded for this rendering alone: edited below
+	if !opts.Replayable {
+		if m := stubs.Matches(i); m != nil {
+			so.Set("matches", m)
+		}
+	} else {
+		removeProxyTimes(so)
+	}
+	if opts.RemoveProxies {
+		if !dropProxies(so) {
+			return nil
+		}
+	}
+	if opts.Explain && !opts.Replayable {
+		so.Set("hits", float64(stubs.Hits(i)))
+	}
+	if !opts.Replayable {
+		so.Set("_links", selfLink(self+"/stubs/"+strconv.Itoa(i)))
 	}
 	return so
 }
@@ -199,7 +216,7 @@ func (a *API) formatted(im *imposter.Imposter, opts PrintOptions) []byte {
 	if r != nil && r.requests == n && r.changes == c && r.opts == opts {
 		return r.body
 	}
-	body := config.AppendJSON(nil, printImposter(im, opts), 2)
+	body := appendPrinted(nil, im, opts)
 	a.rendered.mu.Lock()
 	defer a.rendered.mu.Unlock()
 	if a.rendered.last == nil {

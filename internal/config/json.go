@@ -881,3 +881,16 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// AppendJSONAt appends v as AppendJSON(…, indent) writes it where it stands at level (a
+// member's value at level 1 of an object written at level 0): a printer that writes an
+// object's own members renders the values it does not know with it.
+func AppendJSONAt(dst []byte, v Value, indent, level int) []byte {
+	return appendJSON(dst, v, indent, level)
+}
+
+// AppendIndentedAt appends text, compact JSON as AppendJSON(v, 0) writes it, as
+// AppendJSONAt(v, indent, level) would write v.
+func AppendIndentedAt(dst []byte, text string, indent, level int) []byte {
+	return appendIndented(dst, text, indent, level)
+}
