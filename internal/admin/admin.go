@@ -600,11 +600,17 @@ func send(ctx *fasthttp.RequestCtx, status int, v config.Value) {
 		sendStream(ctx, status, v)
 		return
 	}
-	jsonHead(ctx, status)
 	// Rendered into the response's own (pooled) body buffer, unless it grew large: that one is
-	// sent and let go (see largeBody).
+	// sent and let go (see largeBody); past renderWhole, it is streamed instead.
 	buf := ctx.Response.SwapBody(nil)
-	sendRendered(ctx, config.AppendJSON(buf[:0], v, 2))
+	c := &config.Chunker{Limit: renderWhole}
+	out := config.RenderJSON(buf[:0], v, 2, c)
+	if c.Err != nil {
+		sendStream(ctx, status, v)
+		return
+	}
+	jsonHead(ctx, status)
+	sendRendered(ctx, out)
 }
 
 // sendRendered makes out the answer's body: a large one is sent and let go (see largeBody),
@@ -647,10 +653,22 @@ func dropLargeRequest(ctx *fasthttp.RequestCtx) {
 }
 
 // sendStream writes v as send does, rendering it while it is sent (chunked): the recorded
-// requests of a large journal are rendered one after the other, never all at once.
+// requests of a large journal are rendered one after the other, never all at once, and a
+// large answer a chunk at a time (see renderWhole).
 func sendStream(ctx *fasthttp.RequestCtx, status int, v config.Value) {
+	streamAnswer(ctx, status, func(dst []byte, c *config.Chunker) []byte {
+		return config.RenderJSON(dst, v, 2, c)
+	})
+}
+
+// streamAnswer sends a JSON answer that render renders while it is sent (chunked): render
+// appends to dst and hands the text to c as it grows (see config.Chunker).
+func streamAnswer(ctx *fasthttp.RequestCtx, status int, render func(dst []byte, c *config.Chunker) []byte) {
 	jsonHead(ctx, status)
-	ctx.SetBodyStreamWriter(func(w *bufio.Writer) { _ = config.WriteJSON(w, v, 2) })
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		c := &config.Chunker{W: w}
+		_ = c.Finish(render(make([]byte, 0, 64<<10), c))
+	})
 }
 
 func (a *API) sendErrors(ctx *fasthttp.RequestCtx, e *apiError) {

@@ -67,8 +67,13 @@ func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
 		sendStream(ctx, 200, config.NewObject("imposters", a.render(a.reg.Listing().Imposters, opts)))
 		return nil
 	}
+	body, listing := a.formattedList(opts)
+	if body == nil { // larger than renderWhole
+		sendStream(ctx, 200, config.NewObject("imposters", a.render(listing.Imposters, opts)))
+		return nil
+	}
 	jsonHead(ctx, 200)
-	ctx.Response.SetBodyRaw(a.formattedList(opts))
+	ctx.Response.SetBodyRaw(body)
 	return nil
 }
 
@@ -94,21 +99,28 @@ type revision struct {
 	changes  uint64
 }
 
-// formattedList returns the imposters list as the admin API sends it (indented by 2). As
-// formatted, it renders again only when the set of imposters or a revision of one
-// changed since the last call with the same options; the body must not be modified.
-func (a *API) formattedList(opts PrintOptions) []byte {
+// formattedList returns the imposters list as the admin API sends it (indented by 2), and the
+// listing it shows. As formatted, it renders again only when the set of imposters or a
+// revision of one changed since the last call with the same options; the body must not be
+// modified. A list larger than renderWhole is neither rendered whole nor kept: the body is
+// then nil, and the answer is to be streamed.
+func (a *API) formattedList(opts PrintOptions) ([]byte, *imposter.Listing) {
 	listing := a.reg.Listing()
 	if r := a.listed.Load(); r != nil && r.listing == listing && r.opts == opts && current(r.revisions, listing.Imposters) {
-		return r.body
+		return r.body, listing
 	}
 	revs := make([]revision, len(listing.Imposters))
 	for i, im := range listing.Imposters {
 		revs[i].requests, revs[i].changes = im.Revision()
 	}
-	body := config.AppendJSON(nil, config.NewObject("imposters", a.render(listing.Imposters, opts)), 2)
+	c := &config.Chunker{Limit: renderWhole}
+	body := config.RenderJSON(nil, config.NewObject("imposters", a.render(listing.Imposters, opts)), 2, c)
+	if c.Err != nil {
+		a.listed.Store(nil)
+		return nil, listing
+	}
 	a.listed.Store(&renderedList{listing: listing, opts: opts, revisions: revs, body: body})
-	return body
+	return body, listing
 }
 
 // current reports whether every imposter is still at the revision revs holds for it.
@@ -162,7 +174,7 @@ func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	if p := a.echoBuf.Swap(nil); p != nil {
 		buf = (*p)[:0]
 	}
-	echo := appendImposter(buf, im, stubs, reqs, opts)
+	echo := appendImposter(buf, im, stubs, reqs, opts, nil)
 	if len(echo) > maxEchoKept {
 		a.created.Store(nil)
 		jsonHead(ctx, 201)
@@ -274,11 +286,16 @@ func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []s
 	varyAccept(ctx)
 	opts := a.printOptions(ctx)
 	if !opts.Replayable && im.JournalBytes() > streamAbove {
-		sendStream(ctx, 200, printImposter(im, opts))
+		streamImposter(ctx, im, opts)
+		return nil
+	}
+	body := a.formatted(im, opts)
+	if body == nil { // larger than renderWhole
+		streamImposter(ctx, im, opts)
 		return nil
 	}
 	jsonHead(ctx, 200)
-	ctx.Response.SetBodyRaw(a.formatted(im, opts))
+	ctx.Response.SetBodyRaw(body)
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/jsvalue"
@@ -36,9 +38,23 @@ type PrintOptions struct {
 // recorded requests is streamed rather than rendered whole first.
 const streamAbove = 1 << 20
 
-// maxCachedRendering bounds the rendering of an imposter kept for the next GET (larger answers
-// are streamed instead; see streamAbove).
-const maxCachedRendering = 4 << 20
+// renderWhole bounds an answer the admin API renders whole before it sends it (with its
+// length), and the rendering of an imposter kept for the next GET: a larger answer is
+// streamed (chunked), rendered a chunk at a time while it is sent (see config.Chunker). An
+// answer is first rendered up to this size; past it, that text is dropped and the answer
+// streamed from the start. Answers that indent deeply nested stubs, each taken under
+// --admin-max-indent, grow with their number (16 stubs of 4 KB nested 2,000 deep: 129 MB);
+// so does a large recording: streamed, their size does not weigh on memory.
+const renderWhole = 4 << 20
+
+// streamImposter answers with im's JSON with opts as formatted renders it, streamed (see
+// renderWhole): what it shows is read now, its text rendered while it is sent.
+func streamImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, opts PrintOptions) {
+	stubs, reqs := printed(im, opts)
+	streamAnswer(ctx, 200, func(dst []byte, c *config.Chunker) []byte {
+		return appendImposter(dst, im, stubs, reqs, opts, c)
+	})
+}
 
 // printImposter renders im as Mountebank's imposter printer does, fields in its order.
 func printImposter(im *imposter.Imposter, opts PrintOptions) *config.Object {
@@ -205,7 +221,8 @@ type renderings struct {
 }
 
 // formatted returns im's JSON as the admin API sends it (indented by 2), rendering it again
-// only when its Revision changed since the last call with the same options. The revision is
+// only when its Revision changed since the last call with the same options; nil when it is
+// larger than renderWhole (neither rendered whole nor kept: see streamImposter). The revision is
 // read before rendering and every change bumps it after it is made, so a kept body is never
 // older than its key. The body must not be modified.
 func (a *API) formatted(im *imposter.Imposter, opts PrintOptions) []byte {
@@ -216,20 +233,22 @@ func (a *API) formatted(im *imposter.Imposter, opts PrintOptions) []byte {
 	if r != nil && r.requests == n && r.changes == c && r.opts == opts {
 		return r.body
 	}
-	body := appendPrinted(nil, im, opts)
+	stubs, reqs := printed(im, opts)
+	ch := &config.Chunker{Limit: renderWhole}
+	body := appendImposter(nil, im, stubs, reqs, opts, ch)
 	a.rendered.mu.Lock()
 	defer a.rendered.mu.Unlock()
 	if a.rendered.last == nil {
 		a.rendered.last = map[*imposter.Imposter]*renderedJSON{}
 	}
-	if len(body) <= maxCachedRendering {
-		if _, known := a.rendered.last[im]; !known {
-			a.rendered.forgetGone(a.reg.Listing().Imposters)
-		}
-		a.rendered.last[im] = &renderedJSON{requests: n, changes: c, opts: opts, body: body}
-	} else {
-		delete(a.rendered.last, im) // a large journal: kept once, not twice
+	if ch.Err != nil {
+		delete(a.rendered.last, im) // a large answer: streamed, never kept
+		return nil
 	}
+	if _, known := a.rendered.last[im]; !known {
+		a.rendered.forgetGone(a.reg.Listing().Imposters)
+	}
+	a.rendered.last[im] = &renderedJSON{requests: n, changes: c, opts: opts, body: body}
 	return body
 }
 

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"strconv"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter"
@@ -11,11 +12,27 @@ import (
 // appendPrinted appends im's JSON as the admin API sends it: config.AppendJSON(printImposter(im,
 // opts), 2), written by appendImposter.
 func appendPrinted(dst []byte, im *imposter.Imposter, opts PrintOptions) []byte {
+	stubs, reqs := printed(im, opts)
+	return appendImposter(dst, im, stubs, reqs, opts, nil)
+}
+
+// printed is what appendImposter prints of im with opts: its stubs and recorded requests
+// (nil when opts show none).
+func printed(im *imposter.Imposter, opts PrintOptions) (imposter.Stubs, config.Value) {
 	var reqs config.Value
 	if !opts.List && !opts.Replayable {
 		reqs = requestList(im, opts.Explain)
 	}
-	return appendImposter(dst, im, im.Stubs(!opts.Replayable), reqs, opts)
+	return im.Stubs(!opts.Replayable), reqs
+}
+
+// renderAt appends v at level as config.AppendJSONAt(dst, v, 2, level) does, handing the text
+// to c as it grows when c is not nil (see config.Chunker).
+func renderAt(dst []byte, v config.Value, level int, c *config.Chunker) []byte {
+	if c == nil {
+		return config.AppendJSONAt(dst, v, 2, level)
+	}
+	return config.RenderJSONAt(dst, v, 2, level, c)
 }
 
 // appendImposter appends im's JSON as the admin API sends it, config.AppendJSON(printStubs(im,
@@ -24,10 +41,13 @@ func appendPrinted(dst []byte, im *imposter.Imposter, opts PrintOptions) []byte 
 // and each stub kept as text is indented from that text (unpacked once) rather than through
 // an ordered tree that is printed afterwards. reqs is requestList(im, opts.Explain), or nil
 // with opts.List or opts.Replayable (which show no requests). A custom protocol's imposter,
-// whose program's metadata may name any member, is printed through printStubs.
-func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, reqs config.Value, opts PrintOptions) []byte {
+// whose program's metadata may name any member, is printed through printStubs. With c, the
+// text goes to c as it grows (after each stub, and at line breaks within a large one: see
+// config.Chunker), so a large imposter is never held whole as text; it stops at c's first
+// error.
+func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, reqs config.Value, opts PrintOptions, c *config.Chunker) []byte {
 	if im.Custom() || im.Metadata() != nil {
-		return config.AppendJSON(dst, printStubs(im, stubs, opts), 2)
+		return renderAt(dst, printStubs(im, stubs, opts), 0, c)
 	}
 	def := im.Definition()
 	dst = append(dst, "{\n  \"protocol\": "...)
@@ -66,12 +86,17 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 		return append(appendLinks(append(dst, ",\n  \"_links\": "...), self, true), "\n}"...)
 	}
 	if !opts.Replayable {
-		dst = config.AppendJSONAt(append(dst, ",\n  \"requests\": "...), reqs, 2, 1)
+		dst = renderAt(append(dst, ",\n  \"requests\": "...), reqs, 1, c)
 	}
 	dst = append(dst, ",\n  \"stubs\": ["...)
 	n := 0
 	buf := stubTexts.Get().(*[]byte)
 	for i := range stubs.Len() {
+		if c != nil {
+			if dst = c.Flush(dst); c.Err != nil {
+				break
+			}
+		}
 		*buf = stubs.AppendJSON((*buf)[:0], i)
 		if n > 0 {
 			dst = append(dst, ',')
@@ -79,9 +104,10 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 		mark := len(dst)
 		dst = append(dst, "\n    "...)
 		if plainStub(*buf, opts) {
-			dst = appendPlainStub(dst, string(*buf), stubs, i, self, opts)
+			// The text is read before buf is written again: no copy of it.
+			dst = appendPlainStub(dst, unsafe.String(unsafe.SliceData(*buf), len(*buf)), stubs, i, self, opts, c)
 		} else if so := editedStub(stubs, i, self, opts); so != nil {
-			dst = config.AppendJSONAt(dst, so, 2, 2)
+			dst = renderAt(dst, so, 2, c)
 		} else { // only proxy responses, and opts.RemoveProxies
 			if n > 0 {
 				mark--
@@ -107,15 +133,16 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 
 // appendPlainStub appends stub i, whose compact text is text and which plainStub finds
 // printed as it is, at level 2 of an imposter's JSON, with the members rawStub adds.
-func appendPlainStub(dst []byte, text string, stubs imposter.Stubs, i int, self string, opts PrintOptions) []byte {
+// With c, the text goes to c as it grows.
+func appendPlainStub(dst []byte, text string, stubs imposter.Stubs, i int, self string, opts PrintOptions, c *config.Chunker) []byte {
 	if opts.Replayable {
-		return config.AppendIndentedAt(dst, text, 2, 2)
+		return indentAt(dst, text, 2, c)
 	}
 	sep := ",\n      "
 	if len(text) < 2 || text == "{}" {
 		dst, sep = append(dst, '{'), "\n      "
 	} else {
-		dst = config.AppendIndentedAt(dst, text[:len(text)-1], 2, 2) // all but its closing brace
+		dst = indentAt(dst, text[:len(text)-1], 2, c) // all but its closing brace
 	}
 	if m := stubs.Matches(i); m != nil {
 		dst = config.AppendJSONAt(append(append(dst, sep...), "\"matches\": "...), m, 2, 3)
@@ -139,4 +166,13 @@ func appendLinks(dst []byte, self string, withStubs bool) []byte {
 		dst = append(dst[:len(dst)-1], "/stubs\"\n    }"...)
 	}
 	return append(dst, "\n  }"...)
+}
+
+// indentAt appends text, compact JSON, indented by 2 at level (config.AppendIndentedAt), handing
+// the text to c as it grows when c is not nil.
+func indentAt(dst []byte, text string, level int, c *config.Chunker) []byte {
+	if c == nil {
+		return config.AppendIndentedAt(dst, text, 2, level)
+	}
+	return config.AppendIndentedTo(dst, text, 2, level, c)
 }

@@ -87,7 +87,21 @@ func comparePrinters(t *testing.T, im *imposter.Imposter, what string) {
 		if !bytes.Equal(got[1:], want) || got[0] != 'x' {
 			t.Fatalf("%s %+v:\n got: %s\nwant: %s", what, opts, got, want)
 		}
+		if got := streamPrinted(t, im, opts); !bytes.Equal(got, want) {
+			t.Fatalf("%s %+v, streamed:\n got: %s\nwant: %s", what, opts, got, want)
+		}
 	}
+}
+
+// streamPrinted is appendPrinted's text as appendImposter writes it to a config.Chunker.
+func streamPrinted(t *testing.T, im *imposter.Imposter, opts PrintOptions) []byte {
+	var w bytes.Buffer
+	stubs, reqs := printed(im, opts)
+	c := &config.Chunker{W: &w}
+	if err := c.Finish(appendImposter(nil, im, stubs, reqs, opts, c)); err != nil {
+		t.Fatal(err)
+	}
+	return w.Bytes()
 }
 
 // FuzzAppendImposter: the direct printer writes what printStubs's tree prints, for any
@@ -114,6 +128,9 @@ func FuzzAppendImposter(f *testing.F) {
 		want := config.AppendJSON(nil, printImposter(im, opts), 2)
 		if got := appendPrinted(nil, im, opts); !bytes.Equal(got, want) {
 			t.Fatalf("%+v:\n got: %s\nwant: %s", opts, got, want)
+		}
+		if got := streamPrinted(t, im, opts); !bytes.Equal(got, want) {
+			t.Fatalf("%+v, streamed:\n got: %s\nwant: %s", opts, got, want)
 		}
 	})
 }

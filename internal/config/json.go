@@ -639,33 +639,70 @@ func StreamBytes(v Value) int {
 // writeChunk is how much rendered text WriteJSON collects before it writes.
 const writeChunk = 32 << 10
 
-// WriteJSON writes v to w as AppendJSON renders it, a chunk at a time: the elements of its
-// Streams are produced and written one after the other.
-func WriteJSON(w io.Writer, v Value, indent int) error {
-	jw := &jsonWriter{w: w}
-	buf := jw.appendValue(make([]byte, 0, writeChunk+4096), v, indent, 0)
-	if jw.err == nil && len(buf) > 0 {
-		_, jw.err = w.Write(buf)
-	}
-	return jw.err
+// ErrOver is the error a Chunker without a writer stops a rendering with once the text passed
+// its Limit.
+var ErrOver = errors.New("config: the rendered text passed its limit")
+
+// A Chunker takes the text a rendering (RenderJSON, AppendIndentedTo) produces as it grows:
+// with a writer, it writes it out a chunk (32 KiB) at a time, so a large value is never held
+// whole as text; without one, the text is kept whole, and the rendering stops (Err is
+// ErrOver) once it passed Limit bytes. A rendering stops at the first error (Err), and
+// what it returns is then to be thrown away.
+type Chunker struct {
+	W     io.Writer
+	Limit int
+	Err   error
 }
 
-// jsonWriter renders values, writing out what it has once a chunk is full.
-type jsonWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (jw *jsonWriter) flush(dst []byte) []byte {
-	if len(dst) < writeChunk || jw.err != nil {
+// Flush takes dst, the text rendered so far: it returns what the rendering goes on appending
+// to (dst itself, or dst[:0] once written out).
+func (c *Chunker) Flush(dst []byte) []byte {
+	switch {
+	case c.Err != nil:
+		return dst[:0]
+	case c.W == nil:
+		if len(dst) > c.Limit {
+			c.Err = ErrOver
+			return dst[:0]
+		}
+		return dst
+	case len(dst) < writeChunk:
 		return dst
 	}
-	_, jw.err = jw.w.Write(dst)
+	_, c.Err = c.W.Write(dst)
 	return dst[:0]
 }
 
-func (jw *jsonWriter) appendValue(dst []byte, v Value, indent, level int) []byte {
-	if jw.err != nil {
+// Finish writes out what a rendering with a writer left in dst, and reports the rendering's
+// error.
+func (c *Chunker) Finish(dst []byte) error {
+	if c.Err == nil && c.W != nil && len(dst) > 0 {
+		_, c.Err = c.W.Write(dst)
+	}
+	return c.Err
+}
+
+// WriteJSON writes v to w as AppendJSON renders it, a chunk at a time: the elements of its
+// Streams are produced and written one after the other, and no object, list or stub kept as
+// text (RawObject) is rendered whole before it is written.
+func WriteJSON(w io.Writer, v Value, indent int) error {
+	c := &Chunker{W: w}
+	return c.Finish(RenderJSON(make([]byte, 0, writeChunk+4096), v, indent, c))
+}
+
+// RenderJSON appends v to dst as AppendJSON does, handing the text to c as it grows (see
+// Chunker); it stops at c's first error.
+func RenderJSON(dst []byte, v Value, indent int, c *Chunker) []byte {
+	return c.Flush(c.appendValue(dst, v, indent, 0))
+}
+
+// RenderJSONAt is RenderJSON of v where it stands at level (see AppendJSONAt).
+func RenderJSONAt(dst []byte, v Value, indent, level int, c *Chunker) []byte {
+	return c.Flush(c.appendValue(dst, v, indent, level))
+}
+
+func (c *Chunker) appendValue(dst []byte, v Value, indent, level int) []byte {
+	if c.Err != nil {
 		return dst[:0]
 	}
 	switch t := v.(type) {
@@ -675,38 +712,40 @@ func (jw *jsonWriter) appendValue(dst []byte, v Value, indent, level int) []byte
 		}
 		dst = append(dst, '[')
 		for i, e := range t {
-			dst = jw.element(dst, i, e, indent, level)
+			dst = c.element(dst, i, e, indent, level)
 		}
 		return closeList(dst, indent, level, ']')
 	case *Stream:
-		return jw.stream(dst, t, indent, level)
+		return c.stream(dst, t, indent, level)
 	case *Object:
-		if t == nil || len(t.Members) == 0 || StreamBytes(t) == 0 {
-			return jw.flush(appendJSON(dst, v, indent, level))
+		if t == nil || len(t.Members) == 0 {
+			return appendJSON(dst, v, indent, level)
 		}
 		dst = append(dst, '{')
 		for i, m := range t.Members {
 			dst = appendKey(appendSep(dst, i, indent, level), m.Key, indent)
-			dst = jw.appendValue(dst, m.Value, indent, level+1)
+			dst = c.Flush(c.appendValue(dst, m.Value, indent, level+1))
 		}
 		return closeList(dst, indent, level, '}')
+	case *RawObject:
+		return c.Flush(appendRawObject(dst, t, indent, level, c))
 	}
-	return jw.flush(appendJSON(dst, v, indent, level))
+	return c.Flush(appendJSON(dst, v, indent, level))
 }
 
-func (jw *jsonWriter) element(dst []byte, i int, e Value, indent, level int) []byte {
-	return jw.flush(jw.appendValue(appendSep(dst, i, indent, level), e, indent, level+1))
+func (c *Chunker) element(dst []byte, i int, e Value, indent, level int) []byte {
+	return c.Flush(c.appendValue(appendSep(dst, i, indent, level), e, indent, level+1))
 }
 
-func (jw *jsonWriter) stream(dst []byte, s *Stream, indent, level int) []byte {
+func (c *Chunker) stream(dst []byte, s *Stream, indent, level int) []byte {
 	n := 0
 	s.Each(func(e Value) bool {
 		if n == 0 {
 			dst = append(dst, '[')
 		}
-		dst = jw.element(dst, n, e, indent, level)
+		dst = c.element(dst, n, e, indent, level)
 		n++
-		return jw.err == nil
+		return c.Err == nil
 	})
 	if n == 0 {
 		return append(dst, "[]"...)
@@ -799,7 +838,7 @@ func appendJSON(dst []byte, v Value, indent, level int) []byte {
 	case map[string]any:
 		return appendJSON(dst, FromPlain(t), indent, level)
 	case *RawObject:
-		return appendRawObject(dst, t, indent, level)
+		return appendRawObject(dst, t, indent, level, nil)
 	case *Stream:
 		return appendStream(dst, t, indent, level)
 	default:
@@ -892,5 +931,11 @@ func AppendJSONAt(dst []byte, v Value, indent, level int) []byte {
 // AppendIndentedAt appends text, compact JSON as AppendJSON(v, 0) writes it, as
 // AppendJSONAt(v, indent, level) would write v.
 func AppendIndentedAt(dst []byte, text string, indent, level int) []byte {
-	return appendIndented(dst, text, indent, level)
+	return appendIndented(dst, text, indent, level, nil)
+}
+
+// AppendIndentedTo is AppendIndentedAt handing the text to c as it grows (see Chunker): a
+// large text is indented a chunk at a time. It stops at c's first error.
+func AppendIndentedTo(dst []byte, text string, indent, level int, c *Chunker) []byte {
+	return appendIndented(dst, text, indent, level, c)
 }

@@ -27,7 +27,8 @@ func ParseJSONText(s string) (Value, error) {
 }
 
 // appendRawObject appends r as appendJSON renders the object it stands for at level.
-func appendRawObject(dst []byte, r *RawObject, indent, level int) []byte {
+// With c, the text goes to c as it grows (see Chunker).
+func appendRawObject(dst []byte, r *RawObject, indent, level int, c *Chunker) []byte {
 	text := r.Text
 	if r.Packed {
 		buf := unpacked.Get().(*[]byte)
@@ -40,12 +41,12 @@ func appendRawObject(dst []byte, r *RawObject, indent, level int) []byte {
 		}()
 	}
 	if len(r.More) == 0 {
-		return appendIndented(dst, text, indent, level)
+		return appendIndented(dst, text, indent, level, c)
 	}
 	if len(text) < 2 || text == "{}" {
 		return appendJSON(dst, &Object{Members: r.More}, indent, level)
 	}
-	dst = appendIndented(dst, text[:len(text)-1], indent, level) // all but its closing brace
+	dst = appendIndented(dst, text[:len(text)-1], indent, level, c) // all but its closing brace
 	for _, m := range r.More {
 		dst = appendKey(appendSep(dst, 1, indent, level), m.Key, indent)
 		dst = appendJSON(dst, m.Value, indent, level+1)
@@ -55,9 +56,14 @@ func appendRawObject(dst []byte, r *RawObject, indent, level int) []byte {
 
 // appendIndented appends text, compact JSON as AppendJSON(v, 0) writes it, as AppendJSON(v,
 // indent) would write v at level: the same tokens, with the line breaks and spaces of the
-// indentation. Strings, numbers and literals are copied as they are.
-func appendIndented(dst []byte, text string, indent, level int) []byte {
+// indentation. Strings, numbers and literals are copied as they are. With c, the text goes to
+// c as it grows, at line breaks (see Chunker); it stops at c's first error.
+func appendIndented(dst []byte, text string, indent, level int, ch *Chunker) []byte {
 	if indent == 0 {
+		for ch != nil && len(text) > writeChunk && ch.Err == nil {
+			dst = ch.Flush(append(dst, text[:writeChunk]...))
+			text = text[writeChunk:]
+		}
 		return append(dst, text...)
 	}
 	start := 0
@@ -94,6 +100,12 @@ func appendIndented(dst []byte, text string, indent, level int) []byte {
 			dst = appendNewline(append(dst, ','), indent, level)
 		case ':':
 			dst = append(dst, ':', ' ')
+			continue
+		}
+		if ch != nil && len(dst) >= writeChunk { // after a line break
+			if dst = ch.Flush(dst); ch.Err != nil {
+				return dst
+			}
 		}
 	}
 	return append(dst, text[start:]...)
