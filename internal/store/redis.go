@@ -34,6 +34,12 @@ const (
 	// heartbeatTTL without saying so.
 	heartbeatEvery = time.Second
 	heartbeatTTL   = 3 * time.Second
+	// stateGrace is how long after the store was lost a script call that needs the shared
+	// script state keeps trying to take its lock (see RedisImposter.LockState): a store that
+	// stalled (a reply later than redisTimeout on a loaded machine) and answers again within it
+	// costs the calls a wait, not their updates. After it, calls fail at once as other
+	// operations do.
+	stateGrace = 3 * time.Second
 )
 
 // RedisOptions configure a Redis store.
@@ -76,7 +82,8 @@ type Redis struct {
 	up      atomic.Bool
 	backs   atomic.Int64 // how often the store came back after it was lost
 	downMu  sync.Mutex
-	downErr error // why the store was last lost
+	downErr error        // why the store was last lost
+	lostAt  atomic.Int64 // when it was last lost, in Unix nanoseconds
 
 	applied  atomic.Int64 // the version this node runs (see Applied)
 	lastSync atomic.Int64 // when it last synced, in Unix nanoseconds
@@ -211,6 +218,11 @@ func (r *Redis) unavailable() error {
 	return &UnavailableError{Store: r.display, Err: r.downErr}
 }
 
+// inGrace reports whether the store, lost, was lost less than stateGrace ago.
+func (r *Redis) inGrace() bool {
+	return time.Since(time.Unix(0, r.lostAt.Load())) < stateGrace
+}
+
 // lost reports whether err says the store cannot be reached (rather than refusing a
 // command), and then marks it lost: the first time it is logged.
 func (r *Redis) lost(err error) bool {
@@ -222,6 +234,7 @@ func (r *Redis) lost(err error) bool {
 	r.downErr = err
 	r.downMu.Unlock()
 	if r.up.CompareAndSwap(true, false) {
+		r.lostAt.Store(time.Now().UnixNano())
 		r.log.Warn(fmt.Sprintf("lost the store %s: %v; serving the imposters this node has, with response cycles, scenario states and script state kept by this node alone, and refusing changes until it is back", r.display, err))
 	}
 	return true
@@ -233,6 +246,12 @@ func (r *Redis) do(ctx context.Context, op string, f func(ctx context.Context) e
 	if !r.up.Load() {
 		return r.unavailable()
 	}
+	return r.try(ctx, op, f)
+}
+
+// try is do without its first check: it sends the operation even while the store is taken
+// for lost (it stays so until the heartbeat finds it back; see Run).
+func (r *Redis) try(ctx context.Context, op string, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
 	start := time.Now()

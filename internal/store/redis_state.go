@@ -17,8 +17,9 @@ import (
 // requests the stub answered, for its response cycle), "counts" (a hash: node run|field → that
 // run's count), "base" (the counts when the requests were last cleared), "journal" (a stream
 // of recorded requests, capped at the journal size), "scenarios" (a hash: scenario → state)
-// and, with --store-script-state, "script" (the scripts' state, JSON) and "lock" (its lock).
-// saveScript deletes them with the imposter.
+// and, with --store-script-state, "script" (the scripts' state, JSON), "lock" (its lock) and
+// "released:TOKEN" (a lock's release mark, kept for seconds). saveScript deletes them with the
+// imposter (the marks expire).
 
 // RedisImposter is one imposter's state in Redis, shared by the nodes that run it. Its methods
 // are safe for concurrent use; each fails at once while the store is lost.
@@ -337,41 +338,66 @@ func (ri *RedisImposter) ResetScenarios(ctx context.Context, names ...string) er
 
 // lockStateScript takes the lock: KEYS are the lock and the state, ARGV the token and how long
 // to hold the lock (ms). It returns {1, state} ({1} when no state is stored) when it took the
-// lock, {0} when another holds it.
+// lock, {0} when another holds it. A lock the token already holds is taken again (its hold
+// starts anew): an earlier try whose reply never came (the store stalled past redisTimeout)
+// may have taken it.
 var lockStateScript = redis.NewScript(`
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return {0} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 local s = redis.call('GET', KEYS[2])
 if s then return {1, s} end
 return {1}
 `)
 
-// unlockStateScript releases the lock: KEYS are the lock and the state, ARGV the token,
-// whether to store the state ("1") and the state. It returns 0, changing nothing, when the lock
-// is not the token's (it expired, and another node may hold it now).
+// unlockStateScript releases the lock: KEYS are the lock, the state and the token's release
+// mark; ARGV the token, whether to store the state ("1"), the state and how long to keep the
+// mark (ms). It returns 0, changing nothing, when the lock is not the token's (it expired, and
+// another node may hold it now), and 1 when it released it or had released it before (the
+// mark is there): a try whose reply never came may have released it, and the next try must not
+// take that for an expired lock.
 var unlockStateScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  if redis.call('EXISTS', KEYS[3]) == 1 then return 1 end
+  return 0
+end
 if ARGV[2] == '1' then redis.call('SET', KEYS[2], ARGV[3]) end
 redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
 return 1
 `)
 
+// releasedFor is how long the mark of a released lock is kept: longer than UnlockState tries.
+const releasedFor = stateGrace + 2*redisTimeout
+
 // LockState takes the lock of the imposter's script state for up to hold, waiting while
 // another node holds it, up to wait, and returns the state stored (nil when none) and the
-// token UnlockState releases the lock with. It fails at once while the store is lost, and
-// with ErrLockBusy when the wait ends first.
+// token UnlockState releases the lock with. It fails with ErrLockBusy when the wait ends first.
+// When the store cannot be reached it fails at once, unless the store was lost less than
+// stateGrace ago: then it keeps trying, with the same token, until the store answers, the
+// grace or the wait ends, so that a store that stalls for a moment (a loaded machine) delays
+// the calls but does not make them use this node's copy of the state.
 func (ri *RedisImposter) LockState(wait, hold time.Duration) (state []byte, token string, err error) {
 	token = newToken()
 	end := time.Now().Add(wait)
 	pause := 500 * time.Microsecond
+	do := ri.r.do
 	for {
 		var reply []any
-		err := ri.r.do(context.Background(), "script", func(ctx context.Context) error {
+		err := do(context.Background(), "script", func(ctx context.Context) error {
 			var err error
 			reply, err = lockStateScript.Run(ctx, ri.r.rdb, []string{ri.key("lock"), ri.key("script")},
 				token, max(hold.Milliseconds(), 1)).Slice()
 			return err
 		})
-		if err != nil {
+		var lost *UnavailableError
+		switch {
+		case err == nil:
+		case errors.As(err, &lost) && ri.r.inGrace() && time.Now().Before(end):
+			do = ri.r.try // the store is taken for lost until the heartbeat finds it back
+			time.Sleep(stateRetry)
+			continue
+		default:
 			return nil, "", err
 		}
 		if n, _ := reply[0].(int64); n == 1 {
@@ -389,21 +415,36 @@ func (ri *RedisImposter) LockState(wait, hold time.Duration) (state []byte, toke
 	}
 }
 
+// stateRetry is how long LockState waits before it tries a lost store again.
+const stateRetry = 50 * time.Millisecond
+
 // UnlockState releases the lock LockState gave token, storing state first unless it is nil.
 // It reports false, storing nothing, when the lock is no longer token's: it was held longer
-// than LockState's hold, and another node may have changed the state since.
+// than LockState's hold, and another node may have changed the state since. Like LockState it
+// tries a store lost less than stateGrace ago again (a try may have gone through unanswered:
+// its release mark tells).
 func (ri *RedisImposter) UnlockState(token string, state []byte) (bool, error) {
 	write := "0"
 	if state != nil {
 		write = "1"
 	}
-	var ok int64
-	err := ri.r.do(context.Background(), "script", func(ctx context.Context) error {
-		var err error
-		ok, err = unlockStateScript.Run(ctx, ri.r.rdb, []string{ri.key("lock"), ri.key("script")}, token, write, state).Int64()
-		return err
-	})
-	return ok == 1, err
+	keys := []string{ri.key("lock"), ri.key("script"), ri.key("released:" + token)}
+	do := ri.r.do
+	for {
+		var ok int64
+		err := do(context.Background(), "script", func(ctx context.Context) error {
+			var err error
+			ok, err = unlockStateScript.Run(ctx, ri.r.rdb, keys, token, write, state, releasedFor.Milliseconds()).Int64()
+			return err
+		})
+		var lost *UnavailableError
+		if err != nil && errors.As(err, &lost) && ri.r.inGrace() {
+			do = ri.r.try
+			time.Sleep(stateRetry)
+			continue
+		}
+		return ok == 1, err
+	}
 }
 
 // ErrLockBusy is LockState's error when another node held the lock for all of the wait.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +36,13 @@ var (
 // startRedis starts a redis-server on a free loopback port for the test and returns a Redis
 // store on it. The test is skipped when redis-server is not installed, except in CI.
 func startRedis(t *testing.T) *Redis {
+	t.Helper()
+	r, _ := startRedisProcess(t)
+	return r
+}
+
+// startRedisProcess is startRedis that also returns the redis-server process (to stall it).
+func startRedisProcess(t *testing.T) (*Redis, *os.Process) {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -66,7 +74,7 @@ func startRedis(t *testing.T) *Redis {
 	if err := r.Connect(context.Background(), 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return r, cmd.Process
 }
 
 // stateStores runs test against a MemoryState and against a RedisImposter on a real Redis.
@@ -229,6 +237,75 @@ func TestScriptStateLockExpires(t *testing.T) {
 			_, _ = s.UnlockState(token, nil)
 		}
 	})
+}
+
+// stall stops the redis-server process p (SIGSTOP) for d: it accepts connections but answers
+// nothing, as a store on a machine too loaded to run it, until it goes on with what it was sent.
+func stall(t *testing.T, p *os.Process, d time.Duration) {
+	t.Helper()
+	if err := p.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(d, func() { _ = p.Signal(syscall.SIGCONT) })
+}
+
+// TestScriptStateLockSurvivesAStall stalls Redis for longer than a command may take (so the
+// store is taken for lost) and shorter than stateGrace, once while a node takes the script
+// state's lock and once while it releases it: both go through once Redis answers again, the
+// release storing the state, so that no call falls back to the node's own copy of the state.
+// A try that timed out may have gone through when Redis went on: the lock it took is the
+// token's, and a release it made is not taken for an expired lock.
+func TestScriptStateLockSurvivesAStall(t *testing.T) {
+	r, p := startRedisProcess(t)
+	ri := r.Imposter("imp1")
+	stall(t, p, redisTimeout+500*time.Millisecond)
+	state, token, err := ri.LockState(time.Minute, time.Minute)
+	if err != nil || state != nil {
+		t.Fatalf("LockState over a stalled store: %q %v, want the lock and no state", state, err)
+	}
+	if r.lostAt.Load() == 0 {
+		t.Error("the stall did not make the store lost: the test tests nothing")
+	}
+	r.up.Store(true) // (the heartbeat would: Run is not running)
+	stall(t, p, redisTimeout+500*time.Millisecond)
+	if ok, err := ri.UnlockState(token, []byte("1")); !ok || err != nil {
+		t.Fatalf("UnlockState over a stalled store: %v %v, want the state stored", ok, err)
+	}
+	r.up.Store(true)
+	state, token, err = ri.LockState(0, time.Minute) // free: no wait
+	if err != nil || string(state) != "1" {
+		t.Fatalf("LockState after the stalled release: %q %v, want the state stored by it", state, err)
+	}
+	if ok, err := ri.UnlockState(token, nil); !ok || err != nil {
+		t.Fatalf("UnlockState: %v %v", ok, err)
+	}
+	if ok, err := ri.UnlockState(token, []byte("2")); !ok || err != nil {
+		t.Errorf("UnlockState again, as a try after one whose answer was lost: %v %v, want true", ok, err)
+	}
+	if state, token, _ := ri.LockState(0, time.Minute); string(state) != "1" {
+		t.Errorf("state %q after a second release with the same token, want 1 (stored once)", state)
+	} else {
+		_, _ = ri.UnlockState(token, nil)
+	}
+}
+
+// TestScriptStateLockGivesUpOnALostStore stalls Redis for longer than stateGrace: LockState
+// fails (the call then uses the node's copy) rather than waiting for all of its wait, and, the
+// store lost for longer than the grace, the next one fails at once.
+func TestScriptStateLockGivesUpOnALostStore(t *testing.T) {
+	r, p := startRedisProcess(t)
+	ri := r.Imposter("imp1")
+	if err := p.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = p.Signal(syscall.SIGCONT) }()
+	var lost *UnavailableError
+	if _, _, err := ri.LockState(time.Hour, time.Hour); !errors.As(err, &lost) {
+		t.Fatalf("LockState on a store stalled past the grace: %v, want the store unavailable", err)
+	}
+	if _, _, err := ri.LockState(time.Hour, time.Hour); !errors.As(err, &lost) {
+		t.Fatalf("LockState again: %v, want the store unavailable", err)
+	}
 }
 
 // TestDeletingAnImposterDropsItsState saves an imposter, gives it scenario and script state,
