@@ -111,9 +111,13 @@ func (s *Scope) SetLogger(log *slog.Logger) {
 // Predicate runs an inject predicate as Mountebank's predicates.js does,
 // `(fn)(config, logger, imposterState)`, and reports whether its result is truthy.
 // A failure is a *config.Error with code "invalid injection".
-func (s *Scope) Predicate(source string, r *request.Request) (bool, error) {
+func (s *Scope) Predicate(source string, r *request.Request) (ok bool, err error) {
 	rt := s.enter(source, kindPredicate)
-	defer s.leave(rt)
+	defer func() {
+		if lerr := s.leave(rt); lerr != nil && err == nil {
+			ok, err = false, injectionError(MsgPredicate, predicateSource(source), lerr)
+		}
+	}()
 	fn, err := s.function(rt, source)
 	if err != nil {
 		return false, injectionError(MsgPredicate, predicateSource(source), err)
@@ -171,9 +175,13 @@ func (s *Scope) InjectBody(source string, r *request.Request) (body config.Value
 }
 
 // responseJS is Response on goja.
-func (s *Scope) responseJS(ctx context.Context, source string, r *request.Request) (*config.Object, error) {
+func (s *Scope) responseJS(ctx context.Context, source string, r *request.Request) (answer *config.Object, err error) {
 	rt := s.enter(source, kindResponse)
-	defer s.leave(rt)
+	defer func() {
+		if lerr := s.leave(rt); lerr != nil && err == nil {
+			answer, err = nil, injectionError(MsgResponse, responseSource(source), lerr)
+		}
+	}()
 	rt.cancelOn(ctx)
 	defer rt.cancelOff()
 	fail := func(err error) (*config.Object, error) {
@@ -245,9 +253,13 @@ func (s *Scope) DecorateConstant(source string) bool {
 }
 
 // decorateJS is Decorate on goja.
-func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Request, resp *config.Object) (*config.Object, error) {
+func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Request, resp *config.Object) (answer *config.Object, err error) {
 	rt := s.enter(source, kindDecorate)
-	defer s.leave(rt)
+	defer func() {
+		if lerr := s.leave(rt); lerr != nil && err == nil {
+			answer, err = nil, injectionError(MsgDecorate, decorateSource(source), lerr)
+		}
+	}()
 	rt.cancelOn(ctx)
 	defer rt.cancelOff()
 	fail := func(err error) (*config.Object, error) {
@@ -331,8 +343,10 @@ func (s *Scope) enter(source string, kind callKind) *runtime {
 }
 
 // leave ends the call enter began. A runtime whose call ran out of memory is dropped (the
-// imposter's state goes with it) and its memory given back to the system.
-func (s *Scope) leave(rt *runtime) {
+// imposter's state goes with it) and its memory given back to the system. With a shared state,
+// it fails when the call's changes could not be stored because its lock had expired (see
+// storeShared): the call must then fail too.
+func (s *Scope) leave(rt *runtime) (err error) {
 	rt.end()
 	spoiled := rt.spoiled.Load()
 	if spoiled {
@@ -366,7 +380,7 @@ func (s *Scope) leave(rt *runtime) {
 		s.poolMu.Unlock()
 	} else {
 		if s.token != "" {
-			s.storeShared(rt, spoiled)
+			err = s.storeShared(rt, spoiled)
 		}
 		if spoiled {
 			s.rt = nil
@@ -380,6 +394,7 @@ func (s *Scope) leave(rt *runtime) {
 		rt.log.Warn("a script ran out of memory: its runtime is dropped, and the imposter's script state with it")
 		rt.discard()
 	}
+	return err
 }
 
 // program returns source's compiled program, remembering the last one looked up.

@@ -63,8 +63,12 @@ func (s *Scope) loadShared(rt *runtime) {
 }
 
 // storeShared writes the state back when it changed and releases the lock loadShared took;
-// s.mu is held. A spoiled runtime (a call that ran out of memory) stores nothing.
-func (s *Scope) storeShared(rt *runtime, spoiled bool) {
+// s.mu is held. A spoiled runtime (a call that ran out of memory) stores nothing. It fails
+// when the call changed the state and the lock was no longer the call's (it held it past its
+// hold, and another node may have changed the state since): the store refused the call's
+// changes, and the call, whose answer came from a state the cluster never had, must fail
+// rather than answer (a counter would give a value twice).
+func (s *Scope) storeShared(rt *runtime, spoiled bool) error {
 	token := s.token
 	s.token = ""
 	var data []byte
@@ -81,11 +85,16 @@ func (s *Scope) storeShared(rt *runtime, spoiled bool) {
 	switch {
 	case err != nil:
 		s.sharedFailed("cannot store the script state", err)
+	case !ok && data == nil:
+		rt.log.Warn(fmt.Sprintf("a script call held the script state's lock longer than %s (it changed nothing)", s.e.timeout+lockMargin))
 	case !ok:
-		rt.log.Warn(fmt.Sprintf("a script call held the script state's lock longer than %s: its changes are not stored", s.e.timeout+lockMargin))
+		lost := fmt.Errorf("the call held the script state's lock longer than %s, and another node may have changed the state since: its changes are not stored", s.e.timeout+lockMargin)
+		rt.log.Warn("a script call failed: " + lost.Error())
+		return lost
 	default:
 		s.sharedDown = false
 	}
+	return nil
 }
 
 // sharedFailed logs a failure of the shared state: the first of a run of failures, and every

@@ -3,7 +3,9 @@ package script
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -155,5 +157,55 @@ func TestSharedStateUnchangedOrUnstorable(t *testing.T) {
 	}
 	if imp, _ := st["imposter"].(map[string]any); imp["when"] != "1970-01-01T00:00:00.000Z" {
 		t.Errorf("stored state %s", after)
+	}
+}
+
+// expiringState is a SharedState (a store.MemoryState) whose locks expire, while expire is
+// set, before the call releases them: UnlockState stores nothing and reports false.
+type expiringState struct {
+	*store.MemoryState
+	expire atomic.Bool
+}
+
+func (e *expiringState) UnlockState(token string, state []byte) (bool, error) {
+	if e.expire.Load() {
+		_, _ = e.MemoryState.UnlockState(token, nil) // (frees it, as its expiry would)
+		return false, nil
+	}
+	return e.MemoryState.UnlockState(token, state)
+}
+
+// TestSharedStateLockExpiredFailsTheCall: a call that changed the state but held the lock past
+// its hold (the store refused its changes: another node may have changed the state since)
+// fails, as a predicate, a response and a decorate, instead of answering from a state the
+// store never had; a call that changed nothing answers; the next call goes on from the store.
+func TestSharedStateLockExpiredFailsTheCall(t *testing.T) {
+	e := newEngine(t, time.Minute)
+	shared := &expiringState{MemoryState: store.NewMemoryState()}
+	s := e.NewScope(nil)
+	s.ShareState(shared)
+	if got := body(t, s, counter); got != "1 1" {
+		t.Fatalf("first call: %q", got)
+	}
+	shared.expire.Store(true)
+	var ce *config.Error
+	if resp, err := s.Response(context.Background(), counter, testRequest()); !errors.As(err, &ce) || ce.Code != config.CodeInvalidInjection {
+		t.Errorf("response whose lock expired: %v %v, want an invalid injection error", resp, err)
+	} else if src, _ := ce.Source.(*config.Object); src == nil || !strings.Contains(fmt.Sprint(src.Get("data")), "lock longer than") {
+		t.Errorf("its error's source: %v, want the lock's expiry as its data", ce.Source)
+	}
+	if ok, err := s.Predicate(`function (config) { config.state.n = 100; return true; }`, testRequest()); ok || !errors.As(err, &ce) {
+		t.Errorf("predicate whose lock expired: %v %v, want an invalid injection error", ok, err)
+	}
+	resp := config.NewObject("statusCode", 200)
+	if got, err := s.Decorate(context.Background(), `function (config) { config.state.n = 100; }`, testRequest(), resp); !errors.As(err, &ce) {
+		t.Errorf("decorate whose lock expired: %v %v, want an invalid injection error", got, err)
+	}
+	if got := body(t, s, `function (config) { return { body: 'read ' + config.state.n }; }`); got != "read 1" {
+		t.Errorf("a call that changes nothing, its lock expired: %q, want \"read 1\" (the stored state)", got)
+	}
+	shared.expire.Store(false)
+	if got := body(t, s, counter); got != "2 2" {
+		t.Errorf("the next call: %q, want \"2 2\" (from the stored state)", got)
 	}
 }
