@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"runtime/debug"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -64,7 +66,8 @@ type Options struct {
 	// (config.Indentation at 2, as the admin API indents): a body nested deeper is refused
 	// with a 400, since its answers, each request of an `is` body nested so and the files
 	// saving it grow with the square of its depth. 16 times the body's size is always
-	// allowed (large imposters nested as usual). 0 = no limit.
+	// allowed (large imposters nested as usual). A stub added or replaced on its own is
+	// bounded with the imposter's other stubs (see checkStubsIndent). 0 = no limit.
 	MaxIndent int
 }
 
@@ -739,6 +742,47 @@ func checkIndent(v config.Value, n, maxIndent int) *apiError {
 	if got := config.Indentation(v, 2, limit); got > limit {
 		return badRequest(&config.Error{Code: config.CodeBadData, Message: fmt.Sprintf(
 			"the body nests too deep: indented as the answers show it, it would grow by more than %d bytes (--admin-max-indent, or 16 times the body's size)", limit)})
+	}
+	return nil
+}
+
+// checkStubsIndent refuses stub, to be added to im's stubs (at index replaced, or -1 to add
+// it), when the imposter's stubs would then indent past Options.MaxIndent (or 16 times their
+// size) together: each body is checked on its own (checkIndent), but an imposter's answers
+// show all its stubs, and each stub keeps its `is` body indented, so stubs added one at a time
+// each under the bound made answers and memory grow without one (64 stubs nested 2,000 deep:
+// a GET 515 MB, each stub's answer as much, 1 GB kept). The stubs' texts are read (less than
+// printing the answer takes), their indentation counted at level 2, as in the answers.
+func (a *API) checkStubsIndent(im *imposter.Imposter, stub config.Value, replaced int) *apiError {
+	maxIndent := a.opts.MaxIndent
+	if maxIndent <= 0 {
+		return nil
+	}
+	stubs := im.Stubs(false)
+	buf := stubTexts.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 64<<10 {
+			stubTexts.Put(buf)
+		}
+	}()
+	size, indent := 0, 0
+	for i := range stubs.Len() {
+		if i == replaced {
+			continue
+		}
+		*buf = stubs.AppendJSON((*buf)[:0], i)
+		size += len(*buf)
+		indent += config.TextIndentation(unsafe.String(unsafe.SliceData(*buf), len(*buf)), 2, 2, math.MaxInt)
+	}
+	*buf = config.AppendJSON((*buf)[:0], stub, 0)
+	size += len(*buf)
+	limit := max(maxIndent, 16*size)
+	if indent <= limit {
+		indent += config.IndentationAt(stub, 2, 2, limit-indent)
+	}
+	if indent > limit {
+		return badRequest(&config.Error{Code: config.CodeBadData, Message: fmt.Sprintf(
+			"the imposter's stubs nest too deep: indented as its answers show them, they would grow by more than %d bytes (--admin-max-indent, or 16 times their size)", limit)})
 	}
 	return nil
 }

@@ -456,6 +456,9 @@ func (a *API) addStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []strin
 	if aerr != nil {
 		return aerr
 	}
+	if aerr := a.checkStubsIndent(im, stubs[0], -1); aerr != nil {
+		return aerr
+	}
 	if err := im.InsertStub(stubs[0], index); err != nil {
 		return toAPIError(err, nil)
 	}
@@ -485,6 +488,9 @@ func (a *API) replaceStub(ctx *fasthttp.RequestCtx, im *imposter.Imposter, rest 
 	}
 	stubs, aerr := a.checkStubs(im, []any{body})
 	if aerr != nil {
+		return aerr
+	}
+	if aerr := a.checkStubsIndent(im, stubs[0], index); aerr != nil {
 		return aerr
 	}
 	if err := im.ReplaceStub(stubs[0], index); err != nil {

@@ -53,7 +53,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	o.AdminMaxBody = DefaultAdminMaxBody
 	fs.Var((*ByteSize)(&o.AdminMaxBody), "admin-max-body", "largest request body the admin API accepts (413 past it); the bodies past 8 KiB it reads at once add up to no more (503 past it)")
 	o.AdminMaxIndent = DefaultAdminMaxIndent
-	fs.Var(sizeOrNone[int]{&o.AdminMaxIndent}, "admin-max-indent", "largest indentation (line breaks and the spaces of each level) the admin API's answers may give a JSON body it reads, or 16 times the body's size when that is more: a body nested deeper is refused (400 bad data); 0 = no limit")
+	fs.Var(sizeOrNone[int]{&o.AdminMaxIndent}, "admin-max-indent", "largest indentation (line breaks and the spaces of each level) the admin API's answers may give a JSON body it reads, or an imposter's stubs together, or 16 times their size when that is more: a body nested deeper, or a stub added to or replacing one of stubs that would then be, is refused (400 bad data); 0 = no limit")
 	fs.StringArrayVar(&o.FileRoots, "file-root", nil, "also let stubs name files (a lookup's CSV) under this directory; repeatable. Without --allowInjection they must lie under the working directory, a config file's directory or a --file-root")
 	fs.IntVar(&o.JournalSize, "journal-size", 100000, "recorded requests each imposter keeps (the oldest go first)")
 	o.JournalBytes = 256 << 20

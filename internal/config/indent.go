@@ -38,3 +38,42 @@ func indentation(v Value, indent, level, limit int, n *int) {
 		}
 	}
 }
+
+// IndentationAt is Indentation of v where it stands at level (a stub at level 2 of an
+// imposter's JSON).
+func IndentationAt(v Value, indent, level, limit int) int {
+	n := 0
+	indentation(v, indent, level, limit, &n)
+	return n
+}
+
+// TextIndentation is IndentationAt of the value whose compact JSON text (as AppendJSON(v, 0)
+// writes it) is text, read from the text: what AppendIndentedAt(nil, text, indent, level)
+// adds to it but the space after each colon. It stops, answering more than limit, once it
+// knows the answer will be.
+func TextIndentation(text string, indent, level, limit int) int {
+	n := 0
+	for i := 0; i < len(text) && n <= limit; i++ {
+		switch text[i] {
+		case '"':
+			for i++; i < len(text) && text[i] != '"'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if i+1 < len(text) && (text[i+1] == '}' || text[i+1] == ']') {
+				i++ // empty: on its line
+				continue
+			}
+			level++
+			n += 1 + indent*level
+		case ',':
+			n += 1 + indent*level
+		case '}', ']':
+			level--
+			n += 1 + indent*level
+		}
+	}
+	return n
+}
