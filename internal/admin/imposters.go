@@ -67,9 +67,9 @@ func (a *API) listImposters(ctx *fasthttp.RequestCtx) *apiError {
 		sendStream(ctx, 200, config.NewObject("imposters", a.render(a.reg.Listing().Imposters, opts)))
 		return nil
 	}
-	body, listing := a.formattedList(opts)
-	if body == nil { // larger than renderWhole
-		sendStream(ctx, 200, config.NewObject("imposters", a.render(listing.Imposters, opts)))
+	body, list := a.formattedList(opts)
+	if body == nil { // larger than renderWhole: the list rendered, streamed
+		sendStream(ctx, 200, list)
 		return nil
 	}
 	jsonHead(ctx, 200)
@@ -99,28 +99,29 @@ type revision struct {
 	changes  uint64
 }
 
-// formattedList returns the imposters list as the admin API sends it (indented by 2), and the
-// listing it shows. As formatted, it renders again only when the set of imposters or a
-// revision of one changed since the last call with the same options; the body must not be
-// modified. A list larger than renderWhole is neither rendered whole nor kept: the body is
-// then nil, and the answer is to be streamed.
-func (a *API) formattedList(opts PrintOptions) ([]byte, *imposter.Listing) {
+// formattedList returns the imposters list as the admin API sends it (indented by 2). As
+// formatted, it renders again only when the set of imposters or a revision of one changed
+// since the last call with the same options; the body must not be modified. A list larger
+// than renderWhole is neither rendered whole nor kept: the body is then nil, and list the
+// value to stream (what it shows read once).
+func (a *API) formattedList(opts PrintOptions) (body []byte, list config.Value) {
 	listing := a.reg.Listing()
 	if r := a.listed.Load(); r != nil && r.listing == listing && r.opts == opts && current(r.revisions, listing.Imposters) {
-		return r.body, listing
+		return r.body, nil
 	}
 	revs := make([]revision, len(listing.Imposters))
 	for i, im := range listing.Imposters {
 		revs[i].requests, revs[i].changes = im.Revision()
 	}
 	c := &config.Chunker{Limit: renderWhole}
-	body := config.RenderJSON(nil, config.NewObject("imposters", a.render(listing.Imposters, opts)), 2, c)
+	list = config.NewObject("imposters", a.render(listing.Imposters, opts))
+	body = config.RenderJSON(nil, list, 2, c)
 	if c.Err != nil {
 		a.listed.Store(nil)
-		return nil, listing
+		return nil, list
 	}
 	a.listed.Store(&renderedList{listing: listing, opts: opts, revisions: revs, body: body})
-	return body, listing
+	return body, nil
 }
 
 // current reports whether every imposter is still at the revision revs holds for it.

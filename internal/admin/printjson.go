@@ -98,6 +98,13 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 			}
 		}
 		*buf = stubs.AppendJSON((*buf)[:0], i)
+		if c != nil && c.W == nil && len(dst)+len(*buf) > c.Limit {
+			// Past the limit once printed (as good as sure: indented, a stub only grows,
+			// unless replayable drops much of it): stopped before the stub is decoded and
+			// edited, as a recording of 100,000 answers is, only to be done again streamed.
+			c.Err = config.ErrOver
+			break
+		}
 		if n > 0 {
 			dst = append(dst, ',')
 		}

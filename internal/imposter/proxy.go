@@ -590,12 +590,20 @@ func (p *pendingResponse) jsonText() string {
 	if !p.kept.Ok() {
 		return p.text
 	}
+	return string(p.appendJSONText(nil))
+}
+
+// appendJSONText appends the response's compact JSON text (jsonText) to dst.
+func (p *pendingResponse) appendJSONText(dst []byte) []byte {
+	if !p.kept.Ok() {
+		return append(dst, p.text...)
+	}
 	is := p.kept.Answer()
 	is.Set("_proxyResponseTime", p.elapsed)
 	resp := config.ObjectWithRoom(1)
 	resp.Members = append(resp.Members, config.Member{Key: "is", Value: is})
 	servedHeaders(resp, func(*config.Object) int { return p.served })
-	return string(config.AppendJSON(nil, resp, 0))
+	return config.AppendJSON(dst, resp, 0)
 }
 
 // recordTexts are the buffers newPendingResponse writes a response's text into.

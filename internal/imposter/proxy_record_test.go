@@ -755,6 +755,9 @@ func TestProxyAlwaysKeepsAnswersAsText(t *testing.T) {
 	if got := string(config.AppendJSON(nil, def, 0)); got != text {
 		t.Errorf("the stub's text\n%s\nis not its definition's\n%s", text, got)
 	}
+	if got := grownTextAsTree(st); got != text {
+		t.Errorf("the stub's text\n%s\nis not what its tree of answer texts renders\n%s", text, got)
+	}
 	for _, want := range []string{`"body":{"order":7,`, `"_mode":"binary"`, `"Set-Cookie":["a=1","b=2"]`, `"X-Latin":"café"`, `"Connection":"close"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the recorded stub has no %s: %s", want, text)
@@ -851,10 +854,31 @@ func TestProxyAlwaysKeepsOriginBytes(t *testing.T) {
 	if got := string(config.AppendJSON(nil, view.Def(1), 0)); got != text {
 		t.Errorf("the stub's text\n%s\nis not its definition's\n%s", text, got)
 	}
+	if got := grownTextAsTree(st); got != text {
+		t.Errorf("the stub's text\n%s\nis not what its tree of answer texts renders\n%s", text, got)
+	}
 	for _, want := range []string{`"body":{"order":7,"a":[null,"é"]}`, `"_mode":"binary"`, `"Set-Cookie":["a=1","b=2"]`, `"X-Latin":"café"`,
 		`"Connection":"close"`, `"body":5,`, `"body":true,`, `"X-Empty":""`, `"Content-Length":"1"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the recorded stub has no %s: %s", want, text)
 		}
 	}
+}
+
+// grownTextAsTree is a grown stub's text as appendText wrote it before it wrote each answer's
+// text straight into its buffer: through a tree whose recorded answers are RawObjects of their
+// texts, then config.AppendJSON.
+func grownTextAsTree(s *stub) string {
+	configured, compiled := s.grow.grown()
+	list := make([]any, len(configured))
+	for i, c := range configured {
+		if c != nil {
+			list[i] = c
+			continue
+		}
+		list[i] = &config.RawObject{Text: compiled[i].(*pendingResponse).jsonText()}
+	}
+	o := &config.Object{Members: append([]config.Member(nil), s.def.Members...)}
+	o.Members[s.grow.at].Value = list
+	return string(config.AppendJSON(nil, o, 0))
 }
