@@ -88,10 +88,13 @@ type API struct {
 	explained explanations // the no-matches the dashboard showed
 
 	// With a shared store: the store's version this node last synced to, and the version of
-	// each imposter it runs (under changeMu; -1 for a change not stored yet).
-	shared  SharedStore
-	synced  atomic.Int64
-	applied map[int]int64
+	// each imposter it runs (under changeMu; -1 for a change not stored yet); the stored
+	// imposters it could not start (under changeMu: port → why), tried again at every poll.
+	shared    SharedStore
+	synced    atomic.Int64
+	applied   map[int]int64
+	unstarted map[int]string
+	retry     atomic.Bool // unstarted is not empty
 }
 
 // New returns the admin API over reg.
@@ -104,7 +107,7 @@ func New(reg *imposter.Registry, opts Options) *API {
 	}
 	a := &API{opts: opts, reg: reg, log: opts.Logger, dash: dashboard.New(dashboard.Options{KeyRequired: opts.APIKey != ""})}
 	if ss, ok := opts.Store.(SharedStore); ok {
-		a.shared, a.applied = ss, map[int]int64{}
+		a.shared, a.applied, a.unstarted = ss, map[int]int64{}, map[int]string{}
 	}
 	// The in-memory store (no --datadir, no --store) keeps nothing: the running imposters are
 	// the state. A change is not diffed for it (a snapshot of the imposters before each

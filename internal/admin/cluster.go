@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -35,6 +37,9 @@ type SharedStore interface {
 	WaitApplied(ctx context.Context, v int64) error
 	// Available reports whether the store answered its last command.
 	Available() bool
+	// SetUnstarted says which stored imposters this node could not start, and why (by port),
+	// for its heartbeat and GET /cluster.
+	SetUnstarted(map[int]string)
 	// Self and Nodes describe this node and the live ones, for GET /cluster.
 	Self() store.Node
 	Nodes(ctx context.Context) ([]store.Node, error)
@@ -70,10 +75,11 @@ func (a *API) Sync(ctx context.Context) error {
 	return a.syncLocked(ctx)
 }
 
-// StoreChanged is called with the shared store's version as the store learns of it: the API
-// syncs when it runs another (or with force, always).
+// StoreChanged is called with the shared store's version as the store learns of it (and at
+// every poll): the API syncs when it runs another, when a stored imposter could not be started
+// on this node (its port was taken: it is tried again), or with force, always.
 func (a *API) StoreChanged(version int64, force bool) {
-	if !force && version == a.synced.Load() {
+	if !force && version == a.synced.Load() && !a.retry.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -155,38 +161,77 @@ func (a *API) syncLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range list {
-		a.apply(s)
-		a.applied[s.Port] = s.Version
+	changed := false
+	for port := range a.unstarted {
+		if _, stored := versions[port]; !stored {
+			delete(a.unstarted, port)
+			changed = true
+		}
 	}
+	for _, s := range list {
+		err := a.apply(s)
+		if err == nil {
+			a.applied[s.Port] = s.Version
+			if _, was := a.unstarted[s.Port]; was {
+				delete(a.unstarted, s.Port)
+				changed = true
+				a.log.Info(fmt.Sprintf("started imposter %d from the store", s.Port))
+			}
+			continue
+		}
+		// Its port is taken on this node: not applied, so that the next sync (the next poll)
+		// tries it again. Logged when the reason is new.
+		delete(a.applied, s.Port)
+		if a.unstarted[s.Port] != err.Error() {
+			a.unstarted[s.Port] = err.Error()
+			changed = true
+			a.log.Error(fmt.Sprintf("%v; this node tries again every %s (GET /cluster lists it as unstarted)", err, retryEvery))
+		}
+	}
+	if changed {
+		a.shared.SetUnstarted(maps.Clone(a.unstarted))
+	}
+	a.retry.Store(len(a.unstarted) > 0)
 	a.synced.Store(version)
 	return a.shared.Applied(ctx, version)
 }
 
+// retryEvery is how often a node polls the store (store.pollEvery), and so tries again to start
+// the stored imposters it could not.
+const retryEvery = 250 * time.Millisecond
+
 // apply runs a stored imposter: in place of the running one when that is the same
-// incarnation (its stubs change, keeping the state of those that stay), else as a new one.
-func (a *API) apply(s store.Stored) {
+// incarnation (its stubs change, keeping the state of those that stay), else as a new one. It
+// fails when the imposter could not be started because its port is taken on this node, to be
+// tried again; an imposter this node cannot run otherwise (its definition, a custom protocol
+// without its program) is logged and counts as applied.
+func (a *API) apply(s store.Stored) error {
 	def, errs := config.ParseImposter(s.Def, a.parseOptions())
 	if len(errs) > 0 {
 		a.log.Error(fmt.Sprintf("cannot run imposter %d from the store: %s", s.Port, config.Errors(errs).Error()))
-		return
+		return nil
 	}
 	if cur := a.reg.Get(s.Port); cur != nil && cur.ID() == s.ID {
 		if err := cur.ApplyStubs(def.Stubs, s.StubIDs); err != nil {
 			a.log.Error(fmt.Sprintf("cannot change imposter %d as stored: %v", s.Port, err))
 		}
-		return
+		return nil
 	}
 	def.Port = s.Port
 	im, err := a.reg.Build(def)
 	if err != nil {
 		a.log.Error(fmt.Sprintf("cannot run imposter %d from the store: %v", s.Port, err))
-		return
+		return nil
 	}
 	im.Adopt(s.ID, s.StubIDs)
 	if err := a.reg.Put(im); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) && ce.Code == "EADDRINUSE" {
+			return fmt.Errorf("cannot start imposter %d from the store: %v", s.Port, err)
+		}
 		a.log.Error(fmt.Sprintf("cannot start imposter %d from the store: %v", s.Port, err))
 	}
+	return nil
 }
 
 // InitStore puts the running imposters (those of the config files) in the shared store as
@@ -272,6 +317,13 @@ func (a *API) cluster(ctx *fasthttp.RequestCtx) *apiError {
 		}
 		o := config.NewObject("name", n.Name, "address", n.Address, "version", float64(n.Version),
 			"lastSync", stamp(n.Synced), "startedAt", stamp(n.Started), "heartbeat", stamp(n.Seen))
+		if len(n.Unstarted) > 0 {
+			u := &config.Object{}
+			for _, port := range slices.Sorted(maps.Keys(n.Unstarted)) {
+				u.Set(port, n.Unstarted[port])
+			}
+			o.Set("unstarted", u)
+		}
 		if n.Name == self.Name {
 			o.Set("self", true)
 		}

@@ -85,8 +85,9 @@ type Redis struct {
 	downErr error        // why the store was last lost
 	lostAt  atomic.Int64 // when it was last lost, in Unix nanoseconds
 
-	applied  atomic.Int64 // the version this node runs (see Applied)
-	lastSync atomic.Int64 // when it last synced, in Unix nanoseconds
+	applied   atomic.Int64                      // the version this node runs (see Applied)
+	unstarted atomic.Pointer[map[string]string] // see SetUnstarted
+	lastSync  atomic.Int64                      // when it last synced, in Unix nanoseconds
 
 	stop context.CancelFunc
 	done sync.WaitGroup
@@ -531,12 +532,29 @@ type Node struct {
 	Synced  time.Time `json:"lastSync"`
 	Started time.Time `json:"startedAt"`
 	Seen    time.Time `json:"heartbeat"`
+	// Unstarted holds the stored imposters the node could not start (their ports were taken),
+	// by port: why.
+	Unstarted map[string]string `json:"unstarted,omitempty"`
+}
+
+// SetUnstarted says which stored imposters this node could not start, and why, for its
+// heartbeat (see Node.Unstarted).
+func (r *Redis) SetUnstarted(m map[int]string) {
+	out := make(map[string]string, len(m))
+	for port, why := range m {
+		out[strconv.Itoa(port)] = why
+	}
+	r.unstarted.Store(&out)
 }
 
 // Self returns this node as its next heartbeat will describe it.
 func (r *Redis) Self() Node {
-	return Node{Name: r.opts.Node, Address: r.opts.Address, Version: r.applied.Load(),
+	n := Node{Name: r.opts.Node, Address: r.opts.Address, Version: r.applied.Load(),
 		Synced: time.Unix(0, r.lastSync.Load()).UTC(), Started: r.started.UTC(), Seen: time.Now().UTC()}
+	if u := r.unstarted.Load(); u != nil && len(*u) > 0 {
+		n.Unstarted = *u
+	}
+	return n
 }
 
 // Nodes returns the live nodes, ordered by name.

@@ -3,6 +3,7 @@ package cluster
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -96,11 +97,12 @@ type clusterView struct {
 	Node      string `json:"node"`
 	Version   int    `json:"version"`
 	Nodes     []struct {
-		Name     string `json:"name"`
-		Address  string `json:"address"`
-		Version  int    `json:"version"`
-		LastSync string `json:"lastSync"`
-		Self     bool   `json:"self"`
+		Name      string            `json:"name"`
+		Address   string            `json:"address"`
+		Version   int               `json:"version"`
+		LastSync  string            `json:"lastSync"`
+		Self      bool              `json:"self"`
+		Unstarted map[string]string `json:"unstarted"`
 	} `json:"nodes"`
 }
 
@@ -165,5 +167,58 @@ func TestClusterListsLiveNodes(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("GET /metrics has no %s", want)
 		}
+	}
+}
+
+// TestImposterOnATakenPortIsRetried creates an imposter through one node while its port is
+// taken on another: that node logs that it cannot start it and tries again, every node's
+// GET /cluster lists it as unstarted on that node, and once the port is free the node starts
+// it and serves it (it had been left out for good, with one log line).
+func TestImposterOnATakenPortIsRetried(t *testing.T) {
+	r := startRedis(t)
+	nodes := startCluster(t, r.url())
+	port := freePort(t)
+	taken, err := net.Listen("tcp", "127.0.0.2:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	mustDo(t, 201, "POST", nodes[0].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"up"}}]}]}`, port))
+	unstarted := func(n *node) map[string]string {
+		var v clusterView
+		_, body := get(n.admin + "/cluster")
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			return nil
+		}
+		for _, e := range v.Nodes {
+			if e.Name == "node-127.0.0.2" {
+				return e.Unstarted
+			}
+		}
+		return nil
+	}
+	eventually(t, "every node lists the imposter as unstarted on 127.0.0.2", func() string {
+		for _, n := range nodes {
+			if u := unstarted(n); !strings.Contains(u[strconv.Itoa(port)], "already in use") {
+				return fmt.Sprintf("%s lists %v", n.host, u)
+			}
+		}
+		return ""
+	})
+	if log := nodes[1].Output(); strings.Count(log, "cannot start imposter "+strconv.Itoa(port)) != 1 || !strings.Contains(log, "tries again") {
+		t.Errorf("127.0.0.2 logged, want one line saying that it tries again:\n%s", log)
+	}
+	taken.Close()
+	eventually(t, "served everywhere once the port is free", func() string { return served(nodes, port, "/", "up") })
+	eventually(t, "no longer listed as unstarted", func() string {
+		for _, n := range nodes {
+			if u := unstarted(n); len(u) > 0 {
+				return fmt.Sprintf("%s lists %v", n.host, u)
+			}
+		}
+		return ""
+	})
+	if !strings.Contains(nodes[1].Output(), fmt.Sprintf("started imposter %d from the store", port)) {
+		t.Errorf("127.0.0.2 did not log that it started the imposter:\n%s", nodes[1].Output())
 	}
 }
