@@ -761,3 +761,23 @@ func TestTemplateAnswersRecycleTheRequest(t *testing.T) {
 		t.Errorf("with --debug: %d of 40 requests recycled, want none", n)
 	}
 }
+
+// TestIsASCII: isASCII, eight bytes at a time, finds a byte past ASCII at every place of
+// values shorter and longer than a word (the last word overlaps the ones before it).
+func TestIsASCII(t *testing.T) {
+	for n := range 26 {
+		plain := strings.Repeat("a", n)
+		if !isASCII(plain) {
+			t.Errorf("%q: not ASCII", plain)
+		}
+		for at := range n {
+			for _, c := range []byte{0x7f, 0x80, 0xc3, 0xff} {
+				b := []byte(plain)
+				b[at] = c
+				if got, want := isASCII(string(b)), c < 0x80; got != want {
+					t.Errorf("isASCII(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
@@ -34,6 +35,40 @@ func TestForwardHeaderNamesFolded(t *testing.T) {
 		}
 		if got := requests(); len(got) != before+1 || got[before] != tc.want {
 			t.Errorf("%v: the origin got %q, want %q", tc.headers, got[before:], tc.want)
+		}
+	}
+}
+
+// TestTokenFoldByWords: tokenFold, eight bytes at a time, says what the byte-by-byte fold says, for
+// every name it is given, in upper, lower and mixed case, with any one byte changed to any
+// value, and for names shorter and longer than a word.
+func TestTokenFoldByWords(t *testing.T) {
+	byByte := func(name []byte, lower string) bool {
+		for i := range len(lower) {
+			if name[i]|0x20 != lower[i] {
+				return false
+			}
+		}
+		return true
+	}
+	lowers := []string{"content-type", "content-encoding", "connection", "content-length", "transfer-encoding", "trailer",
+		"a", "ab-cdefg", "ab-cdefgh", "abcdefghabcdefgh", "abcdefghabcdefghi"}
+	for _, lower := range lowers {
+		cases := [][]byte{[]byte(lower), []byte(strings.ToUpper(lower)), []byte(strings.ToUpper(lower[:len(lower)/2]) + lower[len(lower)/2:])}
+		for i := range len(lower) {
+			for c := range 256 {
+				b := []byte(lower)
+				b[i] = byte(c)
+				cases = append(cases, b)
+			}
+		}
+		for _, name := range cases {
+			if got, want := tokenFold(name, lower), byByte(name, lower); got != want {
+				t.Fatalf("tokenFold(%q, %q) = %v, want %v", name, lower, got, want)
+			}
+		}
+		if !tokenFold([]byte(strings.ToUpper(lower)), lower) || !tokenFold([]byte(lower+"x"), lower) {
+			t.Errorf("%q: not folded", lower)
 		}
 	}
 }

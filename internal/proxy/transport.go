@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 )
@@ -343,12 +345,26 @@ func plainHead(block []byte, lines []headerLine) (h head, ok bool) {
 // its length) in any case. Setting the 0x20 bit folds a letter to lower case and leaves '-';
 // no other token character becomes a lower-case letter or '-' by it.
 func tokenFold(name []byte, lower string) bool {
-	for i := range len(lower) {
-		if name[i]|0x20 != lower[i] {
+	n := len(lower)
+	if n < 8 {
+		for i := range n {
+			if name[i]|0x20 != lower[i] {
+				return false
+			}
+		}
+		return true
+	}
+	// Eight bytes at a time, the last eight overlapping the words before them: the bit is set
+	// in each byte of the word as in each byte alone (all the names compared are 8 bytes or
+	// longer but "trailer"; a byte-by-byte fold was ~400 instructions a plain answer's head).
+	const fold = 0x2020202020202020
+	word := func(s string) uint64 { return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8)) }
+	for i := 0; i+8 < n; i += 8 {
+		if binary.LittleEndian.Uint64(name[i:])|fold != word(lower[i:]) {
 			return false
 		}
 	}
-	return true
+	return binary.LittleEndian.Uint64(name[n-8:])|fold == word(lower[n-8:])
 }
 
 // asHTTP is a reader of the answer whose head block (peekHeader's, skip bytes into br) begins
