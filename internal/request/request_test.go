@@ -911,3 +911,90 @@ func rawPost(contentType, encoding, body string) string {
 	}
 	return h + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 }
+
+// parseRawHeadersByBytes is parseRawHeaders as it was before it found line ends and colons
+// with bytes.IndexByte and checked for ASCII a word at a time: FuzzParseRawHeadersAsBefore
+// holds the two equal.
+func parseRawHeadersByBytes(raw []byte) []KV {
+	latin1 := func(b []byte) string {
+		var sb strings.Builder
+		for _, c := range b {
+			sb.WriteRune(rune(c))
+		}
+		return sb.String()
+	}
+	var dst []KV
+	for len(raw) > 0 {
+		i := 0
+		for i < len(raw) && raw[i] != '\n' {
+			i++
+		}
+		line := raw[:i]
+		if i < len(raw) {
+			raw = raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		if len(line) == 0 {
+			continue
+		}
+		c := 0
+		for c < len(line) && line[c] != ':' {
+			c++
+		}
+		if c == len(line) {
+			continue
+		}
+		name := trimOWS(line[:c])
+		if protoKey(name) {
+			continue
+		}
+		dst = append(dst, KV{latin1(name), latin1(trimOWS(line[c+1:]))})
+	}
+	return dst
+}
+
+// FuzzParseRawHeadersAsBefore: parseRawHeaders reads any header block as the byte-by-byte
+// loop did (lines, colons, spaces, latin1 past ASCII at any place of a word).
+func FuzzParseRawHeadersAsBefore(f *testing.F) {
+	for _, s := range []string{"Host: 127.0.0.1:4545\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n", "a:b", ":", "\n\n:\r\n", "X-Long-Name-Here:  v\xe9lue with spaces \t\r\nno colon\r\n__proto__: x\r\n",
+		"A: 0123456\x80\r\nB: 01234567\xff\r\nC:\x80234567\r\n", "k:v\rx\nk2 : v2\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var r Request
+		got := r.parseRawHeaders(nil, raw)
+		want := parseRawHeadersByBytes(raw)
+		if len(got) != len(want) {
+			t.Fatalf("%q: %q, want %q", raw, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%q: %q, want %q", raw, got, want)
+			}
+		}
+	})
+}
+
+// TestASCIIBytes: asciiBytes finds a byte past ASCII at every place of slices shorter and
+// longer than a word.
+func TestASCIIBytes(t *testing.T) {
+	for n := range 26 {
+		plain := []byte(strings.Repeat("a", n))
+		if !asciiBytes(plain) {
+			t.Errorf("%q: not ASCII", plain)
+		}
+		for at := range n {
+			for _, c := range []byte{0x7f, 0x80, 0xc3, 0xff} {
+				b := bytes.Clone(plain)
+				b[at] = c
+				if got, want := asciiBytes(b), c < 0x80; got != want {
+					t.Errorf("asciiBytes(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
