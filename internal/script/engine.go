@@ -53,17 +53,22 @@ type Options struct {
 	// prelude's maxString) so that tests reach the guards' bound without making half a
 	// gigabyte of string.
 	maxString int64
+	// longString, when positive, stands for the prelude's longString (the length past which a
+	// global RegExp's replace, match and split go from match to match in the prelude), so that
+	// tests compare those loops with goja's own on short strings.
+	longString int64
 }
 
 // Engine compiles and caches scripts and creates Scopes. It is safe for concurrent use.
 type Engine struct {
-	timeout   time.Duration
-	logger    *slog.Logger
-	env       map[string]string
-	programs  sync.Map // source text → *program
-	nprogs    atomic.Int64
-	memLimit  int64 // see Options.MemoryLimit; 0 = none
-	maxString int64 // see Options.maxString; 0 = V8's
+	timeout    time.Duration
+	logger     *slog.Logger
+	env        map[string]string
+	programs   sync.Map // source text → *program
+	nprogs     atomic.Int64
+	memLimit   int64 // see Options.MemoryLimit; 0 = none
+	maxString  int64 // see Options.maxString; 0 = V8's
+	longString int64 // see Options.longString; 0 = the prelude's
 
 	// prelude is compiled when the first runtime is made (see preludeProgram), not by New: a
 	// mockd whose stubs run no script does not pay for it (about 450 KiB resident at start).
@@ -134,7 +139,7 @@ func (p *program) eorFn(source string) *eorFn {
 
 // New returns an Engine.
 func New(opts Options) *Engine {
-	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env, memLimit: opts.MemoryLimit, maxString: opts.maxString}
+	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env, memLimit: opts.MemoryLimit, maxString: opts.maxString, longString: opts.longString}
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
 	}

@@ -114,10 +114,11 @@ method(strProto, Symbol.iterator, { [Symbol.iterator]() {
 } }[Symbol.iterator]);
 // replace and replaceAll build their answer in one Go operation: 'x'.repeat(1e6).replace(/x/g,
 // 'x'.repeat(1000)) made a string of 1e9 characters 7 s past the time limit, 9 times the memory
-// limit. Where the answer may be longer than V8's strings (String::kMaxLength), the replacement is
-// made by a function, one call a match between which the limits apply, which throws node's
-// 'Invalid string length' once the answer would be that long; a function given as the
-// replacement is always so wrapped (what it answers may be long however short the string).
+// limit. Where the answer may be longer than V8's strings (String::kMaxLength) or than the memory
+// limit has bytes (maxChars), the replacement is made by a function, one call a match between
+// which the limits apply, which throws node's 'Invalid string length', or the memory limit's
+// error, once the answer would be that long; a function given as the replacement is always so
+// wrapped (what it answers may be long however short the string).
 const replace = strProto.replace, replaceAll = strProto.replaceAll;
 // A replacement pattern ($$, $&, $\x60, $', $1..$99, $<name>; anything else is kept as it is)
 // is read once a call (parsePattern), and each match's answer is joined from it by goja's own
@@ -167,7 +168,7 @@ const parsePattern = function (r, ncaps, named) {
 // expand returns the replacement p (parsePattern's) for the match of a (replace's callback's
 // arguments: m, the captures, pos, s[, groups]; s at k), throwing 'Invalid string length' before
 // it is made when it would take total (the answer's length so far, the match's included) past
-// maxString. One pattern used throughout ('$&' a thousand times) is the join of the literals
+// maxChars. One pattern used throughout ('$&' a thousand times) is the join of the literals
 // with its value; several are joined from the literals and their values, one each a place.
 const expand = function (p, a, k, groups, total) {
     const m = a[0], pos = a[k - 1], s = a[k], keys = p.keys, vals = p.vals;
@@ -183,7 +184,7 @@ const expand = function (p, a, k, groups, total) {
         }
         vals[j] = v;
         n += v.length * p.uses[j];
-        if (total + n - m.length > maxString) { stringLength(); }
+        if (total + n - m.length > maxChars) { stringTooLong(total + n - m.length); }
     }
     const lits = p.lits, at = p.at;
     if (keys.length === 0) { return lits[0]; }
@@ -192,14 +193,154 @@ const expand = function (p, a, k, groups, total) {
     for (let j = 0; j < at.length; j += 1) { out[2 * j + 1] = vals[at[j]]; }
     return apply(join, out, ['']);
 };
+// A global RegExp's replace, replaceAll, match and split, and replaceAll of a string, find every
+// match in one Go operation before anything else happens, which neither limit can interrupt:
+// 'a'.repeat(1 << 24).replace(/a/g, 'bb') kept an inject 2x past the time limit and 8x past the
+// memory limit (2 GB for its 16M matches). On a string longer than longString (1M characters,
+// less under a lower --script-memory: the Go operation takes up to ~100 bytes a character) they
+// go from match to match here instead (exec, or indexOf for a string), between which both
+// limits apply, and an answer of more characters than the memory limit has bytes is refused as
+// it grows. matchAll's iterator is wrapped in a generator there, so a spread of it
+// ([...s.matchAll(re)], a Go loop) goes one match a step. Shorter strings are answered by goja
+// as before.
+const longString = native.longString > 0 ? native.longString : Math.max(1 << 12, Math.min(1 << 20, Math.floor(maxBytes / 256)));
+const RegExpProto = RegExp.prototype, getProto = Object.getPrototypeOf, hasOwn = Object.prototype.hasOwnProperty;
+const regexpExec = RegExpProto.exec, symReplace = Symbol.replace, symMatch = Symbol.match, symSplit = Symbol.split;
+const regexpReplace = RegExpProto[symReplace], regexpMatch = RegExpProto[symMatch], regexpSplit = RegExpProto[symSplit];
+// goLoops tells whether re is a RegExp whose method sym goja runs as one Go loop (RegExp's own,
+// its exec not replaced), which the loops here stand for.
+const goLoops = function (re, sym, orig) {
+    return re instanceof RegExp && getProto(re) === RegExpProto && RegExpProto.exec === regexpExec && RegExpProto[sym] === orig &&
+        !hasOwn.call(re, 'exec') && !hasOwn.call(re, sym) && re.constructor === RegExp;
+};
+// advance is the index after i in s (a code point's with the u flag, else a code unit's).
+const advance = function (s, i, unicode) {
+    if (unicode && i + 1 < s.length) {
+        const c = s.charCodeAt(i), d = s.charCodeAt(i + 1);
+        if (c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) { return i + 2; }
+    }
+    return i + 1;
+};
+// replaceLoop is replace or replaceAll of pattern (a global RegExp, whose lastIndex is reset, or
+// a string) in s.
+const replaceLoop = function (s, pattern, replacement) {
+    const fn = typeof replacement === 'function';
+    if (!fn) { replacement = String(replacement); }
+    const plain = !fn && replacement.indexOf('$') < 0, pieces = [], done = [], str = typeof pattern === 'string';
+    const unicode = !str && pattern.unicode, step = str ? Math.max(1, pattern.length) : 0, size = s.length;
+    let last = 0, total = size, parts, m, v, pos = str ? s.indexOf(pattern) : 0;
+    if (!str) { pattern.lastIndex = 0; }
+    for (;;) {
+        if (str) {
+            if (pos < 0 || pos > size) { break; }
+            v = pattern;
+        } else {
+            m = apply(regexpExec, pattern, [s]);
+            if (m === null) { break; }
+            v = m[0];
+            pos = m.index;
+            if (v === '') { pattern.lastIndex = advance(s, pattern.lastIndex, unicode); }
+        }
+        let piece;
+        if (plain) { piece = replacement; } else {
+            const a = str ? [v] : apply(slice, m, []);
+            const k = a.length + 1, groups = str ? undefined : m.groups;
+            a[k - 1] = pos;
+            a[k] = s;
+            if (groups !== undefined) { a[k + 1] = groups; }
+            if (fn) {
+                // goja (as the standard) finds every match before the first call: what the
+                // function does to lastIndex does not change them
+                const at = str ? 0 : pattern.lastIndex;
+                piece = String(apply(replacement, undefined, a));
+                if (!str) { pattern.lastIndex = at; }
+            } else {
+                if (parts === undefined) { parts = parsePattern(replacement, k - 2, groups !== undefined); }
+                piece = expand(parts, a, k, groups, total);
+            }
+        }
+        total += piece.length - v.length;
+        if (total > maxChars) { stringTooLong(total); }
+        pieces[pieces.length] = s.slice(last, pos);
+        pieces[pieces.length] = piece;
+        last = pos + v.length;
+        if (pieces.length >= 8192) { // joined as it goes: fewer values for the collector to go through
+            done[done.length] = apply(join, pieces, ['']);
+            pieces.length = 0;
+        }
+        if (str) { pos = pos + step > size ? -1 : s.indexOf(pattern, pos + step); }
+    }
+    if (pieces.length === 0 && done.length === 0) { return s; }
+    pieces[pieces.length] = s.slice(last);
+    done[done.length] = apply(join, pieces, ['']);
+    return apply(join, done, ['']);
+};
+const matchLoop = function (s, re) {
+    const out = [], unicode = re.unicode;
+    re.lastIndex = 0;
+    for (let m = apply(regexpExec, re, [s]); m !== null; m = apply(regexpExec, re, [s])) {
+        const v = m[0];
+        out[out.length] = v;
+        if (v === '') { re.lastIndex = advance(s, re.lastIndex, unicode); }
+    }
+    return out.length === 0 ? null : out;
+};
+// splitLoop is RegExp.prototype[Symbol.split] (ES2023 22.2.6.14) with a global copy of re that
+// finds the next place a sticky one would match.
+const splitLoop = function (s, re, limit) {
+    const lim = limit === undefined ? 4294967295 : limit >>> 0, out = [];
+    if (lim === 0) { return out; }
+    const flags = String(re.flags);
+    const r = new RegExp(re, flags.replace('y', '').replace('g', '') + 'g'), size = s.length;
+    let p = 0, q = 0;
+    while (q < size) {
+        r.lastIndex = q;
+        const m = apply(regexpExec, r, [s]);
+        if (m === null || m.index >= size) { break; }
+        q = m.index;
+        const e = Math.min(r.lastIndex, size);
+        if (e === p) { q = advance(s, q, r.unicode); continue; }
+        out[out.length] = s.slice(p, q);
+        if (out.length === lim) { return out; }
+        p = e;
+        for (let i = 1; i < m.length; i += 1) {
+            out[out.length] = m[i];
+            if (out.length === lim) { return out; }
+        }
+        q = p;
+    }
+    out[out.length] = s.slice(p);
+    return out;
+};
+const strMatch = strProto.match, strMatchAll = strProto.matchAll, strSplit = strProto.split;
+method(strProto, 'match', { match(re) {
+    if (typeof this === 'string' && this.length > longString && goLoops(re, symMatch, regexpMatch) && re.global) { return matchLoop(this, re); }
+    return apply(strMatch, this, arguments);
+} }.match);
+method(strProto, 'split', { split(separator, limit) {
+    if (typeof this === 'string' && this.length > longString && goLoops(separator, symSplit, regexpSplit)) { return splitLoop(this, separator, limit); }
+    return apply(strSplit, this, arguments);
+} }.split);
+const matchAllSteps = function* (it) {
+    for (let r = it.next(); !r.done; r = it.next()) { yield r.value; }
+};
+method(strProto, 'matchAll', { matchAll(re) {
+    const it = apply(strMatchAll, this, arguments);
+    return typeof this === 'string' && this.length > longString ? matchAllSteps(it) : it;
+} }.matchAll);
 const replaceGuard = function (name, orig) {
     method(strProto, name, { [name]: function (pattern, replacement) {
         if (this === null || this === undefined) { return apply(orig, this, arguments); }
+        if (typeof this === 'string' && this.length > longString) {
+            if ((name === 'replaceAll' && typeof pattern === 'string') || (goLoops(pattern, symReplace, regexpReplace) && pattern.global)) {
+                return replaceLoop(this, pattern, replacement);
+            }
+        }
         const fn = typeof replacement === 'function';
         if (!fn) {
             const n = String(this).length, r = String(replacement);
             const each = r.indexOf('$') < 0 ? r.length : r.length * (n + 1);
-            if (!((n + 1) * each + n > maxString)) { return apply(orig, this, arguments); }
+            if (!((n + 1) * each + n > maxChars)) { return apply(orig, this, arguments); }
             replacement = r;
         }
         const plain = !fn && replacement.indexOf('$') < 0;
@@ -215,7 +356,7 @@ const replaceGuard = function (name, orig) {
                 piece = expand(parts, a, k, groups, total);
             }
             total += piece.length - m.length;
-            if (total > maxString) { stringLength(); }
+            if (total > maxChars) { stringTooLong(total); }
             return piece;
         }]);
     } }[name]);

@@ -1,0 +1,110 @@
+package script
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLongStringLoopsAgreeWithNode: on a string past the prelude's longString, a global RegExp's
+// replace, replaceAll, match, matchAll and split, and replaceAll of a string, go from match to
+// match in the prelude (so that the limits apply between matches) rather than in one goja
+// operation. With longString 1 every string of two characters or more takes those loops; each
+// expression answers what node 20 answers (goja's own differs on 'aaa'.replace(/a*/g, '[$&]'):
+// "[aaa]", without the empty match at the end).
+func TestLongStringLoopsAgreeWithNode(t *testing.T) {
+	loops := New(Options{Timeout: time.Minute, longString: 1}).NewScope(nil)
+	for _, tt := range []struct{ expr, want string }{
+		{`'aXbXc'.replace(/X/g, '-')`, `a-b-c`},
+		{`'aXbXc'.replaceAll(/X/g, '-')`, `a-b-c`},
+		{`'aaa'.replace(/a*/g, '[$&]')`, `[aaa][]`},
+		{`'abc'.replace(/(?:)/g, '-')`, `-a-b-c-`},
+		{`'a1b22c333'.replace(/(\d)(\d)?/g, '<$2|$1|$$|$\x60|$\'|$3|$10>')`, `a<|1|$|a|b22c333|$3|10>b<2|2|$|a1b|c333|$3|20>c<3|3|$|a1b22c|3|$3|30><|3|$|a1b22c33||$3|30>`},
+		{`'2020-01-02 2021-03-04'.replace(/(?<y>\d+)-(?<m>\d+)-(?<d>\d+)/g, '$<d>/$<m>/$<y> $<x>')`, `02/01/2020  04/03/2021 `},
+		{`'a1b2'.replace(/(\d)/g, function (m, d, pos, s) { return '(' + [m, d, pos, s.length, arguments.length].join(',') + ')'; })`, `a(1,1,1,4,4)b(2,2,3,4,4)`},
+		{`'x2020-01y'.replace(/(?<y>\d+)-(?<m>\d+)/g, function () { const a = arguments; return JSON.stringify(a[a.length - 1]) + a[a.length - 3]; })`, `x{"y":"2020","m":"01"}1y`},
+		{`'a😀b😀'.replace(/(?:)/gu, '.')`, `.a.😀.b.😀.`},
+		{`'a😀b😀'.replace(/(?:)/g, '.').length`, `13`},
+		{`'aaXaa'.replace(/a/gy, 'b')`, `bbXaa`},
+		{`'abcabc'.replace(/b/g, 'é')`, `aécaéc`},
+		{`'ééé'.replace(/é/g, 'e')`, `eee`},
+		{`(function () { const r = /a/g; r.lastIndex = 2; const s = 'aaa'.replace(r, 'b'); return s + r.lastIndex; })()`, `bbb0`},
+		{`(function () { const r = /a/g; return 'aaaa'.replace(r, function () { r.lastIndex = 0; return 'b'; }); })()`, `bbbb`},
+		{`'no match'.replace(/z/g, 'y')`, `no match`},
+		{`'abab'.replace(/(a)|(z)/g, function (m, a, z) { return String(z); })`, `undefinedbundefinedb`},
+		{`'aXbXc'.replaceAll('X', '$&$&')`, `aXXbXXc`},
+		{`'abc'.replaceAll('', '-')`, `-a-b-c-`},
+		{`'aaaa'.replaceAll('aa', 'b')`, `bb`},
+		{`'xaxa'.replaceAll('a', function (m, pos, s) { return pos + s; })`, `x1xaxax3xaxa`},
+		{`'xaxa'.replaceAll('a', '$\x60|$\'|$1')`, `xx|xa|$1xxax||$1`},
+		{`'xyz'.replaceAll('q', 'r')`, `xyz`},
+		{`JSON.stringify('a1b22c333'.match(/\d+/g))`, `["1","22","333"]`},
+		{`JSON.stringify('abc'.match(/(?:)/g))`, `["","","",""]`},
+		{`JSON.stringify('a😀b'.match(/(?:)/gu))`, `["","","",""]`},
+		{`JSON.stringify('abc'.match(/z/g))`, `null`},
+		{`JSON.stringify('aXbX'.match(/X/))`, `["X"]`},
+		{`JSON.stringify([...'a1b22'.matchAll(/(\d)(\d)?/g)].map(m => [m.index, m[0], m[1], m[2]]))`, `[[1,"1","1",null],[3,"22","2","2"]]`},
+		{`'ab'.matchAll(/a/g).next().value[0]`, `a`},
+		{`JSON.stringify('a,b,,c'.split(/,/))`, `["a","b","","c"]`},
+		{`JSON.stringify('a,b,,c'.split(/(,)/))`, `["a",",","b",",","",",","c"]`},
+		{`JSON.stringify('a,b,,c'.split(/,/, 2))`, `["a","b"]`},
+		{`JSON.stringify('a,b,,c'.split(/(,)/, 4))`, `["a",",","b",","]`},
+		{`JSON.stringify('a,b,,c'.split(/,/, 0))`, `[]`},
+		{`JSON.stringify('abc'.split(/(?:)/))`, `["a","b","c"]`},
+		{`JSON.stringify('abc'.split(/b*/))`, `["a","c"]`},
+		{`JSON.stringify('a😀b'.split(/(?:)/u))`, `["a","😀","b"]`},
+		{`JSON.stringify('a😀b'.split(/(?:)/).length)`, `4`},
+		{`JSON.stringify(',a,'.split(/,/))`, `["","a",""]`},
+		{`JSON.stringify('aXbxc'.split(/x/i))`, `["a","b","c"]`},
+		{`JSON.stringify('a1b2c'.split(/(\d)|(z)/))`, `["a","1",null,"b","2",null,"c"]`},
+		{`JSON.stringify('abc'.split(/$/m))`, `["abc"]`},
+		{`JSON.stringify('ab\ncd'.split(/^/m))`, `["ab\n","cd"]`},
+		{`JSON.stringify('abc'.split(/z/))`, `["abc"]`},
+		{`JSON.stringify('a,b'.split(/,/y))`, `["a","b"]`},
+		{`(function () { class R extends RegExp {}; return 'aXbX'.replace(new R('X', 'g'), '-'); })()`, `a-b-`},
+		{`(function () { const r = /X/g; let n = 0; r.exec = function (s) { n += 1; return RegExp.prototype.exec.call(this, s); }; return 'aXbX'.replace(r, '-') + n; })()`, `a-b-3`},
+	} {
+		if got := evalBody(t, loops, tt.expr); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.expr, got, tt.want)
+		}
+	}
+}
+
+// TestLongStringMatchesAreBounded: a global RegExp's replace on a long string found all its
+// matches in one Go operation, which neither limit could interrupt ('a'.repeat(1 << 24)
+// .replace(/a/g, 'bb') under the defaults: 10 s and 2 GB), and built its answer whole
+// however long. Now an answer past the memory limit is refused as it grows, with the limit's
+// error, and the next call runs.
+func TestLongStringMatchesAreBounded(t *testing.T) {
+	const limit = 8 << 20
+	s := New(Options{Timeout: time.Minute, MemoryLimit: limit}).NewScope(nil)
+	const want = "error: script used more than 8 MiB of memory (--script-memory)"
+	for _, src := range []string{
+		`function () { return { body: 'ab'.repeat(1 << 16).replace(/a/g, 'x'.repeat(200)).length }; }`,
+		`function () { return { body: 'ab'.repeat(1 << 16).replace(/(a)/g, '$1'.repeat(200)).length }; }`,
+		`function () { return { body: 'ab'.repeat(1 << 16).replaceAll('a', 'x'.repeat(200)).length }; }`,
+		`function () { return { body: 'ab'.repeat(1 << 16).replace(/a/g, () => 'x'.repeat(200)).length }; }`,
+		// a few matches whose answer is just past the limit: made in one goja operation, it was
+		// answered as the watch had no time to see it
+		`function () { return { body: ('X' + 'a'.repeat(40000) + 'X').replace(/X/g, 'y'.repeat(4300000)).length }; }`,
+		`function () { return { body: ('X' + 'a'.repeat(40000) + 'X').replaceAll('X', 'y'.repeat(4300000)).length }; }`,
+	} {
+		if got := respond(t, s, context.Background(), src); got != want {
+			t.Errorf("%s: %.200q, want %q", src, got, want)
+		}
+		if got := respond(t, s, context.Background(), `function () { return { body: 'after' }; }`); got != "after" {
+			t.Errorf("the call after %s: %.200q", src, got)
+		}
+	}
+	// under the limit, the answers are goja's
+	s = New(Options{Timeout: time.Minute, longString: 1 << 12}).NewScope(nil)
+	got := respond(t, s, context.Background(), `function () {
+		const s = 'ab,'.repeat(1 << 13);
+		return { body: [s.replace(/a/g, 'xx').length, s.replaceAll('b', '$&$&').length, s.match(/b/g).length,
+			s.split(/,/).length, [...s.matchAll(/a,?/g)].length, s.replace(/b(,)/g, (m, c) => c).slice(0, 6)].join(' ') };
+	}`)
+	if want := strings.Join([]string{"32768", "32768", "8192", "8193", "8192", "a,a,a,"}, " "); got != want {
+		t.Errorf("under the limit: %.200q, want %q", got, want)
+	}
+}
