@@ -108,3 +108,35 @@ func TestLongStringMatchesAreBounded(t *testing.T) {
 		t.Errorf("under the limit: %.200q, want %q", got, want)
 	}
 }
+
+// TestJSONParseIsBounded: JSON.parse made every value of its text in one Go operation, which
+// neither limit could interrupt (16M numbers: 19 s and 860 MB under the 5 s / 256 MiB defaults).
+// A text holding more values than the memory limit has room for at 32 bytes each is now refused
+// with the limit's error before it is parsed, and the next call runs; a text as long of few
+// values (commas and colons in its strings), or of fewer values, is parsed as before.
+func TestJSONParseIsBounded(t *testing.T) {
+	s := New(Options{Timeout: time.Minute, MemoryLimit: 8 << 20}).NewScope(nil)
+	const want = "error: script used more than 8 MiB of memory (--script-memory)"
+	for _, src := range []string{
+		`function () { return { body: JSON.parse('[' + '1,'.repeat(1 << 18) + '1]').length }; }`,
+		`function () { return { body: Object.keys(JSON.parse('{' + '"a":[1,2],'.repeat(1 << 17) + '"b":1}')).length }; }`,
+		`function () { return { body: JSON.parse('[' + '1,'.repeat(1 << 18) + '1]', function (k, v) { return v; }).length }; }`,
+	} {
+		if got := respond(t, s, context.Background(), src); got != want {
+			t.Errorf("%s: %.200q, want %q", src, got, want)
+		}
+		if got := respond(t, s, context.Background(), `function () { return { body: 'after' }; }`); got != "after" {
+			t.Errorf("the call after %s: %.200q", src, got)
+		}
+	}
+	for src, want := range map[string]string{
+		`JSON.parse('"' + ',:'.repeat(1 << 18) + '\\",[\\\\"').length`:                                    "524292",
+		`JSON.parse('[' + '1,'.repeat(1 << 17) + '1]').length`:                                            "131073",
+		`JSON.parse('[1, "a,b", {"c": ":"}]')[2].c`:                                                       ":",
+		`(function () { try { JSON.parse('[' + ','.repeat(1 << 19)); } catch (e) { return e.name; } })()`: want, // not JSON, but refused first
+	} {
+		if got := evalBody(t, s, src); got != want {
+			t.Errorf("%s: %.200q, want %q", src, got, want)
+		}
+	}
+}

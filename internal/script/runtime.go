@@ -160,6 +160,7 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	_ = native.Set("maxBytes", e.maxBytes())
 	if rt.memMax > 0 {
 		_ = native.Set("outOfMemory", func(goja.FunctionCall) goja.Value { rt.outOfMemory(); return nil })
+		_ = native.Set("jsonValues", jsonValues)
 	}
 	if e.maxString > 0 {
 		_ = native.Set("maxString", e.maxString)
