@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -114,6 +115,16 @@ func printStubs(im *imposter.Imposter, stubs imposter.Stubs, opts PrintOptions) 
 	}
 	list := make([]any, 0, stubs.Len())
 	for i := range stubs.Len() {
+		if opts.Replayable {
+			// A recorded stub as the imposter writes it for replayable, not decoded and
+			// edited: 100,000 recorded answers made a tree of each, copied.
+			if text, shown, ok := stubs.AppendReplayableJSON(nil, i, opts.RemoveProxies); ok {
+				if shown {
+					list = append(list, &config.RawObject{Text: unsafe.String(unsafe.SliceData(text), len(text))}) // text is its own
+				}
+				continue
+			}
+		}
 		if so := rawStub(stubs, i, self, opts); so != nil {
 			list = append(list, so)
 			continue

@@ -97,7 +97,17 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 				break
 			}
 		}
-		*buf = stubs.AppendJSON((*buf)[:0], i)
+		// A recorded stub is written for replayable as the imposter writes it, not decoded
+		// and edited (see grownReplayable).
+		replay, shown := false, true
+		if opts.Replayable {
+			*buf, shown, replay = stubs.AppendReplayableJSON((*buf)[:0], i, opts.RemoveProxies)
+		}
+		if !replay {
+			*buf = stubs.AppendJSON((*buf)[:0], i)
+		} else if !shown {
+			continue
+		}
 		if c != nil && c.W == nil && len(dst)+len(*buf) > c.Limit {
 			// Past the limit once printed (as good as sure: indented, a stub only grows,
 			// unless replayable drops much of it): stopped before the stub is decoded and
@@ -110,7 +120,7 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 		}
 		mark := len(dst)
 		dst = append(dst, "\n    "...)
-		if plainStub(*buf, opts) {
+		if replay || plainStub(*buf, opts) {
 			// The text is read before buf is written again: no copy of it.
 			dst = appendPlainStub(dst, unsafe.String(unsafe.SliceData(*buf), len(*buf)), stubs, i, self, opts, c)
 		} else if so := editedStub(stubs, i, self, opts); so != nil {

@@ -360,6 +360,75 @@ func (s *stub) appendText(dst []byte) []byte {
 	return config.AppendUnpackedJSON(dst, s.raw)
 }
 
+// appendReplayable appends a stub a proxy grows (a recorded stub) as `replayable` shows it:
+// each response's is without its _proxyResponseTime and, with removeProxies, no proxy
+// response, the recorded answers' texts written as they are (appendText), not decoded. shown
+// is false when removeProxies leaves no response (the stub is not shown: nothing appended);
+// ok is false for another stub (nothing appended).
+func (s *stub) appendReplayable(dst []byte, removeProxies bool) (out []byte, shown, ok bool) {
+	if s.grow == nil {
+		return dst, false, false
+	}
+	configured, compiled := s.grow.grown()
+	mark := len(dst)
+	dst = append(dst, '{')
+	for j, m := range s.def.Members {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(config.AppendString(dst, m.Key), ':')
+		if j != s.grow.at {
+			dst = config.AppendJSON(dst, m.Value, 0)
+			continue
+		}
+		dst = append(dst, '[')
+		n := 0
+		for i, c := range configured {
+			if c != nil && removeProxies && config.AsObject(c).Has("proxy") {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			if c != nil {
+				dst = config.AppendJSON(dst, withoutProxyTime(c), 0)
+			} else {
+				dst = compiled[i].(*pendingResponse).appendText(dst, false)
+			}
+		}
+		if n == 0 && removeProxies {
+			return dst[:mark], false, true
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}'), true, true
+}
+
+// withoutProxyTime is response r with its is's _proxyResponseTime removed, as `replayable`
+// shows it: r itself when it has none, else a copy (r is not changed).
+func withoutProxyTime(r config.Value) config.Value {
+	o := config.AsObject(r)
+	isv, _ := o.Get("is")
+	is := config.AsObject(isv)
+	if is == nil || !is.Has("_proxyResponseTime") {
+		return r
+	}
+	c := &config.Object{Members: make([]config.Member, 0, len(is.Members)-1)}
+	for _, m := range is.Members {
+		if m.Key != "_proxyResponseTime" {
+			c.Members = append(c.Members, m)
+		}
+	}
+	out := &config.Object{Members: append([]config.Member(nil), o.Members...)}
+	for k := range out.Members {
+		if out.Members[k].Key == "is" {
+			out.Members[k].Value = c
+		}
+	}
+	return out
+}
+
 func (s *stub) nextResponse() response {
 	return s.at(s.next.Add(1) - 1)
 }

@@ -595,11 +595,22 @@ func (p *pendingResponse) jsonText() string {
 
 // appendJSONText appends the response's compact JSON text (jsonText) to dst.
 func (p *pendingResponse) appendJSONText(dst []byte) []byte {
+	return p.appendText(dst, true)
+}
+
+// appendText appends the response's compact JSON text to dst, with its is's
+// _proxyResponseTime or (withTime false) without it, as `replayable` shows it.
+func (p *pendingResponse) appendText(dst []byte, withTime bool) []byte {
 	if !p.kept.Ok() {
-		return append(dst, p.text...)
+		if withTime {
+			return append(dst, p.text...)
+		}
+		return config.AppendJSON(dst, withoutProxyTime(p.tree()), 0)
 	}
 	is := p.kept.Answer()
-	is.Set("_proxyResponseTime", p.elapsed)
+	if withTime {
+		is.Set("_proxyResponseTime", p.elapsed)
+	}
 	resp := config.ObjectWithRoom(1)
 	resp.Members = append(resp.Members, config.Member{Key: "is", Value: is})
 	servedHeaders(resp, func(*config.Object) int { return p.served })

@@ -758,6 +758,7 @@ func TestProxyAlwaysKeepsAnswersAsText(t *testing.T) {
 	if got := grownTextAsTree(st); got != text {
 		t.Errorf("the stub's text\n%s\nis not what its tree of answer texts renders\n%s", text, got)
 	}
+	checkReplayable(t, view)
 	for _, want := range []string{`"body":{"order":7,`, `"_mode":"binary"`, `"Set-Cookie":["a=1","b=2"]`, `"X-Latin":"café"`, `"Connection":"close"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the recorded stub has no %s: %s", want, text)
@@ -857,6 +858,7 @@ func TestProxyAlwaysKeepsOriginBytes(t *testing.T) {
 	if got := grownTextAsTree(st); got != text {
 		t.Errorf("the stub's text\n%s\nis not what its tree of answer texts renders\n%s", text, got)
 	}
+	checkReplayable(t, view)
 	for _, want := range []string{`"body":{"order":7,"a":[null,"é"]}`, `"_mode":"binary"`, `"Set-Cookie":["a=1","b=2"]`, `"X-Latin":"café"`,
 		`"Connection":"close"`, `"body":5,`, `"body":true,`, `"X-Empty":""`, `"Content-Length":"1"`} {
 		if !strings.Contains(text, want) {
@@ -881,4 +883,57 @@ func grownTextAsTree(s *stub) string {
 	o := &config.Object{Members: append([]config.Member(nil), s.def.Members...)}
 	o.Members[s.grow.at].Value = list
 	return string(config.AppendJSON(nil, o, 0))
+}
+
+// checkReplayable: what AppendReplayableJSON writes of the recorded stub (1) is what the admin
+// API printed of its definition, decoded, each is's _proxyResponseTime removed and, with
+// removeProxies, proxy responses dropped; another stub (0) it leaves alone.
+func checkReplayable(t *testing.T, view Stubs) {
+	t.Helper()
+	for _, removeProxies := range []bool{false, true} {
+		so := view.Def(1)
+		list, _ := get(so, "responses").([]any)
+		kept := make([]any, 0, len(list))
+		for _, r := range list {
+			if is := config.AsObject(get(config.AsObject(r), "is")); is != nil {
+				is.Delete("_proxyResponseTime")
+			}
+			if !removeProxies || !config.AsObject(r).Has("proxy") {
+				kept = append(kept, r)
+			}
+		}
+		so.Set("responses", kept)
+		got, shown, ok := view.AppendReplayableJSON([]byte("x"), 1, removeProxies)
+		if want := "x" + string(config.AppendJSON(nil, so, 0)); !ok || !shown || string(got) != want {
+			t.Errorf("replayable (removeProxies %v): %v %v\n%s\nwant\n%s", removeProxies, ok, shown, got, want)
+		}
+		if strings.Contains(string(got), "_proxyResponseTime") {
+			t.Errorf("replayable shows a _proxyResponseTime: %s", got)
+		}
+		if got, shown, ok := view.AppendReplayableJSON([]byte("x"), 0, removeProxies); ok || shown || string(got) != "x" {
+			t.Errorf("the proxy's stub: %v %v %s", ok, shown, got)
+		}
+	}
+}
+
+// TestPendingTextWithoutTime: an answer kept as its text is written for replayable without
+// its is's _proxyResponseTime, the rest as it is.
+func TestPendingTextWithoutTime(t *testing.T) {
+	for _, tt := range []struct{ resp, want string }{
+		{`{"is":{"body":"a","_proxyResponseTime":5,"headers":{"X":["1","2"]}}}`, `{"is":{"body":"a","headers":{"X":["1","2"]}}}`},
+		{`{"is":{"body":"_proxyResponseTime"}}`, `{"is":{"body":"_proxyResponseTime"}}`},
+		{`{"is":{"_proxyResponseTime":1},"behaviors":[{"wait":1}]}`, `{"is":{},"behaviors":[{"wait":1}]}`},
+	} {
+		v, err := config.ParseJSON([]byte(tt.resp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newPendingResponse(nil, v.(*config.Object))
+		if got := string(p.appendText([]byte("x"), true)); got != "x"+tt.resp {
+			t.Errorf("with its time: %s, want %s", got, tt.resp)
+		}
+		if got := string(p.appendText([]byte("x"), false)); got != "x"+tt.want {
+			t.Errorf("without: %s, want %s", got, tt.want)
+		}
+	}
 }

@@ -39,6 +39,14 @@ func (s Stubs) JSON(i int) string { return s.t.stubs[i].text() }
 // AppendJSON appends JSON(i) to dst.
 func (s Stubs) AppendJSON(dst []byte, i int) []byte { return s.t.stubs[i].appendText(dst) }
 
+// AppendReplayableJSON appends stub i's JSON as `replayable` shows it, when it is a stub a
+// proxy records answers into (see stub.appendReplayable): each response's is without its
+// _proxyResponseTime, and with removeProxies no proxy response; shown is false when no
+// response is left (the stub not shown). ok is false for another stub: nothing is appended.
+func (s Stubs) AppendReplayableJSON(dst []byte, i int, removeProxies bool) (out []byte, shown, ok bool) {
+	return s.t.stubs[i].appendReplayable(dst, removeProxies)
+}
+
 // Packed is stub i's JSON packed (see config.PackJSON), as the stub keeps it; false for a stub
 // kept as a tree (one a proxy recorded).
 func (s Stubs) Packed(i int) (string, bool) {
