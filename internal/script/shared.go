@@ -20,6 +20,13 @@ type SharedState interface {
 	UnlockState(token string, state []byte) (bool, error)
 }
 
+// maxSharedState bounds the scripts' state as JSON in a shared store: every call that may use
+// it loads it, parses it, writes it as JSON and stores it (about 0.2 s a call for each MiB on a
+// 2-core machine: 3 s at 15 MiB, near the lock's hold under load), and a store command that
+// takes more than a second is taken for the store lost (a 100 MiB state took the store for lost
+// on every write, and the call failed only once the lock had expired, 19 s later).
+const maxSharedState = 8 << 20
+
 // lockMargin is how much longer than a call's time limit a Scope holds the shared state's
 // lock: the round trips that load and store the state.
 const lockMargin = 2 * time.Second
@@ -67,21 +74,32 @@ func (s *Scope) loadShared(rt *runtime) {
 // when the call changed the state and the lock was no longer the call's (it held it past its
 // hold, and another node may have changed the state since): the store refused the call's
 // changes, and the call, whose answer came from a state the cluster never had, must fail
-// rather than answer (a counter would give a value twice).
+// rather than answer (a counter would give a value twice). It fails too, storing nothing, when
+// the state it made is larger than maxSharedState as JSON.
 func (s *Scope) storeShared(rt *runtime, spoiled bool) error {
 	token := s.token
 	s.token = ""
 	var data []byte
+	var tooBig error
 	if !spoiled {
 		text, err := rt.stateJSON()
 		switch {
 		case err != nil:
 			rt.log.Warn(fmt.Sprintf("the script state cannot be stored as JSON (%v): this call's changes stay on this node", err))
-		case text != s.loaded:
+		case text == s.loaded:
+		case len(text) > maxSharedState:
+			tooBig = fmt.Errorf("the script state is %.1f MiB as JSON, over the %d MiB a shared state may hold: this call's changes are not stored",
+				float64(len(text))/(1<<20), maxSharedState>>20)
+		default:
 			data = []byte(text)
 		}
 	}
 	ok, err := s.shared.UnlockState(token, data)
+	if tooBig != nil {
+		// The lock is released, and the state stays as it was, for every node.
+		rt.log.Warn("a script call failed: " + tooBig.Error())
+		return tooBig
+	}
 	switch {
 	case err != nil:
 		s.sharedFailed("cannot store the script state", err)

@@ -209,3 +209,38 @@ func TestSharedStateLockExpiredFailsTheCall(t *testing.T) {
 		t.Errorf("the next call: %q, want \"2 2\" (from the stored state)", got)
 	}
 }
+
+// TestSharedStateTooLargeFailsTheCall: a call that makes the state larger than maxSharedState
+// as JSON fails, storing nothing and releasing the lock; the next call goes on from the state
+// stored before it.
+func TestSharedStateTooLargeFailsTheCall(t *testing.T) {
+	e := newEngine(t, time.Minute)
+	m := store.NewMemoryState()
+	s := e.NewScope(nil)
+	s.ShareState(m)
+	if got := body(t, s, counter); got != "1 1" {
+		t.Fatalf("first call: %q", got)
+	}
+	big := `function (config) { config.state.n += 1; config.state.big = 'x'.repeat(` + strconv.Itoa(maxSharedState) + `); return { body: 'big' }; }`
+	var ce *config.Error
+	if resp, err := s.Response(context.Background(), big, testRequest()); !errors.As(err, &ce) {
+		t.Fatalf("a call making the state %d MiB: %v %v, want an invalid injection error", maxSharedState>>20, resp, err)
+	} else if src, _ := ce.Source.(*config.Object); src == nil || !strings.Contains(fmt.Sprint(src.Get("data")), "MiB a shared state may hold") {
+		t.Errorf("its error's source: %v, want the size limit as its data", ce.Source)
+	}
+	small := `function (config) { config.state.big = 'x'.repeat(` + strconv.Itoa(maxSharedState/2) + `); return { body: 'half' }; }`
+	if got := body(t, s, small); got != "half" {
+		t.Errorf("a state of half the limit: %q", got)
+	}
+	if got := body(t, s, counter); got != "2 2" {
+		t.Errorf("the next call: %q, want \"2 2\" (from the stored state: the failed call's changes not stored)", got)
+	}
+	state, token, err := m.LockState(0, time.Minute)
+	if err != nil {
+		t.Fatalf("the lock after the calls: %v (not released?)", err)
+	}
+	_, _ = m.UnlockState(token, nil)
+	if len(state) < maxSharedState/2 || len(state) > maxSharedState {
+		t.Errorf("stored state of %d bytes, want the half-limit one", len(state))
+	}
+}
