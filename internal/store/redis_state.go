@@ -420,26 +420,26 @@ const stateRetry = 50 * time.Millisecond
 
 // UnlockState releases the lock LockState gave token, storing state first unless it is nil.
 // It reports false, storing nothing, when the lock is no longer token's: it was held longer
-// than LockState's hold, and another node may have changed the state since. Like LockState it
-// tries a store lost less than stateGrace ago again (a try may have gone through unanswered:
-// its release mark tells).
+// than LockState's hold, and another node may have changed the state since. It is sent even
+// while the store is taken for lost, and like LockState it tries a store lost less than
+// stateGrace ago again (a try may have gone through unanswered: its release mark tells).
 func (ri *RedisImposter) UnlockState(token string, state []byte) (bool, error) {
 	write := "0"
 	if state != nil {
 		write = "1"
 	}
 	keys := []string{ri.key("lock"), ri.key("script"), ri.key("released:" + token)}
-	do := ri.r.do
 	for {
 		var ok int64
-		err := do(context.Background(), "script", func(ctx context.Context) error {
+		// Tried even while the store is taken for lost: LockState took the lock, so the store
+		// answered a moment ago (perhaps in the grace, before the heartbeat found it back).
+		err := ri.r.try(context.Background(), "script", func(ctx context.Context) error {
 			var err error
 			ok, err = unlockStateScript.Run(ctx, ri.r.rdb, keys, token, write, state, releasedFor.Milliseconds()).Int64()
 			return err
 		})
 		var lost *UnavailableError
 		if err != nil && errors.As(err, &lost) && ri.r.inGrace() {
-			do = ri.r.try
 			time.Sleep(stateRetry)
 			continue
 		}

@@ -289,6 +289,30 @@ func TestScriptStateLockSurvivesAStall(t *testing.T) {
 	}
 }
 
+// TestScriptStateReleasedWhileTakenForLost: a node that took the lock (the store answered)
+// releases it, and stores the state, even when it takes the store for lost by then (its
+// heartbeat has not found it back yet), however long ago it lost it: the release was refused
+// at once, leaving the lock held until its hold ended and the call's changes not stored.
+func TestScriptStateReleasedWhileTakenForLost(t *testing.T) {
+	r := startRedis(t)
+	ri := r.Imposter("imp1")
+	_, token, err := ri.LockState(time.Second, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.up.Store(false)
+	r.lostAt.Store(time.Now().Add(-time.Minute).UnixNano())
+	if ok, err := ri.UnlockState(token, []byte("v")); !ok || err != nil {
+		t.Fatalf("UnlockState with the store taken for lost: %v %v, want the state stored", ok, err)
+	}
+	r.up.Store(true)
+	state, token, err := ri.LockState(0, time.Minute)
+	if err != nil || string(state) != "v" {
+		t.Fatalf("LockState after: %q %v, want the lock free and the state stored", state, err)
+	}
+	_, _ = ri.UnlockState(token, nil)
+}
+
 // TestScriptStateLockGivesUpOnALostStore stalls Redis for longer than stateGrace: LockState
 // fails (the call then uses the node's copy) rather than waiting for all of its wait, and, the
 // store lost for longer than the grace, the next one fails at once.
