@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -232,7 +234,7 @@ func (l *IdleListener) sweep() {
 		case <-t.C:
 		}
 		now := l.tick.Add(1)
-		var stale, slow []*idleConn
+		var stale, slow, lean []*idleConn
 		l.mu.Lock()
 		for c := range l.conns {
 			if s := c.since.Load(); s != 0 && now-s >= l.idleLimit {
@@ -241,9 +243,19 @@ func (l *IdleListener) sweep() {
 			} else if r := c.reading.Load(); r != 0 && l.headerLimit > 0 && now-r >= l.headerLimit {
 				delete(l.conns, c)
 				slow = append(slow, c)
+			} else if s != 0 && now-s >= leanTicks && c.leanSince != s && c.park.Load() == parkBlocked {
+				c.leanSince = s
+				lean = append(lean, c)
 			}
 		}
 		l.mu.Unlock()
+		var freed int
+		for _, c := range lean {
+			freed += c.releaseIdleBodies()
+		}
+		if freed > 0 {
+			noteFreed(freed)
+		}
 		for _, c := range stale {
 			_ = c.raw.Close()
 		}
@@ -292,6 +304,21 @@ type idleConn struct {
 	chunkExtErr bool
 	// kept is the server's (see Kept).
 	kept any
+	// ctx is the fasthttp context the connection's requests are served with (set by
+	// TrackRequests), whose large body buffers the sweeper lets go of while the connection
+	// waits for its next request (see releaseIdleBodies).
+	ctx *fasthttp.RequestCtx
+	// waiting is set from the answer's end (IdleConnState) until the next request's first byte
+	// (or its state change): a read then parks (park) until data comes.
+	waiting bool
+	// park says whether the connection's goroutine is blocked in a read for its next request,
+	// touching nothing of ctx: parkBlocked, which the sweeper turns to parkReleasing while it
+	// lets go of ctx's large body buffers, then parkReleased. The read that ends waits for the
+	// release to be over.
+	park atomic.Int32
+	// leanSince is the since of the idle spell the sweeper last released ctx's bodies in (the
+	// sweeper's own).
+	leanSince int64
 	// lines is what the scan found in the header block of the request the handler serves
 	// (see Lines), taken from head as the handler begins, zero outside it.
 	lines uint8
@@ -344,12 +371,20 @@ func (c *idleConn) Read(b []byte) (int, error) {
 		err, c.carryErr = c.carryErr, nil
 		return 0, err
 	} else {
+		parked := c.waiting && c.ctx != nil
+		if parked {
+			c.park.Store(parkBlocked)
+		}
 		n, err = c.Conn.Read(b)
+		if parked {
+			c.unpark()
+		}
 		if n > 0 && !c.marksOnRaw {
 			c.arrived()
 		}
 	}
 	if n > 0 {
+		c.waiting = false
 		first := c.next
 		if first {
 			c.next = false
@@ -513,6 +548,85 @@ func Context(c net.Conn) context.Context {
 	return context.Background()
 }
 
+// IdleBodyBytes is the most memory a connection idle for a second or more keeps for a body (its
+// request's, its response's). fasthttp keeps a server connection's body buffers for its next
+// request, each as large as the largest body the connection read or wrote: 200 idle keep-alive
+// connections that had each sent 1 MiB held 206 MiB of heap (1 MiB each, twice that when the
+// answer echoed the body; up to --max-body each) for as long as they stayed open.
+const IdleBodyBytes = 64 << 10
+
+// leanTicks is how many sweeper ticks a connection has waited for its next request, at least,
+// when its large body buffers are let go of: from one to two seconds. A busy connection keeps
+// its buffers from one request to the next (a client uploading 1 MiB bodies one after the
+// other: letting go of the buffer after each answer made each upload allocate and fault in
+// 1 MiB, three times slower).
+const leanTicks = 2
+
+// Park states of a connection (idleConn.park).
+const (
+	parkNone = iota
+	parkBlocked
+	parkReleasing
+	parkReleased
+)
+
+// releaseIdleBodies lets go of the body buffers (request and response) past IdleBodyBytes of an
+// idle connection's fasthttp context, if its goroutine is still parked in the read of its next
+// request: the next large body has a buffer made for it (one allocation), a small one gets a
+// small one from fasthttp's pool. A buffer something else holds (a body the journal keeps:
+// request.KeepBody) is not the context's any more.
+// It returns the bytes let go of.
+func (c *idleConn) releaseIdleBodies() (freed int) {
+	if !c.park.CompareAndSwap(parkBlocked, parkReleasing) {
+		return 0 // the request has begun
+	}
+	req, resp := &c.ctx.Request, &c.ctx.Response
+	// Body is the buffer, emptied once the answer was written (nothing streams then).
+	before := cap(req.Body()) + cap(resp.Body())
+	req.ReleaseBody(IdleBodyBytes)
+	resp.ReleaseBody(IdleBodyBytes)
+	freed = before - cap(req.Body()) - cap(resp.Body())
+	c.park.Store(parkReleased)
+	return freed
+}
+
+// collectAfter is how many bytes of body buffers the sweepers let go of before they have the
+// garbage collector run and give the free memory back to the system (debug.FreeOSMemory): a
+// process that has gone quiet (its clients idle) allocates nothing that would start a
+// collection, and the runtime's own, every two minutes, returns free memory slowly: 200 MiB let
+// go of stayed resident for minutes.
+const collectAfter = 64 << 20
+
+var (
+	freedBytes atomic.Int64 // let go of since the last collection the sweepers started
+	collecting atomic.Bool
+)
+
+// noteFreed counts n bytes of body buffers let go of, and starts a collection once
+// collectAfter are, unless one runs already.
+func noteFreed(n int) {
+	if freedBytes.Add(int64(n)) < collectAfter || !collecting.CompareAndSwap(false, true) {
+		return
+	}
+	freedBytes.Store(0)
+	go func() {
+		defer collecting.Store(false)
+		debug.FreeOSMemory()
+	}()
+}
+
+// unpark ends the park of a read for the next request, once a release the sweeper began in the
+// meantime is over.
+func (c *idleConn) unpark() {
+	if c.park.CompareAndSwap(parkBlocked, parkNone) {
+		return
+	}
+	for c.park.Load() != parkReleased {
+		runtime.Gosched() // a few field writes
+	}
+	c.park.Store(parkNone)
+}
+
 // IdleConnState is the fasthttp ConnState hook that marks the connections of an IdleListener
 // active or idle; other connections are left alone. It runs on the connection's goroutine, as
 // its reads do.
@@ -523,6 +637,7 @@ func IdleConnState(c net.Conn, st fasthttp.ConnState) {
 	}
 	switch st {
 	case fasthttp.StateActive:
+		ic.waiting = false
 		// A request pipelined behind the last one was read with it: it begins now.
 		if ic.started && ic.since.Load() != 0 {
 			ic.since.Store(0)
@@ -532,6 +647,7 @@ func IdleConnState(c net.Conn, st fasthttp.ConnState) {
 		ic.reading.Store(0)
 		ic.since.Store(ic.l.tick.Load())
 		ic.next = true
+		ic.waiting = true
 		if ic.l.draining.Load() {
 			// The listener is shutting down: a connection that has answered is closed here,
 			// before fasthttp reads what the client sends next. Waiting for Shutdown to see it
@@ -563,6 +679,9 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		ic := trackedConn(ctx.Conn())
 		if ic != nil {
+			if ic.ctx != ctx { // the same for each of the connection's requests
+				ic.ctx = ctx
+			}
 			ic.since.Store(0) // a pipelined request may begin without a read or a state change
 			if !ctx.Request.IsBodyStream() {
 				ic.reading.Store(0)
