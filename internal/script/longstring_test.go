@@ -62,6 +62,8 @@ func TestLongStringLoopsAgreeWithNode(t *testing.T) {
 		{`JSON.stringify('ab\ncd'.split(/^/m))`, `["ab\n","cd"]`},
 		{`JSON.stringify('abc'.split(/z/))`, `["abc"]`},
 		{`JSON.stringify('a,b'.split(/,/y))`, `["a","b"]`},
+		// a script that replaced the globals the loops use
+		{`(function () { const R = RegExp, M = Math; RegExp = function () {}; Math = {}; try { return 'a,b'.split(R(',')).join('|') + 'aXa'.replaceAll('X', 'y') + 'aXa'.replace(R('X', 'g'), 'z'); } finally { RegExp = R; Math = M; } })()`, "a|bayaaza"},
 		{`(function () { class R extends RegExp {}; return 'aXbX'.replace(new R('X', 'g'), '-'); })()`, `a-b-`},
 		{`(function () { const r = /X/g; let n = 0; r.exec = function (s) { n += 1; return RegExp.prototype.exec.call(this, s); }; return 'aXbX'.replace(r, '-') + n; })()`, `a-b-3`},
 	} {

@@ -204,14 +204,15 @@ const expand = function (p, a, k, groups, total) {
 // ([...s.matchAll(re)], a Go loop) goes one match a step. Shorter strings are answered by goja
 // as before.
 const longString = native.longString > 0 ? native.longString : Math.max(1 << 12, Math.min(1 << 20, Math.floor(maxBytes / 256)));
-const RegExpProto = RegExp.prototype, getProto = Object.getPrototypeOf, hasOwn = Object.prototype.hasOwnProperty;
+const RegExpCtor = RegExp, RegExpProto = RegExp.prototype, getProto = Object.getPrototypeOf, hasOwn = Object.prototype.hasOwnProperty;
+const mathMax = Math.max, mathMin = Math.min; // as the prelude found them: a script may replace the globals
 const regexpExec = RegExpProto.exec, symReplace = Symbol.replace, symMatch = Symbol.match, symSplit = Symbol.split;
 const regexpReplace = RegExpProto[symReplace], regexpMatch = RegExpProto[symMatch], regexpSplit = RegExpProto[symSplit];
 // goLoops tells whether re is a RegExp whose method sym goja runs as one Go loop (RegExp's own,
 // its exec not replaced), which the loops here stand for.
 const goLoops = function (re, sym, orig) {
-    return re instanceof RegExp && getProto(re) === RegExpProto && RegExpProto.exec === regexpExec && RegExpProto[sym] === orig &&
-        !hasOwn.call(re, 'exec') && !hasOwn.call(re, sym) && re.constructor === RegExp;
+    return re instanceof RegExpCtor && getProto(re) === RegExpProto && RegExpProto.exec === regexpExec && RegExpProto[sym] === orig &&
+        !hasOwn.call(re, 'exec') && !hasOwn.call(re, sym) && re.constructor === RegExpCtor;
 };
 // advance is the index after i in s (a code point's with the u flag, else a code unit's).
 const advance = function (s, i, unicode) {
@@ -227,7 +228,7 @@ const replaceLoop = function (s, pattern, replacement) {
     const fn = typeof replacement === 'function';
     if (!fn) { replacement = String(replacement); }
     const plain = !fn && replacement.indexOf('$') < 0, pieces = [], done = [], str = typeof pattern === 'string';
-    const unicode = !str && pattern.unicode, step = str ? Math.max(1, pattern.length) : 0, size = s.length;
+    const unicode = !str && pattern.unicode, step = str ? mathMax(1, pattern.length) : 0, size = s.length;
     let last = 0, total = size, parts, m, v, pos = str ? s.indexOf(pattern) : 0;
     if (!str) { pattern.lastIndex = 0; }
     for (;;) {
@@ -291,14 +292,14 @@ const splitLoop = function (s, re, limit) {
     const lim = limit === undefined ? 4294967295 : limit >>> 0, out = [];
     if (lim === 0) { return out; }
     const flags = String(re.flags);
-    const r = new RegExp(re, flags.replace('y', '').replace('g', '') + 'g'), size = s.length;
+    const r = new RegExpCtor(re, flags.replace('y', '').replace('g', '') + 'g'), size = s.length;
     let p = 0, q = 0;
     while (q < size) {
         r.lastIndex = q;
         const m = apply(regexpExec, r, [s]);
         if (m === null || m.index >= size) { break; }
         q = m.index;
-        const e = Math.min(r.lastIndex, size);
+        const e = mathMin(r.lastIndex, size);
         if (e === p) { q = advance(s, q, r.unicode); continue; }
         out[out.length] = s.slice(p, q);
         if (out.length === lim) { return out; }
