@@ -57,18 +57,22 @@ type Options struct {
 	// global RegExp's replace, match and split go from match to match in the prelude), so that
 	// tests compare those loops with goja's own on short strings.
 	longString int64
+	// chunkElements, when positive, stands for the guards' chunkElements (the length past which
+	// Array.from and fill go a piece at a time), so that tests reach it with small arrays.
+	chunkElements int64
 }
 
 // Engine compiles and caches scripts and creates Scopes. It is safe for concurrent use.
 type Engine struct {
-	timeout    time.Duration
-	logger     *slog.Logger
-	env        map[string]string
-	programs   sync.Map // source text → *program
-	nprogs     atomic.Int64
-	memLimit   int64 // see Options.MemoryLimit; 0 = none
-	maxString  int64 // see Options.maxString; 0 = V8's
-	longString int64 // see Options.longString; 0 = the prelude's
+	timeout       time.Duration
+	logger        *slog.Logger
+	env           map[string]string
+	programs      sync.Map // source text → *program
+	nprogs        atomic.Int64
+	memLimit      int64 // see Options.MemoryLimit; 0 = none
+	maxString     int64 // see Options.maxString; 0 = V8's
+	longString    int64 // see Options.longString; 0 = the prelude's
+	chunkElements int64 // see Options.chunkElements; 0 = the guards'
 
 	// prelude is compiled when the first runtime is made (see preludeProgram), not by New: a
 	// mockd whose stubs run no script does not pay for it (about 450 KiB resident at start).
@@ -139,7 +143,7 @@ func (p *program) eorFn(source string) *eorFn {
 
 // New returns an Engine.
 func New(opts Options) *Engine {
-	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env, memLimit: opts.MemoryLimit, maxString: opts.maxString, longString: opts.longString}
+	e := &Engine{timeout: opts.Timeout, logger: opts.Logger, env: opts.Env, memLimit: opts.MemoryLimit, maxString: opts.maxString, longString: opts.longString, chunkElements: opts.chunkElements}
 	if e.timeout <= 0 {
 		e.timeout = DefaultTimeout
 	}

@@ -220,6 +220,37 @@ guardMethod(TypedArray, 'from', function (o, args) { return lengthOf(args[0]); }
 guardMethod(Function.prototype, 'apply', secondLength);
 guardMethod(Reflect, 'apply', function (o, args) { return lengthOf(args[2]); });
 guardMethod(Reflect, 'construct', secondLength);
+// Array.from of an array-like (no iterator) and fill of an array go through it in one Go loop,
+// bounded by maxElements only: Array.from({length: 15 << 20}) took an inject 45 s and 1 GB, and
+// new Array(15 << 20).fill(x) 12 s and 830 MB, under the 5 s / 256 MiB defaults. Past
+// chunkElements elements Array.from goes an element at a time here, and fill a chunk at a time,
+// between which the limits apply.
+const chunkElements = native.chunkElements > 0 ? native.chunkElements : 1 << 20, arrayFrom = Array.from, arrayFill = Array.prototype.fill, toInt = Math.trunc;
+method(Array, 'from', { from(items, mapFn, thisArg) {
+    if (this !== Array || items === null || items === undefined || typeof items === 'string' || typeof items[Symbol.iterator] === 'function') {
+        return apply(arrayFrom, this, arguments);
+    }
+    if (mapFn !== undefined && typeof mapFn !== 'function') { return apply(arrayFrom, this, arguments); } // goja's TypeError
+    const o = Object(items), n = lengthOf(o);
+    if (!(n > chunkElements)) { return apply(arrayFrom, this, [o, mapFn, thisArg]); }
+    if (n > maxElements) { tooLong(n); }
+    const out = [];
+    for (let k = 0; k < n; k += 1) { out[k] = mapFn === undefined ? o[k] : apply(mapFn, thisArg, [o[k], k]); }
+    return out;
+} }.from);
+Object.defineProperty(Array.from, 'length', { value: 1, configurable: true });
+method(Array.prototype, 'fill', { fill(value, start, end) {
+    const o = Object(this), n = lengthOf(o);
+    if (!(n > chunkElements) || !isArray(o)) { return apply(arrayFill, this, arguments); }
+    const rel = function (v, dflt) {
+        const i = v === undefined ? dflt : toInt(Number(v)) || 0;
+        return i < 0 ? Math.max(n + i, 0) : Math.min(i, n);
+    };
+    const to = rel(end, n);
+    for (let k = rel(start, 0); k < to; k += chunkElements) { apply(arrayFill, o, [value, k, Math.min(to, k + chunkElements)]); }
+    return o;
+} }.fill);
+Object.defineProperty(Array.prototype.fill, 'length', { value: 1, configurable: true });
 guardMethod(strProto, 'split', function (o, args) {
     // one piece a character at most, or one a separator (counted in Go) and one more
     if (args[1] !== undefined || args[0] === undefined || args[0] === null) { return 0; }

@@ -168,6 +168,9 @@ func (e *Engine) newRuntime(log *slog.Logger) *runtime {
 	if e.longString > 0 {
 		_ = native.Set("longString", e.longString)
 	}
+	if e.chunkElements > 0 {
+		_ = native.Set("chunkElements", e.chunkElements)
+	}
 	_ = native.Set("format", func(call goja.FunctionCall) goja.Value { return vm.ToValue(formatArgs(rt, call.Arguments)) })
 	_ = native.Set("inspect", func(call goja.FunctionCall) goja.Value { return vm.ToValue(inspect(rt, call.Argument(0))) })
 	_ = native.Set("log", func(level, msg string) {
