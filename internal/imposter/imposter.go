@@ -325,34 +325,8 @@ func (s *stub) text() string {
 // appendText appends the stub as configured in its compact JSON text.
 func (s *stub) appendText(dst []byte) []byte {
 	if s.grow != nil {
-		// config.AppendJSON of the stub's definition with its responses grown, each
-		// recorded answer's text written straight into dst (see appendJSONText), not
-		// decoded nor held as a string of its own: 100,000 of them are written at once.
-		configured, compiled := s.grow.grown()
-		dst = append(dst, '{')
-		for j, m := range s.def.Members {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(config.AppendString(dst, m.Key), ':')
-			if j != s.grow.at {
-				dst = config.AppendJSON(dst, m.Value, 0)
-				continue
-			}
-			dst = append(dst, '[')
-			for i, c := range configured {
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				if c != nil {
-					dst = config.AppendJSON(dst, c, 0)
-				} else {
-					dst = compiled[i].(*pendingResponse).appendJSONText(dst)
-				}
-			}
-			dst = append(dst, ']')
-		}
-		return append(dst, '}')
+		dst, _ = s.appendGrown(dst, false, false)
+		return dst
 	}
 	if s.def != nil {
 		return config.AppendJSON(dst, s.tree(), 0)
@@ -360,15 +334,24 @@ func (s *stub) appendText(dst []byte) []byte {
 	return config.AppendUnpackedJSON(dst, s.raw)
 }
 
-// appendReplayable appends a stub a proxy grows (a recorded stub) as `replayable` shows it:
-// each response's is without its _proxyResponseTime and, with removeProxies, no proxy
-// response, the recorded answers' texts written as they are (appendText), not decoded. shown
-// is false when removeProxies leaves no response (the stub is not shown: nothing appended);
-// ok is false for another stub (nothing appended).
+// appendReplayable appends a stub a proxy grows (a recorded stub) as `replayable` shows it
+// (see appendGrown). shown is false when removeProxies leaves no response (the stub is not
+// shown: nothing appended); ok is false for another stub (nothing appended).
 func (s *stub) appendReplayable(dst []byte, removeProxies bool) (out []byte, shown, ok bool) {
 	if s.grow == nil {
 		return dst, false, false
 	}
+	out, shown = s.appendGrown(dst, true, removeProxies)
+	return out, shown, true
+}
+
+// appendGrown appends a stub a proxy grows: config.AppendJSON of its definition with its
+// responses grown, each recorded answer's text written straight into dst (see
+// pendingResponse.appendText), not decoded nor held as a string of its own: 100,000 of them are
+// written at once. With replayable, as `replayable` shows it: each response's is without its
+// _proxyResponseTime and, with removeProxies, no proxy response; shown is false (nothing
+// appended) when that leaves no response.
+func (s *stub) appendGrown(dst []byte, replayable, removeProxies bool) (out []byte, shown bool) {
 	configured, compiled := s.grow.grown()
 	mark := len(dst)
 	dst = append(dst, '{')
@@ -391,18 +374,21 @@ func (s *stub) appendReplayable(dst []byte, removeProxies bool) (out []byte, sho
 				dst = append(dst, ',')
 			}
 			n++
-			if c != nil {
+			switch {
+			case c == nil:
+				dst = compiled[i].(*pendingResponse).appendText(dst, !replayable)
+			case replayable:
 				dst = config.AppendJSON(dst, withoutProxyTime(c), 0)
-			} else {
-				dst = compiled[i].(*pendingResponse).appendText(dst, false)
+			default:
+				dst = config.AppendJSON(dst, c, 0)
 			}
 		}
 		if n == 0 && removeProxies {
-			return dst[:mark], false, true
+			return dst[:mark], false
 		}
 		dst = append(dst, ']')
 	}
-	return append(dst, '}'), true, true
+	return append(dst, '}'), true
 }
 
 // withoutProxyTime is response r with its is's _proxyResponseTime removed, as `replayable`

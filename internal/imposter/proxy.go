@@ -590,12 +590,7 @@ func (p *pendingResponse) jsonText() string {
 	if !p.kept.Ok() {
 		return p.text
 	}
-	return string(p.appendJSONText(nil))
-}
-
-// appendJSONText appends the response's compact JSON text (jsonText) to dst.
-func (p *pendingResponse) appendJSONText(dst []byte) []byte {
-	return p.appendText(dst, true)
+	return string(p.appendText(nil, true))
 }
 
 // appendText appends the response's compact JSON text to dst, with its is's
