@@ -76,10 +76,11 @@ type API struct {
 	opts      Options
 	reg       *imposter.Registry
 	log       *slog.Logger
-	changeMu  sync.Mutex // one change at a time, each saved before the next
-	unsaved   bool       // the last save to the node's own store failed (under changeMu)
-	closing   bool       // the process is shutting down: changes are refused (under changeMu)
-	saves     bool       // changes are saved: the store is not the in-memory one (see New)
+	changeMu  sync.Mutex         // one change at a time, each saved before the next
+	unsaved   bool               // the last save to the node's own store failed (under changeMu)
+	saved     map[int]stubsState // the imposters as the node's own store last took them (under changeMu)
+	closing   bool               // the process is shutting down: changes are refused (under changeMu)
+	saves     bool               // changes are saved: the store is not the in-memory one (see New)
 	listed    atomic.Pointer[renderedList]
 	rendered  renderings
 	created   atomic.Pointer[createdEcho] // the answer to the last POST /imposters

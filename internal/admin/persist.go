@@ -134,9 +134,41 @@ func (a *API) saveLocked(ctx context.Context, ch store.Change) error {
 	if a.unsaved {
 		ch = a.everything()
 	}
+	now := a.snapshot()
+	ch = a.withRecorded(ch, now)
 	_, err := a.opts.Store.Save(ctx, ch)
 	a.unsaved = err != nil
+	if err == nil {
+		a.saved = now
+	}
 	return err
+}
+
+// withRecorded adds to ch the running imposters whose stubs changed since the store last took
+// them (now against a.saved) without a change of their own: a proxy records its answers into
+// its imposter's stubs between changes, and a change's diff, taken from the imposters as the
+// change began, does not see them (a recording on one imposter was never saved when another
+// imposter changed next). changeMu is held.
+func (a *API) withRecorded(ch store.Change, now map[int]stubsState) store.Change {
+	if ch.Replace || a.saved == nil {
+		return ch
+	}
+	var put map[int]bool
+	for port, s := range now {
+		if a.saved[port] == s {
+			continue
+		}
+		if put == nil {
+			put = make(map[int]bool, len(ch.Put))
+			for _, im := range ch.Put {
+				put[im.Port] = true
+			}
+		}
+		if !put[port] {
+			ch.Put = append(ch.Put, StoredImposter(s.im))
+		}
+	}
+	return ch
 }
 
 // Change runs change, a change of the running imposters made outside the API (a config file

@@ -452,3 +452,67 @@ func TestSIGTERMDuringAPutKeepsOneState(t *testing.T) {
 		s.exitCode(time.Minute)
 	}
 }
+
+// TestDatadirSavesRecordingsWithTheNextChange: what a proxy records is saved in --datadir with
+// the next acknowledged change, whichever imposter it changes (README). The change's diff was
+// taken from the imposters as that change began, so a recording made before it on another
+// imposter was never seen as changed, and a restart lost it.
+func TestDatadirSavesRecordingsWithTheNextChange(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, "--datadir", dir)
+	origin, proxied, other := listenFree(t), listenFree(t), listenFree(t)
+	for _, imp := range []string{
+		fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"from the origin"}}]}]}`, origin),
+		fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"proxy":{"to":"http://127.0.0.1:%d","mode":"proxyAlways","predicateGenerators":[{"matches":{"path":true}}]}}]}]}`, proxied, origin),
+	} {
+		if code, _, body := do(t, "POST", s.Admin+"/imposters", imp); code != 201 {
+			t.Fatalf("POST: %d %s", code, body)
+		}
+	}
+	if code, _, body := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/recorded", proxied), ""); code != 200 || body != "from the origin" {
+		t.Fatalf("proxied request: %d %q", code, body)
+	}
+	// The next change is another imposter's.
+	if code, _, body := do(t, "POST", s.Admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, other)); code != 201 {
+		t.Fatalf("POST: %d %s", code, body)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "imposters.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved struct {
+		Imposters []struct {
+			Port  int `json:"port"`
+			Stubs []struct {
+				Responses []struct {
+					Is *struct {
+						Body string `json:"body"`
+					} `json:"is"`
+				} `json:"responses"`
+			} `json:"stubs"`
+		} `json:"imposters"`
+	}
+	if err := json.Unmarshal(raw, &saved); err != nil {
+		t.Fatalf("imposters.json: %v\n%s", err, raw)
+	}
+	ports, recorded := map[int]bool{}, false
+	for _, im := range saved.Imposters {
+		ports[im.Port] = true
+		if im.Port != proxied {
+			continue
+		}
+		for _, st := range im.Stubs {
+			for _, r := range st.Responses {
+				if r.Is != nil && r.Is.Body == "from the origin" {
+					recorded = true
+				}
+			}
+		}
+	}
+	if !ports[origin] || !ports[proxied] || !ports[other] {
+		t.Fatalf("imposters.json holds ports %v, want %d, %d and %d", ports, origin, proxied, other)
+	}
+	if !recorded {
+		t.Errorf("imposters.json does not hold the answer imposter %d recorded before the next change:\n%s", proxied, raw)
+	}
+}
