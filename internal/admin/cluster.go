@@ -227,7 +227,7 @@ func (a *API) apply(s store.Stored) error {
 	if err := a.reg.Put(im); err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) && ce.Code == "EADDRINUSE" {
-			return fmt.Errorf("cannot start imposter %d from the store: %v", s.Port, err)
+			return fmt.Errorf("cannot start imposter %d from the store: %w", s.Port, err)
 		}
 		a.log.Error(fmt.Sprintf("cannot start imposter %d from the store: %v", s.Port, err))
 	}

@@ -17,7 +17,7 @@ const MsgPredicateGenerator = "invalid predicateGenerator injection"
 // an array, is a *config.Error with code "invalid injection".
 func (s *Scope) PredicateGenerator(source string, req *config.Object) ([]any, error) {
 	rt := s.enter(source, kindGenerator)
-	defer s.leave(rt)
+	defer s.leaveStateless(rt)
 	src := "(" + source + ")(config);"
 	fn, err := s.function(rt, source)
 	if err != nil {

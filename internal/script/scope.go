@@ -298,7 +298,7 @@ func (s *Scope) decorateJS(ctx context.Context, source string, r *request.Reques
 // number of milliseconds (NaN when it is not a number).
 func (s *Scope) Wait(source string) (float64, error) {
 	rt := s.enter(source, kindWait)
-	defer s.leave(rt)
+	defer s.leaveStateless(rt)
 	fn, err := s.function(rt, source)
 	if err != nil {
 		return 0, injectionError(MsgWait, source, err)
@@ -676,7 +676,7 @@ func (r rejected) Error() string {
 // *config.Error with code "invalid injection"; Mountebank then treats the data as incomplete.
 func (s *Scope) EndOfRequest(source string, data []byte, binary bool) (bool, error) {
 	rt := s.enter(source, kindEndOfRequest)
-	defer s.leave(rt)
+	defer s.leaveStateless(rt)
 	src := "(" + source + ")(requestData, logger)"
 	fn, err := s.function(rt, source)
 	if err != nil {

@@ -51,6 +51,10 @@ func hasState(kind callKind) bool {
 	return kind == kindPredicate || kind == kindResponse || kind == kindDecorate
 }
 
+// leaveStateless is leave for a call of a kind that sees no script state (hasState is false):
+// it takes no lock of a shared state, so leave has no error to give it.
+func (s *Scope) leaveStateless(rt *runtime) { _ = s.leave(rt) }
+
 // loadShared takes the shared state's lock and loads the state into rt; s.mu is held. On
 // failure rt keeps this node's state.
 func (s *Scope) loadShared(rt *runtime) {
