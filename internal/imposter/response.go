@@ -1,14 +1,12 @@
 package imposter
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
@@ -87,27 +85,9 @@ func markHeaders(hs, like []header) {
 	}
 }
 
-// isASCII reports whether s has no byte past ASCII, eight bytes at a time (the last eight
-// overlapping the words before them): a proxied answer's header values are checked on every
-// answer, and a byte at a time was ~340 instructions of a proxyAlways request.
-func isASCII(s string) bool {
-	const hi = 0x8080808080808080
-	if len(s) < 8 {
-		for i := 0; i < len(s); i++ {
-			if s[i] >= 0x80 {
-				return false
-			}
-		}
-		return true
-	}
-	word := func(i int) uint64 { return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8)) }
-	for i := 0; i+8 < len(s); i += 8 {
-		if word(i)&hi != 0 {
-			return false
-		}
-	}
-	return word(len(s)-8)&hi == 0
-}
+// isASCII reports whether s has no byte past ASCII (jsvalue.ASCII): a proxied answer's header
+// values are checked on every answer.
+func isASCII(s string) bool { return jsvalue.ASCII(s) }
 
 func hasLineBreak(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -433,25 +434,9 @@ func trimOWS(b []byte) []byte {
 	return b
 }
 
-// asciiBytes reports whether b has no byte past ASCII, eight bytes at a time (the last eight
-// overlapping the words before them): every header name and value of a request is checked.
-func asciiBytes(b []byte) bool {
-	const hi = 0x8080808080808080
-	if len(b) < 8 {
-		for _, c := range b {
-			if c >= 0x80 {
-				return false
-			}
-		}
-		return true
-	}
-	for i := 0; i+8 < len(b); i += 8 {
-		if binary.LittleEndian.Uint64(b[i:])&hi != 0 {
-			return false
-		}
-	}
-	return binary.LittleEndian.Uint64(b[len(b)-8:])&hi == 0
-}
+// asciiBytes reports whether b has no byte past ASCII (jsvalue.ASCII): every header name and
+// value of a request is checked.
+func asciiBytes(b []byte) bool { return jsvalue.ASCII(unsafe.String(unsafe.SliceData(b), len(b))) }
 
 // latin1 copies b into the arena as a string, reading each byte as one latin1 character
 // as node does for header values.
