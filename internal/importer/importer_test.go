@@ -88,6 +88,10 @@ components:
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("stubs\n got: %s\nwant: %s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// A request the document does not describe: 404, as Prism answers it.
+	if imp := string(config.MarshalJSON(res.Config, 0)); !strings.Contains(imp, `"defaultResponse":{"statusCode":404}`) {
+		t.Errorf("imposter without a 404 defaultResponse: %s", imp)
+	}
 }
 
 func TestOpenAPIRejectsOtherDocuments(t *testing.T) {

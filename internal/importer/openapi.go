@@ -83,7 +83,11 @@ func OpenAPI(file string, opts OpenAPIOptions) (*Result, error) {
 		}
 		res.Notes = append(res.Notes, Note{File: f, Line: n.line, Message: n.msg})
 	}
-	res.Config = imposterConfig(opts.Port, name, nil, stubs)
+	// A request the document does not describe (another path, or a method its path lacks) is
+	// answered 404, as Prism and WireMock answer one: Mountebank's default, 200 with no body,
+	// would let a client's call to an endpoint the API does not have pass its test. Every stub's
+	// is names its status, which the default would otherwise fill in.
+	res.Config = imposterConfig(opts.Port, name, config.NewObject("statusCode", 404.0), stubs)
 	res.Stubs = len(stubs)
 	res.sortNotes()
 	return res, nil

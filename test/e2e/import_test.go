@@ -64,6 +64,10 @@ func TestImportOpenAPIPetstore(t *testing.T) {
 		{"POST", "/pet", "", nil, 400, "request body is required"},
 		{"POST", "/pet", `{"id": 1, "name": "rex", "photoUrls": []}`, nil, 200, `"id": 10`},
 		{"DELETE", "/pet/10", "", nil, 200, ""},
+		// What the document does not describe: 404, as Prism and WireMock answer (Mountebank's
+		// default is 200).
+		{"GET", "/no/such/path", "", nil, 404, ""},
+		{"PATCH", "/pet/10", "", nil, 404, ""},
 	}
 	for _, c := range cases {
 		status, hdr, body := do(t, c.method, base+c.path, c.body, c.headers...)
