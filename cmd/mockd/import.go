@@ -47,8 +47,9 @@ func newImportOpenAPICmd() *cobra.Command {
 		Long: "openapi writes one imposter with a stub per operation and response. The first 2xx response\n" +
 			"answers by default; the others answer requests that send `Prefer: code=NNN`. Bodies are the\n" +
 			"documented examples, or values built from the schema. --validate adds stubs that answer 400\n" +
-			"to requests violating the parameters or JSON request body. What cannot be carried over is\n" +
-			"listed on standard error with its place in the document.",
+			"to requests violating the parameters or JSON request body. A request the document does not\n" +
+			"describe is answered 404. What cannot be carried over is listed on standard error with its\n" +
+			"place in the document.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Port = f.port
