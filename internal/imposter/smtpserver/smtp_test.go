@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,7 +164,7 @@ func TestDetectMimeType(t *testing.T) {
 // refused with 452 and the session goes on: RSET, or the next message, starts again.
 func TestSMTPRecipientsAreBounded(t *testing.T) {
 	s := newTestSMTP(t)
-	s.maxSize = 25 // two addresses of 11 bytes
+	s.maxSize = 2*(11+rcptCost) + 3 // two addresses of 11 bytes
 	in := "HELO me\r\nMAIL FROM:<a@b.c>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\n" +
 		"DATA\r\nSubject: s\r\n\r\nx\r\n.\r\nMAIL FROM:<a@b.c>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\nRSET\r\n" +
 		"MAIL FROM:<a@b.c>\r\nRCPT TO:<1234567@y.z>\r\nRCPT TO:<1234567@y.z>\r\nQUIT\r\n"
@@ -180,6 +182,60 @@ func TestSMTPRecipientsAreBounded(t *testing.T) {
 		t.Errorf("envelopeTo = %s, want the two recipients accepted", got)
 	}
 }
+
+// TestSMTPRecipientsCostWhatTheyKeep: a recipient counts against --max-body with what keeping
+// it costs, not its address's bytes alone: recipients of one byte (`RCPT TO:<a>`) took 75
+// bytes each, so the 64 MiB default let 64 million take 4.8 GB. And it keeps its address, not
+// the command line the address is in, which may go on for 64 KiB past it: 2,000 recipients of
+// 60 KB lines took 120 MB, counted as 2,000 bytes.
+func TestSMTPRecipientsCostWhatTheyKeep(t *testing.T) {
+	t.Run("one-byte addresses", func(t *testing.T) {
+		s := newTestSMTP(t)
+		s.maxSize = 4096
+		in := "HELO me\r\nMAIL FROM:<a@b.c>\r\n" + strings.Repeat("RCPT TO:<a>\r\n", 1000) + "QUIT\r\n"
+		got := converse(s, in)
+		want := 4096 / (1 + rcptCost)
+		if n := strings.Count(got, "250 Accepted\r\n") - 1; n != want { // one is MAIL's
+			t.Errorf("%d recipients accepted under a 4096-byte --max-body, want %d", n, want)
+		}
+		if n := strings.Count(got, "452 Error: too many recipients\r\n"); n != 1000-want {
+			t.Errorf("%d recipients refused, want %d", n, 1000-want)
+		}
+	})
+	t.Run("long lines", func(t *testing.T) {
+		s := newTestSMTP(t)
+		const n, pad = 200, 60000
+		line := "RCPT TO:<r@x> " + strings.Repeat("x", pad) + "\r\n"
+		in := "HELO me\r\nMAIL FROM:<a@b.c> " + strings.Repeat("y", pad) + "\r\n" + strings.Repeat(line, n)
+		var before, held runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var accepted int
+		var out bytes.Buffer
+		ss := &smtpSession{srv: s, ip: "127.0.0.1", w: bufio.NewWriter(&out)}
+		// At the end of the input the session waits for its next command, holding the
+		// recipients: the heap is measured then.
+		ss.r = bufio.NewReader(io.MultiReader(strings.NewReader(in), readerFunc(func([]byte) (int, error) {
+			runtime.GC()
+			runtime.ReadMemStats(&held)
+			accepted = len(ss.rcptTo)
+			return 0, io.EOF
+		})))
+		ss.run()
+		runtime.KeepAlive(in) // in the heap both times
+		if accepted != n {
+			t.Fatalf("%d recipients held, want %d", accepted, n)
+		}
+		// The lines are 12 MB; what their recipients keep is a few KB.
+		if grew := int64(held.HeapAlloc) - int64(before.HeapAlloc); grew > 1<<20 {
+			t.Errorf("the heap grew by %d bytes for %d recipients of %d-byte lines, want the addresses alone kept", grew, n, len(line))
+		}
+	})
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(b []byte) (int, error) { return f(b) }
 
 // TestSMTPDataBounds: DATA lines are bounded by the message's size (--max-body), not by the
 // command line limit (a 100 KiB line ended the session, where smtp-server takes it); a message
