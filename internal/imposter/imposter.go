@@ -757,8 +757,12 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	if def.Protocol == "tcp" {
 		im.tcpDefault = tcpDefaultOf(def.DefaultResponse, im.Binary())
 	}
-	im.defaults = defaultsOf(def.DefaultResponse)
-	im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), im.defaults)
+	if def.DefaultResponse == nil {
+		im.defaults, im.defaultResp = noDefaults, noDefaultResp()
+	} else {
+		im.defaults = defaultsOf(def.DefaultResponse)
+		im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), im.defaults)
+	}
 	im.journal.init(opts.JournalSize, opts.JournalBytes)
 	stubs, err := im.newStubs(def.Stubs)
 	if err != nil {
@@ -1192,14 +1196,15 @@ func (im *Imposter) Start() error {
 	// (see netconn).
 	addr := ln.Addr().(*net.TCPAddr)
 	im.port = addr.Port
-	im.setLog(im.opts.Logger.With("imposter", im.scope()))
+	label := im.scopeLabel()
+	im.setLog(im.opts.Logger.With("imposter", label[1:len(label)-2]))
 	im.ln = netconn.NewRetryListener(ln, im.log)
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port
 	if im.js != nil {
 		im.js.SetLogger(im.log) // scripts log under the imposter's scope, as in Mountebank
 	}
-	im.metrics = im.opts.Metrics.ForImposter("[" + im.scope() + "] ")
+	im.metrics = im.opts.Metrics.ForImposter(label)
 	if im.opts.Shared != nil {
 		im.shared = im.opts.Shared.Imposter(im.ID()) // the ID is final now (see Adopt)
 		im.shareScriptState()
@@ -1318,12 +1323,21 @@ func (im *Imposter) startServing() {
 	}()
 }
 
-func (im *Imposter) scope() string {
-	s := im.def.Protocol + ":" + strconv.Itoa(im.port)
+// scopeLabel is the imposter's scope in brackets, a space after ("[http:4545 name] "): the
+// label of its metrics, whose inside (the scope, "http:4545 name") its log lines name. One
+// string for both: a client suite starts an imposter per test, and the scope's pieces were
+// put together three times.
+func (im *Imposter) scopeLabel() string {
+	var buf [64]byte
+	b := append(buf[:0], '[')
+	b = append(b, im.def.Protocol...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(im.port), 10)
 	if im.def.Name != "" {
-		s += " " + im.def.Name
+		b = append(b, ' ')
+		b = append(b, im.def.Name...)
 	}
-	return s
+	return string(append(b, "] "...))
 }
 
 // Stop stops accepting, lets requests in flight finish until ctx ends, then closes every

@@ -35,15 +35,20 @@ type Registry struct {
 }
 
 // Listing is the running imposters ordered by port at one moment. A new Listing replaces it on
-// every change, so comparing two Listings tells whether the set changed; it is never modified.
+// every change, so comparing two Listings tells whether the set changed (every empty one is
+// noImposters); it is never modified.
 type Listing struct {
 	Imposters []*Imposter
 }
 
+// noImposters is the listing of every registry without imposters (never changed, as no
+// listing is).
+var noImposters Listing
+
 // NewRegistry returns an empty registry whose imposters use opts.
 func NewRegistry(opts Options) *Registry {
 	r := &Registry{opts: opts, byPort: map[int]*Imposter{}, starting: map[*Imposter]int{}}
-	r.listing.Store(&Listing{})
+	r.listing.Store(&noImposters)
 	r.hardStop, r.stopNow = context.WithCancel(context.Background())
 	return r
 }
@@ -68,6 +73,10 @@ func (r *Registry) Listing() *Listing { return r.listing.Load() }
 
 // relist replaces the listing after a change of byPort; r.mu must be held for writing.
 func (r *Registry) relist() {
+	if len(r.byPort) == 0 {
+		r.listing.Store(&noImposters) // a client suite's DELETE of its one imposter: no allocation
+		return
+	}
 	list := make([]*Imposter, 0, len(r.byPort))
 	for _, im := range r.byPort {
 		list = append(list, im)

@@ -341,6 +341,16 @@ type defaults struct {
 	statusCode, headers, body, mode config.Value
 }
 
+// noDefaults are the defaults of every imposter without a defaultResponse (defaultsOf(nil)), and
+// noDefaultResp its default response (an empty is): neither is ever changed, so they are made
+// once rather than for each imposter a client suite creates.
+var (
+	noDefaults    = defaultsOf(nil)
+	noDefaultResp = sync.OnceValue(func() *isResponse {
+		return newIsResponse(config.NewObject("is", &config.Object{}), noDefaults)
+	})
+)
+
 // defaultsOf reads the defaultResponse def (nil for none).
 func defaultsOf(def *config.Object) *defaults {
 	return &defaults{statusCode: get(def, "statusCode"), headers: get(def, "headers"), body: get(def, "body"), mode: get(def, "_mode")}
