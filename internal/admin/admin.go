@@ -85,6 +85,7 @@ type API struct {
 	rendered  renderings
 	created   atomic.Pointer[createdEcho] // the answer to the last POST /imposters
 	echoBuf   atomic.Pointer[[]byte]      // a buffer for the next one
+	lastBase  atomic.Pointer[string]      // the last base URL baseURL made from a Host
 	dash      *dashboard.Dashboard
 	explained explanations // the no-matches the dashboard showed
 
@@ -146,8 +147,8 @@ func (a *API) Handler(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	method := string(ctx.Method())
-	path := string(ctx.Path())
-	if a.servePage(ctx, method, path) {
+	// Only a GET or HEAD may be a page (servePage): the others' path is not copied for it.
+	if (method == fasthttp.MethodGet || method == fasthttp.MethodHead) && a.servePage(ctx, method, string(ctx.Path())) {
 		return
 	}
 	// The API's routes match as Mountebank's Express routes do, on the path as sent.
@@ -325,6 +326,14 @@ func mbMethods(path string) string {
 }
 
 func (a *API) route(ctx *fasthttp.RequestCtx, method, path string) *apiError {
+	// A client suite's POST /imposters and DELETE /imposters/:id, routed as the split below
+	// routes them, without the split's allocation.
+	if path == "/imposters" && method == "POST" {
+		return a.createImposter(ctx)
+	}
+	if id, ok := strings.CutPrefix(path, "/imposters/"); ok && method == "DELETE" && id != "" && !strings.Contains(id, "/") {
+		return a.deleteImposter(ctx, id)
+	}
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	if path == "/" {
 		parts = nil
@@ -516,6 +525,9 @@ func plainRoute(raw []byte) (string, bool) {
 		}
 		i = j + 1
 	}
+	if string(raw[:n]) == "/imposters" {
+		return "/imposters", true // POST /imposters, a client suite's every test: no copy
+	}
 	return string(raw[:n]), true
 }
 
@@ -692,11 +704,19 @@ func errorsDoc(errs []*config.Error) *config.Object {
 
 // baseURL is the scheme and host links are built from: the request's Host header, as Mountebank.
 func (a *API) baseURL(ctx *fasthttp.RequestCtx) string {
-	host := string(ctx.Request.Header.Host())
-	if host == "" {
-		host = "localhost:" + strconv.Itoa(a.opts.Port)
+	host := ctx.Request.Header.Host()
+	if len(host) == 0 {
+		return "http://localhost:" + strconv.Itoa(a.opts.Port)
 	}
-	return "http://" + host
+	// A client sends the same Host with every request (a suite's POST and DELETE of each
+	// test): the URL made for the last one serves again.
+	const scheme = "http://"
+	if p := a.lastBase.Load(); p != nil && len(*p) == len(scheme)+len(host) && (*p)[len(scheme):] == string(host) {
+		return *p
+	}
+	base := scheme + string(host)
+	a.lastBase.Store(&base)
+	return base
 }
 
 // bodyKey is the user value under which Handler keeps the parsed body.

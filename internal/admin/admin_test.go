@@ -396,3 +396,53 @@ func TestLargeBodiesLetGo(t *testing.T) {
 	}
 	a.reg.DeleteAll()
 }
+
+// TestLinksFollowTheHost: the links and Location of each answer are built from that request's
+// Host, whichever Host the request before sent (baseURL keeps the last base URL it made).
+func TestLinksFollowTheHost(t *testing.T) {
+	a, im := newTestAPI(t, Options{Port: 2525, Version: "2.9.1"})
+	port := strconv.Itoa(im.Port())
+	var created string // the port of the imposter the last POST created
+	for _, tc := range []struct {
+		method, path, host string
+	}{
+		{"GET", "/imposters/" + port, "a.test:1"},
+		{"GET", "/imposters/" + port, "a.test:1"},
+		{"GET", "/imposters/" + port, "b.test:1"}, // the same length
+		{"POST", "/imposters", "b.test:1"},
+		{"DELETE", "/imposters/", "b.test:1"}, // the one just created (its port below)
+		{"POST", "/imposters", "longer.test:2525"},
+		{"DELETE", "/imposters/", "a.test:1"},
+		{"GET", "/imposters/" + port, ""}, // no Host: localhost and the API's port
+	} {
+		path, body := tc.path, ""
+		if tc.method == "POST" {
+			body = `{"protocol":"http","stubs":[{"responses":[{"is":{"body":"x"}}]}]}`
+		}
+		if tc.method == "DELETE" {
+			path += created
+		}
+		version, host := "HTTP/1.1", "Host: "+tc.host+"\r\n"
+		base := "http://" + tc.host
+		if tc.host == "" {
+			version, host, base = "HTTP/1.0", "", "http://localhost:2525"
+		}
+		var ctx fasthttp.RequestCtx
+		raw := tc.method + " " + path + " " + version + "\r\n" + host + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+		if err := ctx.Request.Read(bufio.NewReader(strings.NewReader(raw))); err != nil {
+			t.Fatalf("%s %s: %v", tc.method, path, err)
+		}
+		a.Handler(&ctx)
+		got := string(ctx.Response.Body())
+		self := base + "/imposters/"
+		if !strings.Contains(got, `"href": "`+self) || strings.Count(got, `"href": "`) != strings.Count(got, `"href": "`+self) {
+			t.Errorf("%s %s Host %q: links not under %s: %s", tc.method, path, tc.host, self, got)
+		}
+		if loc := string(ctx.Response.Header.Peek("Location")); tc.method == "POST" {
+			var ok bool
+			if created, ok = strings.CutPrefix(loc, self); !ok {
+				t.Fatalf("%s %s Host %q: Location %q, want it under %s", tc.method, path, tc.host, loc, self)
+			}
+		}
+	}
+}

@@ -162,7 +162,8 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 // sendCreated answers the creation of im (201, its JSON, Location).
 func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	base := a.baseURL(ctx)
-	ctx.Response.Header.Set("Location", base+"/imposters/"+strconv.Itoa(im.Port()))
+	var loc [96]byte // the Location written in place: no string of its own
+	ctx.Response.Header.SetBytesV("Location", strconv.AppendInt(append(append(loc[:0], base...), "/imposters/"...), int64(im.Port()), 10))
 	opts := PrintOptions{BaseURL: base}
 	n, c := im.Revision() // before rendering: see formatted
 	stubs, reqs := im.Stubs(true), requestList(im, false)
