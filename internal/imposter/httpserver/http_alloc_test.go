@@ -68,6 +68,24 @@ func TestTemplateAllocations(t *testing.T) {
 	}
 }
 
+// TestTemplateBodyAllocations guards bench's template-body answer through the handler: the
+// stub's ~3 KB body and its three headers are written as configured, and nothing is allocated.
+func TestTemplateBodyAllocations(t *testing.T) {
+	h, ctx := newBenchHandler(t, templateBodyImposter(), impostertest.RawRequest("GET", "/catalog/5", "", ""), false)
+	serveOnce(t, h, ctx)
+	if got := string(ctx.Response.Body()); got != templateBody(5) {
+		t.Fatalf("body %s", got)
+	}
+	for name, want := range map[string]string{"Content-Type": "application/json", "Cache-Control": "no-cache", "X-Template": "5"} {
+		if got := string(ctx.Response.Header.Peek(name)); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(200, func() { serveOnce(t, h, ctx) }); n != 0 {
+		t.Errorf("%v allocations per request, want none", n)
+	}
+}
+
 // TestListeningAllocations guards what a request costs through a listening imposter (the FIFO
 // poller, the connection's reads and writes, the handler) over one keep-alive connection, the
 // client's own work included: the simple stub, inject and decorate (answered by the native

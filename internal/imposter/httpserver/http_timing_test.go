@@ -207,6 +207,7 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 		// bench's handlebars scenario: a template of a path segment, a query parameter, a header,
 		// a JSONPath of the body and the method.
 		{"handlebars", handlebarsImposter, handlebarsRequest},
+		{"template-body", templateBodyImposter(), impostertest.RawRequest("GET", "/catalog/5", "", "")},
 		{"simple", impostertest.SimpleStub, impostertest.SimpleRequest},
 		{"query-last", impostertest.StubsJSON(100, func(i int) string {
 			return fmt.Sprintf(`{"equals":{"query":{"tenant":"t%03d"}}}`, i)
@@ -227,6 +228,36 @@ func BenchmarkHTTPScenarios(b *testing.B) {
 			}
 		})
 	}
+}
+
+// templateBodyImposter is bench/'s template-body scenario: 10 stubs on method and path, each
+// answering a ~3 KB JSON document (templateBody) with three headers.
+func templateBodyImposter() string {
+	var b strings.Builder
+	b.WriteString(`{"protocol":"http","port":4545,"stubs":[`)
+	for i := range 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"predicates":[{"equals":{"method":"GET","path":"/catalog/%d"}}],"responses":[{"is":{"statusCode":200,`+
+			`"headers":{"Content-Type":"application/json","Cache-Control":"no-cache","X-Template":"%d"},"body":%q}}]}`, i, i, templateBody(i))
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// templateBody is bench/'s ~3 KB JSON document of the template-body scenario.
+func templateBody(i int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"template":%d,"generatedAt":"2024-01-01T00:00:00Z","items":[`, i)
+	for j := range 30 {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"item-%d-%d","price":%d.99,"currency":"EUR","inStock":true,"tags":["new","sale"]}`, j, i, j, j+10)
+	}
+	b.WriteString(`],"page":{"number":1,"size":30,"total":300}}`)
+	return b.String()
 }
 
 // bench's handlebars scenario: a template of a path segment, a query parameter, a header, a
