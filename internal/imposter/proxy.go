@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mockd/mockd/internal/behavior"
@@ -46,11 +47,22 @@ func stubSource(err error, def *config.Object) error {
 func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, body []byte, st *stub, r *proxyResponse) (out *wire, contained bool, err error) {
 	p := r.http
 	start := time.Now()
-	// An answer proxyAlways may keep (see keptResponse): the origin's bytes are kept too.
+	// An answer proxyAlways may keep (see keptResponse): the origin's bytes are kept too, and
+	// served as they are when they may be (see proxy.Plain and plainWire), the recorded answer
+	// then made of them only when a stub must hold its tree.
 	var raw proxy.Kept
 	var keep *proxy.Kept
+	var plain *proxy.Plain
+	var pl proxy.Plain
+	var lines [12]request.KV
 	if p.Mode == proxy.ModeAlways && st != nil && r.behaviors == nil {
 		keep = &raw
+		// --debug keeps the answer's tree (RecordMatch); added behaviors, or a protocol's
+		// program, make the recorded response one compiled as it is recorded (lazyRecord).
+		if !treesOnly.Load() && !im.opts.Debug && !p.AddWait && p.AddDecorate == nil && im.lazyProtocol() {
+			pl.Headers = lines[:0]
+			plain = &pl
+		}
 	}
 	answer, err := p.Forward(rctx, &proxy.Request{
 		Method:  req.Method,
@@ -58,6 +70,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		Headers: req.HeaderList(),
 		Body:    body,
 		Keep:    keep,
+		Plain:   plain,
 	})
 	if err != nil {
 		if p.CertErr != nil {
@@ -68,17 +81,21 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		return nil, false, err
 	}
 	elapsed := float64(time.Since(start).Milliseconds())
-	answer.Set("_proxyResponseTime", elapsed)
-	if r.behaviors != nil {
-		if answer, err = r.behaviors.Apply(rctx, req, answer, im.js); err != nil {
-			return nil, false, err
+	if answer == nil { // pl, served as it arrived
+		out = plainWire(&pl, im.defaults, r.last.Load())
+	} else {
+		answer.Set("_proxyResponseTime", elapsed)
+		if r.behaviors != nil {
+			if answer, err = r.behaviors.Apply(rctx, req, answer, im.js); err != nil {
+				return nil, false, err
+			}
 		}
+		var like []header
+		if last := r.last.Load(); last != nil {
+			like = last.headers
+		}
+		out = compileIsLike(answer, im.defaults, nil, like)
 	}
-	var like []header
-	if last := r.last.Load(); last != nil {
-		like = last.headers
-	}
-	out = compileIsLike(answer, im.defaults, nil, like)
 	r.last.Store(out)
 	// Only the answer, which Forward made of the origin's bytes, is kept (see contained).
 	contained = r.behaviors == nil && !im.opts.Debug
@@ -92,24 +109,38 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		// those fields' values, and an answer whose recorded stub is there already is appended
 		// to it without making them (nor the request's record) again.
 		cached := !all && p.Mode == proxy.ModeAlways
-		// Forward made the answer as it is kept (see cloneKept), and nothing else holds it once
-		// compiled: it is kept as it is, unless behaviors may share it with what they ran, or
-		// --debug keeps what was sent (RecordMatch), which servedInPlace must not change.
-		kept := answer
-		if r.behaviors != nil || im.opts.Debug {
-			kept = cloneKept(answer)
-		}
-		rec := config.ObjectWithRoom(1)
-		rec.Members = append(rec.Members, config.Member{Key: "is", Value: kept})
-		var extra []any
-		if t, _ := get(answer, "_proxyResponseTime").(float64); p.AddWait && t != 0 {
-			extra = append(extra, config.NewObject("wait", t))
-		}
-		if p.AddDecorate != nil {
-			extra = append(extra, config.NewObject("decorate", p.AddDecorate))
-		}
-		if len(extra) > 0 {
-			rec.Set("behaviors", extra)
+		// rec is the recorded response, made of answer (when it is nil, of the kept bytes:
+		// the tree Forward would have made).
+		var rec *config.Object
+		record := func() *config.Object {
+			if rec != nil {
+				return rec
+			}
+			if answer == nil {
+				answer = raw.Answer()
+				answer.Set("_proxyResponseTime", elapsed)
+			}
+			// Forward made the answer as it is kept (see cloneKept), and nothing else holds
+			// it once compiled: it is kept as it is, unless behaviors may share it with what
+			// they ran, or --debug keeps what was sent (RecordMatch), which servedInPlace
+			// must not change.
+			kept := answer
+			if r.behaviors != nil || im.opts.Debug {
+				kept = cloneKept(answer)
+			}
+			rec = config.ObjectWithRoom(1)
+			rec.Members = append(rec.Members, config.Member{Key: "is", Value: kept})
+			var extra []any
+			if t, _ := get(answer, "_proxyResponseTime").(float64); p.AddWait && t != 0 {
+				extra = append(extra, config.NewObject("wait", t))
+			}
+			if p.AddDecorate != nil {
+				extra = append(extra, config.NewObject("decorate", p.AddDecorate))
+			}
+			if len(extra) > 0 {
+				rec.Set("behaviors", extra)
+			}
+			return rec
 		}
 		var want []byte // the stable text of the predicates, when known
 		var key *[]byte
@@ -125,8 +156,15 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 				seen = httpRecord(req, keys, headers)
 				*key = appendGenKey((*key)[:0], seen)
 			}
-			if want = r.gen.get(*key); want != nil && im.appendRecorded(st, want, rec, out, keep) {
-				return out, contained, nil
+			if want = r.gen.get(*key); want != nil {
+				if answer == nil {
+					// Appended as its bytes alone (see keptResponse), its tree not made.
+					if im.appendKept(st, want, keptResponse(im, raw, elapsed, len(out.body))) {
+						return out, contained, nil
+					}
+				} else if im.appendRecorded(st, want, record(), out, keep) {
+					return out, contained, nil
+				}
 			}
 		}
 		switch {
@@ -146,10 +184,84 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 			want = appendStableJSON(nil, preds)
 			r.gen.put(*key, want)
 		}
-		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, want, rec, out, keep)
+		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, want, record(), out, keep)
 	}
 	return out, contained, nil
 }
+
+// treesOnly turns off serving the answers proxy.Plain describes from their bytes (plainWire):
+// tests set it to compare what proxyAlways serves and records with what it did from the
+// answers' trees (TestPlainAnswersAsTrees).
+var treesOnly atomic.Bool
+
+// plainWire is the answer compileIsLike makes of the answer Forward would have made of pl (a
+// proxy.Plain's): the lines, but a Content-Length's (made again from the body), the body as it
+// arrived, and the flags markHeaders and utf8Values set. last is the answer served before
+// (nil for none): lines equal to its (an origin mostly repeats itself, but for a Date a
+// second) are its, shared (compiled lines are never changed), and an answer equal to it is it.
+func plainWire(pl *proxy.Plain, def *defaults, last *wire) *wire {
+	var like []header
+	if last != nil {
+		like = last.headers
+	}
+	// same says the lines are like's, with the flags like's have: utf8Values clears every
+	// wide flag of a text answer's lines (its body is not empty); a binary one's are set for
+	// values past ASCII.
+	same := last != nil
+	n, hasConnection, hasLength := 0, false, false
+	for _, h := range pl.Headers {
+		switch {
+		case len(h.Name) == len("connection") && strings.EqualFold(h.Name, "connection"):
+			hasConnection = true
+		case len(h.Name) == len("content-length") && strings.EqualFold(h.Name, "content-length"):
+			hasLength = true
+			continue
+		}
+		if same && (n >= len(like) || like[n].name != h.Name || like[n].value != h.Value || like[n].wide ||
+			pl.Binary && !isASCII(h.Value)) {
+			same = false
+		}
+		n++
+	}
+	same = same && n == len(like) && hasLength
+	if same && last.compiled && last.status == int32(pl.Status) && last.statusErr == nil && !last.binaryNotText &&
+		last.hasConnection == hasConnection && last.hasContentLength == hasLength && bytes.Equal(last.body, pl.Body) {
+		return last
+	}
+	var out *wire
+	if same {
+		out = wireWithRoom(-1)
+		out.headers = like
+	} else {
+		out = wireWithRoom(n)
+		for _, h := range pl.Headers {
+			if len(h.Name) == len("content-length") && strings.EqualFold(h.Name, "content-length") {
+				continue
+			}
+			out.headers = append(out.headers, header{name: h.Name, value: h.Value})
+		}
+		markHeaders(out.headers, like)
+	}
+	out.compiled = true
+	out.status = int32(pl.Status)
+	out.hasConnection, out.hasContentLength = hasConnection, hasLength
+	out.body = pl.Body
+	if !same && hasLength {
+		mode := modeText
+		if pl.Binary {
+			mode = modeBinary
+		}
+		out.utf8Values(mode, def)
+	}
+	return out
+}
+
+// The _mode values of a proxied answer, made once (a string put in an interface is an
+// allocation).
+var (
+	modeText   config.Value = "text"
+	modeBinary config.Value = "binary"
+)
 
 // predCache keeps the stable texts of the predicates a proxy's generators made (see
 // appendStableJSON), by the generators' request fields (see appendGenKey). It is safe for
@@ -410,6 +522,39 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byt
 	}
 }
 
+// appendKept appends pending, a kept answer of the proxyAlways stub st (see keptResponse), to
+// the first stub after st whose predicates' stable text is want when that stub grows in place
+// (see growing), as appendTo does; false when there is none, or it does not grow (appendTo then
+// takes the answer's tree).
+func (im *Imposter) appendKept(st *stub, want []byte, pending *pendingResponse) bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	old := im.tbl.Load().stubs
+	index := slices.Index(old, st)
+	if index < 0 {
+		return false
+	}
+	i, _ := im.recordedAfter(old, index, want)
+	if i < 0 || old[i].grow == nil {
+		return false
+	}
+	old[i].grow.add(nil, pending)
+	im.stubRev.Add(1) // after the fact, as install counts a new table
+	im.changes.Add(1)
+	return true
+}
+
+// recordedAfter returns the index of the first stub of old after old[index] whose predicates'
+// stable text is want, with that text (im.mu held); -1 when there is none.
+func (im *Imposter) recordedAfter(old []*stub, index int, want []byte) (int, []byte) {
+	for i := index + 1; i < len(old); i++ {
+		if have := im.predText(old[i], len(old)); bytes.Equal(have, want) {
+			return i, have
+		}
+	}
+	return -1, nil
+}
+
 // appendRecorded appends resp, an answer of the proxyAlways stub st, to the first stub after
 // st whose predicates' stable text is want, as recordProxied does; false when there is none
 // (or st is no longer in the imposter): the predicates are then made and recordProxied called.
@@ -444,11 +589,7 @@ func (im *Imposter) predText(s *stub, stubs int) []byte {
 // both trees and two strings for every answer: a third of proxyAlways's allocations); each
 // stub's is written once and kept (predText).
 func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.Object, served *wire, raw *proxy.Kept) bool {
-	for i := index + 1; i < len(old); i++ {
-		have := im.predText(old[i], len(old))
-		if !bytes.Equal(have, want) {
-			continue
-		}
+	if i, have := im.recordedAfter(old, index, want); i >= 0 {
 		// Only the new response is compiled, and the predicates are unchanged, so the
 		// compiled table is kept: recording was linear in what the stub had recorded
 		// already, and proxyAlways under load slowed down with every answer.
@@ -457,7 +598,9 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 		switch {
 		case lazy && raw != nil && raw.Ok():
 			// Kept as the origin's bytes: servedInPlace is done when it is read.
-			pending = keptResponse(im, resp, *raw, len(served.body))
+			is := config.AsObject(resp.Members[0].Value)
+			t, _ := get(is, "_proxyResponseTime").(float64)
+			pending = keptResponse(im, *raw, t, len(served.body))
 		case lazy:
 			servedInPlace(resp, im.defaults, served)
 			pending = newPendingResponse(im, resp)
@@ -543,7 +686,7 @@ func roomForOne[T any](s []T) []T {
 // stub seldom answers; compiling every answer as it was recorded took the time of a second
 // answer, and kept its wire form as well as its tree.
 func (im *Imposter) lazyRecord(resp *config.Object) bool {
-	if im.def.Protocol != "http" && im.def.Protocol != "https" || im.opts.Custom[im.def.Protocol] {
+	if !im.lazyProtocol() {
 		return false
 	}
 	if len(resp.Members) != 1 || resp.Members[0].Key != "is" {
@@ -555,6 +698,12 @@ func (im *Imposter) lazyRecord(resp *config.Object) bool {
 	}
 	_, template := is.Get("template") // a decorate may have set one, which may not compile
 	return !template
+}
+
+// lazyProtocol says the imposter's recorded responses may be compiled when first read (see
+// lazyRecord): http(s), not a protocol's program.
+func (im *Imposter) lazyProtocol() bool {
+	return (im.def.Protocol == "http" || im.def.Protocol == "https") && !im.opts.Custom[im.def.Protocol]
 }
 
 // pendingResponse is a response proxyAlways recorded, compiled when its stub first answers
@@ -576,13 +725,12 @@ type pendingResponse struct {
 	r       response
 }
 
-// keptResponse returns resp, a response lazyRecord accepts whose `is` is the answer Forward
-// made of raw with its _proxyResponseTime, before servedInPlace, kept as raw: the tree is made
-// again when read (see tree). served is the length of the body served of it.
-func keptResponse(im *Imposter, resp *config.Object, raw proxy.Kept, served int) *pendingResponse {
-	is := config.AsObject(resp.Members[0].Value)
-	t, _ := get(is, "_proxyResponseTime").(float64)
-	return &pendingResponse{im: im, kept: raw, elapsed: t, served: served}
+// keptResponse returns the response whose `is` is the answer Forward made of raw, with
+// elapsed its _proxyResponseTime, before servedInPlace (a response lazyRecord accepts), kept
+// as raw: the tree is made again when read (see tree). served is the length of the body served
+// of it.
+func keptResponse(im *Imposter, raw proxy.Kept, elapsed float64, served int) *pendingResponse {
+	return &pendingResponse{im: im, kept: raw, elapsed: elapsed, served: served}
 }
 
 // jsonText returns the response's compact JSON text.

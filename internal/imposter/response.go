@@ -384,12 +384,19 @@ func compileIs(is *config.Object, def *defaults, base *wire) *wire {
 // compileIsLike is compileIs, with like, when base is nil, the header lines markHeaders
 // compares is's with (the lines of an answer like it: a proxy's answer before).
 func compileIsLike(is *config.Object, def *defaults, base *wire, like []header) *wire {
-	// The wire and its header lines in one allocation (a response's few headers; a proxied
-	// answer's are mostly four to six).
 	n := -1
 	if ho, _ := get(is, "headers").(*config.Object); ho != nil {
 		n = headerLines(ho)
 	}
+	out := wireWithRoom(n)
+	out.compile(is, def, base, nil, nil, like)
+	return out
+}
+
+// wireWithRoom returns a new wire with room for n header lines (none for n < 0): the wire and
+// its lines in one allocation (a response's few headers; a proxied answer's are mostly four to
+// six).
+func wireWithRoom(n int) *wire {
 	var out *wire
 	switch {
 	case n < 0 || n > 8:
@@ -413,7 +420,6 @@ func compileIsLike(is *config.Object, def *defaults, base *wire, like []header) 
 		}{}
 		out, p.w.headers = &p.w, p.h[:0]
 	}
-	out.compile(is, def, base, nil, nil, like)
 	return out
 }
 

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/valyala/fasthttp"
 
@@ -173,6 +174,31 @@ type Request struct {
 	// Keep, when not nil, is set to the origin's answer as it arrived when it was plain
 	// (see Kept), and left as it was otherwise.
 	Keep *Kept
+	// Plain, when not nil (with Keep), is filled when the kept answer is served as it
+	// arrived (see Plain): Forward then makes no answer of it.
+	Plain *Plain
+}
+
+// Plain is a kept answer (see Kept) whose `is`, the answer Forward makes of it, gives its own
+// bytes back when compiled: no header name repeated as it is spelled (the answer would hold
+// an array of the lines at the first one's place), and a body that is not empty (the
+// imposter's default would be served) and is binary (base64 of the bytes) or UTF-8 text that
+// cannot start JSON (a JSON body is written again, indented). The imposter serves it from
+// these fields, without that answer: building it and compiling it again took about a tenth of
+// a proxyAlways request's instructions and two of its allocations.
+type Plain struct {
+	Status int
+	// Headers are the answer's header lines in their order, as its headers object holds them:
+	// names as sent (decoded), values decoded as Latin-1 without the white space around them.
+	// Forward appends to Headers[:0]; the texts are the proxy's (interned), never changed.
+	Headers []request.KV
+	Binary  bool   // the answer's _mode is binary
+	Body    []byte // the body, in Keep's memory: read only
+}
+
+// bytes is the kept answer's body, in its memory: read only.
+func (k Kept) bytes() []byte {
+	return unsafe.Slice(unsafe.StringData(k.text[k.head:]), len(k.text)-k.head)
 }
 
 // Kept is an origin's plain answer (see plainHead) as it arrived: its head block and its body,
@@ -262,8 +288,8 @@ type Error = config.Error
 
 // Forward sends r to the origin and returns its answer as Mountebank's httpProxy records it:
 // {statusCode, headers, body, _mode}, the body parsed as JSON when it is JSON text and base64
-// for binary content. A failure is a *config.Error with code "invalid proxy", or ctx's error when
-// ctx ended the exchange.
+// for binary content; or no answer (nil, nil) when it filled r.Plain. A failure is a
+// *config.Error with code "invalid proxy", or ctx's error when ctx ended the exchange.
 func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error) {
 	if p.CertErr != nil {
 		return nil, &config.Error{Code: config.CodeInvalidProxy, Message: "Unable to connect to " + string(config.MarshalJSON(p.To, 0))}
@@ -339,6 +365,9 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 	if ex.plain {
 		if r.Keep != nil {
 			*r.Keep = keep(raw, resp.Body())
+			if r.Plain != nil && p.plain(r.Plain, resp.StatusCode(), raw, ex.lines, r.Keep.bytes(), ex.ctype, ex.cenc) {
+				return nil, nil
+			}
 		}
 		return p.answer(resp, raw, ex.lines, ex.ctype, ex.cenc), nil
 	}
@@ -513,6 +542,33 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte, lines []headerLine, 
 	p.texts.mu.Lock()
 	defer p.texts.mu.Unlock()
 	return buildAnswer(&p.texts, resp.StatusCode(), resp.Body(), resp, raw, lines, ctype, cenc)
+}
+
+// plain fills out with the plain answer of status, head block raw (its header lines at
+// lines) and body, whose Content-Type and Content-Encoding values are ctype and cenc, when it is
+// served as it arrived (see Plain); false when it is not (out's fields are then any).
+// The values are the interner's, as answer's are.
+func (p *Proxy) plain(out *Plain, status int, raw []byte, lines []headerLine, body, ctype, cenc []byte) bool {
+	out.Binary = IsBinary(string(cenc), string(ctype))
+	if len(body) == 0 || !out.Binary && (request.MaybeJSON(string(body)) || !jsvalue.Valid(body)) {
+		return false
+	}
+	out.Status, out.Body = status, body
+	p.texts.mu.Lock()
+	defer p.texts.mu.Unlock()
+	hs := out.Headers[:0]
+	for i, l := range lines {
+		name := headerName(raw[l.name:l.colon])
+		for _, h := range hs {
+			if h.Name == name {
+				return false
+			}
+		}
+		v, _ := p.texts.latin1At(i, raw[l.value:l.valueEnd]).(string) // always a string
+		hs = append(hs, request.KV{Name: name, Value: v})
+	}
+	out.Headers = hs
+	return true
 }
 
 // buildAnswer is answer of an answer of status and body, its texts interned in in (with its
