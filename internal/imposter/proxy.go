@@ -54,13 +54,21 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	var keep *proxy.Kept
 	var plain *proxy.Plain
 	var pl proxy.Plain
-	var lines [12]request.KV
 	if p.Mode == proxy.ModeAlways && st != nil && r.behaviors == nil {
 		keep = &raw
 		// --debug keeps the answer's tree (RecordMatch); added behaviors, or a protocol's
 		// program, make the recorded response one compiled as it is recorded (lazyRecord).
 		if !treesOnly.Load() && !im.opts.Debug && !p.AddWait && p.AddDecorate == nil && im.lazyProtocol() {
-			pl.Headers = lines[:0]
+			// The lines are written into a pooled list: one on the stack escaped (Forward
+			// fills it), a new one for every answer (384 B).
+			buf := plainLines.Get().(*[]request.KV)
+			defer func() {
+				if cap(pl.Headers) <= 256 {
+					*buf = pl.Headers[:0]
+					plainLines.Put(buf)
+				}
+			}()
+			pl.Headers = *buf
 			plain = &pl
 		}
 	}
@@ -188,6 +196,9 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	}
 	return out, contained, nil
 }
+
+// plainLines are the lists proxyHTTP has the lines of a proxy.Plain written into.
+var plainLines = sync.Pool{New: func() any { return new([]request.KV) }}
 
 // treesOnly turns off serving the answers proxy.Plain describes from their bytes (plainWire):
 // tests set it to compare what proxyAlways serves and records with what it did from the
