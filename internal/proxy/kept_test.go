@@ -94,3 +94,27 @@ func FuzzKept(f *testing.F) {
 		}
 	})
 }
+
+// TestInternerBinary: an interner decides binary as IsBinary does, for answers of the same
+// Content-Type and Content-Encoding as the one before (kept) and of others, in any order.
+func TestInternerBinary(t *testing.T) {
+	answers := []struct{ ctype, cenc string }{
+		{"text/plain", ""}, {"text/plain", ""}, {"image/png", ""}, {"text/plain", "gzip"},
+		{"text/plain", ""}, {"", ""}, {"application/octet-stream", ""}, {"application/octet-stream", "x"},
+		{"", "br"}, {"audio/", ""}, {"audio", ""}, {"text/plain", ""},
+	}
+	var in interner
+	for i, a := range answers {
+		ctype, cenc := []byte(a.ctype), []byte(a.cenc)
+		if got, want := in.binary(ctype, cenc), IsBinary(a.cenc, a.ctype); got != want {
+			t.Errorf("answer %d (%q, %q): binary %v, want %v", i+1, a.ctype, a.cenc, got, want)
+		}
+		if len(ctype) == 0 {
+			continue
+		}
+		ctype[0] = 'X' // the caller's bytes are not kept
+		if in.binary([]byte(a.ctype), cenc) != IsBinary(a.cenc, a.ctype) {
+			t.Errorf("answer %d again: decided of bytes changed since", i+1)
+		}
+	}
+}
