@@ -97,6 +97,9 @@ type API struct {
 	applied   map[int]int64
 	unstarted map[int]string
 	retry     atomic.Bool // unstarted is not empty
+
+	// dryRunFunc is dryRun, the method value made once (parseOptions gives it to each parse).
+	dryRunFunc func(*config.Imposter, *config.Object) []*config.Error
 }
 
 // New returns the admin API over reg.
@@ -108,6 +111,7 @@ func New(reg *imposter.Registry, opts Options) *API {
 		opts.Store = store.NewMemory()
 	}
 	a := &API{opts: opts, reg: reg, log: opts.Logger, dash: dashboard.New(dashboard.Options{KeyRequired: opts.APIKey != ""})}
+	a.dryRunFunc = a.dryRun
 	if ss, ok := opts.Store.(SharedStore); ok {
 		a.shared, a.applied, a.unstarted = ss, map[int]int64{}, map[int]string{}
 	}

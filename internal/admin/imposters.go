@@ -19,7 +19,7 @@ var started = time.Now()
 
 func (a *API) parseOptions() config.ParseOptions {
 	return config.ParseOptions{AllowInjection: a.opts.AllowInjection, Behaviors: imposter.ValidateBehaviors,
-		Custom: a.opts.Custom, DryRun: a.dryRun}
+		Custom: a.opts.Custom, DryRun: a.dryRunFunc}
 }
 
 // dryRun compiles one stub of imp alone, without starting anything, and returns its errors

@@ -283,9 +283,13 @@ func (r *renderings) forgetGone(running []*imposter.Imposter) {
 // explain, also the stub that answered each, or null and why none did. It is a config.Stream
 // over the requests recorded when it was made: each is rendered as it is written (see
 // config.WriteJSON), so a large journal is not held twice.
+// noRequests is the requests of an imposter that records none, made once (an empty list in an
+// interface was an allocation for each answer).
+var noRequests config.Value = []any{}
+
 func requestList(im *imposter.Imposter, explain bool) config.Value {
 	if !im.Records() {
-		return []any{}
+		return noRequests
 	}
 	list, size := im.Recorded()
 	return &config.Stream{Bytes: size, Each: func(yield func(config.Value) bool) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"sync/atomic"
 )
 
 // plainTCP listens with plain TCP, as node (Mountebank) does. Go's default is Multipath TCP
@@ -52,6 +53,21 @@ func literalIP(host string) (net.IP, bool) {
 	if host == "" {
 		return nil, true
 	}
+	if p := lastIP.Load(); p != nil && p.host == host {
+		return p.ip, true
+	}
 	ip := net.ParseIP(host)
+	if ip != nil {
+		lastIP.Store(&parsedIP{host, ip})
+	}
 	return ip, ip != nil
+}
+
+// lastIP is the last host literalIP parsed, and its address (never changed): a client suite
+// creates its imposters on one host, one after the other, and each parse was an allocation.
+var lastIP atomic.Pointer[parsedIP]
+
+type parsedIP struct {
+	host string
+	ip   net.IP
 }
