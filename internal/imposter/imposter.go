@@ -1083,7 +1083,9 @@ func (c *compiledCache) find(stubs []*stub, opts match.Options) *match.Set {
 			return nil
 		}
 	}
-	return e.set.WithInjector(opts.Injector)
+	// The kept set has no inject predicate (keep), so no injector is ever asked for: the set is
+	// shared as it is (a copy with the imposter's injector was 312 bytes for each imposter).
+	return e.set
 }
 
 // keep makes set, compiled from stubs with opts, the last kept, unless it has an inject
