@@ -47,7 +47,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.Var(sizeOrNone[int64]{&o.ScriptMemory}, "script-memory", "how much one JavaScript call may make the heap grow (a request whose script takes more fails with a 500); 0 = no limit")
 	fs.DurationVar(&o.DrainTimeout, "drain-timeout", 10*time.Second, "how long SIGTERM or Ctrl-C (and deleting an imposter) lets requests in flight finish; a second signal exits at once")
 	fs.DurationVar(&o.HeaderTimeout, "header-timeout", time.Minute, "close an http connection (imposter or admin API) whose request takes longer to arrive, from its first byte to its last, answering 408 (slowloris); 0 = no limit")
-	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, and give up on a tcp proxy's origin after it")
+	fs.DurationVar(&o.IdleTimeout, "idle-timeout", 2*time.Minute, "close a connection (imposter or admin API) that waits longer for its next request, or whose answer makes no progress for as long (a client that does not read it), and give up on a tcp proxy's origin after it")
 	o.MaxBody = 64 << 20
 	fs.Var((*ByteSize)(&o.MaxBody), "max-body", "largest request body an http imposter accepts, also after gzip or brotli decompression (413 past it), largest tcp request or smtp message, and largest answer a proxy reads from its origin")
 	o.AdminMaxBody = DefaultAdminMaxBody

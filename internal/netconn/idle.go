@@ -240,6 +240,9 @@ func (l *IdleListener) sweep() {
 			if s := c.since.Load(); s != 0 && now-s >= l.idleLimit {
 				delete(l.conns, c)
 				stale = append(stale, c)
+			} else if w := c.writing.Load(); w != 0 && now-w >= l.idleLimit {
+				delete(l.conns, c)
+				stale = append(stale, c)
 			} else if r := c.reading.Load(); r != 0 && l.headerLimit > 0 && now-r >= l.headerLimit {
 				delete(l.conns, c)
 				slow = append(slow, c)
@@ -283,7 +286,10 @@ type idleConn struct {
 	l        *IdleListener
 	since    atomic.Int64
 	reading  atomic.Int64
-	once     sync.Once
+	// writing is when the step of a write in progress began (0 outside a write): the sweeper
+	// closes a connection whose write makes no progress for the idle timeout (see Write).
+	writing atomic.Int64
+	once    sync.Once
 	// started is set by the first read that returns data. fasthttp calls a new connection
 	// active before reading anything, so until then the connection stays idle.
 	started    bool
@@ -425,6 +431,26 @@ func (c *idleConn) Read(b []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// Write writes b in steps of writeStep, marking when each began: the sweeper closes a
+// connection whose write has made no progress for the idle timeout, a client that does not
+// read its answer, as a tcp imposter's IdleConn fails such a write (one that reads a large
+// answer slowly keeps it going). Without it, a client that asked for an answer larger than the
+// sockets' buffers and never read it held its connection, and the goroutine serving it,
+// for as long as it stayed open: neither idle nor receiving a request, nothing timed it out.
+func (c *idleConn) Write(b []byte) (int, error) {
+	written := 0
+	for {
+		step := min(len(b)-written, writeStep)
+		c.writing.Store(c.l.tick.Load())
+		n, err := c.Conn.Write(b[written : written+step])
+		written += n
+		if err != nil || written == len(b) {
+			c.writing.Store(0)
+			return written, err
+		}
+	}
 }
 
 // arrived marks bytes that arrived on an idle connection as the beginning of a request

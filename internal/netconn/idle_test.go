@@ -61,8 +61,12 @@ func holdServer(t *testing.T, opts ListenOptions) (il *IdleListener, release cha
 	release, served = make(chan struct{}), make(chan struct{})
 	srv := &fasthttp.Server{
 		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
-			if string(ctx.Path()) == "/hold" {
+			switch string(ctx.Path()) {
+			case "/hold":
 				<-release
+			case "/big": // more than the sockets' buffers hold
+				ctx.SetBody(make([]byte, 32<<20))
+				return
 			}
 			ctx.SetBodyString("ok")
 		}),
@@ -175,6 +179,52 @@ func TestIdleListener(t *testing.T) {
 			// and it serves the next request before going idle again
 			if got := idleGet(t, c, r, "/"); got != "ok" {
 				t.Fatalf("body %q", got)
+			}
+		})
+	}
+}
+
+// A client that asks for an answer larger than the sockets' buffers and never reads it: its
+// connection closes once the write has made no progress for the idle timeout, over TLS too.
+// Before, nothing timed it out (neither idle nor receiving a request): the connection, and the
+// goroutine serving it, stayed for as long as the client kept it open.
+func TestIdleTimeoutOnStalledWrite(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		name := "http"
+		if useTLS {
+			name = "https"
+		}
+		t.Run(name, func(t *testing.T) {
+			opts := ListenOptions{IdleTimeout: testIdleTimeout}
+			if useTLS {
+				opts.TLS = &tls.Config{Certificates: []tls.Certificate{testCert(t)}}
+			}
+			il, _, _ := holdServer(t, opts)
+			var c net.Conn
+			var err error
+			if useTLS {
+				c, err = tls.Dial("tcp", il.Addr().String(), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a test against its own server
+			} else {
+				c, err = net.Dial("tcp", il.Addr().String())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := io.WriteString(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			// Never read: the server's write stalls once the buffers are full.
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				il.mu.Lock()
+				open := len(il.conns)
+				il.mu.Unlock()
+				if open == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the connection of a client that does not read its answer was left open")
+				}
 			}
 		})
 	}
