@@ -160,6 +160,23 @@ func configDirs(patterns []string) []string {
 	return dirs
 }
 
+// emptyConfig names a config file of patterns that holds nothing but white space, or is ""
+// when none does. A reload refuses such a file: one a shell redirection or an editor has just
+// truncated, caught before it is written again, would otherwise stop every imposter it had.
+// (At start, an empty file is a config of no imposters.)
+func emptyConfig(patterns []string) string {
+	files, err := config.Files(patterns)
+	if err != nil {
+		return "" // the load says what is wrong
+	}
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil && len(strings.TrimSpace(string(data))) == 0 {
+			return f
+		}
+	}
+	return ""
+}
+
 // reloader reloads the config files on SIGHUP and, with --watch, when one changes, until the
 // command's context ends. A file with errors is reported with its line and changes nothing.
 func reloader(cmd *cobra.Command, f *serverFlags, a *app.App, files []string) {
@@ -170,6 +187,10 @@ func reloader(cmd *cobra.Command, f *serverFlags, a *app.App, files []string) {
 		load.Render = app.RenderEJS
 	}
 	reload := func(why string) {
+		if f := emptyConfig(files); f != "" {
+			fmt.Fprintf(errw, "mockd: reload (%s) refused: %s is empty (to remove every imposter, write `imposters: []`); the running imposters are unchanged\n", why, f)
+			return
+		}
 		cfg, err := config.LoadWith(files, load)
 		var res app.ReloadResult
 		if err == nil {

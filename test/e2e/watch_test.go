@@ -188,6 +188,38 @@ func TestSIGHUPReloads(t *testing.T) {
 	})
 }
 
+// TestReloadOfAnEmptyFileChangesNothing: a config file emptied (as a shell redirection or an
+// editor truncates it before writing) is refused by a reload, the imposters it had running on;
+// once written again, SIGHUP applies it.
+func TestReloadOfAnEmptyFileChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	port := listenFree(t)
+	cfg := func(body string) string {
+		return fmt.Sprintf("imposters:\n  - port: %d\n    protocol: http\n    stubs:\n      - responses: [{is: {body: %s}}]\n", port, body)
+	}
+	file := write(t, dir, "c.yaml", cfg("before"))
+	s := start(t, "-c", file)
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	if _, body, _ := get(url); body != "before" {
+		t.Fatalf("answer %q", body)
+	}
+	write(t, dir, "c.yaml", " \n")
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reload to be refused", func() bool {
+		return strings.Contains(s.Output(), "mockd: reload (SIGHUP) refused: "+file+" is empty")
+	})
+	if _, body, err := get(url); body != "before" {
+		t.Errorf("after the refused reload the imposter answers %q (%v), want before", body, err)
+	}
+	write(t, dir, "c.yaml", cfg("after"))
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reload", func() bool { _, body, _ := get(url); return body == "after" })
+}
+
 // TestReloadWithAPortTakenChangesNothing: a reload whose new imposter's port another process
 // holds is refused, and the running imposters stay as they were (the others were changed: new
 // stubs swapped in, removed imposters stopped); once the port is free, SIGHUP applies it.
