@@ -164,34 +164,10 @@ func TestWatchReloads(t *testing.T) {
 	}
 }
 
-// TestSIGHUPReloads: without --watch, SIGHUP reloads the config.
+// TestSIGHUPReloads: without --watch, SIGHUP reloads the config. A config file emptied (as a
+// shell redirection or an editor truncates it before writing) is refused, the imposters it had
+// running on.
 func TestSIGHUPReloads(t *testing.T) {
-	dir := t.TempDir()
-	port := listenFree(t)
-	cfg := func(body string) string {
-		return fmt.Sprintf("imposters:\n  - port: %d\n    protocol: http\n    stubs:\n      - responses: [{is: {body: %s}}]\n", port, body)
-	}
-	file := write(t, dir, "c.yaml", cfg("before"))
-	s := start(t, "-c", file)
-	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
-	if _, body, _ := get(url); body != "before" {
-		t.Fatalf("answer %q", body)
-	}
-	write(t, dir, "c.yaml", cfg("after"))
-	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the reload", func() bool { _, body, _ := get(url); return body == "after" })
-	// Reported once the reload is done, which may be just after the new stubs answer.
-	waitFor(t, "the reload to be reported", func() bool {
-		return strings.Contains(s.Output(), "mockd: reloaded (SIGHUP): 0 unchanged, 1 with new stubs")
-	})
-}
-
-// TestReloadOfAnEmptyFileChangesNothing: a config file emptied (as a shell redirection or an
-// editor truncates it before writing) is refused by a reload, the imposters it had running on;
-// once written again, SIGHUP applies it.
-func TestReloadOfAnEmptyFileChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	port := listenFree(t)
 	cfg := func(body string) string {
@@ -207,7 +183,7 @@ func TestReloadOfAnEmptyFileChangesNothing(t *testing.T) {
 	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reload to be refused", func() bool {
+	waitFor(t, "the reload of the empty file to be refused", func() bool {
 		return strings.Contains(s.Output(), "mockd: reload (SIGHUP) refused: "+file+" is empty")
 	})
 	if _, body, err := get(url); body != "before" {
@@ -218,6 +194,10 @@ func TestReloadOfAnEmptyFileChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the reload", func() bool { _, body, _ := get(url); return body == "after" })
+	// Reported once the reload is done, which may be just after the new stubs answer.
+	waitFor(t, "the reload to be reported", func() bool {
+		return strings.Contains(s.Output(), "mockd: reloaded (SIGHUP): 0 unchanged, 1 with new stubs")
+	})
 }
 
 // TestReloadWithAPortTakenChangesNothing: a reload whose new imposter's port another process
