@@ -200,16 +200,7 @@ func TestIdleTimeoutOnStalledWrite(t *testing.T) {
 				opts.TLS = &tls.Config{Certificates: []tls.Certificate{testCert(t)}}
 			}
 			il, _, _ := holdServer(t, opts)
-			var c net.Conn
-			var err error
-			if useTLS {
-				c, err = tls.Dial("tcp", il.Addr().String(), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a test against its own server
-			} else {
-				c, err = net.Dial("tcp", il.Addr().String())
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := dialTest(t, il.Addr().String(), useTLS)
 			defer c.Close()
 			if _, err := io.WriteString(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 				t.Fatal(err)
@@ -570,4 +561,20 @@ func TestPipelinedRequests(t *testing.T) {
 		}
 		_ = c.Close()
 	}
+}
+
+// dialTest connects to a test server at addr, over TLS (any certificate) when useTLS.
+func dialTest(t *testing.T, addr string, useTLS bool) net.Conn {
+	t.Helper()
+	var c net.Conn
+	var err error
+	if useTLS {
+		c, err = tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a test against its own server
+	} else {
+		c, err = net.Dial("tcp", addr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -90,15 +90,7 @@ func idleBodyBuffers(t *testing.T, useTLS bool, size int, kept, idle bool) {
 		_ = il.Shutdown(t.Context())
 		<-done
 	}()
-	var c net.Conn
-	if useTLS {
-		c, err = tls.Dial("tcp", il.Addr().String(), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // a test against its own server
-	} else {
-		c, err = net.Dial("tcp", il.Addr().String())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialTest(t, il.Addr().String(), useTLS)
 	defer c.Close()
 	br := bufio.NewReader(c)
 	post := func(body string) {
