@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -503,6 +504,11 @@ type FIFOConn struct {
 	localOnce sync.Once
 	local     net.Addr
 	ctx       connContext
+	// progress is told of the bytes each write sends (see reportWrites).
+	progress writeProgress
+	// body is set by the goroutine reading while it reads the rest of a request's body (see
+	// pollBody); a read that finds nothing then clears it if polling found nothing in time.
+	body bool
 }
 
 var _ net.Conn = (*FIFOConn)(nil)
@@ -517,10 +523,32 @@ func (c *FIFOConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// bodyPoll is how long a read of the rest of a request's body polls for its next bytes before
+// it waits on the poller.
+const bodyPoll = 30 * time.Microsecond
+
+// pollBody says whether the next reads are of the rest of a request's body, whose bytes the
+// client is sending: such a read that finds none polls for them for up to bodyPoll, letting
+// the goroutines ready to run go first, before it waits on the poller. A client writing a
+// large body on loopback or a fast link fills the socket about as fast as it is read: waiting
+// on the poller as soon as the socket is empty, the reader slept and was woken many times a
+// megabyte, and the client's core paid for every wake-up (an interrupt to the reader's core,
+// dear on a virtual machine): a client uploading 1 MiB bodies on 10 connections got about
+// 1.2-1.5x the answers a second with the poll, each costing it ~150 us of CPU rather than
+// ~225 us, and the server slept 0.4 times a request rather than 2.3. pollBody(false) ends it
+// and reports whether a poll missed meanwhile (the bytes came later than bodyPoll, as from a
+// slow or distant client): the caller then polls less (idleConn.bpCredit).
+func (c *FIFOConn) pollBody(on bool) (missed bool) {
+	missed = !on && !c.body
+	c.body = on
+	return missed
+}
+
 func (c *FIFOConn) read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	var until int64 // the end of the body's poll, once begun
 	for {
 		if c.ref.closed() {
 			return 0, c.opError("read", net.ErrClosed)
@@ -537,6 +565,17 @@ func (c *FIFOConn) read(b []byte) (int, error) {
 			}
 			return n, nil
 		case syscall.EAGAIN: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+			if c.body {
+				now := time.Now().UnixNano()
+				if until == 0 {
+					until = now + int64(bodyPoll)
+				}
+				if now < until {
+					runtime.Gosched()
+					continue
+				}
+				c.body = false
+			}
 			if err := c.r.wait(dl); err != nil {
 				return 0, c.opError("read", err)
 			}
@@ -570,6 +609,9 @@ func (c *FIFOConn) write(b []byte) (int, error) {
 		n, err := rawWrite(c.fd, b[done:])
 		if n > 0 {
 			done += n
+			if c.progress != nil {
+				c.progress.wrote(n)
+			}
 		}
 		switch err {
 		case nil, syscall.EINTR: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
@@ -583,6 +625,10 @@ func (c *FIFOConn) write(b []byte) (int, error) {
 	}
 	return done, nil
 }
+
+// reportWrites makes the connection tell p of the bytes each of its writes sends, as it goes.
+// It is called before the connection is used.
+func (c *FIFOConn) reportWrites(p writeProgress) { c.progress = p }
 
 // CloseWrite shuts down the sending side of the connection (FIN); reads go on.
 func (c *FIFOConn) CloseWrite() error {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestListenUsesThePoller(t *testing.T) {
@@ -336,4 +337,57 @@ func TestStartOnConn(t *testing.T) {
 			t.Error("StartOnConn deferred a listener of the runtime's poller")
 		}
 	})
+}
+
+// A read polling for a body's bytes returns those that were there or came during the poll
+// and reports no miss; bytes that come only after the poll gave up are waited for on the
+// poller as before, and the poll reports its miss.
+func TestBodyPoll(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, c := pair(t, l, l.Addr().String())
+	fc := s.(*FIFOConn)
+	buf := make([]byte, 64)
+
+	if _, err := c.Write([]byte("ab")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		var queued int32
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fc.fd), syscall.TIOCINQ, uintptr(unsafe.Pointer(&queued))); e != 0 {
+			t.Fatal(e)
+		}
+		if queued == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the bytes written never arrived")
+		}
+	}
+	fc.pollBody(true)
+	if n, err := fc.Read(buf); n != 2 || err != nil {
+		t.Fatalf("read of bytes there: %d, %v", n, err)
+	}
+	if fc.pollBody(false) {
+		t.Fatal("a read of bytes that were there reported a missed poll")
+	}
+
+	fc.pollBody(true)
+	sent := make(chan error, 1)
+	go func() {
+		// Once the read waits on the poller, its poll is over: then the bytes come.
+		for fc.r.state.Load() != waiting {
+			time.Sleep(100 * time.Microsecond)
+		}
+		_, err := c.Write([]byte("cd"))
+		sent <- err
+	}()
+	if n, err := fc.Read(buf); n != 2 || err != nil || string(buf[:2]) != "cd" {
+		t.Fatalf("read of bytes that came late: %d %q, %v", n, buf[:max(n, 0)], err)
+	}
+	if err := result(t, sent, "write"); err != nil {
+		t.Fatal(err)
+	}
+	if !fc.pollBody(false) {
+		t.Fatal("a read whose bytes came after its poll reported no miss")
+	}
 }

@@ -54,9 +54,21 @@ func testCert(t *testing.T) tls.Certificate {
 // to /hold blocks until release is closed. served is closed when Serve returns.
 func holdServer(t *testing.T, opts ListenOptions) (il *IdleListener, release chan struct{}, served chan struct{}) {
 	t.Helper()
+	return holdServerOn(t, false, opts)
+}
+
+// holdServerOn is holdServer on the FIFO poller's listener when fifo is set (as imposters
+// serve), on the runtime poller's otherwise.
+func holdServerOn(t *testing.T, fifo bool, opts ListenOptions) (il *IdleListener, release chan struct{}, served chan struct{}) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fifo {
+		if ln, err = ListenFIFO(ln.(*net.TCPListener)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	release, served = make(chan struct{}), make(chan struct{})
 	srv := &fasthttp.Server{
@@ -189,17 +201,17 @@ func TestIdleListener(t *testing.T) {
 // Before, nothing timed it out (neither idle nor receiving a request): the connection, and the
 // goroutine serving it, stayed for as long as the client kept it open.
 func TestIdleTimeoutOnStalledWrite(t *testing.T) {
-	for _, useTLS := range []bool{false, true} {
-		name := "http"
-		if useTLS {
-			name = "https"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		useTLS, fifo bool
+	}{{"http", false, false}, {"https", true, false}, {"http/fifo", false, true}, {"https/fifo", true, true}} {
+		useTLS := tc.useTLS
+		t.Run(tc.name, func(t *testing.T) {
 			opts := ListenOptions{IdleTimeout: testIdleTimeout}
 			if useTLS {
 				opts.TLS = &tls.Config{Certificates: []tls.Certificate{testCert(t)}}
 			}
-			il, _, _ := holdServer(t, opts)
+			il, _, _ := holdServerOn(t, tc.fifo, opts)
 			c := dialTest(t, il.Addr().String(), useTLS)
 			defer c.Close()
 			if _, err := io.WriteString(c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {

@@ -52,3 +52,16 @@ func Listen(ln *net.TCPListener, p Poller) (net.Listener, error) {
 	}
 	return ListenFIFO(ln)
 }
+
+// bodyPoller is a connection whose reads can poll a moment for a body's next bytes before they
+// wait (FIFOConn.pollBody).
+type bodyPoller interface {
+	pollBody(on bool) (missed bool)
+}
+
+// progressReporter is a connection that tells p of the bytes its writes send, as they go
+// (FIFOConn, rawIOConn).
+type progressReporter interface{ reportWrites(p writeProgress) }
+
+// writeProgress is told of the bytes a connection's system call sent (idleConn.wrote).
+type writeProgress interface{ wrote(n int) }

@@ -35,7 +35,13 @@ func (l rawIOListener) Accept() (net.Conn, error) {
 type rawIOConn struct {
 	*net.TCPConn
 	rc syscall.RawConn
+	// progress is told of the bytes each write sends (see reportWrites).
+	progress writeProgress
 }
+
+// reportWrites makes the connection tell p of the bytes each of its writes sends, as it goes.
+// It is called before the connection is used.
+func (c *rawIOConn) reportWrites(p writeProgress) { c.progress = p }
 
 func (c *rawIOConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
@@ -79,6 +85,9 @@ func (c *rawIOConn) Write(b []byte) (int, error) {
 			n, e := rawWrite(int(fd), b[done:])
 			if n > 0 {
 				done += n
+				if c.progress != nil {
+					c.progress.wrote(n)
+				}
 			}
 			switch e {
 			case nil, syscall.EINTR: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
