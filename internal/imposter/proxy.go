@@ -79,6 +79,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		Body:    body,
 		Keep:    keep,
 		Plain:   plain,
+		Hops:    proxy.HopsOf(req.ClientAddrPort()),
 	})
 	if err != nil {
 		if p.CertErr != nil {

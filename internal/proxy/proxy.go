@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -158,6 +159,10 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 		WriteTimeout:                  Timeout,
 		MaxIdleConnDuration:           5 * time.Second,
 		MaxResponseBodySize:           maxBody,
+		// As many connections as requests in flight, as node's agent opens (maxSockets
+		// Infinity): fasthttp's default of 512 failed the 513th concurrent request to an
+		// origin with "no free connections available to host". Loops are bounded by MaxHops.
+		MaxConns: math.MaxInt32,
 	}
 	return out, nil
 }
@@ -177,6 +182,9 @@ type Request struct {
 	// Plain, when not nil (with Keep), is filled when the kept answer is served as it
 	// arrived (see Plain): Forward then makes no answer of it.
 	Plain *Plain
+	// Hops is how many of this process's proxies the request went through before it
+	// arrived (HopsOf its client): past MaxHops it is not forwarded.
+	Hops int
 }
 
 // Plain is a kept answer (see Kept) whose `is`, the answer Forward makes of it, gives its own
@@ -294,6 +302,9 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 	if p.CertErr != nil {
 		return nil, &config.Error{Code: config.CodeInvalidProxy, Message: "Unable to connect to " + string(config.MarshalJSON(p.To, 0))}
 	}
+	if r.Hops >= MaxHops {
+		return nil, LoopError(p.To)
+	}
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
@@ -348,6 +359,7 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 		req.SetBody(r.Body)
 	}
 	ex := p.transport.begin(req, ctx, direct)
+	ex.hop = r.Hops + 1
 	defer p.transport.end(req, ex) // after answer copied the header block
 	var err error
 	if direct {

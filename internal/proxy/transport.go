@@ -54,6 +54,9 @@ type exchange struct {
 	// the round trip: the exchange is then not pooled, lest it end another's connection.
 	conn net.Conn
 	told bool
+	// hop is how many of this process's proxies the request has gone through, this one
+	// included (see Enter); 0: not known.
+	hop int
 }
 
 // doneNotifier is a context that tells a receiver when it ends, without an allocation, a lock
@@ -99,7 +102,7 @@ func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 		delete(t.exs, req)
 		t.mu.Unlock()
 	}
-	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc = nil, false, false, false, nil, nil
+	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc, ex.hop = nil, false, false, false, nil, nil, 0
 	if !ex.told && cap(ex.raw) <= 64<<10 {
 		ex.raw = ex.raw[:0]
 		exchanges.Put(ex)
@@ -213,6 +216,11 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 				retry, err = false, ctx.Err()
 			}
 		}()
+	}
+	if ex.hop > 0 {
+		// An imposter of this process that the request reaches on conn counts it as
+		// having gone through ex.hop proxies (see MaxHops).
+		defer Enter(conn, ex.hop).Leave()
 	}
 	resp.ParseNetConn(conn)
 	if err := send(hc, conn, req, ex.direct); err != nil {

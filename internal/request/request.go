@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"net"
+	"net/netip"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -367,6 +370,29 @@ func (r *Request) IP() string {
 func (r *Request) RequestFrom() string {
 	r.resolveAddr()
 	return r.requestFrom
+}
+
+// ClientAddrPort returns the client's address and port (IPv4 unmapped), the zero value when
+// they are not known (not a TCP client).
+func (r *Request) ClientAddrPort() netip.AddrPort {
+	if !r.addrDone {
+		if t, ok := r.addr.(*net.TCPAddr); ok && t != nil {
+			ap := t.AddrPort()
+			return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+		}
+		return netip.AddrPort{}
+	}
+	// Formatted as node does (nodeAddr): requestFrom is ip, ':' and the port.
+	i := strings.LastIndexByte(r.requestFrom, ':')
+	if i < 0 || r.requestFrom[:i] != r.ip {
+		return netip.AddrPort{}
+	}
+	ip, err := netip.ParseAddr(r.ip)
+	port, perr := strconv.ParseUint(r.requestFrom[i+1:], 10, 16)
+	if err != nil || perr != nil {
+		return netip.AddrPort{}
+	}
+	return netip.AddrPortFrom(ip.Unmap(), uint16(port))
 }
 
 // CopyClient gives r the client address of from, formatted on first use as from would.

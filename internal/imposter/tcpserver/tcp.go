@@ -18,6 +18,7 @@ import (
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/netconn"
+	"github.com/mockd/mockd/internal/proxy"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -246,6 +247,12 @@ func (s *server) encode(b []byte) string {
 // http proxy's does (before, it held both connections until --idle-timeout): nothing is answered.
 func (s *server) proxy(client net.Conn, req *request.Request, addr, to string) (*config.Object, *config.Object) {
 	im := s.im
+	hop := proxy.HopsOfAddr(client.RemoteAddr()) + 1 // see proxy.MaxHops
+	if hop > proxy.MaxHops {
+		e := proxy.LoopError(to)
+		im.Log().Error(fmt.Sprintf("Proxy %s transmission error X=> %s", addr, e.Message))
+		return nil, e.Render()
+	}
 	start := time.Now()
 	payload := []byte(req.Data)
 	if s.binary {
@@ -273,6 +280,7 @@ func (s *server) proxy(client net.Conn, req *request.Request, addr, to string) (
 		return nil, config.NewObject("code", "invalid proxy", "message", "Unable to connect to "+quoteJS(to))
 	}
 	defer conn.Close()
+	defer proxy.Enter(conn, hop).Leave()
 	_ = conn.SetDeadline(time.Now().Add(im.IdleTimeout()))
 	defer context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })()
 	gone := func() bool {

@@ -1,0 +1,184 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// TestHopsOf: a request that arrives on a connection a proxy of this process has open counts
+// the hops Enter gave it, under its IPv4 address whether mapped or not, until Leave.
+func TestHopsOf(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	tcp := func(s string) net.Conn {
+		return addrConn{Conn: a, local: net.TCPAddrFromAddrPort(netip.MustParseAddrPort(s))}
+	}
+	h1 := Enter(tcp("127.0.0.1:40000"), 3)
+	h2 := Enter(tcp("[::ffff:127.0.0.1]:40001"), 5)
+	h3 := Enter(a, 7) // not a TCP connection: no entry
+	tests := []struct {
+		client string
+		want   int
+	}{
+		{"127.0.0.1:40000", 3},
+		{"[::ffff:127.0.0.1]:40000", 3},
+		{"127.0.0.1:40001", 5},
+		{"127.0.0.1:40002", 0},
+		{"[::1]:40000", 0},
+	}
+	for _, tt := range tests {
+		if got := HopsOf(netip.MustParseAddrPort(tt.client)); got != tt.want {
+			t.Errorf("HopsOf(%s) = %d, want %d", tt.client, got, tt.want)
+		}
+	}
+	if got := HopsOf(netip.AddrPort{}); got != 0 {
+		t.Errorf("HopsOf(zero) = %d, want 0", got)
+	}
+	h1.Leave()
+	h2.Leave()
+	h3.Leave()
+	if got := HopsOf(netip.MustParseAddrPort("127.0.0.1:40000")); got != 0 {
+		t.Errorf("HopsOf after Leave = %d, want 0", got)
+	}
+}
+
+type addrConn struct {
+	net.Conn
+	local net.Addr
+}
+
+func (c addrConn) LocalAddr() net.Addr { return c.local }
+
+// TestForwardCountsHops: the origin of a proxied request sees it arrive on a connection
+// whose hops are the request's and one, and a request past MaxHops is not forwarded.
+func TestForwardCountsHops(t *testing.T) {
+	seen := make(chan int, 1)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					seen <- HopsOfAddr(c.RemoteAddr())
+					_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+				}
+			}()
+		}
+	}()
+	p, cerr := Compile(config.NewObject("to", "http://"+ln.Addr().String()), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	for _, hops := range []int{0, 4, MaxHops - 1} {
+		if _, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/"), Hops: hops}); err != nil {
+			t.Fatalf("hops %d: %v", hops, err)
+		}
+		if got := <-seen; got != hops+1 {
+			t.Errorf("request of %d hops arrived with %d, want %d", hops, got, hops+1)
+		}
+	}
+	_, err = p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/"), Hops: MaxHops})
+	var ce *config.Error
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, "proxy loop:") {
+		t.Errorf("a request of MaxHops hops: err %v, want the proxy loop error", err)
+	}
+	select {
+	case <-seen:
+		t.Error("a request of MaxHops hops was forwarded")
+	default:
+	}
+}
+
+// TestForwardOpensAConnectionPerRequestInFlight: as node's agent does, a proxy opens as many
+// connections to its origin as it has requests in flight; fasthttp's default of 512 failed
+// the 513th at once ("no free connections available to host"). The origin answers once all
+// have arrived (or after a minute).
+func TestForwardOpensAConnectionPerRequestInFlight(t *testing.T) {
+	const n = 600
+	var mu sync.Mutex
+	arrived := 0
+	all := make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					mu.Lock()
+					if arrived++; arrived == n {
+						close(all)
+					}
+					mu.Unlock()
+					select {
+					case <-all:
+					case <-time.After(time.Minute):
+					}
+					_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+				}
+			}()
+		}
+	}()
+	p, cerr := Compile(config.NewObject("to", "http://"+ln.Addr().String()), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/")})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	var first error
+	for err := range errs {
+		if err != nil {
+			if failed++; first == nil {
+				first = err
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d concurrent requests failed, the first with %v", failed, n, first)
+	}
+}
