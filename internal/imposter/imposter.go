@@ -24,6 +24,7 @@ import (
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/netconn"
+	"github.com/mockd/mockd/internal/proxy"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -1212,6 +1213,7 @@ func (im *Imposter) Start() error {
 		im.shareScriptState()
 	}
 	im.server = prepared.New(im)
+	proxy.Serving(im.port, true) // a proxy to it may loop back (see proxy.MaxHops); closeListener undoes it
 	im.done = make(chan struct{})
 	// The server's accept loop starts with the first connection (FIFO listeners): an imposter
 	// a client suite creates and deletes without connecting to it costs no goroutine, and its
@@ -1360,6 +1362,7 @@ func (im *Imposter) closeListener() (ok bool, busy int) {
 	}
 	// Closing the listener ends the server's accept loop, whether or not it has begun.
 	_ = im.ln.Close()
+	proxy.Serving(im.port, false)
 	if im.serving.CompareAndSwap(serveDeferred, serveNever) {
 		return true, 0 // no connection was ever accepted, and none will be
 	}

@@ -29,13 +29,55 @@ var hops struct {
 	m  map[netip.AddrPort]int
 }
 
+// ports marks the ports this process's imposters listen on (see Serving), counting the
+// imposters on each (one on each host it may be bound to). Only a connection to one of them can
+// bring a request back to this process, so Enter records no other: a proxy to an origin
+// elsewhere (the usual case) pays a bit test, not the table's lock and map.
+var ports struct {
+	mu   sync.Mutex
+	n    map[int]int
+	bits [1 << 10]atomic.Uint64
+}
+
+// Serving records that an imposter of this process listens on port (on), or no longer does.
+func Serving(port int, on bool) {
+	if port <= 0 || port > 0xffff {
+		return
+	}
+	ports.mu.Lock()
+	defer ports.mu.Unlock()
+	if ports.n == nil {
+		ports.n = map[int]int{}
+	}
+	if on {
+		ports.n[port]++
+	} else if ports.n[port]--; ports.n[port] <= 0 {
+		delete(ports.n, port)
+	}
+	w, bit := &ports.bits[port>>6], uint64(1)<<(port&63)
+	if ports.n[port] > 0 {
+		w.Or(bit)
+	} else {
+		w.And(^bit)
+	}
+}
+
+// served reports whether an imposter of this process listens on port.
+func served(port int) bool {
+	return port > 0 && port <= 0xffff && ports.bits[port>>6].Load()&(uint64(1)<<(port&63)) != 0
+}
+
 // Hop is a connection's entry in the table of proxy connections (see Enter); its zero value is
 // no entry.
 type Hop struct{ local netip.AddrPort }
 
 // Enter records that conn, a connection this process opened to an origin, carries a request
-// that has gone through hop of its proxies (this one included), until Leave.
+// that has gone through hop of its proxies (this one included), until Leave; nothing when the
+// origin's port is not one an imposter of this process listens on (see Serving).
 func Enter(conn net.Conn, hop int) Hop {
+	if r, ok := conn.RemoteAddr().(*net.TCPAddr); !ok || r == nil || !served(r.Port) {
+		return Hop{}
+	}
 	local, ok := addrPort(conn.LocalAddr())
 	if !ok {
 		return Hop{}

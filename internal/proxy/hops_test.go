@@ -21,12 +21,18 @@ func TestHopsOf(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	tcp := func(s string) net.Conn {
-		return addrConn{Conn: a, local: net.TCPAddrFromAddrPort(netip.MustParseAddrPort(s))}
+	served := net.TCPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:45000"))
+	Serving(served.Port, true)
+	defer Serving(served.Port, false)
+	tcp := func(s string, remote *net.TCPAddr) net.Conn {
+		return addrConn{Conn: a, local: net.TCPAddrFromAddrPort(netip.MustParseAddrPort(s)), remote: remote}
 	}
-	h1 := Enter(tcp("127.0.0.1:40000"), 3)
-	h2 := Enter(tcp("[::ffff:127.0.0.1]:40001"), 5)
+	h1 := Enter(tcp("127.0.0.1:40000", served), 3)
+	h2 := Enter(tcp("[::ffff:127.0.0.1]:40001", served), 5)
 	h3 := Enter(a, 7) // not a TCP connection: no entry
+	// A connection to a port no imposter of this process listens on cannot bring the request
+	// back: no entry.
+	h4 := Enter(tcp("127.0.0.1:40003", net.TCPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:45001"))), 9)
 	tests := []struct {
 		client string
 		want   int
@@ -35,6 +41,7 @@ func TestHopsOf(t *testing.T) {
 		{"[::ffff:127.0.0.1]:40000", 3},
 		{"127.0.0.1:40001", 5},
 		{"127.0.0.1:40002", 0},
+		{"127.0.0.1:40003", 0},
 		{"[::1]:40000", 0},
 	}
 	for _, tt := range tests {
@@ -48,6 +55,7 @@ func TestHopsOf(t *testing.T) {
 	h1.Leave()
 	h2.Leave()
 	h3.Leave()
+	h4.Leave()
 	if got := HopsOf(netip.MustParseAddrPort("127.0.0.1:40000")); got != 0 {
 		t.Errorf("HopsOf after Leave = %d, want 0", got)
 	}
@@ -55,10 +63,40 @@ func TestHopsOf(t *testing.T) {
 
 type addrConn struct {
 	net.Conn
-	local net.Addr
+	local  net.Addr
+	remote *net.TCPAddr
 }
 
 func (c addrConn) LocalAddr() net.Addr { return c.local }
+
+func (c addrConn) RemoteAddr() net.Addr {
+	if c.remote == nil {
+		return c.Conn.RemoteAddr()
+	}
+	return c.remote
+}
+
+// TestServing: the ports imposters listen on, counted (two imposters may share a port on
+// different hosts), out of range ones ignored.
+func TestServing(t *testing.T) {
+	const port = 45002
+	Serving(port, true)
+	Serving(port, true)
+	Serving(port, false)
+	if !served(port) {
+		t.Fatal("a port one of two imposters still listens on is not served")
+	}
+	Serving(port, false)
+	if served(port) {
+		t.Fatal("a port no imposter listens on is served")
+	}
+	for _, p := range []int{0, -1, 65536, 1 << 20} {
+		Serving(p, true)
+		if served(p) {
+			t.Errorf("port %d served", p)
+		}
+	}
+}
 
 // TestForwardCountsHops: the origin of a proxied request sees it arrive on a connection
 // whose hops are the request's and one, and a request past MaxHops is not forwarded.
@@ -92,6 +130,16 @@ func TestForwardCountsHops(t *testing.T) {
 	if cerr != nil {
 		t.Fatal(cerr)
 	}
+	// An origin no imposter of this process is: nothing is recorded.
+	if _, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/"), Hops: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-seen; got != 0 {
+		t.Errorf("a request to an origin no imposter listens on arrived with %d hops, want 0", got)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	Serving(port, true)
+	defer Serving(port, false)
 	for _, hops := range []int{0, 4, MaxHops - 1} {
 		if _, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/"), Hops: hops}); err != nil {
 			t.Fatalf("hops %d: %v", hops, err)
