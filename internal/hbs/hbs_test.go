@@ -1,6 +1,7 @@
 package hbs
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -322,5 +323,46 @@ func TestJSONPathOfTheBody(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRenderStepsAreBounded: a render stops with errTooLong past maxSteps (lowered to 10,000
+// here), whether its blocks write anything or not (nested eachs over ranges, or over a list in
+// the request's body, wrote nothing for 10^10 iterations); a render of as many steps answers.
+// The error names the real bound.
+func TestRenderStepsAreBounded(t *testing.T) {
+	if !strings.Contains(errTooLong.Error(), strconv.Itoa(maxSteps)+" steps") {
+		t.Errorf("%q does not name maxSteps %d", errTooLong, maxSteps)
+	}
+	defer func(n int) { maxSteps = n }(maxSteps)
+	maxSteps = 10_000
+	list := "[" + strings.Repeat("1,", 199) + "1]" // 200 items
+	tests := []struct {
+		name, tpl, body string
+		tooLong         bool
+	}{
+		{"nested ranges writing nothing", "{{#each (range 0 100000)}}{{#each (range 0 100000)}}{{/each}}{{/each}}", "", true},
+		{"nested lists of the body", "{{#each (parseJson request.body)}}{{#each (parseJson ../request.body)}}{{/each}}{{/each}}x", list, true},
+		{"an each over objects", "{{#each (range 0 1000)}}{{#each request.headers}}{{#each (range 0 100)}}{{/each}}{{/each}}{{/each}}", "", true},
+		// The template's list (one step and one for its node), then one for each empty body
+		// (range includes its end).
+		{"exactly the bound", "{{#each (range 0 9997)}}{{/each}}", "", false},
+		{"one past the bound", "{{#each (range 0 9998)}}{{/each}}", "", true},
+		{"within the bound", "{{#each (range 0 3000)}}{{this}},{{/each}}", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse(tt.tpl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.Render(nil, &Model{Request: req("POST", "/", tt.body, "A", "1")})
+			if tt.tooLong && !errors.Is(err, errTooLong) {
+				t.Errorf("err %v, want %v", err, errTooLong)
+			}
+			if !tt.tooLong && err != nil {
+				t.Errorf("err %v, want none", err)
+			}
+		})
 	}
 }
