@@ -37,6 +37,7 @@ import (
 type eorFn struct {
 	nslots int
 	body   []estmt
+	ret    eexpr // the expression returned, when body is only its return statement
 }
 
 // maxEORSlots bounds a resolver's locals: its evaluation keeps them on the stack.
@@ -81,6 +82,10 @@ type eexpr interface {
 // (the truthiness of what it returned); ok false when it must run on goja instead.
 func (f *eorFn) run(data []byte) (done, ok bool) {
 	c := ectx{data: data}
+	if f.ret != nil {
+		v, ok := f.ret.eval(c)
+		return ok && truthy(v), ok
+	}
 	if f.nslots > 0 {
 		slots := slotPool.Get().(*[maxEORSlots]evalue)
 		defer slotPool.Put(slots)
@@ -461,7 +466,13 @@ func compileEOR(source string) *eorFn {
 	if !ok {
 		return nil
 	}
-	return &eorFn{nslots: len(c.locals), body: stmts}
+	fn := &eorFn{nslots: len(c.locals), body: stmts}
+	if len(stmts) == 1 && fn.nslots == 0 {
+		if r, ok := stmts[0].(*eReturn); ok && r.e != nil {
+			fn.ret = r.e
+		}
+	}
+	return fn
 }
 
 func (c *eorCompiler) stmts(list []ast.Statement, top bool) ([]estmt, bool) {
@@ -561,7 +572,16 @@ func (c *eorCompiler) isData(e ast.Expression) bool {
 	return ok && c.data != "" && id.Name == c.data
 }
 
+// expr compiles e, its subtrees rewritten where they can be (see lowerEOR).
 func (c *eorCompiler) expr(e ast.Expression) (eexpr, bool) {
+	x, ok := c.node(e)
+	if !ok {
+		return nil, false
+	}
+	return lowerEOR(x), true
+}
+
+func (c *eorCompiler) node(e ast.Expression) (eexpr, bool) {
 	switch e := e.(type) {
 	case *ast.NumberLiteral:
 		switch v := e.Value.(type) {

@@ -2,6 +2,7 @@ package script
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -77,6 +78,80 @@ func TestCompileEOR(t *testing.T) {
 	for _, tc := range tests {
 		if fn := compileEOR(tc.src); (fn != nil) != tc.native {
 			t.Errorf("compileEOR(%s) = %v, want native %v", tc.src, fn != nil, tc.native)
+		}
+	}
+}
+
+// TestEORLowered: the length-prefix resolvers compile to numeric nodes (see lowerEOR) where
+// nothing can give up: lpByIndex to one && of two comparisons of numbers; a division or a read
+// stays an evalue node.
+func TestEORLowered(t *testing.T) {
+	fn := compileEOR(lpByIndex)
+	ret, ok := fn.body[0].(*eReturn)
+	if !ok {
+		t.Fatalf("body %T", fn.body[0])
+	}
+	and, ok := ret.e.(*eLogical)
+	if !ok {
+		t.Fatalf("return %T", ret.e)
+	}
+	l, lok := and.l.(*eCmpNum)
+	r, rok := and.r.(*eCmpNum)
+	if !lok || !rok {
+		t.Fatalf("&& of %T and %T, want two *eCmpNum", and.l, and.r)
+	}
+	if sum, ok := r.r.(*numSum); !ok || sum.c != 4 || len(sum.terms) != 4 || sum.end != 4 {
+		t.Errorf("the prefix sum is %#v", r.r)
+	}
+	if _, ok := l.l.(*numLength); !ok {
+		t.Errorf("requestData.length is %T", l.l)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{`d => d[1]`, "*script.numIndexConst"},
+		{`d => d[1.5]`, "*script.eConst"},
+		{`d => d[d.length - 1]`, "*script.eIndex"}, // an index that is always a number, but not an argument of arithmetic
+		{`d => d[d.length - 1] + 1`, "*script.eNumber"},
+		{`d => d[0] / d[1]`, "*script.eBinary"},
+		{`d => d.readUInt32BE(0) + 4`, "*script.eBinary"},
+		{`d => d[null] + 1`, "*script.eBinary"},
+		{`d => !d.length`, "*script.eUnary"},
+		{`d => -d.length`, "*script.eNumber"},
+	} {
+		fn := compileEOR(tc.src)
+		if fn == nil {
+			t.Errorf("%s: not native", tc.src)
+			continue
+		}
+		if got := fmt.Sprintf("%T", fn.body[0].(*eReturn).e); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.src, got, tc.want)
+		}
+	}
+	// Sums numSum computes exactly in any order are one node; others stay + and * nodes.
+	for _, tc := range []struct {
+		src   string
+		fused bool
+	}{
+		{`d => d[0] + d[1]`, true},
+		{`d => 2 + d[1] * 256 + null + true + d[0]`, true},
+		{`d => d[0] * 4294967296 + d[1] + 7`, true},
+		{`d => d[0] + d[1] - 7`, false},
+		{`d => d[0] * -1 + 1`, false},
+		{`d => d[0] * 0.5 + 1`, false},
+		{`d => d[0] * 8589934592 + 1`, false},
+		{`d => d[0] + 0.1`, false},
+		{`d => 1 + 2`, false},
+		{`d => d[0] + d[1] + d[2] + d[3] + d[4] + d[5] + d[6] + d[7] + d[8]`, false},
+		{`d => d[0] + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1`, false},
+		{`d => d[0] + d.length`, false},
+	} {
+		fn := compileEOR(tc.src)
+		e, ok := fn.body[0].(*eReturn).e.(*eNumber)
+		if !ok {
+			t.Errorf("%s: %T", tc.src, fn.body[0].(*eReturn).e)
+			continue
+		}
+		if _, fused := e.n.(*numSum); fused != tc.fused {
+			t.Errorf("%s: fused %v, want %v", tc.src, fused, tc.fused)
 		}
 	}
 }
@@ -168,6 +243,11 @@ func TestEORMatchesGoja(t *testing.T) {
 		`function () { return true; }`,
 		`function (d) {}`,
 		`(d) => 0.1 + 0.2 === 0.3`,
+		// Sums of bytes at constant offsets (numSum), and shapes left to + and * nodes.
+		`d => d.length - 4 >= d[0] * 16777216 + d[1] * 65536 + d[2] * 256 + d[3]`,
+		`d => d.length >= 2 + d[1] * 256 + null + true + d[0] + d[7] + d[8] * 4294967296`,
+		`d => (d[0] * 4294967296 + d[1] * 4294967296 + 4294967296 + d[2] + 4294967296) % 7 === d[3] % 7 || d[4] + d[5] > 255`,
+		`d => 1 / (d[0] * 0 + d[1] * 0 + 0) > 0 || d[0] * 0.5 + d[1] * -1 + 0.1 < d[2] + -d[3]`,
 		`(d) => 9007199254740993 === 9007199254740992 && 0x10 === 16 && 1e3 === 1000`,
 		// Given up on for some inputs (goja throws): an offset out of range or not an integer.
 		`function (d) { return d.length >= 4 + d.readUInt32BE(0); }`,
