@@ -230,3 +230,39 @@ func TestForwardOpensAConnectionPerRequestInFlight(t *testing.T) {
 		t.Errorf("%d of %d concurrent requests failed, the first with %v", failed, n, first)
 	}
 }
+
+// TestForwardToIPv6Origin: a proxy reaches an origin on an IPv6 address, as a tcp proxy does;
+// fasthttp's dialer took IPv4 addresses alone ("couldn't find dns entries for the given
+// domain: try using dual-stack dialing").
+func TestForwardToIPv6Origin(t *testing.T) {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nsix"))
+				}
+			}()
+		}
+	}()
+	p, cerr := Compile(config.NewObject("to", "http://"+ln.Addr().String()), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	got, err := p.Forward(context.Background(), &Request{Method: "GET", URI: []byte("/")})
+	if err != nil {
+		t.Fatalf("Forward to %s: %v", ln.Addr(), err)
+	}
+	if body, _ := got.Get("body"); body != "six" {
+		t.Errorf("body %v, want six", body)
+	}
+}

@@ -163,6 +163,10 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 		// Infinity): fasthttp's default of 512 failed the 513th concurrent request to an
 		// origin with "no free connections available to host". Loops are bounded by MaxHops.
 		MaxConns: math.MaxInt32,
+		// IPv6 origins too (http://[::1]:8080, a name that resolves to IPv6 addresses), as a
+		// tcp proxy's net.Dialer reaches them: fasthttp dials IPv4 alone by default, which
+		// failed them with "couldn't find dns entries for the given domain".
+		DialDualStack: true,
 	}
 	return out, nil
 }
