@@ -198,10 +198,53 @@ func (c *evalCtx) leafField(k string, e *eleaf) verdict {
 		return c.leafString(e, "") // undefined
 	case f == fBody && pp.sel != nil:
 		return c.leafValue(e, c.selected())
+	case pp.binary && !pp.except && f == fData && (c.cur.op == opEquals || c.cur.op == opDeepEquals):
+		if v, sure := c.binaryDataEquals(e); sure {
+			return v
+		}
+		return c.leafString(e, c.exceptPiped(f))
 	case pp.except || pp.binary:
 		return c.leafString(e, c.exceptPiped(f))
 	}
 	return c.leafRaw(e, c.rawString(f))
+}
+
+// binaryDataEquals is equals (or deepEquals) of a binary tcp request's data with a string,
+// decided from the payload's bytes when they tell (sure), without making its text
+// (BinaryText: UTF-8 checked, lowercased) nor reading its base64. The text of bytes equal to
+// the expected value's is that value's; a payload of ASCII is its own text, which lowercases
+// byte by byte, so the first byte whose lowercase differs from the expected value's settles it.
+// Payloads of another length or with a byte above 0x7f (whose text, with U+FFFD for invalid
+// UTF-8, may lowercase to another length: U+212A is "k") are not sure.
+func (c *evalCtx) binaryDataEquals(e *eleaf) (v verdict, sure bool) {
+	raw, ok := c.r.BinaryData()
+	if !ok {
+		return no, false
+	}
+	if e.v == nil {
+		return no, true // toString(null) is no string
+	}
+	if !c.cur.pp.valLower {
+		if string(raw) == e.s {
+			return yes, true
+		}
+		return no, false
+	}
+	if len(raw) != len(e.s) {
+		return no, false
+	}
+	for i, b := range raw {
+		if b >= utf8.RuneSelf {
+			return no, false
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if b != e.s[i] {
+			return no, true
+		}
+	}
+	return yes, true
 }
 
 // exceptPiped is a request string as a pipe with except or in binary mode makes it:

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -129,4 +130,69 @@ func TestBinaryModeFastNodes(t *testing.T) {
 var payloads = []string{
 	"\x00\x00\x00\x0bGET user 42", "hello World", "HELLO", "hello", "", "ÜBER straße", "İstanbul",
 	"\xff\xfeHELLO", "hello \xc3", "\xf0\x9f\x98\x80 Hello",
+}
+
+// binaryDataCases are expected values and payloads for binaryDataEquals: equal bytes, equal but
+// for case, ASCII that lowercases alike, payloads whose text lowercases to another length
+// (U+212A KELVIN SIGN is "k", U+0130 is "i̇"), invalid UTF-8 against its replacement's bytes.
+var binaryDataCases = [][2]string{
+	{"\x00\x00\x00\x0bGET user 42", "\x00\x00\x00\x0bGET user 42"},
+	{"\x00\x00\x00\x0bGET user 42", "\x00\x00\x00\x0bget USER 42"},
+	{"\x00\x00\x00\x0bGET user 42", "\x00\x00\x00\x0bGET user 43"},
+	{"\x00\x00\x00\x0bGET user 42", "\x00\x00\x00\x0cGET user 42"},
+	{"\x00\x00\x00\x0bGET user 42", "\x00\x00\x00\x0bGET user 4"},
+	{"k", "\u212a"}, {"K", "\u212a"}, {"kk", "k\u212a"}, {"\u212a", "k"}, {"\u212a", "K"}, {"\u212a", "\u212a"},
+	{"i\u0307", "\u0130"}, {"\u0130", "I"}, {"\u0130", "\u0130"},
+	{"\ufffd", "\xff"}, {"\xff", "\xef\xbf\xbd"}, {"\xff", "\xfe"}, {"a\xff", "A\xfe"}, {"\xef\xbf\xbd\xef\xbf\xbd", "\xff\xfe"},
+	{"AB", "ab"}, {"ab", "AB"}, {"a", "ab"}, {"[", "{"}, {"@", "`"}, {"Z", "z"}, {"z", "Z"},
+	{"ÜBER", "über"}, {"über", "ÜBER"}, {"", "x"},
+}
+
+// TestBinaryDataEquals: equals and deepEquals on a binary tcp request's data, which compare the
+// payload's bytes when they tell (binaryDataEquals), answer as the reference does, case-
+// sensitive or not.
+func TestBinaryDataEquals(t *testing.T) {
+	for _, tc := range binaryDataCases {
+		for _, op := range []string{"equals", "deepEquals"} {
+			for _, cs := range []bool{false, true} {
+				agreeOnBinaryData(t, op, []byte(tc[0]), []byte(tc[1]), cs)
+			}
+		}
+	}
+}
+
+// FuzzBinaryDataEquals compares equals on a binary tcp request's data with the reference.
+func FuzzBinaryDataEquals(f *testing.F) {
+	for _, tc := range binaryDataCases {
+		f.Add([]byte(tc[0]), []byte(tc[1]), false, false)
+	}
+	f.Add([]byte("Hello"), []byte("hELLO"), true, true)
+	f.Fuzz(func(t *testing.T, expected, payload []byte, caseSensitive, deep bool) {
+		op := "equals"
+		if deep {
+			op = "deepEquals"
+		}
+		agreeOnBinaryData(t, op, expected, payload, caseSensitive)
+	})
+}
+
+func agreeOnBinaryData(t *testing.T, op string, expected, payload []byte, caseSensitive bool) {
+	t.Helper()
+	src := fmt.Sprintf(`{%q:{"data":%q},"caseSensitive":%v}`, op, base64.StdEncoding.EncodeToString(expected), caseSensitive)
+	v, err := config.ParseJSON([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds := []any{v}
+	opts := Options{Binary: true, TCP: true}
+	set, err := Compile([][]any{config.Plain(preds).([]any)}, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	ref := NewReference([]config.Value{preds}, opts)
+	r := request.Acquire()
+	defer request.Release(r)
+	r.TCP = true
+	r.SetData(payload, true)
+	agreeAll(t, set, ref, r, fmt.Sprintf("%s on payload %q", src, payload))
 }

@@ -298,6 +298,11 @@ func (r *Request) BinaryText(lower bool) (string, bool) {
 	return r.binLower, true
 }
 
+// BinaryData is a binary tcp request's payload as received, which Data shows as base64; false
+// for a request SetData did not make in binary mode (see BinaryText). The caller must not
+// modify it.
+func (r *Request) BinaryData() ([]byte, bool) { return r.dataRaw, r.dataRaw != nil }
+
 // lowerASCII is jsvalue.ToLower(s), made in the arena when s is ASCII (one pass: the copy
 // is taken into the arena only when it differs from s).
 func (r *Request) lowerASCII(s string) string {
