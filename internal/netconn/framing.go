@@ -252,7 +252,10 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 			h.inName = true
 		}
 		i := bytes.IndexByte(buf[p:n], '\n')
-		if h.inName && lines > 0 {
+		// (A Host or Content-Length or Content-Type line's name is read as the scan reads it
+		// below, inlined: a few comparisons for the other lines, not a call.)
+		if h.inName && lines > 0 && (i < 0 || open > 0 ||
+			!plainHostName(buf[p:p+i]) && (buf[p]|0x20 != 'c' || !plainContentName(buf[p:p+i]))) {
 			// A space before the line's colon: a name llhttp refuses (fasthttp kept it).
 			seg := buf[p:n]
 			if i >= 0 {
@@ -318,6 +321,24 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 	}
 }
 
+// plainHostName reports whether line, a whole header line, begins with "host:" in any case:
+// a name without a space, which need not be searched for one (the comparison is the scan's:
+// OR 0x20 maps no byte onto a space, nor a space onto a letter).
+func plainHostName(line []byte) bool {
+	return len(line) >= 5 && line[4] == ':' && binary.LittleEndian.Uint32(line)|lower4 == host4
+}
+
+// plainContentName is plainHostName for Content-Type and Content-Length, in any case.
+func plainContentName(line []byte) bool {
+	if len(line) < 13 || binary.LittleEndian.Uint64(line)|lower8 != content8 {
+		return false
+	}
+	rest := line[8:]
+	return line[12] == ':' && binary.LittleEndian.Uint32(rest)|lower4 == type4 ||
+		len(line) >= 15 && line[14] == ':' && binary.LittleEndian.Uint32(rest)|lower4 == leng4 &&
+			binary.LittleEndian.Uint16(rest[4:])|0x2020 == th2
+}
+
 // nameEnd returns where the first ':' or ' ' of seg is, or len(seg): what ends a header
 // line's name, or makes it one llhttp refuses. A name is a few bytes: one loop over them costs
 // less than two searches (IndexByte's calls).
@@ -354,6 +375,7 @@ var (
 	content8  = binary.LittleEndian.Uint64([]byte("content-"))
 	encoding8 = binary.LittleEndian.Uint64([]byte("encoding"))
 	type4     = binary.LittleEndian.Uint32([]byte("type"))
+	host4     = binary.LittleEndian.Uint32([]byte("host"))
 	leng4     = binary.LittleEndian.Uint32([]byte("leng"))
 	th2       = binary.LittleEndian.Uint16([]byte("th"))
 )

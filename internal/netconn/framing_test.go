@@ -119,7 +119,8 @@ func FuzzHeadScan(f *testing.F) {
 	for _, s := range []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\nHost: x\n\n", "POST / HTTP/1.1\r\nHost: x\n\r\nbody", "PUT /x HTTP/1.0\r\n\r\n",
 		"GET / HTTP/1.1\r\nX-A: a\r\n b\r\n\r\n", "GET / HTTP/1.1\r\nX A: b\r\nY:c d\r\n\r\n",
 		"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000000005;a=b\r\nhello\r\n00000000000000000\r\n\r\n",
-		"A \r\nTrAnsfer-EnCoding:chunked\r\n\r\n\r0", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n"} {
+		"A \r\nTrAnsfer-EnCoding:chunked\r\n\r\n\r0", "GET / HTTP/1.1\r\nHost :x\r\nContent-Type :a\r\nContent-Length : 0\r\n\r\n",
+		"POST / HTTP/1.1\r\nhOST: x\r\ncontent-TYPE: a\r\nCONTENT-LENGTH: 2\r\n\r\nab", "GET / HTTP/1.1\r\nContent Type: a\r\nContent-Le gth: 1\r\nHo t: x\r\n\r\n", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n"} {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(17))
 	}
@@ -810,6 +811,52 @@ func TestASCII(t *testing.T) {
 			c[i] = 0x80 + byte(i)
 			if ascii(c) {
 				t.Errorf("%q: ASCII", c)
+			}
+		}
+	}
+}
+
+// plainKnownName is the scan's test for a line whose name need not be searched for a space.
+func plainKnownName(line []byte) bool {
+	return plainHostName(line) || len(line) > 0 && line[0]|0x20 == 'c' && plainContentName(line)
+}
+
+// TestPlainKnownName: the names the scan reads without searching them for a space are those of
+// Host, Content-Length and Content-Type lines in any case, each ended by its ':'; wherever it
+// says so, nameEnd finds that ':' (no space before it).
+func TestPlainKnownName(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want bool
+	}{
+		{"Host: x", true}, {"HOST:x", true}, {"hOsT:", true},
+		{"Content-Length: 29", true}, {"content-length:1", true}, {"Content-Type: application/json", true}, {"CONTENT-TYPE:", true},
+		{"Host :x", false}, {"Ho t: x", false}, {"Hostx: y", false}, {"Host", false}, {"Hos:", false}, {"", false},
+		{"Content-Length : 1", false}, {"Content-Length", false}, {"Content-Lengthx: 1", false}, {"Content Length: 1", false},
+		{"Content-Type : a", false}, {"Content-Typ: a", false}, {"Content-Encoding: gzip", false}, {"Content-Type", false},
+		{"X-Trace: t-1", false}, {"Accept: */*", false},
+	} {
+		if got := plainKnownName([]byte(tt.line)); got != tt.want {
+			t.Errorf("%q: %v, want %v", tt.line, got, tt.want)
+		}
+		if tt.want {
+			if k := nameEnd([]byte(tt.line)); tt.line[k] != ':' {
+				t.Errorf("%q: name ends at %d (%q), not at its ':'", tt.line, k, tt.line[k])
+			}
+		}
+	}
+	// Every byte in any position of a known name: where plainKnownName still takes it, the
+	// name has no space before its ':'.
+	for _, line := range []string{"Host: x", "Content-Length: 1", "Content-Type: a"} {
+		for i := range len(line) {
+			for c := range 256 {
+				b := []byte(line)
+				b[i] = byte(c)
+				if plainKnownName(b) {
+					if k := nameEnd(b); k >= len(b) || b[k] != ':' {
+						t.Fatalf("%q: taken as a known name, but nameEnd finds %d", b, k)
+					}
+				}
 			}
 		}
 	}
