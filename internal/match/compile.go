@@ -482,6 +482,25 @@ func (cc *compiler) node(v config.Value) *pred {
 	return p
 }
 
+// readsBody reports whether p may read the request's body or form (see Set.ReadsBody).
+func (p *pred) readsBody() bool {
+	switch p.op {
+	case opNot, opOr, opAnd:
+		return slices.ContainsFunc(p.subs(), (*pred).readsBody)
+	case opInject, opNone:
+		return true
+	}
+	if p.exp == nil || p.pp == nil || p.pp.params.jsonpath != nil || p.pp.params.xpath != nil {
+		return true
+	}
+	for _, k := range p.exp.keys {
+		if strings.EqualFold(k, "body") || strings.EqualFold(k, "form") {
+			return true
+		}
+	}
+	return false
+}
+
 // sure reports whether the fast node p answers every request itself, never unsure: an equals
 // of strings on the request's string fields (method, path…) through a pipe that at most
 // lowercases. It needs no source then (source makes one for the reference, which tests ask).

@@ -11,6 +11,8 @@
 package match
 
 import (
+	"slices"
+
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/request"
@@ -98,6 +100,8 @@ type Set struct {
 	binary   bool
 	injector Injector
 	scripted bool
+	// readsBody is set when a predicate may read the request's body (see ReadsBody).
+	readsBody bool
 	// noScan turns off reading JSON bodies by scanning their text (scanSelect, scanFields):
 	// every body is parsed. referenceOnly turns the whole speed layer off: no index, and the
 	// reference evaluates every predicate. Tests compare the layers on copies of a Set.
@@ -107,6 +111,14 @@ type Set struct {
 // Scripted reports whether a predicate of s is an inject: a script may then have kept a
 // request's strings.
 func (s *Set) Scripted() bool { return s.scripted }
+
+// ReadsBody reports whether a predicate of s may read the request's body, or its form (made
+// from the body): one that names the field body or form in any case, an inject, one with a
+// jsonpath or xpath selector (predicates.js applies it to every field of the request, the
+// body's included), and any predicate whose expected value is not an object or that names no
+// operator, which the reference alone evaluates. When it is false, no request's body changes
+// what Find and Match answer, and the server may read a body past without keeping it.
+func (s *Set) ReadsBody() bool { return s.readsBody }
 
 // Shares reports whether s and o hold the same compiled predicates (one is the other
 // WithInjector), not only alike ones.
@@ -257,6 +269,7 @@ func CompileReusing(stubs []config.Value, prev *Set, reuse []int, opts Options) 
 	}
 	s.idx = buildIndex(s.stubs)
 	s.scripted = cc.scripted
+	s.readsBody = opts.Binary || slices.ContainsFunc(s.stubs, func(ps []*pred) bool { return slices.ContainsFunc(ps, (*pred).readsBody) })
 	return s, nil
 }
 
