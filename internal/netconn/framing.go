@@ -99,6 +99,7 @@ const (
 	hdrForm                 // a line's name begins with content-type and it holds the form's type
 	hdrSplit                // a line came split between reads: not looked at
 	hdrTE                   // a Transfer-Encoding line (as nodeReads's searches find one)
+	hdrUnread               // the body was read past without being kept (see ListenOptions.UnreadBody)
 )
 
 // HeaderLines is what the scan of a request's header block, as it arrived on a connection an
@@ -109,7 +110,10 @@ const (
 // content-encoding and Form when one's begins with content-type and the line holds
 // application/x-www-form-urlencoded, in any ASCII case. (A line beginning with white space, a
 // folded one, is refused before any handler runs.)
-type HeaderLines struct{ Known, Encoding, Form bool }
+//
+// BodyUnread says that the request's body was read past without being kept (see
+// ListenOptions.UnreadBody): what the server holds of it is not the body.
+type HeaderLines struct{ Known, Encoding, Form, BodyUnread bool }
 
 // formType is the media type a Content-Type line must hold for hdrForm.
 var formType = []byte("application/x-www-form-urlencoded")
@@ -387,7 +391,7 @@ const (
 
 // linesOf is HeaderLines of what a scan found (its hdr, once its header block has ended).
 func linesOf(hdr uint8) HeaderLines {
-	return HeaderLines{Known: hdr&hdrKnown != 0, Encoding: hdr&hdrEncoding != 0, Form: hdr&hdrForm != 0}
+	return HeaderLines{Known: hdr&hdrKnown != 0, Encoding: hdr&hdrEncoding != 0, Form: hdr&hdrForm != 0, BodyUnread: hdr&hdrUnread != 0}
 }
 
 // bodyFrom ends the scan of a header block that ended at buf[start] and counts the request's

@@ -31,7 +31,30 @@ type ListenOptions struct {
 	// TLS, when set, makes the connections speak TLS: the listener then tracks what the server
 	// reads after decryption.
 	TLS *tls.Config
+	// UnreadBody, when set, is asked as the header block of a request ends with at least
+	// minUnreadBody bytes of a Content-Length body still to come (no Content-Encoding, every
+	// header line looked at): an answer other than nil says that nothing reads the body. The
+	// connection then reads the rest of it through a small buffer of its own and drops it
+	// rather than pass it on, and the server, which reads the body as usual, holds bytes that
+	// are not the body: its handler must not read them (Lines says BodyUnread, and Unread
+	// returns the answer). The body still arrives in full before the handler runs, as node
+	// reads it: the answer comes after it, timed by the header timeout as before, and the
+	// bytes after it are the next request's.
+	UnreadBody func() any
 }
+
+// minUnreadBody is the least of a body, past what came with its header block, that is read
+// past without being kept (ListenOptions.UnreadBody): a smaller one is read as any other.
+const minUnreadBody = 64 << 10
+
+// unreadBytes is the size of the buffers the bodies nothing reads are read through: small
+// enough to stay in the core's cache, large enough that a read moves as much as the socket
+// holds.
+const unreadBytes = 64 << 10
+
+// unreadBufs are the buffers of unreadBytes bodies nothing reads are read through, one for
+// each read.
+var unreadBufs = sync.Pool{New: func() any { return new([unreadBytes]byte) }}
 
 // IdleListener serves an http server's connections and keeps them in check:
 //   - it closes the connections that stay idle, with no request in progress, longer than the
@@ -48,6 +71,7 @@ type ListenOptions struct {
 type IdleListener struct {
 	net.Listener
 	tls         *tls.Config
+	unreadBody  func() any
 	idleLimit   int64 // ticks a connection may stay idle
 	headerLimit int64 // ticks a request may take to arrive; 0 = no limit
 	every       time.Duration
@@ -76,10 +100,11 @@ func newIdleListener(ln net.Listener, opts ListenOptions, every time.Duration) *
 	}
 	ticks := func(d time.Duration) int64 { return int64((d+every-1)/every) + 1 }
 	l := &IdleListener{
-		Listener:  ln,
-		tls:       opts.TLS,
-		idleLimit: ticks(idle),
-		every:     every,
+		Listener:   ln,
+		tls:        opts.TLS,
+		unreadBody: opts.UnreadBody,
+		idleLimit:  ticks(idle),
+		every:      every,
 	}
 	if opts.HeaderTimeout > 0 {
 		l.headerLimit = ticks(opts.HeaderTimeout)
@@ -352,6 +377,11 @@ type idleConn struct {
 	// lines is what the scan found in the header block of the request the handler serves
 	// (see Lines), taken from head as the handler begins, zero outside it.
 	lines uint8
+	// dropping is set while the rest of a request's body is read past without being kept
+	// (ListenOptions.UnreadBody), pin being what UnreadBody answered for it; unread is the pin
+	// of the request the handler serves (see Unread), taken as lines is.
+	dropping    bool
+	pin, unread any
 }
 
 // lingerBytes and lingerTime bound what a lingering Close reads and how long it waits.
@@ -399,6 +429,7 @@ const (
 func (c *idleConn) Read(b []byte) (int, error) {
 	var n int
 	var err error
+	var drop *[unreadBytes]byte
 	if len(c.carry) > 0 {
 		// The next request, pipelined behind the last one and read with it.
 		n = copy(b, c.carry)
@@ -415,7 +446,14 @@ func (c *idleConn) Read(b []byte) (int, error) {
 		if poll {
 			c.bp.pollBody(true)
 		}
-		n, err = c.Conn.Read(b)
+		if c.dropping && c.head.active && c.head.inBody {
+			// The body nothing reads: into a buffer of the pool, not b.
+			drop = unreadBufs.Get().(*[unreadBytes]byte)
+			defer unreadBufs.Put(drop)
+			n, err = c.Conn.Read(drop[:min(len(b), unreadBytes)])
+		} else {
+			n, err = c.Conn.Read(b)
+		}
 		if poll {
 			if c.bp.pollBody(false) {
 				c.bpCredit -= bodyPollMiss
@@ -436,6 +474,7 @@ func (c *idleConn) Read(b []byte) (int, error) {
 		if first {
 			c.next = false
 			c.bpCredit = max(c.bpCredit, 1)
+			c.dropping, c.pin = false, nil
 			c.head.begin(b[:n])
 			if c.head.active {
 				n = tidyRequestLine(b, n)
@@ -444,7 +483,12 @@ func (c *idleConn) Read(b []byte) (int, error) {
 		if c.head.active {
 			var bad bool
 			var end int
-			if n, end, _, bad = c.head.feed(b, n); bad {
+			inBody := c.head.inBody
+			buf := b
+			if drop != nil {
+				buf = drop[:]
+			}
+			if n, end, _, bad = c.head.feed(buf, n); bad {
 				if first {
 					// fasthttp has nothing of this request yet: it would close the
 					// connection without a word.
@@ -463,16 +507,35 @@ func (c *idleConn) Read(b []byte) (int, error) {
 				c.chunkExtErr = true
 				return 0, errChunkExt // the server's error handler answers 413 (ChunkExtTooLarge)
 			}
+			if !inBody && c.head.inBody {
+				c.askUnread()
+			} else if c.dropping && !c.head.inBody {
+				c.dropping = false // the body ends in this read
+			}
 			if end < n {
 				// The request ends here: what follows waits in carry for the next Read,
 				// after fasthttp answered this one, and is scanned as a request of its own.
-				c.carry = slices.Insert(c.carry, 0, b[end:n]...)
+				c.carry = slices.Insert(c.carry, 0, buf[end:n]...)
 				n = end
 				c.carryErr, err = err, nil
 			}
 		}
 	}
 	return n, err
+}
+
+// askUnread asks the listener's UnreadBody, once a header block has ended with a body still to
+// come, whether the rest of it may be read past without being kept (see ListenOptions).
+func (c *idleConn) askUnread() {
+	h := &c.head
+	if c.l.unreadBody == nil || h.framing != framedLength || h.length < minUnreadBody ||
+		h.hdr&(hdrKnown|hdrEncoding) != hdrKnown {
+		return
+	}
+	if pin := c.l.unreadBody(); pin != nil {
+		c.dropping, c.pin = true, pin
+		h.hdr |= hdrUnread
+	}
 }
 
 // Write writes b in steps of writeStep, marking when each began: the sweeper closes a
@@ -605,6 +668,17 @@ func Lines(c net.Conn) HeaderLines {
 		return linesOf(ic.lines)
 	}
 	return HeaderLines{}
+}
+
+// Unread returns, for the request the handler of connection c (one an IdleListener accepted,
+// with TrackRequests) serves, what the listener's UnreadBody answered when the connection read
+// its body past without keeping it; nil when the body was read as usual (or c is another
+// connection).
+func Unread(c net.Conn) any {
+	if ic := trackedConn(c); ic != nil {
+		return ic.unread
+	}
+	return nil
 }
 
 // Tracked wraps c as a connection an IdleListener accepted, for a handler run outside a server
@@ -789,6 +863,7 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 			// What the scan found is this request's (Lines), once: a request read without a
 			// scan of its own (behind one whose body the scan could not count) finds nothing.
 			ic.lines, ic.head.hdr = ic.head.hdr, 0
+			ic.unread, ic.pin = ic.pin, nil
 		}
 		var hdr uint8
 		if ic != nil {
@@ -799,7 +874,7 @@ func TrackRequests(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 		}
 		h(ctx)
 		if ic != nil {
-			ic.lines = 0
+			ic.lines, ic.unread = 0, nil
 			if ic.l.draining.Load() {
 				ctx.SetConnectionClose()
 			}

@@ -575,6 +575,21 @@ func TestPipelinedRequests(t *testing.T) {
 	}
 }
 
+// serveTest serves il with srv until the test ends, then shuts il down and waits for Serve to
+// return.
+func serveTest(t *testing.T, srv *fasthttp.Server, il *IdleListener) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(il)
+	}()
+	t.Cleanup(func() {
+		_ = il.Shutdown(context.Background())
+		<-done
+	})
+}
+
 // dialTest connects to a test server at addr, over TLS (any certificate) when useTLS.
 func dialTest(t *testing.T, addr string, useTLS bool) net.Conn {
 	t.Helper()

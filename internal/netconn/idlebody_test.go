@@ -81,15 +81,7 @@ func idleBodyBuffers(t *testing.T, useTLS bool, size int, kept, idle bool) {
 		every = 10 * time.Millisecond
 	}
 	il := newIdleListener(ln, opts, every)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Serve(il)
-	}()
-	defer func() {
-		_ = il.Shutdown(t.Context())
-		<-done
-	}()
+	serveTest(t, srv, il)
 	c := dialTest(t, il.Addr().String(), useTLS)
 	defer c.Close()
 	br := bufio.NewReader(c)

@@ -46,8 +46,10 @@ func FromHTTPLimit(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody
 // connection read them): Known when every header line was looked at; then Encoding when a
 // line's name begins with content-encoding, Form when one's begins with content-type and the
 // line holds application/x-www-form-urlencoded, in any ASCII case. Lines beginning with white
-// space are not looked for: a server that scans refuses them.
-type HeaderLines struct{ Known, Encoding, Form bool }
+// space are not looked for: a server that scans refuses them. BodyUnread says that the server
+// read the body past without keeping it, as nothing that answers the request reads it: the
+// request then has none (what ctx holds is not the body).
+type HeaderLines struct{ Known, Encoding, Form, BodyUnread bool }
 
 // FromHTTPLines is FromHTTPLimit told what the header lines hold: when lines is Known, the block
 // is not searched for them again (headersNeeded, hasHeaderFold: a few hundred instructions
@@ -83,7 +85,11 @@ func KeepBody(ctx *fasthttp.RequestCtx, r *Request) {
 
 func fromHTTP(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int, lines HeaderLines, viewBody bool) {
 	req := &ctx.Request
-	method, uri, raw, body := req.Header.Method(), req.Header.RequestURI(), req.Header.RawHeaders(), req.Body()
+	method, uri, raw := req.Header.Method(), req.Header.RequestURI(), req.Header.RawHeaders()
+	var body []byte
+	if !lines.BodyUnread {
+		body = req.Body()
+	}
 	// One arena holds every string below; a large body gets its own.
 	n := len(method) + 2*len(uri) + 2*len(raw) // the raw headers, kept and parsed
 	if len(body) <= maxArena {
