@@ -537,6 +537,10 @@ type table struct {
 	ref   *lazyReference // the same predicates, for explaining a no-match
 	// scenarios is set when a stub names a scenario state: matching then checks it.
 	scenarios bool
+	// bodyUnread is set when nothing of the table reads a request's body: no predicate (see
+	// match.Set.ReadsBody), and every response, the default one's included, answers without
+	// reading the request (readsNoRequest). See UnreadBody.
+	bodyUnread bool
 }
 
 // lazyReference is the reference evaluator of a table's predicates, made when first asked
@@ -568,6 +572,11 @@ func (t *table) reference() *match.Reference {
 // (st is nil then). why explains a no-match when the debug log or --debug asks for it. It is
 // the protocol-neutral part of serving a request.
 func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, recorded *config.Object, why *match.Explanation, err *config.Error) {
+	return im.resolveIn(im.tbl.Load(), req)
+}
+
+// resolveIn is resolve with the stubs of table t.
+func (im *Imposter) resolveIn(t *table, req *request.Request) (st *stub, resp response, recorded *config.Object, why *match.Explanation, err *config.Error) {
 	im.numRequests.Add(1)
 	m := im.metrics
 	var start metrics.Instant
@@ -587,7 +596,6 @@ func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, reco
 	if record {
 		at = time.Now()
 	}
-	t := im.tbl.Load()
 	idx, ferr := t.set.Find(req)
 	if ferr == nil && idx >= 0 && t.scenarios {
 		idx, ferr = t.scenarioMatch(idx, func(i int) (bool, error) { return t.set.Match(i, req) })
@@ -1044,10 +1052,32 @@ func (im *Imposter) compile(stubs []*stub, trees []*config.Object) (*table, erro
 		}
 	}
 	t := &table{stubs: stubs, set: set, ref: &lazyReference{stubs: stubs, opts: opts}}
+	t.bodyUnread = !set.ReadsBody() && im.defaultResp != nil && readsNoRequest(im.defaultResp)
 	for _, s := range stubs {
 		t.scenarios = t.scenarios || s.scen != nil
+		t.bodyUnread = t.bodyUnread && s.readsNoRequest()
 	}
 	return t, nil
+}
+
+// readsNoRequest reports whether every response of s answers without reading the request (see
+// the function readsNoRequest). The responses of a stub proxyAlways records grow without a new
+// table: they count as reading it.
+func (s *stub) readsNoRequest() bool {
+	if s.grow != nil {
+		return false
+	}
+	for {
+		for _, r := range s.responses {
+			if !readsNoRequest(r) {
+				return false
+			}
+		}
+		if s.rep == nil || s.rep.after == nil {
+			return true
+		}
+		s = s.rep.after // the cycle after the first turn
+	}
 }
 
 // lastCompiled is the predicates last compiled for a new imposter's stubs (a small one's),

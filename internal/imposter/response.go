@@ -186,6 +186,13 @@ func static(r response) *wire {
 	return nil
 }
 
+// readsNoRequest reports whether r answers without reading the request: an http `is` response
+// without templates, whose behaviors, if any, give the same answer to every request (constant).
+func readsNoRequest(r response) bool {
+	is, ok := r.(*isResponse)
+	return ok && is.tmpl == nil && is.http.compiled && (is.behaviors == nil || is.constant)
+}
+
 // lean drops what a static response keeps of its configured objects (config, is) when the
 // imposter shows neither (no --debug, no debug log): only those read them, and they kept
 // alive the objects of every stub's response, which the stubs keep as text.

@@ -95,7 +95,38 @@ type Answer struct {
 // serving a request; an http answer that is Dynamic still has to be built (Build), and a tcp
 // answer always is (BuildTCP).
 func (im *Imposter) Resolve(req *request.Request) Answer {
-	st, resp, recorded, why, err := im.resolve(req)
+	return answerOf(im.resolve(req))
+}
+
+// UnreadBody returns, when nothing that answers a request of the imposter reads its body, what
+// ResolveUnread answers such a request with; nil otherwise. Nothing reads it when no predicate
+// does and every response answers without reading the request (a table's bodyUnread), the
+// journal is off (recordRequests, --mock) and nothing shows requests (--debug, the debug log).
+// The http server asks it as a request's header block ends, and then reads the body past
+// without keeping it.
+func (im *Imposter) UnreadBody() any {
+	if im.Records() || im.opts.Debug || im.logDebug {
+		return nil
+	}
+	if t := im.tbl.Load(); t != nil && t.bodyUnread {
+		return t
+	}
+	return nil
+}
+
+// ResolveUnread is Resolve for a request whose body was read past without being kept, with the
+// stubs pin holds (what UnreadBody returned as the request's header block ended): stubs changed
+// since, which may read bodies, do not see a request that began before them without one.
+func (im *Imposter) ResolveUnread(req *request.Request, pin any) Answer {
+	t, ok := pin.(*table)
+	if !ok {
+		t = im.tbl.Load()
+	}
+	return answerOf(im.resolveIn(t, req))
+}
+
+// answerOf is the Answer of what resolve found.
+func answerOf(st *stub, resp response, recorded *config.Object, why *match.Explanation, err *config.Error) Answer {
 	a := Answer{stub: st, resp: resp, Recorded: recorded, Why: why, Err: err}
 	if err == nil {
 		a.out = static(resp)
