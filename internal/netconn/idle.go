@@ -48,9 +48,11 @@ type ListenOptions struct {
 const minUnreadBody = 64 << 10
 
 // unreadBytes is the size of the buffers the bodies nothing reads are read through: small
-// enough to stay in the core's cache, large enough that a read moves as much as the socket
-// holds.
-const unreadBytes = 64 << 10
+// enough to stay in the core's L2 cache (1 MiB here), large enough that a read takes most of
+// what the socket holds. Server CPU time a 1 MiB upload, on 10 connections (three alternated
+// rounds): 16 KiB 137 µs, 64 KiB 90-130, 256 KiB 86-113, 512 KiB 116-133; fasthttp's own
+// buffer of the body's size 166-183.
+const unreadBytes = 256 << 10
 
 // unreadBufs are the buffers of unreadBytes bodies nothing reads are read through, one for
 // each read.
