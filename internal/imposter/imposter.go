@@ -570,13 +570,9 @@ func (t *table) reference() *match.Reference {
 // resolve counts and records req, finds the first matching stub and returns the response to
 // send: the stub's next response, or the imposter's default response when no stub matches
 // (st is nil then). why explains a no-match when the debug log or --debug asks for it. It is
-// the protocol-neutral part of serving a request.
-func (im *Imposter) resolve(req *request.Request) (st *stub, resp response, recorded *config.Object, why *match.Explanation, err *config.Error) {
-	return im.resolveIn(im.tbl.Load(), req)
-}
-
-// resolveIn is resolve with the stubs of table t.
-func (im *Imposter) resolveIn(t *table, req *request.Request) (st *stub, resp response, recorded *config.Object, why *match.Explanation, err *config.Error) {
+// the protocol-neutral part of serving a request, with the stubs of table t (the imposter's
+// current one, or the one a request whose body was read past was pinned to: ResolveUnread).
+func (im *Imposter) resolve(t *table, req *request.Request) (st *stub, resp response, recorded *config.Object, why *match.Explanation, err *config.Error) {
 	im.numRequests.Add(1)
 	m := im.metrics
 	var start metrics.Instant

@@ -137,7 +137,7 @@ func TestProxyAlwaysAppendKeepsTable(t *testing.T) {
 	if n := len(h.im.tbl.Load().stubs); n != 2 {
 		t.Fatalf("%d stubs, want 2", n)
 	}
-	st, _, _, why, rerr := h.im.resolve(&request.Request{Method: "GET", Path: "/none"})
+	st, _, _, why, rerr := h.im.resolve(h.im.tbl.Load(), &request.Request{Method: "GET", Path: "/none"})
 	if rerr != nil || st != nil || why == nil {
 		t.Fatalf("a request no stub matches: stub %v, explanation %v, error %v", st, why, rerr)
 	}

@@ -279,7 +279,7 @@ func TestProduceKeepsCompiledParts(t *testing.T) {
 		h, ctx := newBenchHandler(t, imp, impostertest.SimpleRequest, false)
 		req := request.Acquire()
 		request.FromHTTPListen(ctx, req, h.im.plainIPv4)
-		_, resp, _, _, rerr := h.im.resolve(req)
+		_, resp, _, _, rerr := h.im.resolve(h.im.tbl.Load(), req)
 		if rerr != nil {
 			t.Fatal(rerr)
 		}

@@ -114,7 +114,7 @@ func TestScenariosShared(t *testing.T) {
 				if i%2 == 1 {
 					im = b
 				}
-				st, resp, _, _, err := im.resolve(&request.Request{Method: "GET", Path: "/buy"})
+				st, resp, _, _, err := im.resolve(im.tbl.Load(), &request.Request{Method: "GET", Path: "/buy"})
 				if err == nil && st != nil && string(static(resp).body) == "sold" {
 					sold.Add(1)
 				}

@@ -24,7 +24,7 @@ func scenarioImposter(t *testing.T, stubs string) *Imposter {
 
 func answer(t *testing.T, im *Imposter, path string) string {
 	t.Helper()
-	st, resp, _, _, err := im.resolve(&request.Request{Method: "GET", Path: path})
+	st, resp, _, _, err := im.resolve(im.tbl.Load(), &request.Request{Method: "GET", Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestScenarioTransitionIsAtomic(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-startGate
-				_, resp, _, _, err := im.resolve(&request.Request{Method: "GET", Path: "/"})
+				_, resp, _, _, err := im.resolve(im.tbl.Load(), &request.Request{Method: "GET", Path: "/"})
 				if err != nil {
 					t.Error(err)
 					return

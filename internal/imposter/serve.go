@@ -95,7 +95,7 @@ type Answer struct {
 // serving a request; an http answer that is Dynamic still has to be built (Build), and a tcp
 // answer always is (BuildTCP).
 func (im *Imposter) Resolve(req *request.Request) Answer {
-	return answerOf(im.resolve(req))
+	return answerOf(im.resolve(im.tbl.Load(), req))
 }
 
 // UnreadBody returns, when nothing that answers a request of the imposter reads its body, what
@@ -122,7 +122,7 @@ func (im *Imposter) ResolveUnread(req *request.Request, pin any) Answer {
 	if !ok {
 		t = im.tbl.Load()
 	}
-	return answerOf(im.resolveIn(t, req))
+	return answerOf(im.resolve(t, req))
 }
 
 // answerOf is the Answer of what resolve found.

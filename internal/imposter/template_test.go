@@ -80,7 +80,7 @@ func templateAnswer(t *testing.T, im *Imposter, target, body string) *wire {
 	t.Helper()
 	path, query, _ := strings.Cut(target, "?")
 	req := &request.Request{Method: "GET", Path: path, Body: body, Query: request.ParseQuery(nil, query)}
-	_, resp, _, _, err := im.resolve(req)
+	_, resp, _, _, err := im.resolve(im.tbl.Load(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
