@@ -86,7 +86,8 @@ func (h *server) serving() {
 func (h *server) Serve(ln net.Listener) error {
 	h.serving()
 	opts := h.im.Settings()
-	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: opts.IdleTimeout, HeaderTimeout: opts.HeaderTimeout, TLS: h.tls})
+	h.il = netconn.NewIdleListener(ln, netconn.ListenOptions{IdleTimeout: opts.IdleTimeout, HeaderTimeout: opts.HeaderTimeout, TLS: h.tls,
+		UnreadBody: h.im.UnreadBody})
 	defer h.il.Stop()
 	for {
 		c, err := h.il.Accept()
@@ -169,6 +170,9 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			request.Release(req)
 		}
 	}()
+	// A large body nothing of the imposter reads was read past without being kept (see
+	// Imposter.UnreadBody): the request has none, and ctx's bytes are not it.
+	unread := netconn.Unread(ctx.Conn())
 	request.FromHTTPView(ctx, req, im.PlainIPv4(), im.MaxBody(), request.HeaderLines(netconn.Lines(ctx.Conn())))
 	if im.LogEnabled(slog.LevelInfo) {
 		im.LogLine(slog.LevelInfo, req.RequestFrom()+" => "+req.Method+" "+string(ctx.RequestURI()))
@@ -178,7 +182,12 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 
-	a := im.Resolve(req)
+	var a imposter.Answer
+	if unread != nil {
+		a = im.ResolveUnread(req, unread)
+	} else {
+		a = im.Resolve(req)
+	}
 	if a.Err != nil {
 		im.LogFailure(req, a.Err)
 		writeError(ctx, a.Err)
@@ -201,8 +210,12 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 			im.RecordFaultMatch(&a, f)
 			return
 		}
+		var body []byte
+		if unread == nil {
+			body = ctx.Request.Body()
+		}
 		rctx := requestContext(ctx)
-		if err := im.Build(rctx, req, ctx.Request.Header.RequestURI(), ctx.Request.Body(), &a); err != nil {
+		if err := im.Build(rctx, req, ctx.Request.Header.RequestURI(), body, &a); err != nil {
 			if rctx.Err() != nil {
 				// The client went away: nobody reads the answer.
 				im.Log().Debug("the client closed the connection before the response was ready", "err", err)
