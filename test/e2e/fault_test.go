@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"strconv"
 	"testing"
 	"time"
 )
@@ -23,17 +20,7 @@ func TestConnectionResetFault(t *testing.T) {
 			if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
 				t.Fatalf("create: %d %s", status, body)
 			}
-			addr := "127.0.0.1:" + strconv.Itoa(port)
-			var c net.Conn
-			var err error
-			if proto == "https" {
-				c, err = tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // our own test server
-			} else {
-				c, err = net.DialTimeout("tcp", addr, 5*time.Second)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := dialImposter(t, proto, port)
 			defer c.Close()
 			if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 				t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestUnreadBodiesAnswered: an imposter whose stubs read no body (method and path) and one
@@ -92,21 +93,28 @@ func chunkedBody(path, body string) string {
 	return b.String()
 }
 
-// pipeline writes stream on one connection to port (in pieces of growing sizes, as it goes)
-// and reads n answers from it, each as "status body" (a 100 Continue skipped).
-func pipeline(t *testing.T, proto string, port int, stream []byte, n int) []string {
+// dialImposter connects to the http or https imposter on port (any certificate), within 5 s.
+func dialImposter(t *testing.T, proto string, port int) net.Conn {
 	t.Helper()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	var c net.Conn
 	var err error
 	if proto == "https" {
-		c, err = tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // the imposter's own certificate
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // our own test server
 	} else {
-		c, err = net.Dial("tcp", addr)
+		c, err = net.DialTimeout("tcp", addr, 5*time.Second)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// pipeline writes stream on one connection to port (in pieces of growing sizes, as it goes)
+// and reads n answers from it, each as "status body" (a 100 Continue skipped).
+func pipeline(t *testing.T, proto string, port int, stream []byte, n int) []string {
+	t.Helper()
+	c := dialImposter(t, proto, port)
 	defer c.Close()
 	go func() {
 		for step := 777; len(stream) > 0; step = step*5 + 1 {
