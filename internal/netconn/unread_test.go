@@ -156,3 +156,99 @@ func unreadBodies(t *testing.T, useTLS, pieces, answer bool) {
 		}
 	}
 }
+
+// FuzzUnreadBodies sends requests made from the input (Content-Length bodies of up to ~1 MiB,
+// requests without a body, chunked ones), pipelined on one connection in writes of a size the
+// input picks, to a server whose listener reads large bodies past, and to one whose listener
+// does not: both must answer every request in order, with its path and length, and only the
+// first is ever told a body was read past.
+func FuzzUnreadBodies(f *testing.F) {
+	f.Add([]byte{0x90, 0x00, 0x41, 0xff}, uint16(1000))
+	f.Add([]byte{0x80, 0x10, 0x03, 0x01, 0xfe}, uint16(65535))
+	f.Add([]byte{0x7f, 0x7f, 0x02}, uint16(7))
+	f.Fuzz(func(t *testing.T, spec []byte, step uint16) {
+		if len(spec) == 0 || len(spec) > 8 || step == 0 {
+			return
+		}
+		var stream strings.Builder
+		var want []string
+		for i, c := range spec {
+			path := fmt.Sprintf("/r%d", i)
+			switch {
+			case c < 0x10:
+				stream.WriteString("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n")
+				want = append(want, path+" -2")
+			case c < 0x20:
+				n := int(c-0x10+1) * 20000 // not empty: fasthttp gives an empty chunked body length 0
+				fmt.Fprintf(&stream, "POST %s HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", path, n, strings.Repeat("c", n))
+				want = append(want, path+" -1")
+			default:
+				n := int(c-0x20) * 4500 // up to ~1 MiB
+				fmt.Fprintf(&stream, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", path, n, strings.Repeat("GET / HTTP/1.1\r\n\r\n"[i%4:i%4+1], n))
+				want = append(want, fmt.Sprintf("%s %d", path, n))
+			}
+		}
+		for _, answer := range []bool{true, false} {
+			got := serveStream(t, []byte(stream.String()), int(step), answer, len(want))
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("unread=%t: answer %d %q, want %q", answer, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
+// serveStream serves stream, written in steps of step bytes, on one connection to a server whose
+// listener's UnreadBody answers (or not), and returns the n answers, each "path length"; a
+// handler told of a body read past when UnreadBody does not answer fails the test.
+func serveStream(t *testing.T, stream []byte, step int, answer bool, n int) []string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	il := NewIdleListener(ln, ListenOptions{UnreadBody: func() any {
+		if answer {
+			return true
+		}
+		return nil
+	}})
+	srv := &fasthttp.Server{
+		Handler: TrackRequests(func(ctx *fasthttp.RequestCtx) {
+			if !answer && (Lines(ctx.Conn()).BodyUnread || Unread(ctx.Conn()) != nil) {
+				fmt.Fprint(ctx, "told of a body read past")
+				return
+			}
+			fmt.Fprintf(ctx, "%s %d", ctx.Path(), ctx.Request.Header.ContentLength())
+		}),
+		ConnState:          IdleConnState,
+		Logger:             quietLogger{},
+		MaxRequestBodySize: 8 << 20,
+	}
+	serveTest(t, srv, il)
+	c := dialTest(t, il.Addr().String(), false)
+	defer c.Close()
+	go func() {
+		for len(stream) > 0 {
+			k := min(step, len(stream))
+			if _, err := c.Write(stream[:k]); err != nil {
+				return
+			}
+			stream = stream[k:]
+		}
+	}()
+	br := bufio.NewReader(c)
+	out := make([]string, n)
+	for i := range out {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("answer %d of %d: %v", i+1, n, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(b)
+	}
+	return out
+}
