@@ -2,6 +2,7 @@ package admin
 
 import (
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
@@ -103,6 +104,17 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 		if opts.Replayable {
 			*buf, shown, replay = stubs.AppendReplayableJSON((*buf)[:0], i, opts.RemoveProxies)
 		}
+		if !replay && c == nil {
+			if h := keptStubHead(stubs, i, opts); h != nil {
+				if n > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(append(dst, "\n    "...), h.head...)
+				dst = appendStubTail(dst, h.sep, stubs, i, self, opts)
+				n++
+				continue
+			}
+		}
 		if !replay {
 			*buf = stubs.AppendJSON((*buf)[:0], i)
 		} else if !shown {
@@ -122,7 +134,16 @@ func appendImposter(dst []byte, im *imposter.Imposter, stubs imposter.Stubs, req
 		dst = append(dst, "\n    "...)
 		if replay || plainStub(*buf, opts) {
 			// The text is read before buf is written again: no copy of it.
-			dst = appendPlainStub(dst, unsafe.String(unsafe.SliceData(*buf), len(*buf)), stubs, i, self, opts, c)
+			text := unsafe.String(unsafe.SliceData(*buf), len(*buf))
+			if !opts.Replayable && c == nil {
+				start := len(dst)
+				var sep string
+				dst, sep = appendStubHead(dst, text, nil)
+				keepStubHead(stubs, i, opts, dst[start:], sep)
+				dst = appendStubTail(dst, sep, stubs, i, self, opts)
+			} else {
+				dst = appendPlainStub(dst, text, stubs, i, self, opts, c)
+			}
 		} else if so := editedStub(stubs, i, self, opts); so != nil {
 			dst = renderAt(dst, so, 2, c)
 		} else { // only proxy responses, and opts.RemoveProxies
@@ -155,12 +176,23 @@ func appendPlainStub(dst []byte, text string, stubs imposter.Stubs, i int, self 
 	if opts.Replayable {
 		return indentAt(dst, text, 2, c)
 	}
-	sep := ",\n      "
+	dst, sep := appendStubHead(dst, text, c)
+	return appendStubTail(dst, sep, stubs, i, self, opts)
+}
+
+// appendStubHead appends the part of appendPlainStub's stub (not replayable) that is its text
+// alone: the text indented, all but its closing brace. sep is what comes before the next
+// member.
+func appendStubHead(dst []byte, text string, c *config.Chunker) (out []byte, sep string) {
 	if len(text) < 2 || text == "{}" {
-		dst, sep = append(dst, '{'), "\n      "
-	} else {
-		dst = indentAt(dst, text[:len(text)-1], 2, c) // all but its closing brace
+		return append(dst, '{'), "\n      "
 	}
+	return indentAt(dst, text[:len(text)-1], 2, c), ",\n      "
+}
+
+// appendStubTail appends the rest of appendPlainStub's stub (not replayable) after its head:
+// the members rawStub adds, and the closing brace.
+func appendStubTail(dst []byte, sep string, stubs imposter.Stubs, i int, self string, opts PrintOptions) []byte {
 	if m := stubs.Matches(i); m != nil {
 		dst = config.AppendJSONAt(append(append(dst, sep...), "\"matches\": "...), m, 2, 3)
 		sep = ",\n      "
@@ -192,4 +224,52 @@ func indentAt(dst []byte, text string, level int, c *config.Chunker) []byte {
 		return config.AppendIndentedAt(dst, text, 2, level)
 	}
 	return config.AppendIndentedTo(dst, text, 2, level, c)
+}
+
+// stubHead is a stub's head as appendStubHead wrote it (not replayable), for the stub's packed
+// text with options that found the stub plain (see plainStub, which reads only the text and
+// these options when not replayable). A client suite creates the same imposter around each
+// of its tests, and POST /imposters answers with its stubs: each stub was unpacked, searched
+// and indented again every time (admin-pairs, issue #26). The head is a function of the text
+// alone, so a stub whose packed text is the one kept is written from the kept head.
+type stubHead struct {
+	raw           string // the stub's packed text (imposter.Stubs.Packed)
+	explain       bool
+	removeProxies bool
+	head          string
+	sep           string
+}
+
+// stubHeads keeps the last head written for each of the first few stubs of an imposter, for
+// texts of up to maxStubHeadKept bytes: a few KB at most.
+var stubHeads [8]atomic.Pointer[stubHead]
+
+const maxStubHeadKept = 4 << 10
+
+// keptStubHead returns stub i's kept head for opts (not replayable), or nil.
+func keptStubHead(stubs imposter.Stubs, i int, opts PrintOptions) *stubHead {
+	if i >= len(stubHeads) || opts.Replayable {
+		return nil
+	}
+	h := stubHeads[i].Load()
+	if h == nil || h.explain != opts.Explain || h.removeProxies != opts.RemoveProxies {
+		return nil
+	}
+	if raw, ok := stubs.Packed(i); !ok || raw != h.raw {
+		return nil
+	}
+	return h
+}
+
+// keepStubHead keeps head, written for stub i with opts (not replayable), when the stub is
+// kept packed (its text is then a function of its packed text).
+func keepStubHead(stubs imposter.Stubs, i int, opts PrintOptions, head []byte, sep string) {
+	if i >= len(stubHeads) || opts.Replayable {
+		return
+	}
+	raw, ok := stubs.Packed(i)
+	if !ok || len(raw) > maxStubHeadKept || len(head) > 4*maxStubHeadKept {
+		return
+	}
+	stubHeads[i].Store(&stubHead{raw: raw, explain: opts.Explain, removeProxies: opts.RemoveProxies, head: string(head), sep: sep})
 }

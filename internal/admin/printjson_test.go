@@ -87,6 +87,10 @@ func comparePrinters(t *testing.T, im *imposter.Imposter, what string) {
 		if !bytes.Equal(got[1:], want) || got[0] != 'x' {
 			t.Fatalf("%s %+v:\n got: %s\nwant: %s", what, opts, got, want)
 		}
+		// Again: the stubs' heads kept by the first (see stubHead) are written this time.
+		if got := appendPrinted([]byte("x"), im, opts); !bytes.Equal(got[1:], want) {
+			t.Fatalf("%s %+v, printed again:\n got: %s\nwant: %s", what, opts, got, want)
+		}
 		if got := streamPrinted(t, im, opts); !bytes.Equal(got, want) {
 			t.Fatalf("%s %+v, streamed:\n got: %s\nwant: %s", what, opts, got, want)
 		}
@@ -126,11 +130,44 @@ func FuzzAppendImposter(f *testing.F) {
 		}
 		opts := all[int(bits)%len(all)]
 		want := config.AppendJSON(nil, printImposter(im, opts), 2)
-		if got := appendPrinted(nil, im, opts); !bytes.Equal(got, want) {
-			t.Fatalf("%+v:\n got: %s\nwant: %s", opts, got, want)
+		// Twice: after the last input's stubs' heads were kept, then after this one's.
+		for range 2 {
+			if got := appendPrinted(nil, im, opts); !bytes.Equal(got, want) {
+				t.Fatalf("%+v:\n got: %s\nwant: %s", opts, got, want)
+			}
 		}
 		if got := streamPrinted(t, im, opts); !bytes.Equal(got, want) {
 			t.Fatalf("%+v, streamed:\n got: %s\nwant: %s", opts, got, want)
 		}
 	})
+}
+
+// TestStubHeadKeptForTheSameText: an imposter printed (not replayable) keeps its stubs' heads,
+// and another imposter of the same stubs' text is printed from them, byte for byte as the
+// tree prints it; a stub of another text, or other options, is not.
+func TestStubHeadKeptForTheSameText(t *testing.T) {
+	quiet := slog.New(slog.DiscardHandler)
+	src := `{"protocol":"http","stubs":[{"predicates":[{"equals":{"path":"/a"}}],"responses":[{"is":{"body":"a"}}]},{"responses":[{"is":{"statusCode":201}}]}]}`
+	other := `{"protocol":"http","stubs":[{"predicates":[{"equals":{"path":"/b"}}],"responses":[{"is":{"body":"a"}}]},{"responses":[{"is":{"statusCode":201}}]}]}`
+	opts := PrintOptions{BaseURL: "http://localhost:2525"}
+	first := newPrintCase(t, src, imposter.Options{Logger: quiet})
+	appendPrinted(nil, first, opts)
+	second, third := newPrintCase(t, src, imposter.Options{Logger: quiet}), newPrintCase(t, other, imposter.Options{Logger: quiet})
+	for i := range 2 {
+		if keptStubHead(second.Stubs(true), i, opts) == nil {
+			t.Fatalf("stub %d of the same text: no head kept", i)
+		}
+	}
+	if keptStubHead(third.Stubs(true), 0, opts) != nil {
+		t.Fatal("a stub of another text: a head kept for it")
+	}
+	if keptStubHead(second.Stubs(true), 0, PrintOptions{BaseURL: opts.BaseURL, Explain: true}) != nil {
+		t.Fatal("other options: a head kept for them")
+	}
+	for _, im := range []*imposter.Imposter{second, third, second} {
+		want := config.AppendJSON(nil, printImposter(im, opts), 2)
+		if got := appendPrinted(nil, im, opts); !bytes.Equal(got, want) {
+			t.Fatalf("got: %s\nwant: %s", got, want)
+		}
+	}
 }
