@@ -3,6 +3,7 @@ package imposter
 import (
 	"log/slog"
 	"testing"
+	"unsafe"
 
 	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/request"
@@ -61,3 +62,29 @@ func TestSameStubsCompileOnce(t *testing.T) {
 
 // sameStubs reports whether a's and b's compiled predicates are the same objects.
 func sameStubs(a, b *Imposter) bool { return a.tbl.Load().set.Shares(b.tbl.Load().set) }
+
+// TestSameStubsShareTheirText: an imposter of the last one's stubs keeps their packed texts
+// as the last one does (one string, not a copy each); a stub of another text has its own.
+func TestSameStubsShareTheirText(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	newIm := func(js string) *Imposter {
+		t.Helper()
+		im, err := New(impostertest.Def(t, js), Options{Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return im
+	}
+	const two = `{"protocol":"http","stubs":[{"predicates":[{"equals":{"path":"/a"}}],"responses":[{"is":{"body":"a"}}]},{"responses":[{"is":{"statusCode":201}}]}]}`
+	a, b := newIm(two), newIm(two)
+	sa, sb := a.tbl.Load().stubs, b.tbl.Load().stubs
+	for i := range sa {
+		if sa[i].raw != sb[i].raw || unsafe.StringData(sa[i].raw) != unsafe.StringData(sb[i].raw) {
+			t.Errorf("stub %d: texts %q and %q, not one string", i, sa[i].raw, sb[i].raw)
+		}
+	}
+	c := newIm(`{"protocol":"http","stubs":[{"responses":[{"is":{"statusCode":202}}]}]}`)
+	if got := c.tbl.Load().stubs[0].raw; got == sb[1].raw {
+		t.Errorf("a stub of another text kept %q", got)
+	}
+}

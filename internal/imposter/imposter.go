@@ -858,7 +858,11 @@ func stubText(def *config.Object) string {
 	*buf = config.AppendJSON((*buf)[:0], def, 0)
 	// Packed over the text as it is read (never longer): packed after it, a stub of 64 MiB
 	// grew the buffer by appends to twice that, 460 MB allocated in all.
-	text := string(config.AppendPackedJSON((*buf)[:0], *buf))
+	packed := config.AppendPackedJSON((*buf)[:0], *buf)
+	text, kept := lastCompiled.text(packed)
+	if !kept {
+		text = string(packed)
+	}
 	if cap(*buf) <= 64<<10 {
 		stubTexts.Put(buf)
 	}
@@ -1113,6 +1117,20 @@ func (c *compiledCache) find(stubs []*stub, opts match.Options) *match.Set {
 	// The kept set has no inject predicate (keep), so no injector is ever asked for: the set is
 	// shared as it is (a copy with the imposter's injector was 312 bytes for each imposter).
 	return e.set
+}
+
+// text returns the kept stub text equal to packed, if there is one: a client suite's new
+// imposter of the last one's stubs shares their texts rather than copying them (one
+// allocation a stub), and find compares them by their pointers.
+func (c *compiledCache) text(packed []byte) (string, bool) {
+	if e := c.last.Load(); e != nil {
+		for _, t := range e.texts {
+			if len(t) == len(packed) && t == string(packed) {
+				return t, true
+			}
+		}
+	}
+	return "", false
 }
 
 // keep makes set, compiled from stubs with opts, the last kept, unless it has an inject
