@@ -198,17 +198,19 @@ type hostFix struct{ off, from, to int }
 // startsRequest reports whether b begins as a request line does: an upper-case method (or
 // M-SEARCH) and a space. A read that does not (one that begins in the middle of a request pipelined behind
 // another) is not scanned.
+//
+// One pass over the method's few bytes, which ends at the first that is not an upper-case letter
+// or '-' (M-SEARCH) and costs less than an IndexByte call for the space, then a pass again.
 func startsRequest(b []byte) bool {
-	i := bytes.IndexByte(b, ' ')
-	if i <= 0 || i > 20 {
-		return false
-	}
-	for _, c := range b[:i] {
-		if (c < 'A' || c > 'Z') && c != '-' { // M-SEARCH
+	for i, c := range b {
+		if c == ' ' {
+			return i > 0
+		}
+		if i == 20 || (c < 'A' || c > 'Z') && c != '-' {
 			return false
 		}
 	}
-	return true
+	return false
 }
 
 // begin starts scanning a request whose first bytes are b.

@@ -821,6 +821,35 @@ func plainKnownName(line []byte) bool {
 	return plainHostName(line) || len(line) > 0 && line[0]|0x20 == 'c' && plainContentName(line)
 }
 
+// startsRequestRef is startsRequest as it was first written: the first space, 1 to 20 bytes in,
+// after upper-case letters and '-' only.
+func startsRequestRef(b []byte) bool {
+	i := bytes.IndexByte(b, ' ')
+	if i <= 0 || i > 20 {
+		return false
+	}
+	for _, c := range b[:i] {
+		if (c < 'A' || c > 'Z') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzStartsRequest: the one-pass startsRequest agrees with the reference, method lengths of 20
+// and 21, a space first and bytes around the letters included.
+func FuzzStartsRequest(f *testing.F) {
+	for _, s := range []string{"GET / HTTP/1.1", "M-SEARCH * HTTP/1.1", " GET /", "GET", "", "get / x", "G@T /", "G[T /", "GE- /",
+		strings.Repeat("A", 20) + " /", strings.Repeat("A", 21) + " /", strings.Repeat("A", 19) + "a /", "POST\t/x", "\xffGET /"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := startsRequest(b), startsRequestRef(b); got != want {
+			t.Fatalf("%q: %v, want %v", b, got, want)
+		}
+	})
+}
+
 // TestPlainKnownName: the names the scan reads without searching them for a space are those of
 // Host, Content-Length and Content-Type lines in any case, each ended by its ':'; wherever it
 // says so, nameEnd finds that ':' (no space before it).
