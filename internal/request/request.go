@@ -547,7 +547,8 @@ func (r *Request) rawHeaderLines(name string) (value string, found, sure bool) {
 		}
 		// (Most lines differ from name in their first byte: two bytes EqualFoldASCII finds
 		// alike are equal once ORed with 0x20.)
-		if len(line) <= len(name) || name != "" && line[0]|0x20 != name[0]|0x20 || !prefixFoldASCII(line, name) {
+		// (equalFoldASCII is inlined here; a call to a helper checking the length again was not.)
+		if len(line) <= len(name) || name != "" && line[0]|0x20 != name[0]|0x20 || !equalFoldASCII(line[:len(name)], name) {
 			continue
 		}
 		key, rest := line[:len(name)], line[len(name):]
@@ -573,11 +574,6 @@ func (r *Request) rawHeaderLines(name string) (value string, found, sure bool) {
 }
 
 func isOWS(c byte) bool { return c == ' ' || c == '\t' }
-
-// prefixFoldASCII reports whether b starts with name, as EqualFoldASCII compares.
-func prefixFoldASCII(b []byte, name string) bool {
-	return len(b) >= len(name) && equalFoldASCII(b[:len(name)], name)
-}
 
 // MBHeader returns the values of a header as Mountebank's headersMap.get gives them from the
 // recorded headers: those of the first name matching case-insensitively, combined as ofRaw
