@@ -301,19 +301,25 @@ func (st *state) fieldValue(o *operand, f *frame) (any, bool) {
 
 // pathSegmentAt is pathSegment's segment for an index from the start (listIndex of a key that
 // is a number not below 0), or "" when the path has no such segment.
+//
+// One pass over the path's bytes up to the segment's end: a path's segments are a few bytes,
+// which an IndexByte call for each '/' cost more than.
 func pathSegmentAt(path string, i int) string {
 	trimmed := trimSlashes(path)
-	for ; i > 0; i-- {
-		j := strings.IndexByte(trimmed, '/')
-		if j < 0 {
-			return ""
+	start := 0
+	for k := 0; k < len(trimmed); k++ {
+		if trimmed[k] == '/' {
+			if i == 0 {
+				return trimmed[start:k]
+			}
+			i--
+			start = k + 1
 		}
-		trimmed = trimmed[j+1:]
 	}
-	if j := strings.IndexByte(trimmed, '/'); j >= 0 {
-		trimmed = trimmed[:j]
+	if i > 0 {
+		return ""
 	}
-	return trimmed
+	return trimmed[start:]
 }
 
 // trimSlashes is strings.Trim(path, "/").
