@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/antchfx/xpath"
 
@@ -213,9 +214,9 @@ func (c *evalCtx) leafField(k string, e *eleaf) verdict {
 // decided from the payload's bytes when they tell (sure), without making its text
 // (BinaryText: UTF-8 checked, lowercased) nor reading its base64. The text of bytes equal to
 // the expected value's is that value's; a payload of ASCII is its own text, which lowercases
-// byte by byte, so the first byte whose lowercase differs from the expected value's settles it.
-// Payloads of another length or with a byte above 0x7f (whose text, with U+FFFD for invalid
-// UTF-8, may lowercase to another length: U+212A is "k") are not sure.
+// byte by byte (equalLowerASCII). A payload with a byte above 0x7f before any difference
+// (whose text, with U+FFFD for invalid UTF-8, may lowercase to another length: U+212A is "k")
+// is not sure.
 func (c *evalCtx) binaryDataEquals(e *eleaf) (v verdict, sure bool) {
 	raw, ok := c.r.BinaryData()
 	if !ok {
@@ -230,21 +231,8 @@ func (c *evalCtx) binaryDataEquals(e *eleaf) (v verdict, sure bool) {
 		}
 		return no, false
 	}
-	if len(raw) != len(e.s) {
-		return no, false
-	}
-	for i, b := range raw {
-		if b >= utf8.RuneSelf {
-			return no, false
-		}
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if b != e.s[i] {
-			return no, true
-		}
-	}
-	return yes, true
+	eq, sure := equalLowerASCII(unsafe.String(unsafe.SliceData(raw), len(raw)), e.s)
+	return verdictOf(eq), sure
 }
 
 // exceptPiped is a request string as a pipe with except or in binary mode makes it:

@@ -81,6 +81,20 @@ func TestLowerASCII(t *testing.T) {
 		"/a-very-long-pAth", "@[`{", "/é", "abcdefgh\x80", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "post", "POST", "k"} {
 		checkLowerASCII(t, s, "post")
 	}
+	// equalLowerASCII reads eight bytes at a time: capitals and their neighbours ('@' '['
+	// '`' '{') at every place of a word, a difference or a byte past ASCII in a later word.
+	for _, s := range []string{"@ABCDEFGHIJKLMNOPQRSTUVWXYZ[`az{\x00\x7f", "\x00\x00\x00\x0bGET user 42",
+		"ABCDEFGH\x80", "ABCDEFGHIJKLMNO\u212a", "\u212aABCDEFGH", "ABCDEFGhijklmnop"} {
+		l := jsvalue.ToLower(s)
+		checkLowerASCII(t, s, l)
+		for i := range len(l) {
+			for _, c := range []byte{l[i] ^ 0x20, l[i] + 1, l[i] - 1, 0x80} {
+				b := []byte(l)
+				b[i] = c
+				checkLowerASCII(t, s, string(b))
+			}
+		}
+	}
 }
 
 func FuzzLowerASCII(f *testing.F) {

@@ -185,13 +185,33 @@ func (x *index) decide(st *settled, method string) bool {
 }
 
 // equalLowerASCII reports whether s lowercased is lower, with sure false when it cannot tell
-// without lowercasing s in full: s has a byte that is not ASCII before any difference.
+// without lowercasing s in full: s has a byte that is not ASCII before any difference. Eight
+// bytes at a time (a binary tcp payload compared with a stub's, a byte at a time, cost ~14
+// instructions a byte).
 func equalLowerASCII(s, lower string) (eq, sure bool) {
 	if len(s) != len(lower) {
 		return false, isASCII(s) // (lowercasing keeps an ASCII text's length)
 	}
 	lower = lower[:len(s)]
-	for i := 0; i < len(s); i++ {
+	const hi = 0x8080808080808080
+	word := func(s string) uint64 { return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), 8)) }
+	i := 0
+	for len(s) >= 8 {
+		w := word(s[i:])
+		if w&hi != 0 {
+			break // a byte past ASCII: the bytes from this word on one at a time
+		}
+		// Capitals (see isLowerASCII) get their 0x20 bit.
+		w |= (w + 0x3f3f3f3f3f3f3f3f) &^ (w + 0x2525252525252525) & hi >> 2
+		if w != word(lower[i:]) {
+			return false, true
+		}
+		if i+8 == len(s) {
+			return true, true
+		}
+		i = min(i+8, len(s)-8) // the last word overlaps the one before
+	}
+	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
 			return false, false
