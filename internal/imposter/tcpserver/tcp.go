@@ -97,8 +97,11 @@ func (s *server) handle(c net.Conn, idle *netconn.IdleMark) {
 		n, err := conn.Read(buf)
 		if n > 0 {
 			idle.Busy()
-			data := buf[:n] // without a resolver, every packet is a request
-			if s.endOfRequest != nil {
+			// Without a resolver every packet is a request; with one, a packet that starts a
+			// request is read where it is, and copied to pending only when the resolver
+			// waits for more (buf is read into again).
+			data := buf[:n]
+			if len(pending) > 0 {
 				pending = append(pending, data...)
 				data = pending
 			}
@@ -125,6 +128,8 @@ func (s *server) handle(c net.Conn, idle *netconn.IdleMark) {
 					pending = nil
 				}
 				idle.Idle()
+			} else if len(pending) == 0 {
+				pending = append(pending, data...)
 			}
 		}
 		if err != nil {

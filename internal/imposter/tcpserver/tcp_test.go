@@ -345,3 +345,60 @@ func TestTCPHalfClosedClient(t *testing.T) {
 		})
 	}
 }
+
+// TestTCPResolverJoinsPackets: with an endOfRequestResolver, the packets of a request are
+// joined until it says the request is whole, whatever the first packet held (too few bytes for
+// the prefix, the prefix and part of the frame), and the next request starts afresh. net.Pipe
+// hands each write to one read.
+func TestTCPResolverJoinsPackets(t *testing.T) {
+	frame := func(s string) string { return "\x00\x00\x00" + string(rune(len(s))) + s }
+	def := impostertest.Def(t, `{"protocol":"tcp","mode":"binary","recordRequests":true,
+		"endOfRequestResolver":{"inject":"function (requestData) { return requestData.length >= 4 && requestData.length >= 4 + requestData[0] * 16777216 + requestData[1] * 65536 + requestData[2] * 256 + requestData[3]; }"},
+		"stubs":[{"responses":[{"is":{"data":"b2s="}}]}]}`)
+	log := slog.New(slog.DiscardHandler)
+	im, err := imposter.New(def, imposter.Options{Logger: log, Script: script.New(script.Options{Logger: log})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(im)
+	if s.endOfRequest == nil {
+		t.Fatal("no resolver")
+	}
+	server, client := net.Pipe()
+	done := make(chan struct{})
+	go func() {
+		s.ServeConn(server)
+		close(done)
+	}()
+	requests := [][]string{
+		{"\x00\x00", "\x00\x03ab", "c"},
+		{frame("whole")},
+		{frame("four")[:6], "ur"},
+		{frame("x") + frame("y")},         // one packet with two frames is one request (as in Mountebank)
+		{"\x00", "\x00", "\x00", "\x01z"}, // a byte at a time
+	}
+	got := make([]byte, 2)
+	for i, packets := range requests {
+		for _, p := range packets {
+			if _, err := io.WriteString(client, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := io.ReadFull(client, got); err != nil || string(got) != "ok" {
+			t.Fatalf("request %d: %q, %v", i, got, err)
+		}
+	}
+	client.Close()
+	<-done
+	var data []string
+	for _, r := range im.RecordedRequests() {
+		data = append(data, jsvalue.String(get(r.Request, "data")))
+	}
+	var want []string
+	for _, packets := range requests {
+		want = append(want, b64([]byte(strings.Join(packets, ""))))
+	}
+	if strings.Join(data, " ") != strings.Join(want, " ") {
+		t.Errorf("recorded %v, want %v", data, want)
+	}
+}
