@@ -718,7 +718,9 @@ type Imposter struct {
 	mu       sync.Mutex // serialises stub changes
 	// predTexts are the stable texts of the predicates of the stubs proxyAlways compared an
 	// answer's with (under mu; see recordProxied).
-	predTexts   map[*stub][]byte
+	predTexts map[*stub][]byte
+	// pendings are where keptResponse takes the next pendingResponse from (under mu).
+	pendings    []pendingResponse
 	numRequests atomic.Int64
 	// noMatches counts the requests no stub answered (the default response or an error),
 	// since the last ClearRequests.

@@ -168,7 +168,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 			if want = r.gen.get(*key); want != nil {
 				if answer == nil {
 					// Appended as its bytes alone (see keptResponse), its tree not made.
-					if im.appendKept(st, want, keptResponse(im, raw, elapsed, len(out.body))) {
+					if im.appendKept(st, want, raw, elapsed, len(out.body)) {
 						return out, contained, nil
 					}
 				} else if im.appendRecorded(st, want, record(), out, keep) {
@@ -541,11 +541,11 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byt
 	}
 }
 
-// appendKept appends pending, a kept answer of the proxyAlways stub st (see keptResponse), to
-// the first stub after st whose predicates' stable text is want when that stub grows in place
-// (see growing), as appendTo does; false when there is none, or it does not grow (appendTo then
-// takes the answer's tree).
-func (im *Imposter) appendKept(st *stub, want []byte, pending *pendingResponse) bool {
+// appendKept appends keptResponse(raw, elapsed, served), a kept answer of the proxyAlways stub
+// st, to the first stub after st whose predicates' stable text is want when that stub grows in
+// place (see growing), as appendTo does; false when there is none, or it does not grow
+// (appendTo then takes the answer's tree).
+func (im *Imposter) appendKept(st *stub, want []byte, raw proxy.Kept, elapsed float64, served int) bool {
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	old := im.tbl.Load().stubs
@@ -557,7 +557,7 @@ func (im *Imposter) appendKept(st *stub, want []byte, pending *pendingResponse) 
 	if i < 0 || old[i].grow == nil {
 		return false
 	}
-	old[i].grow.add(nil, pending)
+	old[i].grow.add(nil, im.keptResponse(raw, elapsed, served))
 	im.stubRev.Add(1) // after the fact, as install counts a new table
 	im.changes.Add(1)
 	return true
@@ -619,7 +619,7 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 			// Kept as the origin's bytes: servedInPlace is done when it is read.
 			is := config.AsObject(resp.Members[0].Value)
 			t, _ := get(is, "_proxyResponseTime").(float64)
-			pending = keptResponse(im, *raw, t, len(served.body))
+			pending = im.keptResponse(*raw, t, len(served.body))
 		case lazy:
 			servedInPlace(resp, im.defaults, served)
 			pending = newPendingResponse(im, resp)
@@ -747,10 +747,20 @@ type pendingResponse struct {
 // keptResponse returns the response whose `is` is the answer Forward made of raw, with
 // elapsed its _proxyResponseTime, before servedInPlace (a response lazyRecord accepts), kept
 // as raw: the tree is made again when read (see tree). served is the length of the body served
-// of it.
-func keptResponse(im *Imposter, raw proxy.Kept, elapsed float64, served int) *pendingResponse {
-	return &pendingResponse{im: im, kept: raw, elapsed: elapsed, served: served}
+// of it. It is taken from a block of pendingSlab of them (im.mu held): proxyAlways keeps one
+// for every answer, and each had been an allocation of its own.
+func (im *Imposter) keptResponse(raw proxy.Kept, elapsed float64, served int) *pendingResponse {
+	if len(im.pendings) == 0 {
+		im.pendings = make([]pendingResponse, pendingSlab)
+	}
+	p := &im.pendings[0]
+	im.pendings = im.pendings[1:]
+	p.im, p.kept, p.elapsed, p.served = im, raw, elapsed, served
+	return p
 }
+
+// pendingSlab is how many pendingResponses keptResponse allocates at once.
+const pendingSlab = 64
 
 // jsonText returns the response's compact JSON text.
 func (p *pendingResponse) jsonText() string {

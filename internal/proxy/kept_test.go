@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -71,6 +73,7 @@ func FuzzKept(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 500 E\r\nConnection: close\r\ncontent-encoding: br\r\nContent-Length: 0\r\n\r\n"), []byte{0xff, 0})
 	f.Add([]byte("HTTP/1.1 302 Found\r\nSet-Cookie: a\r\nset-cookie: b\r\nX: caf\xe9\r\nCONTENT-TYPE:  a/b \r\nContent-Length:  12 \r\n\r\n"), []byte(`{"a":[1,-0]}`))
 	f.Add([]byte("\r\nHTTP/1.1 200 OK\r\nX:\r\nX: 1\r\nContent-Type: application/octet-stream\r\nContent-Length: 1\r\n\r\n"), []byte("5"))
+	var arena keptArena // shared by the inputs: its blocks fill and are replaced
 	f.Fuzz(func(t *testing.T, b, body []byte) {
 		start, end, lines, perr := checkHeadLines(b, nil)
 		if perr != nil || end == 0 {
@@ -82,9 +85,13 @@ func FuzzKept(f *testing.F) {
 			return
 		}
 		var in interner
-		for range 2 { // the second with the first's texts interned
+		for i := range 2 { // the second with the first's texts interned
 			want := buildAnswer(&in, h.status, body, nil, block, lines, h.ctype, h.cenc)
-			got := keep(block, body).Answer()
+			k := keep(block, body)
+			if i == 1 {
+				k = arena.keep(block, body)
+			}
+			got := k.Answer()
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("kept answer %#v, made %#v", got, want)
 			}
@@ -115,6 +122,34 @@ func TestInternerBinary(t *testing.T) {
 		ctype[0] = 'X' // the caller's bytes are not kept
 		if in.binary([]byte(a.ctype), cenc) != IsBinary(a.cenc, a.ctype) {
 			t.Errorf("answer %d again: decided of bytes changed since", i+1)
+		}
+	}
+}
+
+// TestKeptArena: an arena keeps each answer's head block and body as keep does, however many
+// it keeps after it (its blocks fill and are replaced; an answer longer than an eighth of one
+// is kept on its own), and never from the caller's bytes.
+func TestKeptArena(t *testing.T) {
+	var a keptArena
+	type kept struct {
+		k          Kept
+		head, body string
+	}
+	var all []kept
+	for i, n := range []int{0, 1, 100, keptBlock / 8, keptBlock/8 + 1, keptBlock, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 50} {
+		head := []byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nX-N: %d\r\n\r\n", i))
+		body := bytes.Repeat([]byte{byte('a' + i)}, n)
+		k := a.keep(head, body)
+		all = append(all, kept{k, string(head), string(body)})
+		head[0] = 'X'
+		copy(body, "changed")
+	}
+	for i, e := range all {
+		if want := keep([]byte(e.head), []byte(e.body)); e.k != want {
+			t.Errorf("answer %d: kept %d bytes with a head of %d, want %d with %d", i, len(e.k.text), e.k.head, len(want.text), want.head)
+		}
+		if string(e.k.bytes()) != e.body {
+			t.Errorf("answer %d: body %q, want %q", i, e.k.bytes(), e.body)
 		}
 	}
 }

@@ -63,6 +63,7 @@ type Proxy struct {
 	client     *fasthttp.HostClient
 	transport  *rawTransport
 	texts      interner // the header values and short bodies of the origin's answers
+	kept       keptArena
 	// CertErr is why the proxy's cert and key cannot be used: every request it forwards then
 	// fails, as in Mountebank (nil when they can, or are not given, or the origin is http).
 	CertErr error
@@ -234,6 +235,39 @@ func keep(raw, body []byte) Kept {
 	return Kept{text: b.String(), head: len(raw)}
 }
 
+// keptArena is where a proxy keeps its answers' bytes (see Kept): each is written after the
+// one before in a block of keptBlock bytes, which a new block replaces when it is full, rather
+// than in a string of its own: proxyAlways keeps every answer for as long as its imposter
+// lives, and each had been an allocation (of about 150 B for a short answer) the garbage
+// collector then marked on every cycle. It is safe for concurrent use.
+type keptArena struct {
+	mu    sync.Mutex
+	block strings.Builder // its texts are never changed once written (see strings.Builder.String)
+}
+
+// keptBlock is the size of a keptArena's block; an answer of more than keptBlock/8 bytes is
+// kept in a string of its own (keep), not to leave most of a block unused.
+const keptBlock = 32 << 10
+
+// keep is keep's, the bytes written into the arena's block when they are short.
+func (a *keptArena) keep(raw, body []byte) Kept {
+	n := len(raw) + len(body)
+	if n > keptBlock/8 {
+		return keep(raw, body)
+	}
+	a.mu.Lock()
+	if a.block.Cap()-a.block.Len() < n {
+		a.block = strings.Builder{}
+		a.block.Grow(keptBlock)
+	}
+	from := a.block.Len()
+	a.block.Write(raw)
+	a.block.Write(body)
+	text := a.block.String()[from:]
+	a.mu.Unlock()
+	return Kept{text: text, head: len(raw)}
+}
+
 // Answer returns the answer Forward returned for k's bytes (see Forward): an equal tree, its
 // texts its own.
 func (k Kept) Answer() *config.Object {
@@ -380,7 +414,7 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 	}
 	if ex.plain {
 		if r.Keep != nil {
-			*r.Keep = keep(raw, resp.Body())
+			*r.Keep = p.kept.keep(raw, resp.Body())
 			if r.Plain != nil && p.plain(r.Plain, resp.StatusCode(), raw, ex.lines, r.Keep.bytes(), ex.ctype, ex.cenc) {
 				return nil, nil
 			}

@@ -129,7 +129,9 @@ func TestListeningAllocations(t *testing.T) {
 // the recorded stub takes the answer in place (its lists doubled now and then), not as a new
 // stub, stub list and table (15 allocations before), and the request is recycled (its strings
 // are not kept: see TestProxyAlwaysRecycledRequests). The origin is rawOrigin, whose answer
-// has no Date or Server header. Measured 2.
+// has no Date or Server header. The kept bytes are written into the proxy's block of them
+// and the pending compile taken from a slab of them (one allocation each before): measured
+// 0.02 (a new block or slab now and then, the lists doubled).
 func TestProxyAlwaysAllocations(t *testing.T) {
 	addr := rawOrigin(t, []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 24\r\n\r\norder 7, from the origin"))
 	imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr +
@@ -138,8 +140,8 @@ func TestProxyAlwaysAllocations(t *testing.T) {
 	for range 10 { // the recorded stub is made, the origin's connection pooled
 		serveOnce(t, h, ctx)
 	}
-	if n := testing.AllocsPerRun(1000, func() { serveOnce(t, h, ctx) }); n > 3 {
-		t.Errorf("%v allocations per request, want at most 3", n)
+	if n := testing.AllocsPerRun(1000, func() { serveOnce(t, h, ctx) }); n > 0.2 {
+		t.Errorf("%v allocations per request, want at most 0.2", n)
 	}
 }
 
