@@ -1,11 +1,9 @@
 package proxy
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"net"
-	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -106,26 +104,10 @@ func TestForwardCountsHops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					if _, err := http.ReadRequest(br); err != nil {
-						return
-					}
-					seen <- HopsOfAddr(c.RemoteAddr())
-					_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
-				}
-			}()
-		}
-	}()
+	serveRaw(t, ln, func(c net.Conn) string {
+		seen <- HopsOfAddr(c.RemoteAddr())
+		return "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+	})
 	p, cerr := Compile(config.NewObject("to", "http://"+ln.Addr().String()), 0)
 	if cerr != nil {
 		t.Fatal(cerr)
@@ -173,34 +155,18 @@ func TestForwardOpensAConnectionPerRequestInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					if _, err := http.ReadRequest(br); err != nil {
-						return
-					}
-					mu.Lock()
-					if arrived++; arrived == n {
-						close(all)
-					}
-					mu.Unlock()
-					select {
-					case <-all:
-					case <-time.After(time.Minute):
-					}
-					_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
-				}
-			}()
+	serveRaw(t, ln, func(net.Conn) string {
+		mu.Lock()
+		if arrived++; arrived == n {
+			close(all)
 		}
-	}()
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-time.After(time.Minute):
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	})
 	p, cerr := Compile(config.NewObject("to", "http://"+ln.Addr().String()), 0)
 	if cerr != nil {
 		t.Fatal(cerr)
@@ -239,21 +205,7 @@ func TestForwardToIPv6Origin(t *testing.T) {
 	if err != nil {
 		t.Skipf("no IPv6 loopback: %v", err)
 	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
-					_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nsix"))
-				}
-			}()
-		}
-	}()
+	serveRaw(t, ln, func(net.Conn) string { return "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nsix" })
 	p, cerr := Compile(config.NewObject("to", "http://"+ln.Addr().String()), 0)
 	if cerr != nil {
 		t.Fatal(cerr)

@@ -24,6 +24,13 @@ func rawOrigin(t *testing.T, answer string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	serveRaw(t, ln, func(net.Conn) string { return answer })
+	return ln.Addr().String()
+}
+
+// serveRaw answers every request that arrives on ln with the bytes answer returns for its
+// connection (one answer per request on a kept-alive connection), until the test ends.
+func serveRaw(t *testing.T, ln net.Listener, answer func(c net.Conn) string) {
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -38,14 +45,13 @@ func rawOrigin(t *testing.T, answer string) string {
 					if _, err := http.ReadRequest(br); err != nil {
 						return
 					}
-					if _, err := c.Write([]byte(answer)); err != nil {
+					if _, err := c.Write([]byte(answer(c))); err != nil {
 						return
 					}
 				}
 			}()
 		}
 	}()
-	return ln.Addr().String()
 }
 
 // TestForwardKeepsRawHeaders: the recorded headers are node's rawHeaders, in the origin's

@@ -326,14 +326,8 @@ func (e *eBinary) eval(c ectx) (evalue, bool) {
 		return num(a / b), true
 	case token.REMAINDER:
 		return num(math.Mod(a, b)), true
-	case token.LESS:
-		return boolean(a < b), true
-	case token.LESS_OR_EQUAL:
-		return boolean(a <= b), true
-	case token.GREATER:
-		return boolean(a > b), true
-	case token.GREATER_OR_EQUAL:
-		return boolean(a >= b), true
+	case token.LESS, token.LESS_OR_EQUAL, token.GREATER, token.GREATER_OR_EQUAL:
+		return boolean(compareNum(e.op, a, b)), true
 	case token.AND:
 		return num(float64(toInt32(a) & toInt32(b))), true
 	case token.OR:

@@ -126,16 +126,20 @@ type eCmpNum struct {
 }
 
 func (e *eCmpNum) eval(c ectx) (evalue, bool) {
-	a, b := e.l.num(c), e.r.num(c)
-	switch e.op {
+	return boolean(compareNum(e.op, e.l.num(c), e.r.num(c))), true
+}
+
+// compareNum is a < b, a <= b, a > b or a >= b (op GREATER_OR_EQUAL, or any other).
+func compareNum(op token.Token, a, b float64) bool {
+	switch op {
 	case token.LESS:
-		return boolean(a < b), true
+		return a < b
 	case token.LESS_OR_EQUAL:
-		return boolean(a <= b), true
+		return a <= b
 	case token.GREATER:
-		return boolean(a > b), true
+		return a > b
 	default: // token.GREATER_OR_EQUAL
-		return boolean(a >= b), true
+		return a >= b
 	}
 }
 
