@@ -362,7 +362,13 @@ func (c *nativeCompiler) expr(e ast.Expression) nexpr {
 			return &memberExpr{obj: localExpr(0), name: "response", lit: true} // config.response: not a read of the arguments
 		}
 		if obj := c.expr(x.Left); obj != nil {
-			return &memberExpr{obj: obj, name: x.Identifier.Name.String(), lit: true}
+			name := x.Identifier.Name.String()
+			if m, ok := obj.(*memberExpr); ok && m.lit && m.name == "request" && name != "__proto__" {
+				if l, isLocal := m.obj.(localExpr); isLocal {
+					return &requestFieldExpr{memberExpr: memberExpr{obj: obj, name: name, lit: true}, local: l}
+				}
+			}
+			return &memberExpr{obj: obj, name: name, lit: true}
 		}
 	case *ast.BracketExpression:
 		obj, key := c.expr(x.Left), c.expr(x.Member)
@@ -520,6 +526,12 @@ func (c *nativeCompiler) call(x *ast.CallExpression) nexpr {
 		return nil
 	}
 	s := &stringifyExpr{arg: arg}
+	if lit, isLit := arg.(*objectExpr); isLit {
+		s.direct = true
+		for i := range lit.members {
+			s.direct = s.direct && readsOnly(lit.members[i].val.e)
+		}
+	}
 	if len(x.ArgumentList) > 1 && !c.nullish(x.ArgumentList[1]) {
 		return nil // a replacer
 	}
@@ -1239,6 +1251,21 @@ func (e *memberExpr) eval(c *ncall) (nval, bool) {
 	return c.get(o, key)
 }
 
+// requestFieldExpr is local.request.name, the usual config.request.path: when the local holds
+// the config argument it reads the request's field as get would through config.request,
+// without evaluating the member chain; otherwise it is the memberExpr.
+type requestFieldExpr struct {
+	memberExpr
+	local localExpr
+}
+
+func (e *requestFieldExpr) eval(c *ncall) (nval, bool) {
+	if o := c.slots[e.local]; o.k == kObj && o.o.kind == objConfig {
+		return c.requestField(e.name) // get(config, "request") is always config.request
+	}
+	return e.memberExpr.eval(c)
+}
+
 type assignMember struct {
 	memberExpr
 	val storedValue
@@ -1353,10 +1380,16 @@ func (e arrayExpr) eval(c *ncall) (nval, bool) {
 type stringifyExpr struct {
 	arg nexpr
 	gap string
+	// direct: arg is an object literal whose member values only read (literals, locals, member
+	// reads): none can use the writer, so each is written as it is evaluated (see direct).
+	direct bool
 }
 
 func (e *stringifyExpr) eval(c *ncall) (nval, bool) {
 	if lit, isLit := e.arg.(*objectExpr); isLit && !lit.repeats && len(lit.members) > 0 {
+		if e.direct {
+			return e.directLiteral(c, lit)
+		}
 		return e.literal(c, lit)
 	}
 	v, ok := e.arg.eval(c)
@@ -1398,6 +1431,96 @@ type litVal struct {
 	boxed bool
 }
 
+// readsOnly is true for an expression that only reads: a literal, a local, a member read of
+// such expressions. Evaluating it never uses the JSON writer.
+func readsOnly(e nexpr) bool {
+	switch x := e.(type) {
+	case litExpr, localExpr:
+		return true
+	case *requestFieldExpr:
+		return readsOnly(x.obj)
+	case *memberExpr:
+		return readsOnly(x.obj) && (x.lit || readsOnly(x.key))
+	}
+	return false
+}
+
+// directLiteral is literal for a literal whose member values only read (readsOnly): each is
+// written as soon as it is evaluated. What literal gives up on, it gives up on too (the
+// writer's half-written text is then dropped: every use starts with reset).
+func (e *stringifyExpr) directLiteral(c *ncall, lit *objectExpr) (nval, bool) {
+	w := &c.json
+	stepback := w.openLiteral(e.gap)
+	for i := range lit.members {
+		m := &lit.members[i]
+		var v nval
+		if m.jsonVal == "" {
+			var ok bool
+			if v, ok = m.val.e.eval(c); !ok {
+				return nval{}, false
+			}
+		}
+		if !w.memberKey(i, stepback+1, m) {
+			return nval{}, false
+		}
+		switch {
+		case m.jsonVal != "":
+			w.buf = append(w.buf, m.jsonVal...)
+		case !m.val.isConst && v.k >= kNull && v.k <= kStr:
+			if !w.primitive(v) {
+				return nval{}, false
+			}
+		default:
+			val, ok := c.store(v, &m.val)
+			if !ok || !w.value(val) {
+				return nval{}, false
+			}
+		}
+	}
+	return c.closeLiteral(stepback)
+}
+
+// openLiteral starts writing an object literal with gap: it returns the level to step back to.
+func (w *jsonWriter) openLiteral(gap string) (stepback int) {
+	w.reset()
+	w.gap = gap
+	stepback = w.level
+	w.level++
+	w.buf = append(w.buf, '{')
+	return stepback
+}
+
+// memberKey writes what comes before the value of the literal's i-th member m: a comma, the
+// line and indent of depth inner, the key and its colon.
+func (w *jsonWriter) memberKey(i, inner int, m *objectMember) bool {
+	if i > 0 {
+		w.buf = append(w.buf, ',')
+	}
+	w.newline(inner)
+	if m.json != "" {
+		w.buf = append(w.buf, m.json...)
+	} else if !w.quote(m.key) {
+		return false
+	}
+	w.buf = append(w.buf, ':')
+	if w.gap != "" {
+		w.buf = append(w.buf, ' ')
+	}
+	return true
+}
+
+// closeLiteral ends the literal openLiteral began and returns its text.
+func (c *ncall) closeLiteral(stepback int) (nval, bool) {
+	w := &c.json
+	w.newline(stepback)
+	w.buf = append(w.buf, '}')
+	w.level = stepback
+	if len(w.buf) > maxNativeString {
+		return nval{}, false
+	}
+	return strVal(c.text(w.buf)), true
+}
+
 // literal is JSON.stringify({...}): the literal's object is never seen by anything else, so
 // it is written, not made. Its members are evaluated first, in order, as the object would be
 // made (a member may itself call JSON.stringify, which uses the writer), and given up on as
@@ -1427,26 +1550,11 @@ func (e *stringifyExpr) literal(c *ncall, lit *objectExpr) (nval, bool) {
 		c.litVals = append(c.litVals, litVal{val: val, boxed: true})
 	}
 	w := &c.json
-	w.reset()
-	w.gap = e.gap
-	stepback := w.level
-	w.level++
-	inner := w.level
-	w.buf = append(w.buf, '{')
+	stepback := w.openLiteral(e.gap)
 	for i := range lit.members {
-		if i > 0 {
-			w.buf = append(w.buf, ',')
-		}
-		w.newline(inner)
 		m := &lit.members[i]
-		if m.json != "" {
-			w.buf = append(w.buf, m.json...)
-		} else if !w.quote(m.key) {
+		if !w.memberKey(i, stepback+1, m) {
 			return nval{}, false
-		}
-		w.buf = append(w.buf, ':')
-		if w.gap != "" {
-			w.buf = append(w.buf, ' ')
 		}
 		lv := &c.litVals[base+i]
 		if m.jsonVal != "" {
@@ -1459,13 +1567,7 @@ func (e *stringifyExpr) literal(c *ncall, lit *objectExpr) (nval, bool) {
 			return nval{}, false
 		}
 	}
-	w.newline(stepback)
-	w.buf = append(w.buf, '}')
-	w.level = stepback
-	if len(w.buf) > maxNativeString {
-		return nval{}, false
-	}
-	return strVal(c.text(w.buf)), true
+	return c.closeLiteral(stepback)
 }
 
 // text returns b as a string, in the slab's memory for strings when the call may use it.

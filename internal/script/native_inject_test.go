@@ -128,6 +128,14 @@ func TestNativeInjectMatchesGoja(t *testing.T) {
 		// Keys and constant values written as prepared JSON (quotes, escapes, characters past
 		// ASCII, numbers in JSON's forms), beside values of the request, with and without a gap.
 		`(config) => ({ body: JSON.stringify({ 'k"\u00e9\\': 'v"\u00e9\\n\u2028', n: 5e-324, big: 1e21, t: true, nil: null, p: config.request.path, 'a b': '' }, null, 2) + JSON.stringify({ '': 'e', x: 'y', p: config.request.path }) })`,
+		// config.request.<name> read straight from the request when the local holds the config
+		// (also through another local), and as any member read when it holds something else.
+		`(config) => { const c = config; let d = config; return { body: c.request.path + d.request.method + config['request'].body, headers: { h: c.request.headers['X-Id'] } }; }`,
+		`(config) => { let c = config; c = { request: { path: 'mine' } }; return { body: c.request.path + config.request.path }; }`,
+		`(config) => ({ body: JSON.stringify({ p: config.request.path, q: config.request.query.b, i: config.request.ip, f: config.request.requestFrom }) })`,
+		// Written as evaluated (members only read): a later member the writer cannot write
+		// (text that is not valid UTF-8 for some requests) gives up the whole call.
+		`(config) => ({ body: JSON.stringify({ a: 'first', p: config.request.path, b: config.request.body, n: 1 }, null, 2) })`,
 	} {
 		if compileNative(src) == nil {
 			t.Errorf("%s: not native", src)
@@ -165,7 +173,10 @@ func TestNativeInjectGivesUp(t *testing.T) {
 		`(config) => { const r = { body: 'x' }; r.body = config.request.query; return r; }`, // an object not made here
 		`(config) => undefined`,
 		`(config) => [1, 2]`,
-		`function (config, state) { return { body: JSON.stringify(config.request.path) }; }`, // JSON on the imposter's runtime
+		`function (config, state) { return { body: JSON.stringify(config.request.path) }; }`,            // JSON on the imposter's runtime
+		`(config) => ({ body: JSON.stringify({ p: config.request.path, q: config.request.query }) })`,   // an object not made here, written as read
+		`(config) => ({ body: JSON.stringify({ p: config.request.path, u: config.request.nothing }) })`, // undefined in an object, written as read
+		`(config) => ({ body: config.request.__proto__ })`,
 	} {
 		fn, pristine := s.native(src, kindResponse)
 		if fn == nil {
