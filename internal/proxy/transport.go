@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -54,6 +55,13 @@ type exchange struct {
 	// the round trip: the exchange is then not pooled, lest it end another's connection.
 	conn net.Conn
 	told bool
+	// last is the length of the head block at the start of raw that the exchange read last
+	// and found plain (lines are its lines, lastHead its plainHead), 0 when there is none:
+	// an origin mostly sends the same head again (but for a Date, once a second), and a head
+	// equal to it is read as it was (peekHeader), without checkHeadLines and plainHead again
+	// (about 1.9k instructions an answer). Kept while the exchange is pooled: raw's bytes stay.
+	last     int
+	lastHead head
 	// hop is how many of this process's proxies the request has gone through, this one
 	// included (see Enter); 0: not known.
 	hop int
@@ -125,6 +133,10 @@ func (ex *exchange) block() []byte {
 	}
 	return ex.raw
 }
+
+// readEveryHead turns off taking a head for the one read before it (see exchange.last): tests
+// set it to compare what Forward makes of answers with what it made of each read alone.
+var readEveryHead atomic.Bool
 
 // maxStale bounds the closed kept-alive connections one request sets aside (peerClosed) before
 // it takes the next one as it is.
@@ -238,19 +250,30 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	resp.Header.DisableNormalizing()
 	br := hc.AcquireReader(conn)
 	defer hc.ReleaseReader(br) // before the connection is released or closed
-	block, skip, lines, err := peekHeader(br, ex.lines[:0])
-	ex.lines = lines
+	last := ex.raw[:ex.last]
+	if readEveryHead.Load() {
+		last = nil
+	}
+	ex.last = 0 // until this answer is read: raw and lines may change
+	block, skip, lines, same, err := peekHeader(br, ex.lines[:0], last)
+	if !same {
+		ex.lines = lines
+	}
 	if err != nil {
 		return false, err // node's parser refused the answer, or it ended in its head
 	}
 	rd := br
 	if block != nil {
-		ex.raw, ex.has = append(ex.raw[:0], block...), true
+		if same {
+			ex.raw, ex.has = last, true // its bytes, and its lines (ex.lines)
+		} else {
+			ex.raw, ex.has = append(ex.raw[:0], block...), true
+		}
 		if block[0] != 'H' { // RTSP/ or ICE/, which node reads as HTTP's and fasthttp refuses
 			if rd, err = asHTTP(br, block, skip); err != nil {
 				return false, err
 			}
-		} else if h, ok := plainHead(ex.raw, ex.lines); ok && !resp.SkipBody {
+		} else if h, ok := plainOf(ex, same); ok && !resp.SkipBody {
 			// The head was read (checkHead) and is plain: its body is read as fasthttp reads
 			// it after parsing the same head, without the parse (about 4.5k instructions).
 			if _, err := br.Discard(skip + len(block)); err != nil {
@@ -263,6 +286,7 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 				return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
 			}
 			ex.plain, ex.ctype, ex.cenc = true, h.ctype, h.cenc
+			ex.last, ex.lastHead = len(block), h
 			reuse = !req.ConnectionClose() && !h.close
 			return false, nil
 		}
@@ -273,6 +297,15 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	}
 	reuse = rd == br && !req.ConnectionClose() && !resp.ConnectionClose()
 	return false, nil
+}
+
+// plainOf is plainHead of ex's head block (raw, at lines): the one kept of the head before it
+// when the block is that head again (same: see exchange.last).
+func plainOf(ex *exchange, same bool) (head, bool) {
+	if same {
+		return ex.lastHead, true
+	}
+	return plainHead(ex.raw, ex.lines)
 }
 
 // head is what fasthttp's parse of a plain head (plainHead) makes of it that an exchange uses.
@@ -422,30 +455,39 @@ func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request, direct 
 // its *ParseError as soon as the offending byte is in, and a connection that ends in the middle
 // of the head is errHangUp (one that ends before any byte is left to fasthttp, which may try
 // again on another connection).
-func peekHeader(br *bufio.Reader, lines []headerLine) (block []byte, skip int, _ []headerLine, err error) {
+//
+// last, when not empty, is a final answer's head block (from its status line to its blank line) that
+// checkHeadLines read before: when what arrived begins with its bytes, it is the block (same,
+// skip 0), and the lines are not read again (lines is returned as given; the caller has
+// last's). checkHeadLines reads no byte past a head's blank line and none before the first
+// line is skipped, so it would find that block and those lines again.
+func peekHeader(br *bufio.Reader, lines []headerLine, last []byte) (block []byte, skip int, _ []headerLine, same bool, err error) {
 	n := 1 // wait for the first bytes; then look at all that is buffered before waiting for more
 	for {
 		_, rerr := br.Peek(n)
 		b, _ := br.Peek(br.Buffered())
+		if len(last) > 0 && len(b) >= len(last) && last[0] != '\r' && last[0] != '\n' && string(b[:len(last)]) == string(last) {
+			return b[:len(last)], 0, lines, true, nil
+		}
 		start, end, found, perr := checkHeadLines(b, lines[:0])
 		lines = found
 		switch {
 		case perr != nil:
-			return nil, 0, lines, perr
+			return nil, 0, lines, false, perr
 		case end > 0:
 			if bytes.HasPrefix(b[start:], []byte("HTTP/1.1 1")) || bytes.HasPrefix(b[start:], []byte("HTTP/1.0 1")) {
-				return nil, 0, lines, nil // an interim answer (100 Continue): fasthttp skips it
+				return nil, 0, lines, false, nil // an interim answer (100 Continue): fasthttp skips it
 			}
-			return b[start:end], start, lines, nil
+			return b[start:end], start, lines, false, nil
 		case rerr != nil:
 			if len(b) > 0 && (errors.Is(rerr, io.EOF) || errors.Is(rerr, syscall.ECONNRESET)) {
-				return nil, 0, lines, errHangUp
+				return nil, 0, lines, false, errHangUp
 			}
-			return nil, 0, lines, nil
+			return nil, 0, lines, false, nil
 		}
 		n = len(b) + 1
 		if n > br.Size() {
-			return nil, 0, lines, nil
+			return nil, 0, lines, false, nil
 		}
 	}
 }

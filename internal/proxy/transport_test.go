@@ -161,7 +161,7 @@ func TestOtherProtocolsReadAsHTTP(t *testing.T) {
 		{"RTSP/1.0 200 OK\r\nX-A: b\r\n\r\nuntil close", "200", "until close"},
 	} {
 		br := bufio.NewReader(strings.NewReader(tc.in))
-		block, skip, _, err := peekHeader(br, nil)
+		block, skip, _, _, err := peekHeader(br, nil, nil)
 		if err != nil || block == nil {
 			t.Fatalf("%q: peekHeader: %q, %v", tc.in, block, err)
 		}
