@@ -91,7 +91,12 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	}
 	elapsed := float64(time.Since(start).Milliseconds())
 	if answer == nil { // pl, served as it arrived
-		out = plainWire(&pl, im.defaults, r.last.Load())
+		if s := r.plain.Load(); s != nil && s.gen == pl.Gen && pl.Gen != 0 {
+			out = s.w // compiled of an answer of the same bytes (see proxy.Plain.Gen)
+		} else {
+			out = plainWire(&pl, im.defaults, r.last.Load())
+			r.plain.Store(&plainServed{w: out, gen: pl.Gen})
+		}
 	} else {
 		answer.Set("_proxyResponseTime", elapsed)
 		if r.behaviors != nil {
@@ -196,6 +201,12 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		im.recordProxied(st, p.Mode == proxy.ModeAlways, preds, want, record(), out, keep)
 	}
 	return out, contained, nil
+}
+
+// plainServed is the answer plainWire made of a proxy.Plain, and the plain answer's Gen.
+type plainServed struct {
+	w   *wire
+	gen uint64
 }
 
 // plainLines are the lists proxyHTTP has the lines of a proxy.Plain written into.

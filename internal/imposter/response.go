@@ -150,6 +150,11 @@ type proxyResponse struct {
 	// last is the answer compiled last (see proxyHTTP): an origin mostly sends the same
 	// header lines, whose checks the next answer's take from it (markHeaders).
 	last atomic.Pointer[wire]
+	// plain is the answer compiled last of a proxy.Plain (plainWire), with its Gen: an
+	// answer of the same Gen is it, without plainWire's look at every line (~450
+	// instructions). Replaced only when an answer of another Gen comes (an origin's
+	// answer changed: a Date, once a second).
+	plain atomic.Pointer[plainServed]
 }
 
 // injectResponse is an `inject` response: a JavaScript function builds the response object.

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -64,6 +65,7 @@ type Proxy struct {
 	transport  *rawTransport
 	texts      interner // the header values and short bodies of the origin's answers
 	kept       keptArena
+	last       lastPlain // under texts.mu
 	// CertErr is why the proxy's cert and key cannot be used: every request it forwards then
 	// fails, as in Mountebank (nil when they can, or are not given, or the origin is http).
 	CertErr error
@@ -207,6 +209,23 @@ type Plain struct {
 	Headers []request.KV
 	Binary  bool   // the answer's _mode is binary
 	Body    []byte // the body, in Keep's memory: read only
+	// Gen numbers the plain answer: two of the same Gen (never 0) are of the same bytes, so
+	// their fields are equal, and what is made of one holds for the other. A proxy gives the
+	// Gen of the answer before to an answer of the same bytes (an origin mostly repeats itself,
+	// but for a Date a second), whose fields are then copied, not made again.
+	Gen uint64
+}
+
+// plainGens numbers plain answers (see Plain.Gen), for all proxies.
+var plainGens atomic.Uint64
+
+// lastPlain is the plain answer a proxy made last (see Proxy.plain), of the kept answer kept.
+type lastPlain struct {
+	kept    Kept
+	status  int
+	headers []request.KV // its own list (Plain's are its caller's)
+	binary  bool
+	gen     uint64 // 0: none
 }
 
 // bytes is the kept answer's body, in its memory: read only.
@@ -415,7 +434,7 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 	if ex.plain {
 		if r.Keep != nil {
 			*r.Keep = p.kept.keep(raw, resp.Body())
-			if r.Plain != nil && p.plain(r.Plain, resp.StatusCode(), raw, ex.lines, r.Keep.bytes(), ex.ctype, ex.cenc) {
+			if r.Plain != nil && p.plain(r.Plain, *r.Keep, resp.StatusCode(), raw, ex.lines, r.Keep.bytes(), ex.ctype, ex.cenc) {
 				return nil, nil
 			}
 		}
@@ -597,13 +616,21 @@ func (p *Proxy) answer(resp *fasthttp.Response, raw []byte, lines []headerLine, 
 // plain fills out with the plain answer of status, head block raw (its header lines at
 // lines) and body, whose Content-Type and Content-Encoding values are ctype and cenc, when it is
 // served as it arrived (see Plain); false when it is not (out's fields are then any).
-// The values are the interner's, as answer's are.
-func (p *Proxy) plain(out *Plain, status int, raw []byte, lines []headerLine, body, ctype, cenc []byte) bool {
+// The values are the interner's, as answer's are. kept is the answer kept (raw, then body):
+// when it is the bytes of the plain answer made last, that answer's fields are out's (the
+// lines, their names and values, the binary decision and the body's checks were ~1k
+// instructions an answer).
+func (p *Proxy) plain(out *Plain, kept Kept, status int, raw []byte, lines []headerLine, body, ctype, cenc []byte) bool {
 	if len(body) == 0 {
 		return false
 	}
 	p.texts.mu.Lock()
 	defer p.texts.mu.Unlock()
+	if l := &p.last; l.gen != 0 && kept == l.kept && !noRepeats.Load() {
+		out.Status, out.Binary, out.Body, out.Gen = l.status, l.binary, body, l.gen
+		out.Headers = append(out.Headers[:0], l.headers...)
+		return true
+	}
 	out.Binary = p.texts.binary(ctype, cenc)
 	if !out.Binary && (request.MaybeJSON(view(body)) || !jsvalue.Valid(body)) {
 		return false
@@ -621,6 +648,8 @@ func (p *Proxy) plain(out *Plain, status int, raw []byte, lines []headerLine, bo
 		hs = append(hs, request.KV{Name: name, Value: v})
 	}
 	out.Headers = hs
+	out.Gen = plainGens.Add(1)
+	p.last = lastPlain{kept: kept, status: status, headers: append(p.last.headers[:0], hs...), binary: out.Binary, gen: out.Gen}
 	return true
 }
 

@@ -45,13 +45,14 @@ var sameHeadAnswers = func() []string {
 }()
 
 // TestForwardSameHeadAgain: what Forward makes of answers whose head may be the one before
-// (see exchange.last) is what it makes of each answer read whole (readEveryHead): the answer,
+// (see exchange.last), or whose bytes may be the plain answer's before (see Proxy.plain), is
+// what it makes of each answer read whole (noRepeats): the answer,
 // the bytes kept, the plain answer served, or the error, for every answer of sameHeadAnswers,
 // GET and HEAD, one after the other on kept-alive connections.
 func TestForwardSameHeadAgain(t *testing.T) {
 	run := func(every bool) []string {
-		readEveryHead.Store(every)
-		defer readEveryHead.Store(false)
+		noRepeats.Store(every)
+		defer noRepeats.Store(false)
 		var n atomic.Int64
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

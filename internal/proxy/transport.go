@@ -134,9 +134,10 @@ func (ex *exchange) block() []byte {
 	return ex.raw
 }
 
-// readEveryHead turns off taking a head for the one read before it (see exchange.last): tests
-// set it to compare what Forward makes of answers with what it made of each read alone.
-var readEveryHead atomic.Bool
+// noRepeats turns off taking a head for the one read before it (see exchange.last) and a
+// plain answer for the one made before it (see Proxy.plain): tests set it to compare what
+// Forward makes of answers with what it made of each read alone.
+var noRepeats atomic.Bool
 
 // maxStale bounds the closed kept-alive connections one request sets aside (peerClosed) before
 // it takes the next one as it is.
@@ -251,7 +252,7 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	br := hc.AcquireReader(conn)
 	defer hc.ReleaseReader(br) // before the connection is released or closed
 	last := ex.raw[:ex.last]
-	if readEveryHead.Load() {
+	if noRepeats.Load() {
 		last = nil
 	}
 	ex.last = 0 // until this answer is read: raw and lines may change
