@@ -121,3 +121,47 @@ func checkLowerASCII(t *testing.T, s, lower string) {
 		t.Errorf("equalLowerASCII(%q, %q) = %v, %v; want %v (ASCII %v)", s, lower, eq, sure, jsvalue.ToLower(s) == lower, ascii)
 	}
 }
+
+// TestPathsOnlyWithStubsAfter: stubs always a candidate (no predicates, a predicate the index
+// cannot file) after every stub filed under a path keep the path-only search; one before them
+// does not. Either way Find answers what a scan of every stub answers.
+func TestPathsOnlyWithStubsAfter(t *testing.T) {
+	recorded := `[{"deepEquals":{"method":"GET"}},{"deepEquals":{"path":"/orders/7"}}]`
+	for _, tc := range []struct {
+		name      string
+		stubs     string
+		pathsOnly bool
+	}{
+		{"proxyOnce recorded, proxy after", `[` + recorded + `, []]`, true},
+		{"catch-alls after", `[[{"equals":{"path":"/a"}}], ` + recorded + `, [{"contains":{"body":"x"}}], []]`, true},
+		{"case-sensitive paths, catch-all after", `[[{"equals":{"path":"/A"},"caseSensitive":true}], [{"equals":{"path":"/orders/7"}}], [{"startsWith":{"path":"/o"}}]]`, true},
+		{"catch-all first", `[[], ` + recorded + `]`, false},
+		{"catch-all between", `[[{"equals":{"path":"/a"}}], [{"contains":{"body":"x"}}], ` + recorded + `]`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stubs [][]any
+			if err := json.Unmarshal([]byte(tc.stubs), &stubs); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Compile(stubs, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.idx.pathsOnly != tc.pathsOnly {
+				t.Errorf("pathsOnly = %v, want %v", s.idx.pathsOnly, tc.pathsOnly)
+			}
+			for _, method := range []string{"GET", "PUT"} {
+				for _, path := range []string{"/orders/7", "/Orders/7", "/a", "/A", "/o", "/z"} {
+					for _, body := range []string{"", "x"} {
+						r := &request.Request{Method: method, Path: path, Body: body}
+						got, gerr := s.Find(r)
+						want, werr := scanParsed(s, r)
+						if got != want || gerr != nil || werr != nil {
+							t.Errorf("%s %s %q: Find = %d, %v; scan = %d, %v", method, path, body, got, gerr, want, werr)
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -10,13 +10,14 @@ import (
 	"github.com/mockd/mockd/internal/request"
 )
 
-// index narrows the stubs a request can match. A stub whose first predicate
-// is equals or deepEquals with a literal path (or, failing that, method)
-// and a plain pipe (no except, selector or binary mode) can only match
-// requests with that normalized value; such a predicate cannot throw, so
-// skipping the stub never hides an error Mountebank would raise. Every other
-// stub is always a candidate. Candidates are merged in stub order, so the
-// first match is exactly Mountebank's.
+// index narrows the stubs a request can match. A stub whose first predicates
+// are equals or deepEquals with a plain pipe (no except, selector or binary
+// mode), one of them with a literal path (or, failing that, method), can only
+// match requests with that normalized value; such predicates cannot throw, so
+// skipping the stub never hides an error Mountebank would raise (it stops at
+// the first predicate that fails). Every other stub is always a candidate.
+// Candidates are merged in stub order, so the first match is exactly
+// Mountebank's.
 type index struct {
 	pathCS, pathCI     litMap
 	methodCS, methodCI litMap
@@ -29,7 +30,8 @@ type index struct {
 	always  []int32
 	all     bool // nothing indexed: scan every stub
 	// pathsOnly: every stub is filed under a literal path (pathCS, pathCI), none under a
-	// method, a field or a regular expression, and none is always a candidate (findByPath).
+	// method, a field or a regular expression, and those always a candidate (a catch-all, a
+	// proxy recording with proxyOnce) come after all of them (findByPath).
 	pathsOnly bool
 	// pathCSFew and pathCIFew list the entries of pathCS and pathCI when these hold at most
 	// fewPaths (nil otherwise): findByPath compares the request's path with each rather than
@@ -117,55 +119,61 @@ func (x *index) listFew(few []litEntry, key string) []int32 {
 	return nil
 }
 
-// settledStub is a stub with one predicate, equals or deepEquals with a non-empty literal
-// path and at most a literal method as plain strings. Being a candidate (its path bucket is
-// the request's) proves the path equal, since the bucket key is the path transformed as the
-// predicate transforms it; the method is compared the same way, so the predicate need not run.
+// settledStub is a stub whose predicates are equals or deepEquals, together asking for one
+// non-empty literal path and at most one literal method, as plain strings (the usual one
+// predicate on both, or proxyOnce's recorded method and path predicates). Being a candidate
+// (its path bucket is the request's) proves the path equal, since the bucket key is the path
+// transformed as the predicate transforms it; the method is compared the same way, so the
+// predicates need not run.
 type settledStub struct {
 	ok, hasMethod, ci bool
-	method            string // as transformed by the predicate's pipe
+	method            string // as transformed by its predicate's pipe
 }
 
 // settledBy returns the settledStub of a stub's predicates.
 func settledBy(ps []*pred) settledStub {
-	if len(ps) != 1 {
-		return settledStub{}
-	}
-	p := ps[0]
-	if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.exp == nil || p.exists {
-		return settledStub{}
-	}
-	names := &fieldNames
-	if p.pp.keyLower {
-		names = &fieldNamesLower
-	}
-	out := settledStub{ci: p.pp.valLower}
+	var out settledStub
 	hasPath := false
-	for i, k := range p.exp.keys {
-		l, isLeaf := p.exp.vals[i].(*eleaf)
-		if !isLeaf {
+	for _, p := range ps {
+		if !plainEquals(p) || p.exists {
 			return settledStub{}
 		}
-		if _, isStr := l.v.(string); !isStr {
-			return settledStub{}
+		names := &fieldNames
+		if p.pp.keyLower {
+			names = &fieldNamesLower
 		}
-		switch k {
-		case names[fPath]:
-			if l.s == "" || hasPath {
+		for i, k := range p.exp.keys {
+			l, isLeaf := p.exp.vals[i].(*eleaf)
+			if !isLeaf {
 				return settledStub{}
 			}
-			hasPath = true
-		case names[fMethod]:
-			if out.hasMethod {
+			if _, isStr := l.v.(string); !isStr {
 				return settledStub{}
 			}
-			out.hasMethod, out.method = true, l.s
-		default:
-			return settledStub{}
+			switch k {
+			case names[fPath]:
+				if l.s == "" || hasPath {
+					return settledStub{}
+				}
+				hasPath = true
+			case names[fMethod]:
+				if out.hasMethod {
+					return settledStub{}
+				}
+				out.hasMethod, out.method, out.ci = true, l.s, p.pp.valLower
+			default:
+				return settledStub{}
+			}
 		}
 	}
 	out.ok = hasPath
 	return out
+}
+
+// plainEquals reports whether p is equals or deepEquals with a plain pipe and an expected
+// object: a predicate that cannot throw.
+func plainEquals(p *pred) bool {
+	return (p.op == opEquals || p.op == opDeepEquals) && p.pp != nil && p.pp.simple && p.exp != nil
 }
 
 // decide reports whether settled stub st matches a request with this method, given that the
@@ -413,42 +421,52 @@ type literal struct {
 	ci    bool
 }
 
-// indexable returns the literal path or method a stub requires.
+// indexable returns the literal path or method a stub requires: the first literal path of
+// its first predicates that cannot throw (plainEquals), or failing that their first literal
+// method. A request without that value fails one of them, and Mountebank, which stops at the
+// first predicate that fails, runs none after it: skipping the stub hides nothing.
 func indexable(ps []*pred) (literal, bool) {
-	if len(ps) == 0 {
-		return literal{}, false
+	var method literal
+	hasMethod := false
+	for _, p := range ps {
+		if !plainEquals(p) {
+			break
+		}
+		if l, ok := literalOf(p, fPath); ok {
+			return l, true
+		}
+		if !hasMethod {
+			method, hasMethod = literalOf(p, fMethod)
+		}
 	}
-	p := ps[0]
-	if (p.op != opEquals && p.op != opDeepEquals) || p.pp == nil || !p.pp.simple || p.exp == nil {
-		return literal{}, false
+	return method, hasMethod
+}
+
+// literalOf returns the literal p asks of field (the last, when its object names the field
+// twice).
+func literalOf(p *pred, field fieldID) (literal, bool) {
+	name := fieldNames[field]
+	if p.pp.keyLower {
+		name = fieldNamesLower[field]
 	}
 	var found literal
 	ok := false
-	for _, want := range []fieldID{fPath, fMethod} {
-		name := fieldNames[want]
-		if p.pp.keyLower {
-			name = fieldNamesLower[want]
+	for i, k := range p.exp.keys {
+		if k != name {
+			continue
 		}
-		for i, k := range p.exp.keys {
-			if k != name {
+		l, isLeaf := p.exp.vals[i].(*eleaf)
+		if !isLeaf || l.v == nil {
+			continue
+		}
+		if p.op == opDeepEquals {
+			if _, isStr := l.v.(string); !isStr {
 				continue
 			}
-			l, isLeaf := p.exp.vals[i].(*eleaf)
-			if !isLeaf || l.v == nil {
-				continue
-			}
-			if p.op == opDeepEquals {
-				if _, isStr := l.v.(string); !isStr {
-					continue
-				}
-			}
-			found, ok = literal{field: want, value: l.s, ci: p.pp.valLower}, true
 		}
-		if ok {
-			return found, true
-		}
+		found, ok = literal{field: field, value: l.s, ci: p.pp.valLower}, true
 	}
-	return literal{}, false
+	return found, ok
 }
 
 // literalMap returns the map of x that indexes l.
@@ -510,6 +528,7 @@ func buildIndex(stubs [][]*pred) index {
 		}
 	}
 	n := 0
+	lastPath := -1                   // the last stub filed under a path
 	methodIDs := map[string]uint32{} // index of x.methods
 	groups := map[string]*fieldGroup{}
 	regexes := map[bool]*regexGroup{} // by fold
@@ -566,6 +585,9 @@ func buildIndex(stubs [][]*pred) index {
 				}
 			}
 			x.add(x.literalMap(o.lit), o.lit.value, int32(i))
+			if o.lit.field == fPath {
+				lastPath = i
+			}
 			if st := settledBy(ps); st.ok && o.lit.field == fPath {
 				if x.settled == nil {
 					x.settled = make([]settled, len(stubs))
@@ -593,7 +615,7 @@ func buildIndex(stubs [][]*pred) index {
 	}
 	x.all = n == 0
 	x.pathsOnly = !x.all && len(x.methodCS) == 0 && len(x.methodCI) == 0 && len(x.groups) == 0 &&
-		len(x.regexes) == 0 && len(x.always) == 0
+		len(x.regexes) == 0 && (len(x.always) == 0 || int(x.always[0]) > lastPath)
 	if x.pathsOnly {
 		x.pathCSFew, x.pathCIFew = fewEntries(x.pathCS), fewEntries(x.pathCI)
 	}
@@ -719,7 +741,8 @@ func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 
 // findByPath is find for an index of paths only (pathsOnly) and a request whose path is its
 // own lowercase when case-insensitive paths are filed: the candidates are the two path
-// buckets, merged in stub order, with no lists or buffers to set up.
+// buckets, merged in stub order, then the stubs always a candidate (after all of those), with
+// no lists or buffers to set up.
 func (x *index) findByPath(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 	var cs, ci []int32
 	if x.pathCSFew != nil {
@@ -745,18 +768,28 @@ func (x *index) findByPath(s *Set, cp **evalCtx, r *request.Request) (int, error
 			}
 			continue
 		}
-		if *cp == nil {
-			*cp = acquireCtx(s, r)
+		if i, err := x.try(s, cp, r, i); i >= 0 || err != nil {
+			return i, err
 		}
-		ok, err := (*cp).stub(s.stubs[i])
-		if err != nil {
-			return -1, err
-		}
-		if ok {
-			return int(i), nil
+	}
+	for _, i := range x.always {
+		if i, err := x.try(s, cp, r, i); i >= 0 || err != nil {
+			return i, err
 		}
 	}
 	return -1, nil
+}
+
+// try evaluates stub i for r: i when it matches, -1 otherwise.
+func (x *index) try(s *Set, cp **evalCtx, r *request.Request, i int32) (int, error) {
+	if *cp == nil {
+		*cp = acquireCtx(s, r)
+	}
+	ok, err := (*cp).stub(s.stubs[i])
+	if err != nil || !ok {
+		return -1, err
+	}
+	return int(i), nil
 }
 
 // candidates appends to lists the stubs of g that r can match: those whose literal is the

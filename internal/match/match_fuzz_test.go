@@ -109,6 +109,10 @@ const fuzzFindStubs = `[
 	[{"matches":{"path":"^/API/"}}],
 	[{"matches":{"path":"^/k"},"caseSensitive":true}],
 	[{"matches":{"path":"^/ks"}}],
+	[{"deepEquals":{"method":"PUT"}},{"deepEquals":{"path":"/o"}}],
+	[{"equals":{"method":"get"},"caseSensitive":true},{"equals":{"path":"/x"}}],
+	[{"startsWith":{"method":"P"}},{"equals":{"path":"/p"}}],
+	[{"equals":{"method":"GET"}},{"equals":{"path":"/a/b"}},{"equals":{"query":{"q":"1"}}}],
 	[]
 ]`
 

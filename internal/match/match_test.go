@@ -498,7 +498,17 @@ func TestSettledStubs(t *testing.T) {
 		{"empty path", eq(map[string]any{"path": ""}), false, request.Request{Method: "GET", Path: "/"}, false},
 		{"with query", eq(map[string]any{"path": "/a", "query": map[string]any{"q": "1"}}), false, request.Request{Method: "GET", Path: "/a"}, false},
 		{"except", eq(map[string]any{"path": "/a"}, "except", "x"), false, request.Request{Method: "GET", Path: "/a"}, true},
-		{"two predicates", append(eq(map[string]any{"path": "/a"}), map[string]any{"equals": map[string]any{"method": "GET"}}), false, request.Request{Method: "GET", Path: "/a"}, true},
+		{"two predicates", append(eq(map[string]any{"path": "/a"}), map[string]any{"equals": map[string]any{"method": "GET"}}), true, request.Request{Method: "GET", Path: "/a"}, true},
+		// proxyOnce's recorded predicates (predicateGenerators matching method and path).
+		{"method then path", []any{map[string]any{"deepEquals": map[string]any{"method": "GET"}}, map[string]any{"deepEquals": map[string]any{"path": "/orders/7"}}}, true, request.Request{Method: "GET", Path: "/orders/7"}, true},
+		{"method then path, other method", []any{map[string]any{"deepEquals": map[string]any{"method": "GET"}}, map[string]any{"deepEquals": map[string]any{"path": "/orders/7"}}}, true, request.Request{Method: "PUT", Path: "/orders/7"}, false},
+		{"case-sensitive path, method not", append(eq(map[string]any{"path": "/A"}, "caseSensitive", true), map[string]any{"equals": map[string]any{"method": "get"}}), true, request.Request{Method: "GET", Path: "/A"}, true},
+		{"case-sensitive path, other case", append(eq(map[string]any{"path": "/A"}, "caseSensitive", true), map[string]any{"equals": map[string]any{"method": "get"}}), true, request.Request{Method: "GET", Path: "/a"}, false},
+		{"method case-sensitive, path not", append(eq(map[string]any{"method": "get"}, "caseSensitive", true), map[string]any{"equals": map[string]any{"path": "/A"}}), true, request.Request{Method: "GET", Path: "/a"}, false},
+		{"two paths", append(eq(map[string]any{"path": "/a"}), map[string]any{"equals": map[string]any{"path": "/a"}}), false, request.Request{Method: "GET", Path: "/a"}, true},
+		{"two methods", append(eq(map[string]any{"path": "/a", "method": "GET"}), map[string]any{"equals": map[string]any{"method": "GET"}}), false, request.Request{Method: "GET", Path: "/a"}, true},
+		{"and a query", append(eq(map[string]any{"method": "GET"}), map[string]any{"equals": map[string]any{"path": "/a"}}, map[string]any{"equals": map[string]any{"query": map[string]any{"q": "1"}}}), false, request.Request{Method: "GET", Path: "/a"}, false},
+		{"after one that is not equals", append([]any{map[string]any{"startsWith": map[string]any{"method": "G"}}}, eq(map[string]any{"path": "/a"})...), false, request.Request{Method: "GET", Path: "/a"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -78,7 +78,7 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 			}
 		}
 	})
-	for _, mode := range []string{"proxyTransparent", "proxyAlways"} {
+	for _, mode := range []string{"proxyTransparent", "proxyAlways", "proxyOnce"} {
 		b.Run(mode, func(b *testing.B) {
 			imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr + `","mode":"` + mode +
 				`","predicateGenerators":[{"matches":{"method":true,"path":true}}]}}]}]}`
