@@ -388,7 +388,7 @@ func recordedRequest(r *request.Request) *config.Object {
 		return r.Object
 	}
 	if r.TCP {
-		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data)
+		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data())
 	}
 	return httpRecord(r, nil, r.HeaderList())
 }

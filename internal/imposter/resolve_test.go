@@ -213,7 +213,7 @@ func TestBuildTCP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			im := newCore(t, tt.imposter, Options{})
-			req := &request.Request{TCP: true, Data: tt.data}
+			req := (&request.Request{TCP: true}).SetDataText(tt.data)
 			req.SetClient("127.0.0.1", "127.0.0.1:5000")
 			a := im.Resolve(req)
 			if a.Err != nil {

@@ -328,7 +328,7 @@ func TestDebugMatchShowsTheResponseSent(t *testing.T) {
 		{`{"protocol":"tcp","stubs":[{"responses":[{"is":{"data":"ok"}}]}]}`, `"response":{"data":"ok"}`},
 	} {
 		im := newCore(t, tt.imposter, Options{Debug: true})
-		req := &request.Request{Method: "GET", Path: "/", TCP: strings.Contains(tt.imposter, "tcp"), Data: "x"}
+		req := (&request.Request{Method: "GET", Path: "/", TCP: strings.Contains(tt.imposter, "tcp")}).SetDataText("x")
 		req.SetClient("127.0.0.1", "127.0.0.1:5000")
 		a := im.Resolve(req)
 		if a.Err != nil {

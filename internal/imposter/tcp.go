@@ -326,7 +326,7 @@ func (im *Imposter) recordTCPProxy(req *request.Request, st *stub, p *tcpProxy, 
 // as Mountebank's predicatesFor does for a tcp request {requestFrom, ip, data}. Injected
 // generators are not supported yet and add nothing.
 func tcpPredicatesFor(req *request.Request, gens []tcpGenerator) []any {
-	return predicatesFor(config.NewObject("requestFrom", req.RequestFrom(), "ip", req.IP(), "data", req.Data), gens)
+	return predicatesFor(config.NewObject("requestFrom", req.RequestFrom(), "ip", req.IP(), "data", req.Data()), gens)
 }
 
 // predicatesFor builds the predicates of a recorded proxy response from predicateGenerators

@@ -8,7 +8,7 @@ import (
 )
 
 func TestTCPPredicatesFor(t *testing.T) {
-	req := &request.Request{TCP: true, Data: "d"}
+	req := (&request.Request{TCP: true}).SetDataText("d")
 	req.SetClient("1.2.3.4", "1.2.3.4:5")
 	tests := []struct{ gens, want string }{
 		{`[{"matches":{"data":true}}]`, `[{"deepEquals":{"data":"d"}}]`},

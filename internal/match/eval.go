@@ -697,7 +697,7 @@ func (c *evalCtx) rawString(f fieldID) string {
 	case fIP:
 		return r.IP()
 	case fData:
-		return r.Data
+		return r.Data()
 	case fBody:
 		if r.BodyMissing {
 			return ""

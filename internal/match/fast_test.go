@@ -110,7 +110,7 @@ func TestBinaryModeFastNodes(t *testing.T) {
 		}
 		ref := NewReference([]config.Value{preds}, opts)
 		for _, data := range datas {
-			agreeAll(t, set, ref, &request.Request{TCP: true, Data: data}, src+" on "+data)
+			agreeAll(t, set, ref, (&request.Request{TCP: true}).SetDataText(data), src+" on "+data)
 		}
 		// A request the tcp server made (SetData) carries its payload as received, which the
 		// fast node reads rather than decoding Data: the same answers, non-ASCII and invalid

@@ -186,7 +186,8 @@ func agreeOnPredicates(t *testing.T, src string, binary bool, what string) {
 	r.Query = append([]request.KV(nil), fuzzRequest.Query...)
 	agreeAll(t, set, ref, &r, what)
 	if binary {
-		r.TCP, r.Data = true, "aGVsbG8="
+		r.TCP = true
+		r.SetDataText("aGVsbG8=")
 		agreeAll(t, set, ref, &r, what+" (tcp)")
 	}
 }
@@ -276,7 +277,8 @@ func compatRequest(step any) *request.Request {
 		if !isString {
 			return nil
 		}
-		r.TCP, r.Data = true, data
+		r.TCP = true
+		r.SetDataText(data)
 		r.SetClient("127.0.0.1", "127.0.0.1:50000")
 		return r
 	}

@@ -48,7 +48,8 @@ func FuzzCompile(f *testing.F) {
 		r := *fuzzRequest
 		r.Query = append([]request.KV(nil), fuzzRequest.Query...)
 		_, _ = set.Find(&r)
-		r.TCP, r.Data = true, "aGVsbG8="
+		r.TCP = true
+		r.SetDataText("aGVsbG8=")
 		_, _ = set.Find(&r)
 	})
 }

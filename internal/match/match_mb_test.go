@@ -46,8 +46,9 @@ func (tc *mbCase) request() *request.Request {
 	q := tc.Request
 	r := &request.Request{
 		Method: q.Method, Path: q.Path, Query: kvs(q.Query), Headers: kvs(q.Headers),
-		Body: q.Body, BodyMissing: q.BodyMissing, TCP: q.TCP, Data: q.Data,
+		Body: q.Body, BodyMissing: q.BodyMissing, TCP: q.TCP,
 	}
+	r.SetDataText(q.Data)
 	r.SetClient(q.IP, q.RequestFrom)
 	if q.Form != nil {
 		r.Form, r.HasForm = kvs(q.Form), true

@@ -1002,7 +1002,7 @@ func requestObject(r *request.Request) *config.Object {
 		return r.Object
 	}
 	if r.TCP {
-		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data)
+		return config.NewObject("requestFrom", r.RequestFrom(), "ip", r.IP(), "data", r.Data())
 	}
 	o := config.NewObject("requestFrom", r.RequestFrom(), "method", r.Method, "path", r.Path,
 		"query", request.GroupQuery(r.Query), "headers", request.GroupHeaders(r.HeaderList()))

@@ -33,7 +33,7 @@ func TestBinaryText(t *testing.T) {
 		}
 		Release(r)
 	}
-	for _, r := range []*Request{{Data: "aGVsbG8="}, func() *Request { r := Acquire(); r.SetData([]byte("x"), false); return r }(), func() *Request { r := Acquire(); r.SetData(nil, true); return r }()} {
+	for _, r := range []*Request{new(Request).SetDataText("aGVsbG8="), func() *Request { r := Acquire(); r.SetData([]byte("x"), false); return r }(), func() *Request { r := Acquire(); r.SetData(nil, true); return r }()} {
 		if s, ok := r.BinaryText(true); ok {
 			t.Errorf("a request SetData did not make from a binary payload has a binary text: %q", s)
 		}

@@ -23,7 +23,7 @@ const (
 
 // RecordLen returns how many bytes AppendRecord appends for r.
 func (r *Request) RecordLen() int {
-	n := 1 + strLen(len(r.Method)) + strLen(len(r.Path)) + strLen(len(r.Body)) + strLen(len(r.Data))
+	n := 1 + strLen(len(r.Method)) + strLen(len(r.Path)) + strLen(len(r.Body)) + strLen(r.dataLen())
 	if r.rawHeaders != nil {
 		n += strLen(len(r.rawHeaders))
 	}
@@ -83,7 +83,7 @@ func (r *Request) AppendRecord(b []byte) (out []byte, addr net.Addr) {
 	b = appendStr(b, r.Method)
 	b = appendStr(b, r.Path)
 	b = appendStr(b, r.Body)
-	b = appendStr(b, r.Data)
+	b = appendStr(b, r.Data())
 	if r.rawHeaders != nil {
 		b = binary.AppendUvarint(b, uint64(len(r.rawHeaders)))
 		b = append(b, r.rawHeaders...)
@@ -130,7 +130,7 @@ func (r *Request) FromRecord(rec []byte, addr net.Addr) {
 	flags := d.b[0]
 	d.b = d.b[1:]
 	r.BodyMissing, r.HasForm, r.TCP = flags&recBodyMissing != 0, flags&recHasForm != 0, flags&recTCP != 0
-	r.Method, r.Path, r.Body, r.Data = d.str(), d.str(), d.str(), d.str()
+	r.Method, r.Path, r.Body, r.data = d.str(), d.str(), d.str(), d.str()
 	if flags&recRawHeaders != 0 {
 		r.rawHeaders = d.bytes()
 	}

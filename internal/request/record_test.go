@@ -24,7 +24,7 @@ func shownOf(r *Request) shown {
 		return out
 	}
 	c := strings.Clone
-	return shown{c(r.Method), c(r.Path), c(r.Body), c(r.Data), c(r.IP()), c(r.RequestFrom()), kvs(r.Query), kvs(r.HeaderList()), kvs(r.Form),
+	return shown{c(r.Method), c(r.Path), c(r.Body), c(r.Data()), c(r.IP()), c(r.RequestFrom()), kvs(r.Query), kvs(r.HeaderList()), kvs(r.Form),
 		r.BodyMissing, r.HasForm, r.TCP}
 }
 
@@ -87,7 +87,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Errorf("udp: from its record\n%+v\nwant\n%+v", g, want)
 	}
 
-	tcp := &Request{TCP: true, Data: "aGVsbG8="}
+	tcp := (&Request{TCP: true}).SetDataText("aGVsbG8=")
 	tcp.SetClient("::1", "[::1]:7")
 	rec, addr = tcp.AppendRecord(nil)
 	var got Request

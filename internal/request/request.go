@@ -57,11 +57,13 @@ type Request struct {
 	// and the body is non-empty; HasForm tells.
 	Form    []KV
 	HasForm bool
-	// Data is the payload of a tcp request (base64 in binary mode).
-	Data string
+	// data is the payload of a tcp request (base64 in binary mode): see Data.
+	data string
 	// dataRaw is a binary tcp request's payload as received (in the arena), which Data shows
-	// as base64: BinaryText makes the text predicates compare from it rather than decoding Data.
-	dataRaw []byte
+	// as base64: BinaryText makes the text predicates compare from it rather than decoding Data,
+	// and the base64 is made only when something asks for Data (dataLazy until then).
+	dataRaw  []byte
+	dataLazy bool
 	// binText and binLower are BinaryText's answers, made once a request (done says which).
 	binText, binLower string
 	binDone           uint8
@@ -250,25 +252,51 @@ func (r *Request) own(b []byte) []byte {
 
 // SetData sets Data to a tcp request's payload b as Mountebank shows it: base64 in binary
 // mode, otherwise the text (invalid UTF-8 decoded as node decodes it), made in r's arena when it
-// can be (see Recycle): b is not kept.
+// can be (see Recycle): b is not kept. In binary mode the payload is kept as received and its
+// base64 made when Data is first asked for: a binary data predicate compares the payload
+// itself, and most requests need nothing else (no journal, template or script reads it).
 func (r *Request) SetData(b []byte, binary bool) {
 	switch {
 	case len(b) == 0:
-		r.Data = ""
+		r.data = ""
 	case binary:
-		n := base64.StdEncoding.EncodedLen(len(b))
-		r.reserve(n + len(b)) // Data, then the payload itself (dataRaw)
+		r.reserve(base64.StdEncoding.EncodedLen(len(b)) + len(b)) // the payload, then its base64
+		r.dataRaw, r.dataLazy = r.own(b), true
+	case utf8.Valid(b):
+		r.data = r.str(b)
+	default:
+		r.data = jsvalue.DecodeUTF8(b)
+	}
+}
+
+// SetDataText sets Data to s as it is (a tcp request made from text: a recorded or custom one,
+// a test's) and returns r.
+func (r *Request) SetDataText(s string) *Request {
+	r.data, r.dataRaw, r.dataLazy = s, nil, false
+	return r
+}
+
+// Data is the payload of a tcp request as Mountebank shows it (base64 in binary mode), made
+// in r's arena on first use for a request SetData made in binary mode.
+func (r *Request) Data() string {
+	if r.dataLazy {
+		n := base64.StdEncoding.EncodedLen(len(r.dataRaw))
+		r.reserve(n)
 		start := len(r.arena)
 		r.arena = r.arena[:start+n]
 		out := r.arena[start : start+n : start+n]
-		base64.StdEncoding.Encode(out, b)
-		r.Data = view(out, true)
-		r.dataRaw = r.own(b)
-	case utf8.Valid(b):
-		r.Data = r.str(b)
-	default:
-		r.Data = jsvalue.DecodeUTF8(b)
+		base64.StdEncoding.Encode(out, r.dataRaw)
+		r.data, r.dataLazy = view(out, true), false
 	}
+	return r.data
+}
+
+// dataLen is len(r.Data()), without making it.
+func (r *Request) dataLen() int {
+	if r.dataLazy {
+		return base64.StdEncoding.EncodedLen(len(r.dataRaw))
+	}
+	return len(r.data)
 }
 
 // BinaryText is a binary tcp request's payload as the text a predicate compares (Mountebank's
@@ -424,7 +452,7 @@ func (r *Request) resolveAddr() {
 // copied, in one allocation. r must not be recycled (Recycle) while c is in use.
 func (r *Request) ShareInto(c *Request) {
 	*c = Request{Method: r.Method, Path: r.Path, Body: r.Body, BodyMissing: r.BodyMissing,
-		HasForm: r.HasForm, Data: r.Data, TCP: r.TCP, Object: r.Object, rawHeaders: r.rawHeaders}
+		HasForm: r.HasForm, data: r.Data(), TCP: r.TCP, Object: r.Object, rawHeaders: r.rawHeaders}
 	c.CopyClient(r)
 	n := len(r.Query) + len(r.Form)
 	if r.rawHeaders == nil {
@@ -447,7 +475,7 @@ func (r *Request) ShareInto(c *Request) {
 // Size is about how many bytes r's strings take: method, path, body, data, the name/value
 // lists and the header block not parsed yet. The journal's byte budget counts with it.
 func (r *Request) Size() int {
-	n := len(r.Method) + len(r.Path) + len(r.Body) + len(r.Data) + len(r.rawHeaders) + len(r.ip) + len(r.requestFrom)
+	n := len(r.Method) + len(r.Path) + len(r.Body) + r.dataLen() + len(r.rawHeaders) + len(r.ip) + len(r.requestFrom)
 	for _, list := range [][]KV{r.Query, r.Headers, r.Form} {
 		for _, kv := range list {
 			n += len(kv.Name) + len(kv.Value) + 8

@@ -706,26 +706,72 @@ func TestSetData(t *testing.T) {
 			}
 			r := Acquire()
 			r.SetData(in, binary)
-			if r.Data != want {
-				t.Errorf("SetData(%q, binary %v) = %q, want %q", in, binary, r.Data, want)
+			if r.Data() != want {
+				t.Errorf("SetData(%q, binary %v) = %q, want %q", in, binary, r.Data(), want)
 			}
 			Release(r)
 		}
 	}
 	r := Acquire()
 	r.SetData([]byte("first"), false)
-	kept := r.Data
+	kept := r.Data()
 	Release(r)
 	r = Acquire()
 	r.SetData([]byte("other"), false)
 	if kept != "first" {
 		t.Fatalf("Data of a released request changed to %q", kept)
 	}
-	inArena := r.Holds(unsafe.Slice(unsafe.StringData(r.Data), len(r.Data)))
+	inArena := r.Holds(unsafe.Slice(unsafe.StringData(r.Data()), len(r.Data())))
 	Recycle(r)
 	if !inArena {
 		t.Errorf("Data was not made in the request's memory")
 	}
+}
+
+// TestSetDataBinaryOnDemand: in binary mode the base64 is made when Data is first asked for;
+// what depends on it before (Size, the record) counts and writes what Data then gives, and a
+// copy for scripts (ShareInto) has it.
+func TestSetDataBinaryOnDemand(t *testing.T) {
+	payload := []byte("\x00\x01\xffPING\n")
+	want := base64.StdEncoding.EncodeToString(payload)
+	made := func() *Request {
+		r := Acquire()
+		r.TCP = true
+		r.SetData(payload, true)
+		r.SetClient("127.0.0.1", "127.0.0.1:7")
+		return r
+	}
+	r := made()
+	if !r.dataLazy || r.data != "" {
+		t.Fatalf("SetData made the base64 at once (%q)", r.data)
+	}
+	if raw, ok := r.BinaryData(); !ok || string(raw) != string(payload) {
+		t.Errorf("BinaryData = %q, %v", raw, ok)
+	}
+	size, recLen := r.Size(), r.RecordLen()
+	rec, addr := r.AppendRecord(nil)
+	if len(rec) != recLen {
+		t.Errorf("record of %d bytes, RecordLen said %d", len(rec), recLen)
+	}
+	var back Request
+	back.FromRecord(rec, addr)
+	if back.Data() != want {
+		t.Errorf("from the record: Data %q, want %q", back.Data(), want)
+	}
+	if got := r.Data(); got != want || r.Data() != got || !r.Holds(unsafe.Slice(unsafe.StringData(got), len(got))) {
+		t.Errorf("Data = %q (again %q), want %q in the request's memory", got, r.Data(), want)
+	}
+	if r.Size() != size {
+		t.Errorf("Size %d once Data is made, %d before", r.Size(), size)
+	}
+	Release(r)
+	r = made()
+	var c Request
+	r.ShareInto(&c)
+	if c.Data() != want {
+		t.Errorf("ShareInto: Data %q, want %q", c.Data(), want)
+	}
+	Release(r)
 }
 
 // headerBoth returns Header(name) read from the unparsed block raw (rawHeader) and from the

@@ -331,7 +331,7 @@ func (s requestSource) str(key string) string {
 	case "ip":
 		return s.r.IP()
 	case "data":
-		return s.r.Data
+		return s.r.Data()
 	}
 	return ""
 }
@@ -573,7 +573,7 @@ func configHasRequest(r *request.Request) bool {
 	if r.Object != nil {
 		return r.Object.Len() > 0
 	}
-	return (r.TCP && r.Data != "") || (!r.TCP && r.Method != "")
+	return (r.TCP && r.Data() != "") || (!r.TCP && r.Method != "")
 }
 
 // configKeys returns fixed followed by the request keys, cached per runtime.

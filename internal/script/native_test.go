@@ -94,7 +94,7 @@ func nativeRequests() []*request.Request {
 	bad.SetClient("::1", "[::1]:5555")
 	empty := &request.Request{Method: "GET", Path: "/", BodyMissing: true}
 	empty.SetClient("127.0.0.1", "127.0.0.1:5555")
-	tcp := &request.Request{TCP: true, Data: "hello\n"}
+	tcp := (&request.Request{TCP: true}).SetDataText("hello\n")
 	tcp.SetClient("127.0.0.1", "127.0.0.1:5555")
 	odd := &request.Request{Method: "PUT", Path: "/\u2028\x7f\t\"q\"\\", Body: "\x00\x01\x1f\u2029 é ✓ 😀 </script>",
 		Query:   []request.KV{{Name: "2", Value: "two"}, {Name: "1", Value: "one"}, {Name: "__proto__", Value: "p"}, {Name: "toJSON", Value: "t"}},

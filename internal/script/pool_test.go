@@ -200,7 +200,7 @@ func TestPoolGrowsOnlyAfterAWait(t *testing.T) {
 // gone in the next, whatever the kind of call or the shape of the request.
 func TestPooledConfigIsFreshEachCall(t *testing.T) {
 	s := newEngine(t, time.Minute).NewScope(nil)
-	tcp := &request.Request{TCP: true, Data: "aGk="}
+	tcp := (&request.Request{TCP: true}).SetDataText("aGk=")
 	tcp.SetClient("127.0.0.1", "127.0.0.1:5555")
 	calls := []struct {
 		name string

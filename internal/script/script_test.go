@@ -357,7 +357,7 @@ func TestRequestObject(t *testing.T) {
 	if got := jsonOf(Request(r)); got != want {
 		t.Errorf("Request = %s\nwant %s", got, want)
 	}
-	tcp := &request.Request{TCP: true, Data: "hello"}
+	tcp := (&request.Request{TCP: true}).SetDataText("hello")
 	tcp.SetClient("1.2.3.4", "1.2.3.4:5")
 	if got := jsonOf(Request(tcp)); got != `{"requestFrom":"1.2.3.4:5","ip":"1.2.3.4","data":"hello"}` {
 		t.Errorf("tcp Request = %s", got)

@@ -165,7 +165,7 @@ func (s *server) respond(cl *client, payload []byte) bool {
 
 	if im.LogEnabled(slog.LevelInfo) {
 		// Mountebank shows the first 20 characters of the payload.
-		data := req.Data
+		data := req.Data()
 		if n := jsvalue.Len16(data); n > 20 {
 			data = prefix16(data, 20) + "..."
 		}
@@ -259,9 +259,9 @@ func (s *server) proxy(client net.Conn, req *request.Request, addr, to string) (
 		return nil, e.Render()
 	}
 	start := time.Now()
-	payload := []byte(req.Data)
+	payload := []byte(req.Data())
 	if s.binary {
-		payload = config.DecodeBase64(req.Data)
+		payload = config.DecodeBase64(req.Data())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
