@@ -6,6 +6,8 @@
 // given and `is` bodies that are JSON objects are serialised in their original key order.
 package config
 
+import "math"
+
 // Value is one decoded JSON value: nil, bool, float64, string, []any or *Object.
 // Numbers are float64, exactly as in JavaScript.
 type Value = any
@@ -225,6 +227,53 @@ func Clone(v Value) Value {
 	default:
 		return v
 	}
+}
+
+// SameJSON reports whether a and b certainly render alike (AppendJSON): both of the kinds
+// ParseJSON makes (nil, bool, float64, int, string, []any, *Object), the same kinds throughout,
+// numbers of the same bits, members in the same order with the same keys. Any other kind is
+// never the same as anything, so a true answer is never wrong; comparing is cheaper than
+// rendering (a client suite's new imposter is most often the last one again).
+func SameJSON(a, b Value) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !SameJSON(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case *Object:
+		y, ok := b.(*Object)
+		if !ok || x == nil || y == nil || len(x.Members) != len(y.Members) {
+			return false
+		}
+		for i := range x.Members {
+			if x.Members[i].Key != y.Members[i].Key || !SameJSON(x.Members[i].Value, y.Members[i].Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Plain converts v to the plain Go form encoding/json produces (map[string]any for objects),

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/imposter/impostertest"
 	"github.com/mockd/mockd/internal/request"
 	"github.com/mockd/mockd/internal/script"
@@ -86,5 +87,36 @@ func TestSameStubsShareTheirText(t *testing.T) {
 	c := newIm(`{"protocol":"http","stubs":[{"responses":[{"is":{"statusCode":202}}]}]}`)
 	if got := c.tbl.Load().stubs[0].raw; got == sb[1].raw {
 		t.Errorf("a stub of another text kept %q", got)
+	}
+}
+
+// TestStubTextKeptForTheSameDefinition checks that a stub the same as the one kept for its
+// place is given the kept text (one string, not rendered again), and that a stub that differs
+// in any way gets its own text, as rendered.
+func TestStubTextKeptForTheSameDefinition(t *testing.T) {
+	const first = `{"predicates":[{"equals":{"path":"/kept-text"}}],"responses":[{"is":{"statusCode":200,"body":"ok"}}]}`
+	parse := func(js string) *config.Object {
+		t.Helper()
+		v, err := config.ParseJSON([]byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(*config.Object)
+	}
+	kept := stubTextAt(parse(first), 3)
+	if got := stubTextAt(parse(first), 3); got != kept || unsafe.StringData(got) != unsafe.StringData(kept) {
+		t.Fatalf("the same stub: text %q, not the kept %q", got, kept)
+	}
+	for _, other := range []string{
+		`{"predicates":[{"equals":{"path":"/kept-text"}}],"responses":[{"is":{"statusCode":201,"body":"ok"}}]}`,
+		`{"predicates":[{"equals":{"path":"/kept-text"}}],"responses":[{"is":{"body":"ok","statusCode":200}}]}`,
+		`{"predicates":[{"equals":{"path":"/kept-text"}}],"responses":[{"is":{"statusCode":200,"body":"ok"}},{"is":{}}]}`,
+		`{"responses":[{"is":{"statusCode":200,"body":"ok"}}],"predicates":[{"equals":{"path":"/kept-text"}}]}`,
+	} {
+		stubTextAt(parse(first), 3)
+		def := parse(other)
+		if got, want := stubTextAt(def, 3), stubText(def); got != want {
+			t.Errorf("%s: text %q, want %q", other, got, want)
+		}
 	}
 }

@@ -842,13 +842,53 @@ func ReleaseMemorySoon() {
 func ValidateBehaviors(behaviors config.Value) []*config.Error { return behavior.Validate(behaviors) }
 
 // newStub compiles def into a stub that keeps def's text (not def: see stub).
-func (im *Imposter) newStub(def *config.Object) (*stub, error) {
+func (im *Imposter) newStub(def *config.Object) (*stub, error) { return im.newStubAt(def, -1) }
+
+// newStubAt is newStub of the stub at place i of a new imposter's stubs (newStubs), whose
+// text is then the one kept for that place when def is the same (stubTextAt); -1 for none.
+func (im *Imposter) newStubAt(def *config.Object, i int) (*stub, error) {
 	s, err := im.newStubTree(def)
 	if err != nil {
 		return nil, err
 	}
-	s.raw, s.def = stubText(def), nil
+	s.raw, s.def = stubTextAt(def, i), nil
 	return s, nil
+}
+
+// keptTexts are the texts of the first stubs of the last imposter created, by place, each with
+// a copy of the definition it was made from: a client suite creates the same imposter around
+// each test, and comparing its stubs with the kept definitions (config.SameJSON) costs less
+// than rendering and packing them again. Entries are never changed once stored.
+var keptTexts [maxKeptTexts]atomic.Pointer[keptText]
+
+type keptText struct {
+	def  *config.Object // a copy (config.Clone): nothing else holds it
+	text string
+}
+
+// Bounds of keptTexts: the first 8 stubs of an imposter, whose texts are up to 4 KiB.
+const (
+	maxKeptTexts = 8
+	maxKeptText  = 4 << 10
+)
+
+// stubTextAt is stubText(def) for the stub at place i of a new imposter's stubs (-1 for none):
+// the text kept for that place when def is the same as the definition it was made from, else
+// stubText's, kept for the place after.
+func stubTextAt(def *config.Object, i int) string {
+	if i < 0 || i >= maxKeptTexts {
+		return stubText(def)
+	}
+	if k := keptTexts[i].Load(); k != nil && config.SameJSON(def, k.def) {
+		return k.text
+	}
+	text := stubText(def)
+	if len(text) <= maxKeptText {
+		if c, ok := config.Clone(def).(*config.Object); ok {
+			keptTexts[i].Store(&keptText{def: c, text: text})
+		}
+	}
+	return text
 }
 
 // stubTexts are the buffers stubs are rendered into before they are copied to their size.
@@ -1486,7 +1526,7 @@ func (im *Imposter) newStubs(defs []*config.Object) ([]*stub, error) {
 	stubs := make([]*stub, 0, len(defs))
 	var failed []error // by stub, nil for one that compiled
 	for i, d := range defs {
-		s, err := im.newStub(d)
+		s, err := im.newStubAt(d, i)
 		if err != nil {
 			var ce *config.Error
 			if errors.As(err, &ce) && ce.Path != "" {
