@@ -21,6 +21,7 @@ import (
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/netconn"
@@ -1286,7 +1287,7 @@ func (im *Imposter) Start() error {
 	addr := ln.Addr().(*net.TCPAddr)
 	im.port = addr.Port
 	label := im.scopeLabel()
-	im.setLog(im.opts.Logger.With("imposter", label[1:len(label)-2]))
+	im.setLog(logs.Scoped(im.opts.Logger, label[1:len(label)-2]))
 	im.ln = netconn.NewRetryListener(ln, im.log)
 	im.plainIPv4 = addr.IP.To4() != nil && !addr.IP.IsUnspecified()
 	im.def.Port = im.port

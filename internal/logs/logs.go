@@ -88,6 +88,24 @@ func New(opts Options) *Core {
 // "imposter" attribute added with WithAttrs replaces the scope.
 func (c *Core) Handler(scope string) slog.Handler { return &handler{core: c, scope: scope} }
 
+// Scoped returns l with its lines under scope, as l.With("imposter", scope) does. With a
+// Core's handler, the handler and the logger are one allocation (With made three: its
+// arguments' attributes, the handler, the logger), as a client suite starts an imposter around
+// each test.
+func Scoped(l *slog.Logger, scope string) *slog.Logger {
+	h, ok := l.Handler().(*handler)
+	if !ok {
+		return l.With("imposter", scope)
+	}
+	p := &struct {
+		h handler
+		l slog.Logger
+	}{h: *h}
+	p.h.scope = scope
+	p.l = *slog.New(&p.h)
+	return &p.l
+}
+
 // Entries returns the latest entries, oldest first, as GET /logs shows them:
 // {"level", "message", "timestamp"}.
 func (c *Core) Entries() []any {

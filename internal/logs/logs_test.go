@@ -119,3 +119,56 @@ func TestParse(t *testing.T) {
 		t.Error("ParseFormat(xml) should fail")
 	}
 }
+
+// TestScoped checks that Scoped writes what With("imposter", scope) writes (the scope, the
+// attributes added before kept), in one allocation with a Core's handler, and falls back to
+// With for another handler.
+func TestScoped(t *testing.T) {
+	var console syncBuffer
+	c := New(Options{Level: slog.LevelInfo, Console: &console})
+	base := slog.New(c.Handler("mb:2525")).With("n", 1)
+	Scoped(base, "http:4545 users").Warn("scoped", "m", 2)
+	base.With("imposter", "http:4545 users").Warn("with", "m", 2)
+	base.Info("base")
+	c.Close()
+	want := "warn: [http:4545 users] scoped n=1 m=2\nwarn: [http:4545 users] with n=1 m=2\ninfo: [mb:2525] base n=1\n"
+	if got := console.String(); got != want {
+		t.Errorf("console:\n%s\nwant:\n%s", got, want)
+	}
+	if n := testing.AllocsPerRun(100, func() { Scoped(base, "http:4545") }); n != 1 {
+		t.Errorf("Scoped allocates %v times, want 1", n)
+	}
+	var lines []string
+	other := slog.New(lineHandler{&lines})
+	Scoped(other, "tcp:5555").Info("x")
+	if len(lines) != 1 || lines[0] != "imposter=tcp:5555 x" {
+		t.Errorf("another handler: %q, want With's scope", lines)
+	}
+}
+
+// lineHandler notes each line with its attributes first.
+type lineHandler struct{ lines *[]string }
+
+func (h lineHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h lineHandler) Handle(_ context.Context, r slog.Record) error {
+	*h.lines = append(*h.lines, r.Message)
+	return nil
+}
+func (h lineHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return attrHandler{h, attrs}
+}
+func (h lineHandler) WithGroup(string) slog.Handler { return h }
+
+type attrHandler struct {
+	lineHandler
+	attrs []slog.Attr
+}
+
+func (h attrHandler) Handle(_ context.Context, r slog.Record) error {
+	s := ""
+	for _, a := range h.attrs {
+		s += a.String() + " "
+	}
+	*h.lines = append(*h.lines, s+r.Message)
+	return nil
+}
