@@ -40,6 +40,12 @@ func TestDeleteAnswersTheImposterAsItIsNow(t *testing.T) {
 			}
 		}, want: `"body": "b"`},
 		{name: "replayable", query: "?replayable=true", want: `"stubs"`},
+		{name: "another imposter on the port", between: func(t *testing.T) {
+			other := strings.Replace(doc, `"body":"a"`, `"body":"c"`, 1)
+			if got, err := do(t, c, "PUT", "/imposters", `{"imposters":[`+other+`]}`); err != nil || got.status != 200 {
+				t.Fatalf("replacing the imposters: %v %d %s", err, got.status, got.body)
+			}
+		}, want: `"body": "c"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			created, err := do(t, c, "POST", "/imposters", doc)

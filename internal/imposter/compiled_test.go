@@ -120,3 +120,22 @@ func TestStubTextKeptForTheSameDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialTellsImpostersApart checks that two imposters never share a serial, even when a
+// store gives the second the first one's ID (Adopt): the admin API's kept answer to a POST is
+// the imposter's of that serial only.
+func TestSerialTellsImpostersApart(t *testing.T) {
+	const src = `{"protocol":"http","stubs":[{"responses":[{"is":{"body":"a"}}]}]}`
+	a, err := New(impostertest.Def(t, src), Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(impostertest.Def(t, src), Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Adopt(a.ID(), nil)
+	if a.ID() != b.ID() || a.Serial() == b.Serial() || a.Serial() == 0 {
+		t.Errorf("IDs %s %s, serials %d %d: want one ID and two serials", a.ID(), b.ID(), a.Serial(), b.Serial())
+	}
+}

@@ -24,6 +24,14 @@ func init() {
 // overwhelming likelihood, across the nodes sharing a store.
 func newID() uint64 { return lastID.Add(1) }
 
+// serials counts the imposters made (see Serial).
+var serials atomic.Uint64
+
+// Serial tells this Imposter apart from every other one the process made: unlike ID, which
+// a store may give to another (Adopt), and unlike the pointer, which a later imposter may
+// reuse once this one is collected.
+func (im *Imposter) Serial() uint64 { return im.serial }
+
 // formatID renders an ID as stores keep it.
 func formatID(id uint64) string { return strconv.FormatUint(id, 16) }
 

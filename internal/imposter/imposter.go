@@ -707,8 +707,9 @@ type Imposter struct {
 	// rather than ::ffff:a.b.c.d.
 	plainIPv4 bool
 
-	id  uint64 // see newID
-	tbl atomic.Pointer[table]
+	id     uint64 // see newID
+	serial uint64 // see Serial
+	tbl    atomic.Pointer[table]
 	// scen holds the scenarios stubs name, across stub changes.
 	scen scenarios
 	// stubRev counts the changes of the stub table (see StubRevision).
@@ -754,7 +755,7 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8", id: newID()}
+	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8", id: newID(), serial: serials.Add(1)}
 	im.setLog(opts.Logger)
 	if opts.Script != nil {
 		im.js = opts.Script.NewScope(opts.Logger)
