@@ -146,7 +146,7 @@ const maxStale = 64
 // longAgo is a deadline already past: setting it ends a blocked read or write at once.
 var longAgo = time.Unix(1, 0)
 
-// RoundTrip sends req on a connection of hc and reads the answer into resp, each within
+// RoundTrip sends req on a connection of hc and reads the answer into resp, both within
 // Timeout. retry tells hc whether another connection may be tried: after any failure once the
 // connection was had, but a body past the limit or a cancelled request. The connection goes back
 // to hc's pool when neither side asked to close it, and is closed otherwise. The context Forward
@@ -195,8 +195,10 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	conn := cc.Conn()
 	// The deadlines are set before the context may set them in the past, never after: a client
 	// that went between the AfterFunc's deadline and a later one left the exchange waiting for
-	// Timeout (TestProxyToASilentOriginIsCancelled failed so under load).
-	if err := conn.SetWriteDeadline(time.Now().Add(Timeout)); err != nil {
+	// Timeout (TestProxyToASilentOriginIsCancelled failed so under load). One deadline bounds
+	// the request's writing and the answer's reading (a read deadline set again after the
+	// write was ~300 instructions of the poller's timers a request).
+	if err := conn.SetDeadline(time.Now().Add(Timeout)); err != nil {
 		return true, err
 	}
 	if n, ok := ctx.(doneNotifier); ok {
@@ -237,9 +239,6 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	}
 	resp.ParseNetConn(conn)
 	if err := send(hc, conn, req, ex.direct); err != nil {
-		return true, err
-	}
-	if err := conn.SetReadDeadline(time.Now().Add(Timeout)); err != nil {
 		return true, err
 	}
 	if ctx != nil && ctx.Err() != nil {
