@@ -214,14 +214,36 @@ func (n *node) kill() {
 func (n *node) url(port int) string { return "http://" + n.host + ":" + strconv.Itoa(port) }
 
 // startCluster starts three nodes on 127.0.0.1-3 with one admin port, sharing store.
+//
+// The admin port is one freePort found free on 127.0.0.1; another process on the machine can
+// take it (or bind it on another loopback address) before the nodes do: the cluster is then
+// started again on another port, a few times.
 func startCluster(t *testing.T, storeURL string, args ...string) []*node {
 	t.Helper()
-	admin := freePort(t)
-	var nodes []*node
-	for i := 1; i <= 3; i++ {
-		nodes = append(nodes, startNode(t, "127.0.0."+strconv.Itoa(i), admin, storeURL, args...))
+	for attempt := 1; ; attempt++ {
+		admin := freePort(t)
+		var nodes []*node
+		var err error
+		for i := 1; i <= 3 && err == nil; i++ {
+			var n *node
+			if n, err = tryStartNode("127.0.0."+strconv.Itoa(i), admin, storeURL, args...); err == nil {
+				nodes = append(nodes, n)
+			}
+		}
+		if err == nil {
+			for _, n := range nodes {
+				t.Cleanup(n.Stop)
+			}
+			return nodes
+		}
+		for _, n := range nodes {
+			n.Stop()
+		}
+		if !strings.Contains(err.Error(), "already in use") || attempt == 5 {
+			t.Fatal(err)
+		}
+		t.Logf("admin port %d taken meanwhile, starting the cluster on another: %v", admin, err)
 	}
-	return nodes
 }
 
 // do sends a request and returns status and body.
