@@ -82,7 +82,7 @@ func (im *Imposter) scriptTimeout() time.Duration {
 func (im *Imposter) produce(ctx context.Context, req *request.Request, r response, slab *script.Slab) (*wire, *wireBox, error) {
 	if ir, ok := r.(*injectResponse); ok && ir.shaped {
 		// Only the body is made for this request; the rest was compiled with the stub.
-		if body, ok := im.js.InjectBody(ir.source, req); ok {
+		if body, ok := ir.body.Body(req); ok {
 			box := boxOf(slab)
 			box.w = ir.shape
 			box.w.body = nil

@@ -12,6 +12,7 @@ import (
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/proxy"
+	"github.com/mockd/mockd/internal/script"
 )
 
 // header is one response header line, as it goes on the wire.
@@ -167,6 +168,7 @@ type injectResponse struct {
 	// (script.Scope.InjectShape), and the response has no behaviors: shape is that object
 	// compiled, without a body, and an answer is shape with the body of the call (see produce).
 	shaped    bool
+	body      *script.Shaped // makes the body of a shaped answer
 	shape     wire
 	shapeMode config.Value // shape's _mode
 }
@@ -328,7 +330,8 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 	}
 	// --debug keeps the object that answered (RecordMatch): each request's whole one.
 	if ir, ok := out.(*injectResponse); ok && b.behaviors == nil && !im.opts.Debug && im.js != nil {
-		if fixed, ok := im.js.InjectShape(ir.source); ok {
+		if fixed, sh, ok := im.js.InjectShape(ir.source); ok {
+			ir.body = sh
 			ir.shape.compile(fixed, im.defaults, nil, nil, nil, nil)
 			_, _, _, ir.shapeMode = isFields(fixed)
 			ir.shaped = true

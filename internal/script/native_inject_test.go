@@ -381,7 +381,7 @@ func TestInjectShape(t *testing.T) {
 		{`(config) => { return config.request.path ? { body: 'a' } : { body: 'b' }; }`, ``}, // not a literal
 		{`(config) => ({ body: config.request.path, statusCode: Date.now() })`, ``},         // not native
 	} {
-		fixed, ok := s.InjectShape(tc.src)
+		fixed, _, ok := s.InjectShape(tc.src)
 		got := ""
 		if ok {
 			got = jsonOf(fixed)
@@ -398,7 +398,7 @@ func TestInjectShape(t *testing.T) {
 func TestShapedInjectDifferential(t *testing.T) {
 	shaped := 0
 	runNativeDifferential(t, rand.New(rand.NewPCG(9, 10)), randomShapedInject, func(t *testing.T, s *Scope, src string) int {
-		if _, ok := s.InjectShape(src); ok {
+		if _, _, ok := s.InjectShape(src); ok {
 			shaped++
 		}
 		return checkNativeInject(t, s, src, nativeRequests())

@@ -151,24 +151,27 @@ func (s *Scope) Response(ctx context.Context, source string, r *request.Request)
 // InjectShape returns, for an inject function that returns one object literal whose members
 // other than body are constants (statusCode, _mode, and headers as an object literal of
 // constants; no other member), the object it returns without its body: the same for every call,
-// read only. ok is false for any other function. InjectBody then gives the body of a call.
-func (s *Scope) InjectShape(source string) (fixed *config.Object, ok bool) {
-	fn, _ := s.native(source, kindResponse)
-	if fn == nil || fn.shape == nil {
-		return nil, false
-	}
-	return fn.shape.fixed, true
-}
-
-// InjectBody returns, for a function InjectShape accepts, the body the object it returns for r
-// holds (nil for none): Response's result is InjectShape's object with that body. ok is false
-// when the call must go through Response (the native evaluator gives up on it; goja runs it).
-func (s *Scope) InjectBody(source string, r *request.Request) (body config.Value, ok bool) {
+// read only, and sh, which gives the body of a call. ok is false for any other function.
+func (s *Scope) InjectShape(source string) (fixed *config.Object, sh *Shaped, ok bool) {
 	fn, pristine := s.native(source, kindResponse)
 	if fn == nil || fn.shape == nil {
-		return nil, false
+		return nil, nil, false
 	}
-	if body, ok = fn.runBody(r, pristine); ok {
+	return fn.shape.fixed, &Shaped{fn, pristine}, true
+}
+
+// Shaped is a function InjectShape accepted, found once (the stub keeps it): what decides
+// whether and how it runs natively depends on its source alone.
+type Shaped struct {
+	fn       *nativeFn
+	pristine bool
+}
+
+// Body returns the body the object the function returns for r holds (nil for none):
+// Response's result is InjectShape's object with that body. ok is false when the call must go
+// through Response (the native evaluator gives up on it; goja runs it).
+func (sh *Shaped) Body(r *request.Request) (body config.Value, ok bool) {
+	if body, ok = sh.fn.runBody(r, sh.pristine); ok {
 		countNative(r)
 	}
 	return body, ok
