@@ -35,14 +35,9 @@ func Open(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create data directory: %w", err)
 	}
-	// A second server on the directory would overwrite this one's imposters with its own,
-	// and a restart would bring back only the last writer's.
-	lock, err := lockDir(path)
-	if errors.Is(err, errLocked) {
-		return nil, fmt.Errorf("data directory %s is in use by another mockd (two servers on one --datadir would overwrite each other's imposters; servers share imposters through --store redis://...)", path)
-	}
+	lock, err := lockPath(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot lock data directory: %w", err)
+		return nil, err
 	}
 	// Temporary files a crash left behind hold no acknowledged state (and, the directory
 	// being locked, no other server is writing one).
@@ -51,6 +46,46 @@ func Open(path string) (*Dir, error) {
 		_ = os.Remove(f)
 	}
 	return &Dir{path: path, defs: map[int]*config.Object{}, lock: lock}, nil
+}
+
+// lockPath locks the directory at path. A second server on the directory would overwrite
+// this one's imposters with its own, and a restart would bring back only the last writer's.
+func lockPath(path string) (*os.File, error) {
+	lock, err := lockDir(path)
+	if errors.Is(err, errLocked) {
+		return nil, fmt.Errorf("data directory %s is in use by another mockd (two servers on one --datadir would overwrite each other's imposters; servers share imposters through --store redis://...)", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock data directory: %w", err)
+	}
+	return lock, nil
+}
+
+// relock makes sure the directory at d.path is the one d holds locked before a save writes
+// there. The lock is the directory's own, so a directory deleted and made again under the same
+// name (a CI job's cleanup, `rm -rf DIR; mkdir DIR`) is a new, unlocked one: a second server
+// could lock it and the two would save over each other. When the directory at d.path is not the
+// locked one (or is gone) it is made again if missing and locked; when another server holds it
+// the save fails (this server's changes are live but not saved there). d.mu is held.
+func (d *Dir) relock() error {
+	if d.lock == nil {
+		return nil // not locked on this system, or closed
+	}
+	held, herr := d.lock.Stat()
+	now, err := os.Stat(d.path)
+	if herr == nil && err == nil && os.SameFile(held, now) {
+		return nil
+	}
+	if err := os.MkdirAll(d.path, 0o755); err != nil {
+		return fmt.Errorf("cannot save imposters: %w", err)
+	}
+	lock, err := lockPath(d.path)
+	if err != nil {
+		return fmt.Errorf("cannot save imposters: %w", err)
+	}
+	_ = d.lock.Close()
+	d.lock = lock
+	return nil
 }
 
 // Close releases the directory for another server. The saved imposters stay.
@@ -119,6 +154,9 @@ func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 	list := make([]any, 0, len(ports))
 	for _, port := range ports {
 		list = append(list, next[port])
+	}
+	if err := d.relock(); err != nil {
+		return 0, err
 	}
 	if err := d.write(config.NewObject("imposters", list)); err != nil {
 		return 0, err // the file, and d.defs, hold the state before the change

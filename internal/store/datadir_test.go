@@ -151,3 +151,78 @@ func TestOpenLocksTheDirectory(t *testing.T) {
 		t.Errorf("the lock left %d files in the directory", len(entries))
 	}
 }
+
+// TestSaveKeepsTheLockOnARemadeDirectory checks that a data directory deleted (and perhaps made
+// again) while a server runs does not let a second server in: the lock is the directory's own,
+// so the next save locks the directory now at the path, or fails when another server holds it,
+// instead of writing over that server's imposters.
+func TestSaveKeepsTheLockOnARemadeDirectory(t *testing.T) {
+	f, err := lockDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Skip("directories cannot be locked on this system")
+	}
+	f.Close()
+	save := func(d *Dir, port int) error {
+		def := config.NewObject("protocol", "http", "port", float64(port))
+		_, err := d.Save(context.Background(), Change{Replace: true, Put: []Imposter{{Port: port, Render: func() (*config.Object, []string) { return def, nil }}}})
+		return err
+	}
+	for _, tc := range []struct {
+		name     string
+		remake   bool // mkdir again after rm -rf
+		second   bool // a second server opens the new directory before the first one saves
+		wantSave string
+		wantFile int // the port in the file after the first server's save
+	}{
+		{name: "removed", wantFile: 4545},
+		{name: "remade", remake: true, wantFile: 4545},
+		{name: "remade and taken", remake: true, second: true, wantSave: "is in use by another mockd", wantFile: 4546},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			d, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if tc.remake {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.second {
+				other, err := Open(dir)
+				if err != nil {
+					t.Fatalf("second Open() of the new directory = %v", err)
+				}
+				defer other.Close()
+				if err := save(other, 4546); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = save(d, 4545)
+			if tc.wantSave == "" && err != nil || tc.wantSave != "" && (err == nil || !strings.Contains(err.Error(), tc.wantSave)) {
+				t.Fatalf("Save() after the directory was removed = %v, want error %q", err, tc.wantSave)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, fileName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf(`"port": %d`, tc.wantFile); !strings.Contains(string(data), want) {
+				t.Errorf("file holds %s, want %s", data, want)
+			}
+			if !tc.second {
+				if other, err := Open(dir); err == nil {
+					other.Close()
+					t.Errorf("a second Open() of the directory the first server saved in succeeded; want in use")
+				}
+			}
+		})
+	}
+}
