@@ -23,7 +23,7 @@ const (
 
 // RecordLen returns how many bytes AppendRecord appends for r.
 func (r *Request) RecordLen() int {
-	n := 1 + strLen(len(r.Method)) + strLen(len(r.Path)) + strLen(len(r.Body)) + strLen(r.dataLen())
+	n := 1 + strLen(len(r.Method)) + strLen(len(r.Path)) + strLen(len(r.Body)) + strLen(r.DataLen())
 	if r.rawHeaders != nil {
 		n += strLen(len(r.rawHeaders))
 	}

@@ -291,8 +291,8 @@ func (r *Request) Data() string {
 	return r.data
 }
 
-// dataLen is len(r.Data()), without making it.
-func (r *Request) dataLen() int {
+// DataLen is len(r.Data()), without making it.
+func (r *Request) DataLen() int {
 	if r.dataLazy {
 		return base64.StdEncoding.EncodedLen(len(r.dataRaw))
 	}
@@ -475,7 +475,7 @@ func (r *Request) ShareInto(c *Request) {
 // Size is about how many bytes r's strings take: method, path, body, data, the name/value
 // lists and the header block not parsed yet. The journal's byte budget counts with it.
 func (r *Request) Size() int {
-	n := len(r.Method) + len(r.Path) + len(r.Body) + r.dataLen() + len(r.rawHeaders) + len(r.ip) + len(r.requestFrom)
+	n := len(r.Method) + len(r.Path) + len(r.Body) + r.DataLen() + len(r.rawHeaders) + len(r.ip) + len(r.requestFrom)
 	for _, list := range [][]KV{r.Query, r.Headers, r.Form} {
 		for _, kv := range list {
 			n += len(kv.Name) + len(kv.Value) + 8

@@ -573,7 +573,7 @@ func configHasRequest(r *request.Request) bool {
 	if r.Object != nil {
 		return r.Object.Len() > 0
 	}
-	return (r.TCP && r.Data() != "") || (!r.TCP && r.Method != "")
+	return (r.TCP && r.DataLen() > 0) || (!r.TCP && r.Method != "")
 }
 
 // configKeys returns fixed followed by the request keys, cached per runtime.
