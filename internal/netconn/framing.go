@@ -90,7 +90,28 @@ type headScan struct {
 	// hdr says what the header lines looked at hold for the request view (hdr*, see
 	// HeaderLines).
 	hdr uint8
+	// oddHost is set once a Host line was found not plain (tidyHost), rewritten or not.
+	oddHost bool
+	// last is the header block (the lines after the request line, through the blank line)
+	// of the connection's last request when its scan read it whole in one read, rewrote
+	// nothing, and found a body of a Content-Length or none; lastHdr, lastFraming,
+	// lastLength and lastHosts are what it found. Clients send the same block with every
+	// request: a block equal to it, byte for byte, is found the same without a look at its
+	// lines (begin keeps them; see remember).
+	last        [maxLast]byte
+	lastLen     int
+	lastLength  int64
+	lastHosts   int
+	lastFraming int8
+	lastHdr     uint8
+	// misses counts the requests since the last block was found again (from the fourth
+	// request that did not send it on; see remember).
+	misses uint32
 }
+
+// maxLast bounds the header block a headScan keeps to compare the next request's with: what
+// a client library or a load generator sends (a browser's larger blocks are scanned).
+const maxLast = 512
 
 // What a headScan found in the header lines (see HeaderLines).
 const (
@@ -220,7 +241,7 @@ func (h *headScan) begin(b []byte) {
 	h.framing, h.inBody, h.length, h.chunk = framedNone, false, 0, chunkSize
 	h.ext, h.extOverflow, h.malformed, h.inName, h.sizeBegun = 0, false, false, false, false
 	h.fixes, h.saved, h.host, h.hostSet = h.fixes[:0], h.saved[:0], [2]int{}, false
-	h.hdr = 0
+	h.hdr, h.oddHost = 0, false
 }
 
 // feed scans the next bytes of the request, buf[:n], rewriting its Host and
@@ -296,7 +317,17 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 		lines++
 		if lines == 1 {
 			h.head = h.at + p + i + 1
+			if h.lastLen > 0 && h.sameBlock(buf[p+i+1:n]) {
+				// The block of the connection's last request again: its lines are what they
+				// were, and so is what the scan finds in them (from the same state: the
+				// request line changes none of it).
+				end := h.bodyFrom(buf, n, p+i+1+h.lastLen)
+				return n, end, true, h.malformed
+			}
 		} else if length == 0 {
+			// (The block began in this read when h.head-h.at, its start in buf, is not
+			// negative: h.at counts the bytes before this read.)
+			h.remember(buf, h.head-h.at, p+i+1)
 			end := h.bodyFrom(buf, n, p+i+1)
 			return n, end, true, h.malformed
 		} else if open > 0 {
@@ -325,6 +356,48 @@ func (h *headScan) feed(buf []byte, n int) (m, end int, done, bad bool) {
 		open, lastCR, h.inName = 0, false, false
 		p += i + 1
 	}
+}
+
+// remember keeps the header block that ended at buf[end] (its blank line included) as the
+// connection's last (see headScan.last), with what the scan found in it, when it began in this
+// read (at from >= 0) and the scan's findings are the block's alone: nothing rewritten (fixes
+// hold offsets and bytes of this read), no Host found odd (what tidyHost does with one depends
+// on the room in buf), no Transfer-Encoding (tidyTE rewrites). Any other block forgets the last.
+//
+// A connection whose blocks differ from one request to the next (a request id, a changing
+// Content-Length) would pay the comparison and the copy for nothing: after four requests that
+// did not send the last block again, it is kept for one request in 16 only.
+//
+//go:noinline
+func (h *headScan) remember(buf []byte, from, end int) {
+	h.lastLen = 0
+	if h.misses >= 4 {
+		if h.misses++; h.misses%16 != 0 {
+			return
+		}
+	}
+	if from < 0 || end-from > len(h.last) || len(h.fixes) > 0 || h.oddHost || h.hdr&(hdrSplit|hdrTE) != 0 ||
+		h.framing != framedNone && h.framing != framedLength {
+		return
+	}
+	h.lastLen = copy(h.last[:], buf[from:end])
+	h.lastHdr, h.lastFraming, h.lastLength, h.lastHosts = h.hdr, h.framing, h.length, h.hosts
+}
+
+// sameBlock reports whether b, the bytes of this read from where the header block begins,
+// begins with the connection's last block (h.lastLen > 0), and then takes what the scan found
+// in it.
+//
+//go:noinline
+func (h *headScan) sameBlock(b []byte) bool {
+	if k := h.lastLen; len(b) < k || string(b[:k]) != string(h.last[:k]) {
+		h.misses++
+		return false
+	}
+	h.hdr |= h.lastHdr
+	h.misses = 0
+	h.framing, h.length, h.hosts = h.lastFraming, h.lastLength, h.lastHosts
+	return true
 }
 
 // plainHostName reports whether line, a whole header line, begins with "host:" in any case:
@@ -757,6 +830,7 @@ func (h *headScan) tidyHost(buf []byte, n, p, length int) (int, int) {
 		}
 		return n, 0
 	}
+	h.oddHost = true
 	for _, c := range buf[v0:v1] {
 		if c < ' ' && c != '\t' || c == 0x7f {
 			return n, 0 // node refuses it too

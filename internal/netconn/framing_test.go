@@ -3,6 +3,8 @@ package netconn
 import (
 	"bufio"
 	"bytes"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -393,18 +395,32 @@ func TestTidyHostSameConnection(t *testing.T) {
 }
 
 // BenchmarkHeadScan is what the header-block scan costs the first read of every request (bench/'s
-// simple request: nothing to rewrite).
+// simple request: nothing to rewrite): the same block on a connection again (found as the last
+// one), and blocks that differ in their last line each time (each compared with the last one,
+// scanned, then kept).
 func BenchmarkHeadScan(b *testing.B) {
-	req := []byte("GET /hello HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n")
-	buf := make([]byte, 4096)
-	var h headScan
-	b.ReportAllocs()
-	for b.Loop() {
-		n := copy(buf, req)
-		h.begin(buf[:n])
-		if _, _, done, bad := h.feed(buf, n); !done || bad {
-			b.Fatal("not done")
-		}
+	for _, reqs := range []struct {
+		name string
+		reqs [][]byte
+	}{
+		{"same", [][]byte{[]byte("GET /hello HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\nAccept: */*\r\n\r\n")}},
+		{"changing", [][]byte{[]byte("GET /hello HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\nAccept: */*\r\nX-Request-Id: 1\r\n\r\n"),
+			[]byte("GET /hello HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nUser-Agent: bench\r\nAccept: */*\r\nX-Request-Id: 2\r\n\r\n")}},
+	} {
+		b.Run(reqs.name, func(b *testing.B) {
+			buf := make([]byte, 4096)
+			var h headScan
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				n := copy(buf, reqs.reqs[i%len(reqs.reqs)])
+				i++
+				h.begin(buf[:n])
+				if _, _, done, bad := h.feed(buf, n); !done || bad {
+					b.Fatal("not done")
+				}
+			}
+		})
 	}
 }
 
@@ -919,4 +935,154 @@ func TestNameEnd(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scanResult is what a headScan's feed of one read returns and leaves for the request view and
+// the reads after it (what the connection's last block, kept or not, must not change).
+type scanResult struct {
+	m, end, head, hosts       int
+	done, bad, active, inBody bool
+	malformed, hostSet        bool
+	framing, chunk            int8
+	length                    int64
+	hdr                       uint8
+	buf                       string
+	fixes                     []hostFix
+	saved                     string
+	host                      [2]int
+}
+
+// feedOne scans req, one read of a request, with h (room bytes to grow in the buffer:
+// tidyHost's insertion) and returns what it found.
+func feedOne(h *headScan, req []byte, room int) scanResult {
+	buf := make([]byte, len(req)+room)
+	n := copy(buf, req)
+	h.begin(buf[:n])
+	m, end, done, bad := h.feed(buf, n)
+	var fixes []hostFix // (none as nil: an earlier request's left h.fixes empty, not nil)
+	if len(h.fixes) > 0 {
+		fixes = slices.Clone(h.fixes)
+	}
+	return scanResult{m: m, end: end, head: h.head, hosts: h.hosts, done: done, bad: bad, active: h.active, inBody: h.inBody,
+		malformed: h.malformed, hostSet: h.hostSet, framing: h.framing, chunk: h.chunk, length: h.length, hdr: h.hdr,
+		buf: string(buf[:m]), fixes: fixes, saved: string(h.saved), host: h.host}
+}
+
+// checkSameBlocks feeds reqs one after another to one headScan (a connection's, which keeps
+// the last header block) and each to a new one: they must find the same. Every other read has
+// no room to grow in its buffer.
+func checkSameBlocks(t *testing.T, reqs ...[]byte) (kept []int) {
+	t.Helper()
+	var conn headScan
+	for i, req := range reqs {
+		room := 8 * (i % 2)
+		got, want := feedOne(&conn, req, room), feedOne(new(headScan), req, room)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("request %d %q after %q:\n got %+v\nwant %+v", i, req, reqs[:i], got, want)
+		}
+		kept = append(kept, conn.lastLen)
+	}
+	return kept
+}
+
+// TestHeadScanSameBlock: a connection's headScan keeps the last request's header block when its
+// findings are the block's alone, and finds the same block again as it found it, without a look
+// at its lines; what it finds in any request is what a new scan finds.
+func TestHeadScanSameBlock(t *testing.T) {
+	const block = "Host: x\r\nX-Trace: t-1\r\nContent-Type: application/json\r\nContent-Length: 29\r\n\r\n"
+	body := `{"name":"Ada","tags":[1,2,3]}`
+	hb := []byte("POST /users/42?q=x HTTP/1.1\r\n" + block + body)
+	for _, tc := range []struct {
+		name string
+		reqs []string
+		kept []int // the block kept after each request (its length), 0 for none
+	}{
+		{"same", []string{string(hb), string(hb), "GET /other HTTP/1.1\r\n" + block + body + "GET / HTTP/1.1\r\n\r\n"},
+			[]int{len(block), len(block), len(block)}},
+		{"body shorter than its length", []string{string(hb), string(hb[:len(hb)-5]), string(hb[:len(hb)-len(body)])},
+			[]int{len(block), len(block), len(block)}},
+		{"a header changes", []string{string(hb), strings.Replace(string(hb), "t-1", "t-2", 1), string(hb)},
+			[]int{len(block), len(block), len(block)}},
+		{"the length changes", []string{string(hb), strings.Replace(string(hb), ": 29", ": 28", 1), string(hb)},
+			[]int{len(block), len(block), len(block)}},
+		{"no header lines", []string{"GET / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\r\n\r\n"}, []int{2, 2}},
+		// Not kept: a Host rewritten, an odd one left (it depends on the buffer's room), two
+		// Hosts, a Transfer-Encoding, two Content-Lengths, a block not ended.
+		{"host rewritten", []string{"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n"}, []int{0, 0}},
+		{"empty host", []string{"GET / HTTP/1.1\r\nHost:\r\n\r\n", "GET / HTTP/1.1\r\nHost:\r\n\r\n"}, []int{0, 0}},
+		{"host with a control character", []string{"GET / HTTP/1.1\r\nHost: a\x01\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\x01\r\n\r\n"}, []int{0, 0}},
+		{"two hosts", []string{"GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n"}, []int{0, 0}},
+		{"chunked", []string{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"}, []int{0, 0}},
+		{"te rewritten", []string{"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n"}, []int{0, 0}},
+		{"two lengths", []string{"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nab", "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nab"}, []int{0, 0}},
+		{"a block not ended forgets nothing", []string{string(hb), "GET / HTTP/1.1\r\nHost: x\r\n", string(hb)}, []int{len(block), len(block), len(block)}},
+		{"a refused block forgets nothing", []string{string(hb), "GET / HTTP/1.1\r\nHost: x\r\n b\r\n\r\n", string(hb)}, []int{len(block), len(block), len(block)}},
+		{"the kept block then a line more", []string{string(hb), "POST / HTTP/1.1\r\n" + block[:len(block)-2] + "X: y\r\n\r\n"}, []int{len(block), len(block) + 6}},
+		{"the kept block then a fold", []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n b\r\n"}, []int{11, 11}},
+		{"the kept block with a bare LF", []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\n\n"}, []int{11, 11}},
+		{"larger than kept", []string{"GET / HTTP/1.1\r\nX: " + strings.Repeat("a", maxLast) + "\r\n\r\n", "GET / HTTP/1.1\r\nX: " + strings.Repeat("a", maxLast) + "\r\n\r\n"}, []int{0, 0}},
+		{"a request line in the block's place", []string{"GET / HTTP/1.1\r\n\r\n", "GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n"}, []int{2, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reqs := make([][]byte, len(tc.reqs))
+			for i, r := range tc.reqs {
+				reqs[i] = []byte(r)
+			}
+			if kept := checkSameBlocks(t, reqs...); !slices.Equal(kept, tc.kept) {
+				t.Errorf("blocks kept %v, want %v", kept, tc.kept)
+			}
+		})
+	}
+}
+
+// TestHeadScanChangingBlocks: a connection whose blocks differ each time keeps them no more
+// after four requests, but for one in 16, and keeps them all again once one was sent again.
+func TestHeadScanChangingBlocks(t *testing.T) {
+	a := []byte("GET / HTTP/1.1\r\nHost: x\r\nX-Request-Id: 1\r\n\r\n")
+	b := []byte("GET / HTTP/1.1\r\nHost: x\r\nX-Request-Id: 2\r\n\r\n")
+	k := len(a) - len("GET / HTTP/1.1\r\n") // the block's length
+	var reqs [][]byte
+	for i := range 20 {
+		reqs = append(reqs, [][]byte{a, b}[i%2])
+	}
+	want := make([]int, 20)
+	for _, i := range []int{0, 1, 2, 3, 15} {
+		want[i] = k
+	}
+	if kept := checkSameBlocks(t, reqs...); !slices.Equal(kept, want) {
+		t.Errorf("alternating blocks kept %v, want %v", kept, want)
+	}
+	// The same block from the 13th request on: kept at the 16th, found at the 17th, then kept
+	// with each request.
+	reqs = reqs[:12]
+	want = want[:12]
+	for range 12 {
+		reqs = append(reqs, a)
+	}
+	want = append(want, 0, 0, 0, k, k, k, k, k, k, k, k, k)
+	if kept := checkSameBlocks(t, reqs...); !slices.Equal(kept, want) {
+		t.Errorf("alternating, then the same block: kept %v, want %v", kept, want)
+	}
+}
+
+// FuzzHeadScanSameBlock: whatever a connection's requests before it were (its headScan keeping
+// the last header block), a request is found as a new scan finds it, the same request again
+// (which finds the block kept) included.
+func FuzzHeadScanSameBlock(f *testing.F) {
+	for _, s := range [][2]string{
+		{"POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nab", "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\na"},
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n\r\n"},
+		{"GET / HTTP/1.1\r\nhost: a:1\r\n\r\n", "GET / HTTP/1.1\r\nHost: a:1\r\nhost: a:1\r\n\r\n"},
+		{"GET / HTTP/1.1\r\nHost:\r\n\r\n", "GET / HTTP/1.1\r\nHost:\r\n\r\n"},
+		{"POST / HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=1", "POST / HTTP/1.1\r\nContent-Encoding: gzip\r\n\r\n"},
+		{"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n", "POST / HTTP/1.1\r\nContent-Length: 1\r\n\r\n"},
+	} {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if len(a) > maxHeadScan || len(b) > maxHeadScan {
+			return
+		}
+		checkSameBlocks(t, a, b, b, a, a, b)
+	})
 }
