@@ -362,11 +362,17 @@ func (p *Proxy) Forward(ctx context.Context, r *Request) (*config.Object, error)
 	if r.Hops >= MaxHops {
 		return nil, LoopError(p.To)
 	}
+	// The compiler open-codes deferred calls while returns times defers is at most 15, not
+	// through the runtime's defer records: the returns are forward's.
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
+	return p.forward(ctx, r, req, resp)
+}
 
+// forward is Forward's exchange of r, with req and resp its request and response.
+func (p *Proxy) forward(ctx context.Context, r *Request, req *fasthttp.Request, resp *fasthttp.Response) (*config.Object, error) {
 	req.Header.DisableNormalizing()
 	// Headers go out exactly as listed, in node's case and order (host is lower case).
 	req.Header.DisableSpecialHeader()

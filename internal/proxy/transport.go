@@ -161,7 +161,11 @@ func (t *rawTransport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	return t.roundTrip(hc, req, resp, ex)
 }
 
-// roundTrip is RoundTrip of req's exchange ex.
+// roundTrip is RoundTrip of req's exchange ex. Its one deferred call does what the round
+// trip must undo, in this order: the reader given back, the hop forgotten (see Enter), the
+// context's notice stopped, the connection released or closed. One, for the compiler to
+// open-code it (a deferred call per step went through the runtime's defer records, as
+// Forward's did: ~300 instructions a request for the two).
 func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response, ex *exchange) (retry bool, err error) {
 	ex.has, ex.plain = false, false
 	ctx := ex.ctx
@@ -184,8 +188,34 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 			return false, err
 		}
 	}
-	reuse := false
+	var (
+		reuse    bool
+		br       *bufio.Reader
+		hop      Hop
+		notifier doneNotifier // registered with (NotifyDone)
+		stop     func() bool  // the AfterFunc's
+	)
 	defer func() {
+		if br != nil {
+			hc.ReleaseReader(br) // before the connection is released or closed
+		}
+		hop.Leave()
+		switch {
+		case notifier != nil:
+			if notifier.StopNotifyDone(ex) {
+				ex.conn = nil // no notice comes now
+			} else {
+				ex.told = true // the notice may come yet: see exchange
+				reuse = false  // the deadline may be set: the connection is not used again
+			}
+		case stop != nil:
+			if !stop() {
+				reuse = false // the deadline may be set: the connection is not used again
+			}
+		}
+		if (notifier != nil || stop != nil) && err != nil && ctx.Err() != nil {
+			retry, err = false, ctx.Err()
+		}
 		if reuse {
 			hc.ReleaseConn(cc)
 		} else {
@@ -210,32 +240,14 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 			}
 			return false, context.Canceled
 		}
-		defer func() {
-			if n.StopNotifyDone(ex) {
-				ex.conn = nil // no notice comes now
-			} else {
-				ex.told = true // the notice may come yet: see exchange
-				reuse = false  // the deadline may be set: the connection is not used again
-			}
-			if err != nil && ctx.Err() != nil {
-				retry, err = false, ctx.Err()
-			}
-		}()
+		notifier = n
 	} else if ctx != nil && ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(longAgo) })
-		defer func() {
-			if !stop() {
-				reuse = false // the deadline may be set: the connection is not used again
-			}
-			if err != nil && ctx.Err() != nil {
-				retry, err = false, ctx.Err()
-			}
-		}()
+		stop = context.AfterFunc(ctx, func() { _ = conn.SetDeadline(longAgo) })
 	}
 	if ex.hop > 0 {
 		// An imposter of this process that the request reaches on conn counts it as
 		// having gone through ex.hop proxies (see MaxHops).
-		defer Enter(conn, ex.hop).Leave()
+		hop = Enter(conn, ex.hop)
 	}
 	resp.ParseNetConn(conn)
 	if err := send(hc, conn, req, ex.direct); err != nil {
@@ -248,8 +260,14 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 		resp.SkipBody = true
 	}
 	resp.Header.DisableNormalizing()
-	br := hc.AcquireReader(conn)
-	defer hc.ReleaseReader(br) // before the connection is released or closed
+	br = hc.AcquireReader(conn)
+	reuse, retry, err = readAnswer(hc, br, req, resp, ex)
+	return retry, err
+}
+
+// readAnswer reads the answer to req from br, a reader of its connection, into resp (see
+// RoundTrip), keeping its head in ex; reuse says the connection may take another request.
+func readAnswer(hc *fasthttp.HostClient, br *bufio.Reader, req *fasthttp.Request, resp *fasthttp.Response, ex *exchange) (reuse, retry bool, err error) {
 	last := ex.raw[:ex.last]
 	if noRepeats.Load() {
 		last = nil
@@ -260,7 +278,7 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 		ex.lines = lines
 	}
 	if err != nil {
-		return false, err // node's parser refused the answer, or it ended in its head
+		return false, false, err // node's parser refused the answer, or it ended in its head
 	}
 	rd := br
 	if block != nil {
@@ -271,32 +289,30 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 		}
 		if block[0] != 'H' { // RTSP/ or ICE/, which node reads as HTTP's and fasthttp refuses
 			if rd, err = asHTTP(br, block, skip); err != nil {
-				return false, err
+				return false, false, err
 			}
 		} else if h, ok := plainOf(ex, same); ok && !resp.SkipBody {
 			// The head was read (checkHead) and is plain: its body is read as fasthttp reads
 			// it after parsing the same head, without the parse (about 4.5k instructions).
 			if _, err := br.Discard(skip + len(block)); err != nil {
-				return false, err // it is buffered: not reached
+				return false, false, err // it is buffered: not reached
 			}
 			resp.Header.SetStatusCode(h.status)
 			resp.Header.SetContentLength(h.length)
 			if err := resp.ReadBody(br, hc.MaxResponseBodySize); err != nil {
 				ex.has = false
-				return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
+				return false, !errors.Is(err, fasthttp.ErrBodyTooLarge), err
 			}
 			ex.plain, ex.ctype, ex.cenc = true, h.ctype, h.cenc
 			ex.last, ex.lastHead = len(block), h
-			reuse = !req.ConnectionClose() && !h.close
-			return false, nil
+			return !req.ConnectionClose() && !h.close, false, nil
 		}
 	}
 	if err := resp.ReadLimitBody(rd, hc.MaxResponseBodySize); err != nil {
 		ex.has = false
-		return !errors.Is(err, fasthttp.ErrBodyTooLarge), err
+		return false, !errors.Is(err, fasthttp.ErrBodyTooLarge), err
 	}
-	reuse = rd == br && !req.ConnectionClose() && !resp.ConnectionClose()
-	return false, nil
+	return rd == br && !req.ConnectionClose() && !resp.ConnectionClose(), false, nil
 }
 
 // plainOf is plainHead of ex's head block (raw, at lines): the one kept of the head before it
