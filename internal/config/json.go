@@ -153,8 +153,8 @@ func (p *jsonParser) shared(b []byte) string {
 	}
 	if p.strings++; p.strings <= shareAfter {
 		if len(b) <= maxWellKnown {
-			if v, ok := wellKnown[string(b)]; ok {
-				return v.(string)
+			if k := wellKnown.find(b); k != nil {
+				return k.s
 			}
 		}
 		return string(b)
@@ -179,8 +179,8 @@ func (p *jsonParser) box(s string) Value {
 	}
 	if p.strings <= shareAfter {
 		if len(s) <= maxWellKnown {
-			if v, ok := wellKnown[s]; ok {
-				return v
+			if k := wellKnown.find(unsafe.Slice(unsafe.StringData(s), len(s))); k != nil { // read only
+				return k.v
 			}
 		}
 		return s
@@ -193,9 +193,7 @@ func (p *jsonParser) box(s string) Value {
 // test, whose few strings the document-wide sharing above does not share: each key was a
 // string of its own, each value a box too). A document's first shareAfter short strings are
 // looked up in it; a larger one's are shared by the document's own maps from then on.
-var wellKnown = func() map[string]Value {
-	m := map[string]Value{}
-	for _, s := range strings.Fields(`protocol port host name stubs predicates responses is
+var wellKnown = newKnownTable(strings.Fields(`protocol port host name stubs predicates responses is
 		statusCode headers body equals deepEquals contains startsWith endsWith matches exists
 		not or and inject caseSensitive except jsonpath xpath selector ns method path query
 		data requestFrom ip form keyCaseSensitive behaviors wait decorate copy lookup
@@ -207,11 +205,61 @@ var wellKnown = func() map[string]Value {
 		http https tcp smtp text binary proxyOnce proxyAlways proxyTransparent
 		GET POST PUT DELETE PATCH HEAD OPTIONS
 		Content-Type content-type application/json text/plain text/html
-		localhost 127.0.0.1 0.0.0.0 :: / ok OK`) {
-		m[s] = s
+		localhost 127.0.0.1 0.0.0.0 :: / ok OK`))
+
+// knownTable is a set of strings probed by their length and three of their bytes (linear
+// probing, a quarter full): a lookup is a few instructions and one comparison, where a map's
+// was ~145 instructions, once for each key and short string value of a document.
+type knownTable [knownSlots]knownString
+
+// knownString is one string of a knownTable, with its box.
+type knownString struct {
+	s string
+	v Value // s, boxed once
+}
+
+const knownSlots = 512 // a power of two, at least four times the strings
+
+func newKnownTable(list []string) *knownTable {
+	t := new(knownTable)
+	if len(list) > knownSlots/4 {
+		panic("config: too many well-known strings")
 	}
-	return m
-}()
+	for _, s := range list {
+		if s == "" || t.find([]byte(s)) != nil {
+			continue
+		}
+		i := knownHash([]byte(s))
+		for t[i].s != "" {
+			i = (i + 1) & (knownSlots - 1)
+		}
+		t[i] = knownString{s: s, v: s}
+	}
+	return t
+}
+
+// knownHash is the slot where a search for b begins.
+func knownHash(b []byte) uint32 {
+	n := len(b)
+	if n == 0 {
+		return 0
+	}
+	h := uint32(n) | uint32(b[0])<<8 | uint32(b[n/2])<<16 | uint32(b[n-1])<<24
+	return (h * 0x9E3779B1) >> (32 - 9) // 9 bits: knownSlots
+}
+
+// find returns b's entry, or nil when b is not one of the strings.
+func (t *knownTable) find(b []byte) *knownString {
+	for i := knownHash(b); ; i = (i + 1) & (knownSlots - 1) {
+		e := &t[i]
+		if e.s == "" {
+			return nil
+		}
+		if len(e.s) == len(b) && e.s == string(b) {
+			return e
+		}
+	}
+}
 
 // maxWellKnown is the length of the longest wellKnown string, about.
 const maxWellKnown = 24

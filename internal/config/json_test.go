@@ -164,3 +164,51 @@ func BenchmarkAppendString(b *testing.B) {
 		buf = AppendString(buf[:0], s)
 	}
 }
+
+// TestWellKnownTable checks the table of well-known strings against the set it stands for:
+// each string is found, as itself and boxed; a string one byte longer, shorter or different
+// is not; and no search walks far.
+func TestWellKnownTable(t *testing.T) {
+	var words []string
+	for i := range wellKnown {
+		if s := wellKnown[i].s; s != "" {
+			words = append(words, s)
+			if wellKnown[i].v != s {
+				t.Errorf("%q boxed as %v", s, wellKnown[i].v)
+			}
+		}
+	}
+	if len(words) < 90 {
+		t.Fatalf("%d well-known strings", len(words))
+	}
+	set := map[string]bool{}
+	for _, w := range words {
+		set[w] = true
+	}
+	check := func(s string) {
+		t.Helper()
+		k := wellKnown.find([]byte(s))
+		if (k != nil) != set[s] || (k != nil && k.s != s) {
+			t.Errorf("find(%q) = %v, want found %v", s, k, set[s])
+		}
+	}
+	check("")
+	for _, w := range words {
+		check(w)
+		check(w + "x")
+		check(w[:len(w)-1])
+		for i := range len(w) {
+			check(w[:i] + "_" + w[i+1:])
+			check(strings.ToUpper(w[:i+1]) + w[i+1:])
+		}
+	}
+	for i := range wellKnown {
+		n := 0
+		for j := i; wellKnown[j].s != ""; j = (j + 1) % knownSlots {
+			n++
+		}
+		if n > 8 {
+			t.Errorf("a search from slot %d walks %d strings", i, n)
+		}
+	}
+}
