@@ -162,7 +162,8 @@ func (a *API) createImposter(ctx *fasthttp.RequestCtx) *apiError {
 func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	base := a.baseURL(ctx)
 	var loc [96]byte // the Location written in place: no string of its own
-	ctx.Response.Header.SetBytesV("Location", strconv.AppendInt(append(append(loc[:0], base...), "/imposters/"...), int64(im.Port()), 10))
+	// SetCanonical: SetBytesV's, without normalising the key (canonical already).
+	ctx.Response.Header.SetCanonical(headerLocation, strconv.AppendInt(append(append(loc[:0], base...), "/imposters/"...), int64(im.Port()), 10))
 	opts := PrintOptions{BaseURL: base}
 	n, c := im.Revision() // before rendering: see formatted
 	stubs, reqs := im.Stubs(true), requestList(im, false)
@@ -186,6 +187,9 @@ func (a *API) sendCreated(ctx *fasthttp.RequestCtx, im *imposter.Imposter) {
 	ctx.Response.SetBody(echo) // a copy: the kept one is only the DELETE's to read
 	a.created.Store(&createdEcho{serial: im.Serial(), requests: n, changes: c, opts: opts, body: echo})
 }
+
+// headerLocation is the Location header's name, as fasthttp's SetCanonical takes it.
+var headerLocation = []byte("Location")
 
 // createdEcho is the answer to the last POST /imposters, which its DELETE /imposters/:port
 // sends again while nothing changed in between (the same revision and print options): a
