@@ -252,8 +252,7 @@ func ParseImposter(v Value, opts ParseOptions) (*Imposter, []*Error) {
 			imp.Stubs = make([]*Object, 0, len(s))
 		}
 		for i, sv := range s {
-			path := "stubs[" + strconv.Itoa(i) + "]"
-			stub, serrs := ParseStub(sv, opts, JoinPath(opts.Path, path))
+			stub, serrs := ParseStub(sv, opts, JoinPath(opts.Path, stubPath(i)))
 			if len(serrs) > 0 {
 				if stubErrs == nil {
 					stubErrs = make([][]*Error, len(s))
@@ -305,6 +304,23 @@ func listenRefuses(port Value) bool {
 		return !strings.Contains(jsvalue.String(port), ".") && n > 0 && n < 65536
 	}
 	return false
+}
+
+// stubPaths are the paths of a document's first stubs ("stubs[0]"…), made once: every
+// POST /imposters names each of its stubs' (one allocation each).
+var stubPaths = func() (p [16]string) {
+	for i := range p {
+		p[i] = "stubs[" + strconv.Itoa(i) + "]"
+	}
+	return p
+}()
+
+// stubPath is the path of the stub at place i of a document's stubs.
+func stubPath(i int) string {
+	if i < len(stubPaths) {
+		return stubPaths[i]
+	}
+	return "stubs[" + strconv.Itoa(i) + "]"
 }
 
 // ParseStub validates one stub as Mountebank's dry-run validator does (responses, injection,

@@ -74,3 +74,13 @@ func FuzzSameJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestStubPath checks the paths of a document's stubs, those made once and those made when
+// asked.
+func TestStubPath(t *testing.T) {
+	for i, want := range map[int]string{0: "stubs[0]", 9: "stubs[9]", 15: "stubs[15]", 16: "stubs[16]", 1234: "stubs[1234]"} {
+		if got := stubPath(i); got != want {
+			t.Errorf("stubPath(%d) = %q, want %q", i, got, want)
+		}
+	}
+}
