@@ -202,8 +202,11 @@ func appendStubTail(dst []byte, sep string, stubs imposter.Stubs, i int, self st
 		sep = ",\n      "
 	}
 	dst = append(append(dst, sep...), "\"_links\": {\n        \"self\": {\n          \"href\": "...)
-	dst = config.AppendString(dst, self+"/stubs/"+strconv.Itoa(i))
-	return append(dst, "\n        }\n      }\n    }"...)
+	// self+"/stubs/"+i written as one string is self's, its closing quote moved past the
+	// suffix (which needs no escape), without making the string.
+	dst = config.AppendString(dst, self)
+	dst = strconv.AppendInt(append(dst[:len(dst)-1], "/stubs/"...), int64(i), 10)
+	return append(dst, "\"\n        }\n      }\n    }"...)
 }
 
 // appendLinks appends an imposter's _links (see links) as a member's value at level 1.
