@@ -308,7 +308,7 @@ func (a *API) getImposter(ctx *fasthttp.RequestCtx, im *imposter.Imposter, _ []s
 func (a *API) deleteImposter(ctx *fasthttp.RequestCtx, id string) *apiError {
 	im := a.lookup(id)
 	if im == nil {
-		if port, err := strconv.Atoi(id); err == nil && strconv.Itoa(port) == id {
+		if port, ok := canonicalInt(id); ok {
 			a.reg.Delete(port) // one whose program starts stops (Registry.Reserve)
 		}
 		send(ctx, 200, &config.Object{})
