@@ -99,14 +99,7 @@ func TestSaveAppliesChanges(t *testing.T) {
 // server on it would overwrite the first one's imposters) until it is closed, and that the lock
 // leaves no file in it.
 func TestOpenLocksTheDirectory(t *testing.T) {
-	f, err := lockDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f == nil {
-		t.Skip("directories cannot be locked on this system")
-	}
-	f.Close()
+	skipUnlessLockable(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	steps := []struct {
 		do      string // open, close
@@ -157,14 +150,7 @@ func TestOpenLocksTheDirectory(t *testing.T) {
 // so the next save locks the directory now at the path, or fails when another server holds it,
 // instead of writing over that server's imposters.
 func TestSaveKeepsTheLockOnARemadeDirectory(t *testing.T) {
-	f, err := lockDir(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f == nil {
-		t.Skip("directories cannot be locked on this system")
-	}
-	f.Close()
+	skipUnlessLockable(t)
 	save := func(d *Dir, port int) error {
 		def := config.NewObject("protocol", "http", "port", float64(port))
 		_, err := d.Save(context.Background(), Change{Replace: true, Put: []Imposter{{Port: port, Render: func() (*config.Object, []string) { return def, nil }}}})
@@ -225,4 +211,17 @@ func TestSaveKeepsTheLockOnARemadeDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// skipUnlessLockable skips the test on a system where directories cannot be locked.
+func skipUnlessLockable(t *testing.T) {
+	t.Helper()
+	f, err := lockDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Skip("directories cannot be locked on this system")
+	}
+	f.Close()
 }
