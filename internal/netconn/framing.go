@@ -107,6 +107,9 @@ type headScan struct {
 	// misses counts the requests since the last block was found again (from the fourth
 	// request that did not send it on; see remember).
 	misses uint32
+	// method is where the space after the request's method is in its first read (methodEnd),
+	// for tidyRequestLineAt.
+	method int
 }
 
 // maxLast bounds the header block a headScan keeps to compare the next request's with: what
@@ -222,21 +225,26 @@ type hostFix struct{ off, from, to int }
 //
 // One pass over the method's few bytes, which ends at the first that is not an upper-case letter
 // or '-' (M-SEARCH) and costs less than an IndexByte call for the space, then a pass again.
-func startsRequest(b []byte) bool {
+func startsRequest(b []byte) bool { return methodEnd(b) > 0 }
+
+// methodEnd is where the space after the method of a read that startsRequest accepts is (the
+// read's first space), or 0 when it does not accept it.
+func methodEnd(b []byte) int {
 	for i, c := range b {
 		if c == ' ' {
-			return i > 0
+			return i
 		}
 		if i == 20 || (c < 'A' || c > 'Z') && c != '-' {
-			return false
+			return 0
 		}
 	}
-	return false
+	return 0
 }
 
 // begin starts scanning a request whose first bytes are b.
 func (h *headScan) begin(b []byte) {
-	h.active = startsRequest(b)
+	h.method = methodEnd(b)
+	h.active = h.method > 0
 	h.lines, h.open, h.lastCR, h.at, h.head, h.hosts = 0, 0, false, 0, 0, 0
 	h.framing, h.inBody, h.length, h.chunk = framedNone, false, 0, chunkSize
 	h.ext, h.extOverflow, h.malformed, h.inName, h.sizeBegun = 0, false, false, false, false
@@ -1065,8 +1073,14 @@ const http09 = " HTTP/0.9"
 // request pipelined behind another in the same read gets a read of its own (see carry in
 // idle.go), unless the scan could not find where the one before it ends.
 func tidyRequestLine(b []byte, n int) int {
+	return tidyRequestLineAt(b, n, bytes.IndexByte(b[:n], ' '))
+}
+
+// tidyRequestLineAt is tidyRequestLine for a read whose first space is b[m] (as begin found it
+// reading the method: no IndexByte call for it again).
+func tidyRequestLineAt(b []byte, n, m int) int {
 	// The usual line: one space, a target not starting with '*', one space and a version.
-	if m := bytes.IndexByte(b[:n], ' '); m > 0 && m+1 < n && b[m+1] != ' ' && b[m+1] != '*' {
+	if m > 0 && m+1 < n && b[m+1] != ' ' && b[m+1] != '*' {
 		if t := bytes.IndexByte(b[m+1:n], ' '); t > 0 && m+t+2 < n && b[m+t+2] == 'H' {
 			return n
 		}
@@ -1076,7 +1090,7 @@ func tidyRequestLine(b []byte, n int) int {
 		return n
 	}
 	end := lf - 1 // the CR ending the line
-	m := bytes.IndexByte(b[:end], ' ')
+	m = bytes.IndexByte(b[:end], ' ')
 	if m <= 0 {
 		return n
 	}

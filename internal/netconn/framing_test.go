@@ -859,9 +859,24 @@ func FuzzStartsRequest(f *testing.F) {
 		strings.Repeat("A", 20) + " /", strings.Repeat("A", 21) + " /", strings.Repeat("A", 19) + "a /", "POST\t/x", "\xffGET /"} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte("GET  /x  HTTP/1.1\r\n\r\n"))
+	f.Add([]byte("OPTIONS ** HTTP/1.1\r\n\r\n"))
+	f.Add([]byte("GET /x\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if got, want := startsRequest(b), startsRequestRef(b); got != want {
 			t.Fatalf("%q: %v, want %v", b, got, want)
+		}
+		// The request line is tidied from where begin found the method's end as it is from
+		// its first space (the connection's reads: a request's first one, which startsRequest
+		// accepts).
+		if m := methodEnd(b); m > 0 {
+			if first := bytes.IndexByte(b, ' '); m != first {
+				t.Fatalf("%q: the method ends at %d, the first space is at %d", b, m, first)
+			}
+			at, whole := append(bytes.Clone(b), make([]byte, 16)...), append(bytes.Clone(b), make([]byte, 16)...)
+			if n, want := tidyRequestLineAt(at, len(b), m), tidyRequestLine(whole, len(b)); n != want || !bytes.Equal(at, whole) {
+				t.Fatalf("%q: tidied from the method's end %q, from the first space %q", b, at[:n], whole[:want])
+			}
 		}
 	})
 }

@@ -479,7 +479,7 @@ func (c *idleConn) Read(b []byte) (int, error) {
 			c.dropping, c.pin = false, nil
 			c.head.begin(b[:n])
 			if c.head.active {
-				n = tidyRequestLine(b, n)
+				n = tidyRequestLineAt(b, n, c.head.method)
 			}
 		}
 		if c.head.active {
