@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/mockd/mockd/internal/config"
+	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/match"
 	"github.com/mockd/mockd/internal/metrics"
 	"github.com/mockd/mockd/internal/request"
@@ -577,6 +578,10 @@ func (im *Imposter) LogEnabled(level slog.Level) bool { return im.enabled(level)
 
 // LogLine logs msg at level (check LogEnabled first), without looking up the caller.
 func (im *Imposter) LogLine(level slog.Level, msg string) { im.logLine(level, msg) }
+
+// LogLineOf logs at level the message its parts make together (check LogEnabled first), without
+// making the message: a request's line costs no allocation.
+func (im *Imposter) LogLineOf(level slog.Level, parts ...string) { logs.Parts(im.log, level, parts...) }
 
 // LogFailure logs a request that failed with err (its answer is an error), as Mountebank does.
 func (im *Imposter) LogFailure(req *request.Request, err error) { im.logFailure(req, err) }

@@ -44,6 +44,7 @@ type Core struct {
 	// spare buffers the next lines go to while the writer writes a batch (wmu held).
 	spareConsole, spareFile []byte
 	scratch                 []byte // a message being escaped for JSON (mu held)
+	stamp                   stamp  // the last JSON line's timestamp (mu held)
 	closed                  bool
 	drained                 *sync.Cond // signalled when the writer has taken the pending lines
 	wmu                     sync.Mutex // held while writing, so batches go out in order
@@ -52,22 +53,43 @@ type Core struct {
 	done                    chan struct{}
 }
 
-// entry is one log line: "[scope] message attrs".
+// entry is one log line: "[scope] text", text being the message and its attributes. text is
+// the ring slot's own buffer, written again when the slot is (no string a line kept for the
+// garbage collector to find, and none made for a line given in parts).
 type entry struct {
-	level             slog.Level
-	scope, msg, attrs string
-	at                time.Time
+	level slog.Level
+	scope string
+	text  []byte
+	at    time.Time
 }
 
 func (e *entry) appendText(dst []byte) []byte {
 	dst = append(dst, '[')
 	dst = append(dst, e.scope...)
 	dst = append(dst, "] "...)
-	dst = append(dst, e.msg...)
-	return append(dst, e.attrs...)
+	return append(dst, e.text...)
 }
 
-func (e *entry) text() string { return string(e.appendText(nil)) }
+// maxKeptText is the largest buffer a ring slot keeps for its next line: a slot that held one
+// long line (a debug dump of a large body) does not hold its memory until it is written again
+// with another long one.
+const maxKeptText = 4 << 10
+
+// set makes the slot hold a line: level, scope, at and the text of parts.
+func (e *entry) set(level slog.Level, scope string, at time.Time, parts []string) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if cap(e.text) > maxKeptText && n <= maxKeptText {
+		e.text = nil
+	}
+	e.text = e.text[:0]
+	for _, p := range parts {
+		e.text = append(e.text, p...)
+	}
+	e.level, e.scope, e.at = level, scope, at
+}
 
 // maxPending bounds the bytes of lines waiting for the writer: past it, a handler waits as
 // a write to the console would.
@@ -109,16 +131,26 @@ func Scoped(l *slog.Logger, scope string) *slog.Logger {
 // Entries returns the latest entries, oldest first, as GET /logs shows them:
 // {"level", "message", "timestamp"}.
 func (c *Core) Entries() []any {
-	c.mu.Lock()
-	var list []entry
-	if c.full {
-		list = append(list, c.ring[c.next:]...)
+	type kept struct {
+		level slog.Level
+		text  string
+		at    time.Time
 	}
-	list = append(list, c.ring[:c.next]...)
+	c.mu.Lock()
+	list := make([]kept, 0, len(c.ring))
+	keep := func(slots []entry) {
+		for i := range slots {
+			list = append(list, kept{slots[i].level, string(slots[i].appendText(nil)), slots[i].at})
+		}
+	}
+	if c.full {
+		keep(c.ring[c.next:])
+	}
+	keep(c.ring[:c.next])
 	c.mu.Unlock()
 	out := make([]any, len(list))
 	for i, e := range list {
-		out[i] = config.NewObject("level", LevelName(e.level), "message", e.text(), "timestamp", timestamp(e.at))
+		out[i] = config.NewObject("level", LevelName(e.level), "message", e.text, "timestamp", timestamp(e.at))
 	}
 	return out
 }
@@ -183,9 +215,11 @@ func (c *Core) flush() {
 	c.spareConsole, c.spareFile = console, file
 }
 
-func (c *Core) add(e entry) {
+// add logs a line of parts: "[scope] " and the parts' text.
+func (c *Core) add(level slog.Level, scope string, at time.Time, parts ...string) {
 	c.mu.Lock()
-	c.ring[c.next] = e
+	e := &c.ring[c.next]
+	e.set(level, scope, at, parts)
 	c.next = (c.next + 1) % len(c.ring)
 	if c.next == 0 {
 		c.full = true
@@ -197,13 +231,13 @@ func (c *Core) add(e entry) {
 	switch {
 	case c.opts.Console == nil:
 	case c.opts.JSON:
-		c.console = appendJSONLine(c.console, e, &c.scratch)
+		c.console = appendJSONLine(c.console, e, &c.scratch, &c.stamp)
 	default:
-		c.console = append(append(c.console, LevelName(e.level)...), ": "...)
+		c.console = append(append(c.console, LevelName(level)...), ": "...)
 		c.console = append(e.appendText(c.console), '\n')
 	}
 	if c.opts.File != nil {
-		c.file = appendJSONLine(c.file, e, &c.scratch)
+		c.file = appendJSONLine(c.file, e, &c.scratch, &c.stamp)
 	}
 	closed := c.closed
 	c.mu.Unlock()
@@ -219,16 +253,32 @@ func (c *Core) add(e entry) {
 }
 
 // appendJSONLine appends e as the log file has it: {"level","message","timestamp"} and a newline.
-// scratch holds the message while it is escaped.
-func appendJSONLine(dst []byte, e entry, scratch *[]byte) []byte {
+// scratch holds the message while it is escaped; last is the timestamp written last.
+func appendJSONLine(dst []byte, e *entry, scratch *[]byte, last *stamp) []byte {
 	dst = append(dst, `{"level":`...)
 	dst = config.AppendString(dst, LevelName(e.level))
 	dst = append(dst, `,"message":`...)
 	*scratch = e.appendText((*scratch)[:0])
 	dst = config.AppendString(dst, unsafe.String(unsafe.SliceData(*scratch), len(*scratch)))
 	dst = append(dst, `,"timestamp":"`...)
-	dst = e.at.UTC().AppendFormat(dst, timeLayout)
+	dst = last.append(dst, e.at)
 	return append(dst, "\"}\n"...)
+}
+
+// stamp is a timestamp as JSON lines show it (timeLayout) and the millisecond it shows: lines
+// logged in the same millisecond (under load, most) take it as it is instead of formatting the
+// time again, which costs more than the rest of the line.
+type stamp struct {
+	milli int64
+	n     int
+	text  [len(timeLayout) + 8]byte
+}
+
+func (s *stamp) append(dst []byte, t time.Time) []byte {
+	if m := t.UnixMilli(); m != s.milli || s.n == 0 {
+		s.milli, s.n = m, len(t.UTC().AppendFormat(s.text[:0], timeLayout))
+	}
+	return append(dst, s.text[:s.n]...)
 }
 
 const timeLayout = "2006-01-02T15:04:05.000Z"
@@ -244,7 +294,7 @@ type handler struct {
 func (h *handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.core.opts.Level }
 
 func (h *handler) Handle(_ context.Context, r slog.Record) error {
-	e := entry{level: r.Level, scope: h.scope, msg: r.Message, at: r.Time}
+	var attrs string
 	if len(h.attrs) > 0 || r.NumAttrs() > 0 {
 		var b strings.Builder
 		write := func(a slog.Attr) bool {
@@ -257,13 +307,30 @@ func (h *handler) Handle(_ context.Context, r slog.Record) error {
 			write(a)
 		}
 		r.Attrs(write)
-		e.attrs = b.String()
+		attrs = b.String()
 	}
-	if e.at.IsZero() {
-		e.at = time.Now()
+	at := r.Time
+	if at.IsZero() {
+		at = time.Now()
 	}
-	h.core.add(e)
+	h.core.add(r.Level, h.scope, at, r.Message, attrs)
 	return nil
+}
+
+// Parts logs at level, through l, the message the parts make together, without making it
+// first: a request's line ("client => GET /path") costs no allocation. With a logger whose
+// handler is not a Core's, or one with attributes, it is l.Log of the joined message.
+func Parts(l *slog.Logger, level slog.Level, parts ...string) {
+	h, ok := l.Handler().(*handler)
+	if !ok || len(h.attrs) > 0 {
+		if l.Enabled(context.Background(), level) {
+			l.Log(context.Background(), level, strings.Join(parts, ""))
+		}
+		return
+	}
+	if level >= h.core.opts.Level {
+		h.core.add(level, h.scope, time.Now(), parts...)
+	}
 }
 
 func (h *handler) WithAttrs(attrs []slog.Attr) slog.Handler {

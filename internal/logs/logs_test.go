@@ -172,3 +172,114 @@ func (h attrHandler) Handle(_ context.Context, r slog.Record) error {
 	*h.lines = append(*h.lines, s+r.Message)
 	return nil
 }
+
+// TestPartsAsMessages checks that a line given in parts is the line of the message they make,
+// on the console (text and JSON), in the log file and in Entries; that levels below the core's
+// are dropped; and that a logger with attributes, or another handler, logs the joined message.
+func TestPartsAsMessages(t *testing.T) {
+	for _, jsonLines := range []bool{false, true} {
+		var viaParts, viaLog, fileParts, fileLog syncBuffer
+		p := New(Options{Level: slog.LevelInfo, Console: &viaParts, File: &fileParts, JSON: jsonLines})
+		l := New(Options{Level: slog.LevelInfo, Console: &viaLog, File: &fileLog, JSON: jsonLines})
+		pl, ll := Scoped(slog.New(p.Handler("mb:2525")), "http:4545"), Scoped(slog.New(l.Handler("mb:2525")), "http:4545")
+		at := time.Date(2026, 11, 28, 20, 1, 2, 345678901, time.UTC)
+		for _, parts := range [][]string{
+			{"::ffff:127.0.0.1:5000", " => ", "GET", " ", "/orders?id=7"},
+			{`a "quoted" \ line`, "\x01\u00e9\n", ""},
+			{},
+			{strings.Repeat("x", 3*maxKeptText)},
+			{"short again"},
+		} {
+			Parts(pl, slog.LevelInfo, parts...)
+			Parts(pl, slog.LevelDebug, "hidden")
+			_ = ll.Handler().Handle(context.Background(), slog.NewRecord(at, slog.LevelInfo, strings.Join(parts, ""), 0))
+		}
+		p.Close()
+		l.Close()
+		if got, want := stripStamps(viaParts.String(), jsonLines), stripStamps(viaLog.String(), jsonLines); got != want {
+			t.Errorf("json %v: console\n%q\nwant\n%q", jsonLines, got, want)
+		}
+		if got, want := stripStamps(fileParts.String(), true), stripStamps(fileLog.String(), true); got != want {
+			t.Errorf("json %v: file\n%q\nwant\n%q", jsonLines, got, want)
+		}
+		pe, le := p.Entries(), l.Entries()
+		if len(pe) != 5 || len(le) != 5 {
+			t.Fatalf("entries: %d and %d, want 5", len(pe), len(le))
+		}
+		for i := range pe {
+			got, _ := pe[i].(interface{ Get(string) (any, bool) }).Get("message")
+			want, _ := le[i].(interface{ Get(string) (any, bool) }).Get("message")
+			if got != want {
+				t.Errorf("entry %d: %q, want %q", i, got, want)
+			}
+		}
+	}
+	var lines []string
+	Parts(slog.New(lineHandler{&lines}), slog.LevelInfo, "a", " => ", "b")
+	var console syncBuffer
+	c := New(Options{Level: slog.LevelInfo, Console: &console})
+	Parts(slog.New(c.Handler("mb:1")).With("n", 1), slog.LevelInfo, "a", " => ", "b")
+	c.Close()
+	if len(lines) != 1 || lines[0] != "a => b" || console.String() != "info: [mb:1] a => b n=1\n" {
+		t.Errorf("another handler: %q; with attributes: %q", lines, console.String())
+	}
+}
+
+// stripStamps drops the timestamps of JSON lines (the parts' lines are stamped when logged).
+func stripStamps(s string, jsonLines bool) string {
+	if !jsonLines {
+		return s
+	}
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if i := strings.Index(line, `,"timestamp":"`); i >= 0 {
+			line = line[:i]
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestRingSlotsReused checks the entries GET /logs shows when the ring has wrapped around several
+// times over lines of other lengths (each slot's buffer is written again): the latest, in order.
+func TestRingSlotsReused(t *testing.T) {
+	c := New(Options{Level: slog.LevelInfo, Keep: 3})
+	log := slog.New(c.Handler("mb:2525"))
+	var want []string
+	for i := range 20 {
+		msg := strings.Repeat(string(rune('a'+i)), []int{1, 40, 5, 3 * maxKeptText, 0, 7, 2}[i%7])
+		Parts(log, slog.LevelInfo, msg, "!")
+		want = append(want, "[mb:2525] "+msg+"!")
+	}
+	c.Close()
+	entries := c.Entries()
+	if len(entries) != 3 {
+		t.Fatalf("%d entries, want 3", len(entries))
+	}
+	for i, e := range entries {
+		if got, _ := e.(interface{ Get(string) (any, bool) }).Get("message"); got != want[17+i] {
+			t.Errorf("entry %d: %.40q, want %.40q", i, got, want[17+i])
+		}
+	}
+	for i, e := range c.ring { // a slot that held a long line lets its buffer go for a short one
+		if len(e.text) <= maxKeptText && cap(e.text) > maxKeptText {
+			t.Errorf("slot %d keeps %d bytes for a line of %d", i, cap(e.text), len(e.text))
+		}
+	}
+}
+
+// TestStampAsFormatted checks the kept timestamp against time.Format across milliseconds,
+// seconds, a day's end and zones.
+func TestStampAsFormatted(t *testing.T) {
+	var s stamp
+	base := time.Date(2026, 12, 31, 23, 59, 59, 998_000_000, time.UTC)
+	zone := time.FixedZone("x", -5*3600)
+	for _, d := range []time.Duration{0, 100 * time.Microsecond, 999 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond,
+		2 * time.Millisecond, 3 * time.Millisecond, time.Hour, -time.Hour} {
+		for _, at := range []time.Time{base.Add(d), base.Add(d).In(zone)} {
+			if got, want := string(s.append(nil, at)), at.UTC().Format(timeLayout); got != want {
+				t.Errorf("%v: %q, want %q", at, got, want)
+			}
+		}
+	}
+}

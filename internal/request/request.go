@@ -81,6 +81,10 @@ type Request struct {
 	addr            net.Addr
 	plainIPv4       bool
 	addrDone        bool
+	// client is the text last worked out for a client address with this request view, which
+	// Reset keeps: the http server keeps one view a connection, whose requests all come from
+	// one address (the connection's, the same *net.TCPAddr each time).
+	client clientText
 
 	jsonDone bool
 	jsonOK   bool
@@ -104,7 +108,7 @@ type memoEntry struct {
 
 // Reset clears r for reuse, keeping allocated capacity.
 func (r *Request) Reset() {
-	q, h, f, m, kept := r.Query[:0], r.Headers[:0], r.Form[:0], r.memo[:0], r.kept
+	q, h, f, m, kept, client := r.Query[:0], r.Headers[:0], r.Form[:0], r.memo[:0], r.kept, r.client
 	// Element by element, not clear: a request has a few query pairs and headers, fewer
 	// than a runtime call's cost, and the calls spilled this function's registers. (Many
 	// headers are parsed only for a predicate or script that reads them, which costs far
@@ -124,7 +128,7 @@ func (r *Request) Reset() {
 	// Cleared in place, then the kept parts set: a composite literal that reads r was built
 	// on the stack and copied.
 	*r = Request{}
-	r.Query, r.Headers, r.Form, r.memo, r.kept = q, h, f, m, kept
+	r.Query, r.Headers, r.Form, r.memo, r.kept, r.client = q, h, f, m, kept, client
 }
 
 // Kept is where a caller keeps a value of its own with r from one use to the next (a script's
@@ -441,9 +445,25 @@ func (r *Request) SetClient(ip, requestFrom string) {
 func (r *Request) resolveAddr() {
 	if !r.addrDone {
 		r.addrDone = true
-		r.ip, r.requestFrom = nodeAddr(r.addr, r.plainIPv4)
+		a, ok := r.addr.(*net.TCPAddr)
+		if ok && a != nil && a == r.client.addr && r.plainIPv4 == r.client.plain {
+			r.ip, r.requestFrom = r.client.ip, r.client.from
+		} else {
+			r.ip, r.requestFrom = nodeAddr(r.addr, r.plainIPv4)
+			if ok && a != nil {
+				r.client = clientText{a, r.plainIPv4, r.ip, r.requestFrom}
+			}
+		}
 		r.addr = nil
 	}
+}
+
+// clientText is a client address (kept, so that no other address is made at its place while
+// it is) and its text as IP and RequestFrom return it.
+type clientText struct {
+	addr     *net.TCPAddr
+	plain    bool
+	ip, from string
 }
 
 // ShareInto makes c a copy of what scripts see of r (method, path, body, data, query, headers,

@@ -397,6 +397,53 @@ func TestNodeAddr(t *testing.T) {
 	}
 }
 
+// TestClientTextKeptByTheView checks the address text a request view keeps for its next
+// requests (Reset keeps it): the same address gives the same text without formatting it again,
+// and another address, or the same one with the other IPv4 form, gives its own.
+func TestClientTextKeptByTheView(t *testing.T) {
+	a := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 80}
+	b := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 81} // another connection of the same host
+	v6 := &net.TCPAddr{IP: net.ParseIP("::1"), Port: 9}
+	r := Acquire()
+	defer Release(r)
+	for i, tc := range []struct {
+		addr     net.Addr
+		plain    bool
+		ip, from string
+	}{
+		{a, false, "::ffff:10.0.0.1", "::ffff:10.0.0.1:80"},
+		{a, false, "::ffff:10.0.0.1", "::ffff:10.0.0.1:80"},
+		{a, true, "10.0.0.1", "10.0.0.1:80"},
+		{b, true, "10.0.0.1", "10.0.0.1:81"},
+		{a, true, "10.0.0.1", "10.0.0.1:80"},
+		{v6, true, "::1", "::1:9"},
+		{nil, false, "", ""},
+		{v6, false, "::1", "::1:9"},
+		{fakeAddr("pipe"), false, "pipe", "pipe"},
+		{v6, false, "::1", "::1:9"},
+	} {
+		r.Reset()
+		r.addr, r.plainIPv4 = tc.addr, tc.plain
+		if r.RequestFrom() != tc.from || r.IP() != tc.ip {
+			t.Errorf("%d: %v (plain %v): %q, %q; want %q, %q", i, tc.addr, tc.plain, r.RequestFrom(), r.IP(), tc.from, tc.ip)
+		}
+	}
+	r.Reset()
+	r.addr = a
+	_ = r.RequestFrom()
+	r.Reset()
+	r.addr = a
+	if n := testing.AllocsPerRun(100, func() { r.addrDone = false; r.addr = a; _ = r.RequestFrom() }); n != 0 {
+		t.Errorf("the same address again: %v allocations, want 0", n)
+	}
+}
+
+// fakeAddr is an address that is not TCP's.
+type fakeAddr string
+
+func (a fakeAddr) Network() string { return "pipe" }
+func (a fakeAddr) String() string  { return string(a) }
+
 // TestLazyHeaders checks that a request's headers are parsed on first use, the same as when
 // they are parsed at once, unless a Content-Encoding or a form body needs them at once.
 func TestLazyHeaders(t *testing.T) {

@@ -45,6 +45,8 @@ func TestResetClearsEveryField(t *testing.T) {
 			f.Set(s)
 		case reflect.Pointer:
 			f.Set(reflect.ValueOf(&config.Object{}))
+		case reflect.Struct: // client: the view's client address text, which Reset keeps
+			f.Set(reflect.ValueOf(clientText{&net.TCPAddr{Port: 1}, true, "ip", "from"}))
 		case reflect.Interface:
 			if f.Type() == reflect.TypeOf((*net.Addr)(nil)).Elem() {
 				f.Set(reflect.ValueOf(&net.TCPAddr{}))
@@ -64,6 +66,10 @@ func TestResetClearsEveryField(t *testing.T) {
 		case "kept":
 			if r.kept != "kept value" {
 				t.Errorf("kept = %v after Reset, want it kept", r.kept)
+			}
+		case "client":
+			if r.client.addr == nil || r.client.addr.Port != 1 || !r.client.plain || r.client.ip != "ip" || r.client.from != "from" {
+				t.Errorf("client = %+v after Reset, want it kept", r.client)
 			}
 		case "Query", "Headers", "Form", "memo":
 			if f.Len() != 0 || f.Cap() != 4 {

@@ -175,7 +175,8 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 	unread := netconn.Unread(ctx.Conn())
 	request.FromHTTPView(ctx, req, im.PlainIPv4(), im.MaxBody(), request.HeaderLines(netconn.Lines(ctx.Conn())))
 	if im.LogEnabled(slog.LevelInfo) {
-		im.LogLine(slog.LevelInfo, req.RequestFrom()+" => "+req.Method+" "+string(ctx.RequestURI()))
+		uri := ctx.RequestURI() // copied into the log before LogLineOf returns
+		im.LogLineOf(slog.LevelInfo, req.RequestFrom(), " => ", req.Method, " ", unsafe.String(unsafe.SliceData(uri), len(uri)))
 	}
 	if req.BodyTooLarge {
 		tooLarge(ctx, im.MaxBody())

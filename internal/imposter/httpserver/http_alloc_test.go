@@ -3,13 +3,18 @@
 package httpserver
 
 import (
+	"io"
+	"log/slog"
 	"net"
 	"strconv"
 	"testing"
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/imposter/impostertest"
+	"github.com/mockd/mockd/internal/logs"
+	"github.com/mockd/mockd/internal/metrics"
 )
 
 // TestPlainIsPathAllocatesNothing guards the hot path: a request answered by a static `is`
@@ -176,4 +181,23 @@ func rawOrigin(t *testing.T, answer []byte) string {
 			}
 		}
 	})
+}
+
+// TestLoggedRequestAllocatesNothing guards the default log level: every request's line at info
+// ("client => GET /path", Mountebank's), as text or as JSON with its timestamp, to the console
+// and a log file, is written without an allocation (the client's address is worked out once a
+// connection, the line is made in the log's own buffers).
+func TestLoggedRequestAllocatesNothing(t *testing.T) {
+	for _, jsonLines := range []bool{false, true} {
+		core := logs.New(logs.Options{Level: slog.LevelInfo, Console: io.Discard, File: io.Discard, JSON: jsonLines})
+		log := slog.New(core.Handler("mb:2525")).With("imposter", "http:4545")
+		h, ctx := newBenchHandlerWith(t, impostertest.SimpleStub, impostertest.SimpleRequest, imposter.Options{Logger: log, Metrics: metrics.New()})
+		for range 2000 { // past the log's ring of kept lines, whose buffers are made once
+			serveOnce(t, h, ctx)
+		}
+		if n := testing.AllocsPerRun(200, func() { serveOnce(t, h, ctx) }); n != 0 {
+			t.Errorf("json %v: %v allocations per logged request, want 0", jsonLines, n)
+		}
+		core.Close()
+	}
 }

@@ -165,11 +165,11 @@ func (s *server) respond(cl *client, payload []byte) bool {
 
 	if im.LogEnabled(slog.LevelInfo) {
 		// Mountebank shows the first 20 characters of the payload.
-		data := req.Data()
+		data, more := req.Data(), ""
 		if n := jsvalue.Len16(data); n > 20 {
-			data = prefix16(data, 20) + "..."
+			data, more = prefix16(data, 20), "..."
 		}
-		im.LogLine(slog.LevelInfo, from+" => "+data)
+		im.LogLineOf(slog.LevelInfo, from, " => ", data, more)
 	}
 	a := im.Resolve(req)
 	if a.Err != nil {
