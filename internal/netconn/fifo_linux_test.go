@@ -3,6 +3,8 @@ package netconn
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"net"
@@ -389,5 +391,169 @@ func TestBodyPoll(t *testing.T) {
 	}
 	if !fc.pollBody(false) {
 		t.Fatal("a read whose bytes came after its poll reported no miss")
+	}
+}
+
+// TestReadAfterDrainWaitsForThePoller: a read after one that left the socket empty waits for
+// the poller instead of finding the socket empty, and still gets every byte: request and answer
+// exchanges make no read that finds nothing but, at most, the first.
+func TestReadAfterDrainWaitsForThePoller(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, c := pair(t, l, l.Addr().String())
+	fc := s.(*FIFOConn)
+	done := make(chan error, 1)
+	const rounds = 200
+	go func() {
+		buf := make([]byte, 64)
+		for range rounds {
+			n, err := s.Read(buf)
+			if err != nil {
+				done <- err
+				return
+			}
+			if _, err := s.Write(buf[:n]); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	buf := make([]byte, 64)
+	for i := range rounds {
+		msg := fmt.Sprintf("request %d", i)
+		if _, err := c.Write([]byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf[:len(msg)]); err != nil || string(buf[:len(msg)]) != msg {
+			t.Fatalf("round %d: %q, %v", i, buf[:len(msg)], err)
+		}
+	}
+	if err := result(t, done, "server"); err != nil {
+		t.Fatal(err)
+	}
+	if fc.emptyReads > 1 {
+		t.Errorf("%d reads of %d found the socket empty, want at most the first", fc.emptyReads, rounds)
+	}
+}
+
+// TestReadAfterDrainSeesTheEnd: a read that took the client's last bytes and its FIN together,
+// woken by the event that announced both, leaves nothing for the poller to announce: the next
+// read returns end of file rather than wait for an event that never comes.
+func TestReadAfterDrainSeesTheEnd(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, c := pair(t, l, l.Addr().String())
+	fc := s.(*FIFOConn)
+	got := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, err := s.Read(buf)
+		if err == nil && string(buf[:n]) != "last" {
+			err = fmt.Errorf("read %q, want %q", buf[:n], "last")
+		}
+		if err == nil {
+			// No deadline here: setting one wakes a waiting read, which would hide a hang.
+			if n, err = s.Read(buf); err == nil {
+				err = fmt.Errorf("read %d bytes after the end", n)
+			} else if errors.Is(err, io.EOF) {
+				err = nil
+			}
+		}
+		got <- err
+	}()
+	for fc.r.state.Load() != waiting { // the first read waits: the bytes and FIN wake it at once
+		time.Sleep(100 * time.Microsecond)
+	}
+	// Corked, the bytes wait in the client's socket and the FIN joins their segment.
+	tc := c.(*net.TCPConn)
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_CORK, 1) }); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write([]byte("last")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if err := result(t, got, "server's reads"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadsGetEveryByteAndTheEnd, a differential test of the reads that wait for the poller
+// after leaving the socket empty: whatever the client's writes (sizes, pauses, corked with the
+// FIN or not) and the reader's buffers (smaller than what waits, or larger), the reader gets
+// the bytes written, in order, and then end of file.
+func TestReadsGetEveryByteAndTheEnd(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	rng := rand.New(rand.NewPCG(26, 34))
+	for round := range 60 {
+		s, c := pair(t, l, l.Addr().String())
+		var want []byte
+		writes := make([][]byte, 1+rng.IntN(8))
+		for i := range writes {
+			w := make([]byte, 1+rng.IntN(3000))
+			for j := range w {
+				w[j] = byte(rng.Uint32())
+			}
+			writes[i] = w
+			want = append(want, w...)
+		}
+		sizes := make([]int, 64)
+		for i := range sizes {
+			sizes[i] = 1 + rng.IntN(4096)
+		}
+		cork, pause := rng.IntN(2) == 0, rng.IntN(3)
+		got := make(chan []byte, 1)
+		errs := make(chan error, 1)
+		go func() {
+			var have []byte
+			for i := 0; ; i++ {
+				buf := make([]byte, sizes[i%len(sizes)])
+				n, err := s.Read(buf)
+				have = append(have, buf[:n]...)
+				if errors.Is(err, io.EOF) {
+					got <- have
+					errs <- nil
+					return
+				}
+				if err != nil {
+					got <- have
+					errs <- err
+					return
+				}
+			}
+		}()
+		tc := c.(*net.TCPConn)
+		if cork {
+			raw, err := tc.SyscallConn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = raw.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_CORK, 1) })
+		}
+		for i, w := range writes {
+			if _, err := c.Write(w); err != nil {
+				t.Fatal(err)
+			}
+			if pause > 0 && i%pause == 0 {
+				time.Sleep(time.Duration(rng.IntN(200)) * time.Microsecond)
+			}
+		}
+		if err := tc.CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		if err := result(t, errs, fmt.Sprintf("round %d's reads", round)); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if have := <-got; !slices.Equal(have, want) {
+			t.Fatalf("round %d (cork %v): read %d bytes, want the %d written", round, cork, len(have), len(want))
+		}
 	}
 }
