@@ -73,7 +73,7 @@ type Options struct {
 	// HeaderTimeout bounds the time an http request (imposter or admin API) takes to arrive,
 	// from its first byte until it is read in full; 0 = no limit.
 	HeaderTimeout time.Duration
-	// Netpoller is how the connections of http and https imposters wait for data; "" =
+	// Netpoller is how the connections of http, https and tcp imposters wait for data; "" =
 	// netconn.PollerFIFO (in arrival order), netconn.PollerGo = Go's runtime poller.
 	Netpoller netconn.Poller
 	// FileRoots are directories files named in stubs (a lookup's CSV) may be read from, besides

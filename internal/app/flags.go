@@ -66,7 +66,7 @@ func (o *Options) BindFlags(fs *pflag.FlagSet, mbStyle bool) {
 	fs.StringVar(&o.NodeName, "node-name", "", "this node's name among those sharing the --store (default host:admin-port)")
 	fs.StringVar(&o.VerdictFile, "verdict", "", "at shutdown, write the verdict of GET /verify to this file (JUnit XML when it ends in .xml, else JSON)")
 	o.Netpoller = netconn.PollerFIFO
-	fs.Var((*pollerFlag)(&o.Netpoller), "netpoller", "how http and https imposters wait for requests: fifo (serve busy connections in the order their requests arrived; Linux) or go (Go's runtime poller)")
+	fs.Var((*pollerFlag)(&o.Netpoller), "netpoller", "how http, https and tcp imposters wait for requests: fifo (serve busy connections in the order their requests arrived; Linux) or go (Go's runtime poller)")
 }
 
 // pollerFlag is --netpoller: go or fifo.

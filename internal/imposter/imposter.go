@@ -60,7 +60,7 @@ type Options struct {
 	// HeaderTimeout bounds the time an http request takes to arrive, from its first byte until
 	// it is read in full; 0 = no limit.
 	HeaderTimeout time.Duration
-	// Poller is how the connections of http and https imposters wait for data; "" =
+	// Poller is how the connections of http, https and tcp imposters wait for data; "" =
 	// netconn.PollerFIFO.
 	Poller netconn.Poller
 	// Files says which files stubs may name (a lookup's CSV); nil = any regular file.

@@ -169,6 +169,14 @@ const (
 type signal struct {
 	state atomic.Int32
 	wake  chan struct{} // one token per wait that notify ended
+
+	// The deadline's timer, armed when the deadline is set (arm), as the runtime's poller
+	// does: a wait for that deadline then needs no timer of its own. A tcp imposter's
+	// connection keeps its idle deadline for many requests; a timer made for each wait cost
+	// an allocation and two changes of the runtime's timers a request.
+	armMu sync.Mutex
+	timer *time.Timer
+	armed atomic.Int64 // the deadline the timer notifies at (unix nanoseconds); 0: none, or it fired
 }
 
 func (s *signal) init() { s.wake = make(chan struct{}, 1) }
@@ -180,14 +188,44 @@ func (s *signal) notify() {
 	}
 }
 
+// arm makes the signal's timer notify at deadline (unix nanoseconds), or stops it (0).
+func (s *signal) arm(deadline int64) {
+	s.armMu.Lock()
+	defer s.armMu.Unlock()
+	if deadline == 0 {
+		if s.timer != nil {
+			s.timer.Stop()
+		}
+		s.armed.Store(0)
+		return
+	}
+	d := time.Until(time.Unix(0, deadline))
+	s.armed.Store(deadline)
+	if s.timer == nil {
+		s.timer = time.AfterFunc(d, s.fire)
+	} else {
+		s.timer.Reset(d)
+	}
+}
+
+// fire is the armed timer's: the waiter wakes and finds its deadline passed. armed is cleared
+// first: a wait that still finds the deadline ahead (the wall clock was set back) makes a timer
+// of its own.
+func (s *signal) fire() {
+	s.armed.Store(0)
+	s.notify()
+}
+
 // wait blocks until the next notify, or returns at once if there was one since the last wait,
 // or returns os.ErrDeadlineExceeded when the deadline (unix nanoseconds, 0 for none) passes.
+// For the deadline the timer is armed for, the timer's notify ends the wait, which returns nil:
+// the caller looks at the deadline before it tries again.
 func (s *signal) wait(deadline int64) error {
 	if !s.state.CompareAndSwap(idle, waiting) {
 		s.state.Store(idle) // changed since: the caller tries again
 		return nil
 	}
-	if deadline == 0 {
+	if deadline == 0 || s.armed.Load() == deadline {
 		<-s.wake
 		s.state.Store(idle)
 		return nil
@@ -623,18 +661,36 @@ func (c *FIFOConn) Write(b []byte) (int, error) {
 	if !c.ref.acquire() {
 		return 0, c.opError("write", net.ErrClosed)
 	}
-	n, err := c.write(b)
+	n, err := c.write(b, 0)
 	c.end()
 	return n, err
 }
 
-func (c *FIFOConn) write(b []byte) (int, error) {
+// writeIdle is Write that also fails, as one past its deadline, once the socket's buffer stayed
+// full for idle without a byte going out (IdleConn's writes): no deadline is set unless the
+// buffer fills, and a client that reads a large answer slowly keeps the write going.
+func (c *FIFOConn) writeIdle(b []byte, idle time.Duration) (int, error) {
+	if !c.ref.acquire() {
+		return 0, c.opError("write", net.ErrClosed)
+	}
+	n, err := c.write(b, idle)
+	c.end()
+	return n, err
+}
+
+// write writes b; with idle > 0 see writeIdle.
+func (c *FIFOConn) write(b []byte, idle time.Duration) (int, error) {
 	done := 0
+	var stalled int64 // with idle: when the write's wait for room ends, armed at the last progress
+	armedAt := -1     // done when it was armed
 	for done < len(b) {
 		if c.ref.closed() {
 			return done, c.opError("write", net.ErrClosed)
 		}
 		dl := c.wdl.Load()
+		if stalled != 0 && (dl == 0 || stalled < dl) {
+			dl = stalled
+		}
 		if dl != 0 && time.Now().UnixNano() >= dl {
 			return done, c.opError("write", os.ErrDeadlineExceeded)
 		}
@@ -648,6 +704,12 @@ func (c *FIFOConn) write(b []byte) (int, error) {
 		switch err {
 		case nil, syscall.EINTR: //nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
 		case syscall.EAGAIN:
+			if idle > 0 && done > armedAt {
+				armedAt, stalled = done, time.Now().Add(idle).UnixNano()
+				if c.wdl.Load() == 0 || stalled < dl {
+					dl = stalled
+				}
+			}
 			if err := c.w.wait(dl); err != nil {
 				return done, c.opError("write", err)
 			}
@@ -681,6 +743,8 @@ func (c *FIFOConn) Close() error {
 	if !c.close() {
 		return c.opError("close", net.ErrClosed)
 	}
+	c.r.arm(0) // a timer left armed would keep the connection until it fired
+	c.w.arm(0)
 	c.ctx.fire()
 	return nil
 }
@@ -732,6 +796,7 @@ func (c *FIFOConn) setDeadline(dl *atomic.Int64, s *signal, t time.Time) {
 		v = max(t.UnixNano(), 1)
 	}
 	if dl.Swap(v) != v {
+		s.arm(v)
 		s.notify() // a waiting call looks at the new deadline
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -555,5 +556,48 @@ func TestReadsGetEveryByteAndTheEnd(t *testing.T) {
 		if have := <-got; !slices.Equal(have, want) {
 			t.Fatalf("round %d (cork %v): read %d bytes, want the %d written", round, cork, len(have), len(want))
 		}
+	}
+}
+
+// TestArmedDeadlineMoves: the timer armed for a read deadline follows the deadline: moved
+// later, it does not end a wait at the earlier one; cleared, none; moved nearer, the wait ends
+// then. Close stops it.
+func TestArmedDeadlineMoves(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, c := pair(t, l, l.Addr().String())
+	fc := s.(*FIFOConn)
+	buf := make([]byte, 8)
+	for _, clear := range []bool{false, true} {
+		_ = s.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		if clear {
+			_ = s.SetReadDeadline(time.Time{})
+		} else {
+			_ = s.SetReadDeadline(time.Now().Add(time.Hour))
+		}
+		read := make(chan error, 1)
+		go func() {
+			n, err := s.Read(buf)
+			if err == nil && string(buf[:n]) != "late" {
+				err = fmt.Errorf("read %q", buf[:n])
+			}
+			read <- err
+		}()
+		time.Sleep(50 * time.Millisecond) // past the first deadline
+		if _, err := c.Write([]byte("late")); err != nil {
+			t.Fatal(err)
+		}
+		if err := result(t, read, "read"); err != nil {
+			t.Fatalf("clear %v: %v, want the bytes written after the first deadline", clear, err)
+		}
+	}
+	_ = s.SetReadDeadline(time.Now().Add(time.Hour))
+	_ = s.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+	if _, err := s.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read with the deadline moved nearer: %v, want a timeout", err)
+	}
+	_ = s.SetReadDeadline(time.Now().Add(time.Hour))
+	_ = s.Close()
+	if fc.r.armed.Load() != 0 || fc.r.timer.Stop() {
+		t.Fatal("the read deadline's timer is still armed after Close")
 	}
 }

@@ -29,14 +29,24 @@ import (
 // Write may run at the same time, but not two Reads or two Writes.
 func IdleConn(c net.Conn, idle time.Duration) net.Conn {
 	ic := &idleTCPConn{Conn: c, idle: idle, base: time.Now()}
-	ic.raw = newRawIO(c, ic)
+	if w, ok := c.(idleWriter); ok {
+		ic.iw = w
+	} else {
+		ic.raw = newRawIO(c, ic)
+	}
 	_ = c.SetReadDeadline(ic.base.Add(idle))
 	return ic
 }
 
+// idleWriter is a connection whose writes follow IdleConn's rule themselves (FIFOConn).
+type idleWriter interface {
+	writeIdle(b []byte, idle time.Duration) (int, error)
+}
+
 type idleTCPConn struct {
 	net.Conn
-	raw  *rawIO // nil: reads and writes go through Conn (no raw socket here)
+	raw  *rawIO     // nil: reads and writes go through Conn (no raw socket here)
+	iw   idleWriter // Conn's own idle writes, if it has them
 	idle time.Duration
 	base time.Time // the monotonic origin of armed and the waits' starts
 	// armed is when the wait began that the read deadline is armed for (base+armed+idle);
@@ -65,6 +75,9 @@ func (c *idleTCPConn) Read(b []byte) (int, error) {
 }
 
 func (c *idleTCPConn) Write(b []byte) (int, error) {
+	if c.iw != nil {
+		return c.iw.writeIdle(b, c.idle)
+	}
 	if c.raw != nil {
 		return c.raw.write(b)
 	}

@@ -35,12 +35,10 @@ func readCalls(t *testing.T, pid int) int {
 	return 0
 }
 
-// TestKeepAliveRequestIsOneRead: an http imposter reads a keep-alive connection's request with
-// one read(2), not a second one that finds the socket empty once the answer is written (that
-// was a third of a request's system calls).
-func TestKeepAliveRequestIsOneRead(t *testing.T) {
-	// One P: the runtime then wakes its poller's thread through its eventfd (a read each)
-	// less often, whose reads would blur the count.
+// startOneP starts mockd with one P (GOMAXPROCS=1): the runtime then wakes its poller's thread
+// through its eventfd (a read each) less often, whose reads would blur a count of read calls.
+func startOneP(t *testing.T) *server {
+	t.Helper()
 	args := mockdproc.Args()
 	cmd := exec.Command(mockdBin, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
@@ -48,6 +46,32 @@ func TestKeepAliveRequestIsOneRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// oneReadEach makes request (one exchange on one connection) 201 times and fails the test
+// unless s read the last 200 with about one read(2) each.
+func oneReadEach(t *testing.T, s *server, request func()) {
+	t.Helper()
+	request() // the connection is accepted and served
+	pid := s.cmd.Process.Pid
+	before := readCalls(t, pid)
+	const requests = 200
+	for range requests {
+		request()
+	}
+	reads := readCalls(t, pid) - before
+	t.Logf("%d read system calls for %d requests", reads, requests)
+	if reads > requests+requests/4 {
+		t.Errorf("%d read system calls for %d requests, want about one a request", reads, requests)
+	}
+}
+
+// TestKeepAliveRequestIsOneRead: an http imposter reads a keep-alive connection's request with
+// one read(2), not a second one that finds the socket empty once the answer is written (that
+// was a third of a request's system calls).
+func TestKeepAliveRequestIsOneRead(t *testing.T) {
+	s := startOneP(t)
 	port := listenFree(t)
 	imp := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"ok"}}]}]}`, port)
 	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
@@ -72,16 +96,31 @@ func TestKeepAliveRequestIsOneRead(t *testing.T) {
 			t.Fatalf("%d %q, want 200 ok", resp.StatusCode, body)
 		}
 	}
-	get() // the connection is accepted and served
-	pid := s.cmd.Process.Pid
-	before := readCalls(t, pid)
-	const requests = 200
-	for range requests {
-		get()
+	oneReadEach(t, s, get)
+}
+
+// TestTCPRequestIsOneRead: a tcp imposter reads each request of a connection with one read(2),
+// not a second one that finds the socket empty once the answer is written (its connections wait
+// on the FIFO poller, as http's do).
+func TestTCPRequestIsOneRead(t *testing.T) {
+	s := startOneP(t)
+	port := listenFree(t)
+	imp := fmt.Sprintf(`{"protocol":"tcp","port":%d,"stubs":[{"predicates":[{"equals":{"data":"ping"}}],"responses":[{"is":{"data":"pong"}}]}]}`, port)
+	if status, _, body := do(t, "POST", s.Admin+"/imposters", imp); status != 201 {
+		t.Fatalf("create: %d %s", status, body)
 	}
-	reads := readCalls(t, pid) - before
-	t.Logf("%d read system calls for %d requests", reads, requests)
-	if reads > requests+requests/4 {
-		t.Errorf("%d read system calls for %d requests, want about one a request", reads, requests)
+	c := dialImposter(t, "tcp", port)
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(60 * time.Second))
+	buf := make([]byte, 4)
+	exchange := func() {
+		t.Helper()
+		if _, err := io.WriteString(c, "ping"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
+			t.Fatalf("%q, %v; want pong", buf, err)
+		}
 	}
+	oneReadEach(t, s, exchange)
 }

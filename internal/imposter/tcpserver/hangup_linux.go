@@ -1,6 +1,7 @@
 package tcpserver
 
 import (
+	"context"
 	"errors"
 	"net"
 	"syscall"
@@ -16,6 +17,11 @@ import (
 // ends the watch and waits for it; conn's read deadline is then in the past (the caller sets its
 // own before reading).
 func watchHangUp(conn net.Conn, cancel func()) (stop func()) {
+	if ctx := hangUpContext(conn); ctx != nil {
+		// The FIFO poller's connection: its context ends on the peer's hang-up or a Close.
+		stop := context.AfterFunc(ctx, cancel)
+		return func() { stop() }
+	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return func() {}
@@ -60,6 +66,9 @@ func watchHangUp(conn net.Conn, cancel func()) (stop func()) {
 // shutDown reports whether the peer of conn has shut down its side (or reset it) by now, without
 // waiting or taking anything it sent: watchHangUp's check, once.
 func shutDown(conn net.Conn) bool {
+	if ctx := hangUpContext(conn); ctx != nil {
+		return ctx.Err() != nil
+	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return false
@@ -84,4 +93,20 @@ func shutDown(conn net.Conn) bool {
 		}
 	})
 	return gone
+}
+
+// hangUpContext returns the context of the connection under conn (and its wrappers: IdleConn's)
+// when it tells the peer's hang-up itself, as the FIFO poller's connections do (ended by the
+// poller's hang-up event or a Close); nil otherwise.
+func hangUpContext(conn net.Conn) context.Context {
+	for {
+		if c, ok := conn.(interface{ Context() context.Context }); ok {
+			return c.Context()
+		}
+		u, ok := conn.(interface{ Unwrap() net.Conn })
+		if !ok {
+			return nil
+		}
+		conn = u.Unwrap()
+	}
 }

@@ -28,7 +28,7 @@ const readSize = 64 << 10
 
 // TCP is the tcp protocol.
 func TCP(*config.Imposter) (imposter.Prepared, error) {
-	return imposter.Prepared{New: func(im *imposter.Imposter) imposter.Server { return newServer(im) }}, nil
+	return imposter.Prepared{New: func(im *imposter.Imposter) imposter.Server { return newServer(im) }, FIFO: true}, nil
 }
 
 // server serves a tcp imposter.
