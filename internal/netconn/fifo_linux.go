@@ -174,9 +174,10 @@ type signal struct {
 	// does: a wait for that deadline then needs no timer of its own. A tcp imposter's
 	// connection keeps its idle deadline for many requests; a timer made for each wait cost
 	// an allocation and two changes of the runtime's timers a request.
-	armMu sync.Mutex
-	timer *time.Timer
-	armed atomic.Int64 // the deadline the timer notifies at (unix nanoseconds); 0: none, or it fired
+	armMu   sync.Mutex
+	timer   *time.Timer
+	stopped bool         // the fd is closed: no deadline arms the timer again
+	armed   atomic.Int64 // the deadline the timer notifies at (unix nanoseconds); 0: none, or it fired
 }
 
 func (s *signal) init() { s.wake = make(chan struct{}, 1) }
@@ -192,7 +193,7 @@ func (s *signal) notify() {
 func (s *signal) arm(deadline int64) {
 	s.armMu.Lock()
 	defer s.armMu.Unlock()
-	if deadline == 0 {
+	if deadline == 0 || s.stopped {
 		if s.timer != nil {
 			s.timer.Stop()
 		}
@@ -206,6 +207,15 @@ func (s *signal) arm(deadline int64) {
 	} else {
 		s.timer.Reset(d)
 	}
+}
+
+// stop stops the timer for good, once the fd is closed: a timer armed later (a deadline set
+// after Close) would keep the connection until it fired.
+func (s *signal) stop() {
+	s.armMu.Lock()
+	s.stopped = true
+	s.armMu.Unlock()
+	s.arm(0)
 }
 
 // fire is the armed timer's: the waiter wakes and finds its deadline passed. armed is cleared
@@ -743,8 +753,8 @@ func (c *FIFOConn) Close() error {
 	if !c.close() {
 		return c.opError("close", net.ErrClosed)
 	}
-	c.r.arm(0) // a timer left armed would keep the connection until it fired
-	c.w.arm(0)
+	c.r.stop()
+	c.w.stop()
 	c.ctx.fire()
 	return nil
 }

@@ -561,7 +561,7 @@ func TestReadsGetEveryByteAndTheEnd(t *testing.T) {
 
 // TestArmedDeadlineMoves: the timer armed for a read deadline follows the deadline: moved
 // later, it does not end a wait at the earlier one; cleared, none; moved nearer, the wait ends
-// then. Close stops it.
+// then. Close stops it, and a deadline set after Close arms nothing.
 func TestArmedDeadlineMoves(t *testing.T) {
 	l := listen(t, "127.0.0.1:0")
 	s, c := pair(t, l, l.Addr().String())
@@ -599,5 +599,9 @@ func TestArmedDeadlineMoves(t *testing.T) {
 	_ = s.Close()
 	if fc.r.armed.Load() != 0 || fc.r.timer.Stop() {
 		t.Fatal("the read deadline's timer is still armed after Close")
+	}
+	_ = s.SetDeadline(time.Now().Add(time.Hour)) // after Close: nothing to wake, nothing armed
+	if fc.r.armed.Load() != 0 || fc.r.timer.Stop() || fc.w.armed.Load() != 0 || (fc.w.timer != nil && fc.w.timer.Stop()) {
+		t.Fatal("a deadline set after Close armed a timer")
 	}
 }
