@@ -11,6 +11,7 @@ import (
 	"github.com/mockd/mockd/internal/behavior"
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/proxy"
 	"github.com/mockd/mockd/internal/script"
 )
@@ -301,6 +302,9 @@ func (im *Imposter) compileHTTPResponse(r *config.Object) (response, error) {
 		p, err := proxy.Compile(po, im.MaxBody())
 		if err != nil {
 			return nil, dryRunError{err}
+		}
+		if im.opts.Poller == netconn.PollerGo {
+			p.UseRuntimePoller()
 		}
 		if err := im.dryRunInjectedGenerators(p); err != nil {
 			return nil, err

@@ -629,9 +629,7 @@ func (c *FIFOConn) read(b []byte) (int, error) {
 		}
 		if wait {
 			wait = false
-			if err := c.r.wait(dl); err != nil {
-				return 0, c.opError("read", err)
-			}
+			_ = c.r.wait(dl) // a deadline passed is seen above
 			continue
 		}
 		n, err := rawRead(c.fd, b)
@@ -656,9 +654,7 @@ func (c *FIFOConn) read(b []byte) (int, error) {
 				}
 				c.body = false
 			}
-			if err := c.r.wait(dl); err != nil {
-				return 0, c.opError("read", err)
-			}
+			_ = c.r.wait(dl) // a deadline passed is seen above (one set later since: waits on)
 		case syscall.EINTR:
 		default:
 			return 0, c.opError("read", os.NewSyscallError("read", err))
@@ -807,7 +803,15 @@ func (c *FIFOConn) setDeadline(dl *atomic.Int64, s *signal, t time.Time) {
 	}
 	if dl.Swap(v) != v {
 		s.arm(v)
-		s.notify() // a waiting call looks at the new deadline
+		// A waiting call looks at the new deadline. A read's signal is told only while a read
+		// waits: a notify for no one would end the next read's wait at once, and a client
+		// that sets its deadline before each request (fasthttp's, the proxy's) would find the
+		// socket empty once an answer (see read). A read that began waiting meanwhile with
+		// the old deadline goes on waiting for the timer armed for the new one, or wakes at
+		// its old one and looks again (read's loop).
+		if s != &c.r || s.state.Load() == waiting {
+			s.notify()
+		}
 	}
 }
 
@@ -834,4 +838,61 @@ func tcpAddr(sa syscall.Sockaddr) net.Addr {
 		return &net.TCPAddr{IP: a.Addr[:], Port: a.Port, Zone: zone}
 	}
 	return nil
+}
+
+// AdoptFIFO moves c, a TCP connection this process dialed, to the FIFO poller and returns the
+// connection to use instead: a client that writes a request and then reads its answer makes one
+// read(2) an answer, not two (Go's runtime poller reads at once after the request is written,
+// finds nothing and waits; a FIFOConn whose last read left the socket empty waits for the poller
+// first, see FIFOConn.read). c's socket is carried over (its descriptor duplicated, then c
+// closed); c must not be used afterwards. When that cannot be done (no epoll, c is not TCP),
+// AdoptFIFO returns c as it was.
+func AdoptFIFO(c net.Conn) net.Conn {
+	tc, ok := c.(*net.TCPConn)
+	p := thePoller()
+	if !ok || p == nil {
+		return c
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return c
+	}
+	nfd := -1
+	if err := rc.Control(func(fd uintptr) {
+		// The duplicate shares the socket's non-blocking mode (a file status flag).
+		if r, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0); e == 0 {
+			nfd = int(r)
+		}
+	}); err != nil || nfd < 0 {
+		return c
+	}
+	fc := &FIFOConn{pollFD: pollFD{fd: nfd, p: p}, remote: tc.RemoteAddr(), local: tc.LocalAddr()}
+	fc.localOnce.Do(func() {}) // local is known
+	fc.r.init()
+	fc.w.init()
+	fc.gone = &fc.ctx
+	if err := p.add(nfd, &fc.fdWaiters, syscall.EPOLLIN|syscall.EPOLLOUT|syscall.EPOLLRDHUP|epollET); err != nil {
+		_ = syscall.Close(nfd)
+		return c
+	}
+	_ = tc.Close() // the socket stays open: fc's descriptor holds it
+	return fc
+}
+
+// PeerClosed reports whether something waits to be read on c without reading it: the peer's
+// FIN, a reset, or bytes (one recvfrom with MSG_PEEK, which does not wait). A client checks so
+// a kept-alive connection before it sends a request on it again.
+func (c *FIFOConn) PeerClosed() bool {
+	if !c.ref.acquire() {
+		return true
+	}
+	defer c.end()
+	var b [1]byte
+	for {
+		_, _, err := syscall.Recvfrom(c.fd, b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		//nolint:errorlint // a raw system call returns a bare syscall.Errno, never wrapped
+		if err != syscall.EINTR {
+			return err != syscall.EAGAIN //nolint:errorlint // as above
+		}
+	}
 }

@@ -605,3 +605,129 @@ func TestArmedDeadlineMoves(t *testing.T) {
 		t.Fatal("a deadline set after Close armed a timer")
 	}
 }
+
+// TestAdoptedClientReadsEachAnswerOnce: a dialed connection moved to the FIFO poller, whose
+// client sets its read deadline before each request as fasthttp's does, reads each answer with
+// one read: the deadline set while no read waits does not end the next read's wait for the
+// poller at once (it did: every answer then began with a read that found nothing).
+func TestAdoptedClientReadsEachAnswerOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer ln.Close()
+	go func() { // an echo origin on the runtime's poller
+		s, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		_, _ = io.Copy(s, s)
+	}()
+	dialed, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := AdoptFIFO(dialed)
+	defer c.Close()
+	fc, ok := c.(*FIFOConn)
+	if !ok {
+		t.Fatalf("AdoptFIFO returned a %T", c)
+	}
+	if _, err := dialed.Write([]byte("x")); err == nil {
+		t.Error("the dialed connection still writes after AdoptFIFO")
+	}
+	if c.RemoteAddr().String() != ln.Addr().String() || c.LocalAddr() == nil {
+		t.Errorf("addresses %v -> %v", c.LocalAddr(), c.RemoteAddr())
+	}
+	const rounds = 200
+	buf := make([]byte, 4096)
+	for i := range rounds {
+		msg := fmt.Sprintf("request %d", i)
+		if err := c.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write([]byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.Read(buf)
+		if err != nil || string(buf[:n]) != msg {
+			t.Fatalf("round %d: %q, %v", i, buf[:n], err)
+		}
+	}
+	if fc.emptyReads > 1 {
+		t.Errorf("%d reads of %d answers found the socket empty, want at most the first", fc.emptyReads, rounds)
+	}
+}
+
+// TestAdoptFIFOLeavesOthers: a connection that is not TCP is returned as it is.
+func TestAdoptFIFOLeavesOthers(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if got := AdoptFIFO(a); got != a {
+		t.Errorf("a pipe became a %T", got)
+	}
+}
+
+// TestPeerClosed: a kept-alive connection with nothing waiting is open; one whose peer sent
+// bytes no request asked for, or closed it, is not; the bytes stay to be read.
+func TestPeerClosed(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, c := pair(t, l, l.Addr().String())
+	fc := s.(*FIFOConn)
+	if fc.PeerClosed() {
+		t.Fatal("an idle connection looks closed")
+	}
+	if _, err := c.Write([]byte("!")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !fc.PeerClosed() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	buf := make([]byte, 8)
+	if n, err := s.Read(buf); err != nil || string(buf[:n]) != "!" {
+		t.Fatalf("after PeerClosed: %q, %v", buf[:n], err)
+	}
+	if fc.PeerClosed() {
+		t.Fatal("a connection read empty looks closed")
+	}
+	_ = c.Close()
+	for !fc.PeerClosed() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if !fc.PeerClosed() {
+		t.Fatal("a connection its peer closed looks open")
+	}
+	_ = s.Close()
+	if !fc.PeerClosed() {
+		t.Error("a closed connection looks open")
+	}
+}
+
+// TestReadDeadlineMovedLaterWhileAReadStarts: a deadline moved later while a read is about to
+// wait (no read waits yet, so no notify) does not end that read at the old deadline.
+func TestReadDeadlineMovedLaterWhileAReadStarts(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	for i := range 20 {
+		s, c := pair(t, l, l.Addr().String())
+		_ = s.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		got := make(chan error, 1)
+		go func() {
+			buf := make([]byte, 8)
+			_, err := s.Read(buf)
+			got <- err
+		}()
+		_ = s.SetReadDeadline(time.Now().Add(time.Minute)) // before, while or after the read begins
+		time.Sleep(40 * time.Millisecond)                  // past the first deadline
+		if _, err := c.Write([]byte("late")); err != nil {
+			t.Fatal(err)
+		}
+		if err := result(t, got, "read"); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		_ = s.Close()
+		_ = c.Close()
+	}
+}

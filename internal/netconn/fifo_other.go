@@ -9,3 +9,6 @@ func ListenFIFO(ln *net.TCPListener) (net.Listener, error) { return ln, nil }
 
 // StartOnConn reports false: without the FIFO poller an accept loop starts at once.
 func StartOnConn(net.Listener, func()) bool { return false }
+
+// AdoptFIFO returns c: without epoll the runtime poller serves it.
+func AdoptFIFO(c net.Conn) net.Conn { return c }

@@ -16,6 +16,9 @@ func peerClosed(conn net.Conn) bool {
 	if tc, ok := conn.(interface{ NetConn() net.Conn }); ok { // *tls.Conn: its socket
 		conn = tc.NetConn()
 	}
+	if fc, ok := conn.(interface{ PeerClosed() bool }); ok { // netconn's (AdoptFIFO)
+		return fc.PeerClosed()
+	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return false

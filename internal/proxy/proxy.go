@@ -25,6 +25,7 @@ import (
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/request"
 )
 
@@ -170,9 +171,33 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 		// tcp proxy's net.Dialer reaches them: fasthttp dials IPv4 alone by default, which
 		// failed them with "couldn't find dns entries for the given domain".
 		DialDualStack: true,
+		// Origin connections wait for answers on netconn's FIFO poller: an answer is one
+		// read(2), not a read that finds nothing (the origin has not answered yet: the
+		// request has just gone) and another once the runtime's poller woke the reader
+		// (UseRuntimePoller undoes it).
+		DialTimeout: dialFIFO,
 	}
 	return out, nil
 }
+
+// dialFIFO dials addr as fasthttp's HostClient does (IPv4 and IPv6, within timeout) and moves
+// the connection to netconn's FIFO poller.
+func dialFIFO(addr string, timeout time.Duration) (net.Conn, error) {
+	var c net.Conn
+	var err error
+	if timeout > 0 {
+		c, err = fasthttp.DialDualStackTimeout(addr, timeout)
+	} else {
+		c, err = fasthttp.DialDualStack(addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return netconn.AdoptFIFO(c), nil
+}
+
+// UseRuntimePoller leaves the connections p opens to Go's runtime poller (--netpoller go).
+func (p *Proxy) UseRuntimePoller() { p.client.DialTimeout = nil }
 
 // Request is what a proxy forwards: the client's request as it arrived. The proxy copies what
 // it needs; nothing is retained after Forward returns.
