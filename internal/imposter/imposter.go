@@ -1309,7 +1309,9 @@ func (im *Imposter) Start() error {
 	if !netconn.StartOnConn(ln, im.startServing) {
 		im.startServing()
 	}
-	im.log.Info("Open for business...")
+	// (logs.Parts: no look-up of the caller, as slog.Logger.Info makes, for each imposter a
+	// client suite starts and stops around a test.)
+	logs.Parts(im.log, slog.LevelInfo, "Open for business...")
 	return nil
 }
 
@@ -1465,7 +1467,7 @@ func (im *Imposter) drain(ctx context.Context) {
 		_ = im.server.Shutdown(ctx)
 	}
 	im.metrics.Remove()
-	im.log.Info("Ciao for now")
+	logs.Parts(im.log, slog.LevelInfo, "Ciao for now")
 }
 
 // NumberOfRequests returns how many requests the imposter has received.
