@@ -29,8 +29,9 @@ func epollInstances(t *testing.T, pid int) int {
 	return n
 }
 
-// --netpoller chooses how http imposters wait for requests: fifo (the default) serves them
-// through mockd's own epoll instance, go through Go's runtime poller; both answer the same.
+// --netpoller chooses how http imposters (and a proxy's origin connections) wait for data: fifo
+// (the default) serves them through mockd's own epoll instance, go through Go's runtime poller;
+// both answer the same.
 // A YAML server block sets it too, and an unknown value is refused before anything starts.
 func TestNetpoller(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -59,6 +60,18 @@ func TestNetpoller(t *testing.T) {
 			}
 			if status, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/", ""); status != 200 || body != "served" {
 				t.Fatalf("GET through the imposter: %d %q, want 200 \"served\"", status, body)
+			}
+			// A proxy's origin connections wait as the imposters do: on the FIFO poller with
+			// fifo, on Go's with go (no epoll instance of mockd's own).
+			proxyPort := listenFree(t)
+			proxy := fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"proxy":{"to":"http://127.0.0.1:%d","mode":"proxyAlways"}}]}]}`, proxyPort, port)
+			if status, _, body := do(t, "POST", s.Admin+"/imposters", proxy); status != 201 {
+				t.Fatalf("create the proxy: %d %s", status, body)
+			}
+			for range 3 { // kept-alive origin connections carry the later requests
+				if status, _, body := do(t, "GET", "http://127.0.0.1:"+strconv.Itoa(proxyPort)+"/", ""); status != 200 || body != "served" {
+					t.Fatalf("GET through the proxy: %d %q, want 200 \"served\"", status, body)
+				}
 			}
 			if got := epollInstances(t, s.cmd.Process.Pid); got != tc.epoll {
 				t.Errorf("mockd %s holds %d epoll instances, want %d", strings.Join(tc.args, " "), got, tc.epoll)
