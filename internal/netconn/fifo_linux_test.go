@@ -731,3 +731,37 @@ func TestReadDeadlineMovedLaterWhileAReadStarts(t *testing.T) {
 		_ = c.Close()
 	}
 }
+
+// TestDeadlineMovedLaterKeepsTheTimer: a read deadline moved later before each request, as a
+// proxy's origin connection has it, leaves the timer set for the first (it sets itself again
+// when it goes off); a read waiting past the first deadline is not ended there, and ends at the
+// last one.
+func TestDeadlineMovedLaterKeepsTheTimer(t *testing.T) {
+	l := listen(t, "127.0.0.1:0")
+	s, _ := pair(t, l, l.Addr().String())
+	fc := s.(*FIFOConn)
+	first := time.Now().Add(30 * time.Millisecond)
+	_ = s.SetReadDeadline(first)
+	for i := 1; i <= 100; i++ {
+		_ = s.SetReadDeadline(first.Add(time.Duration(i) * time.Millisecond))
+	}
+	fc.r.armMu.Lock()
+	at := fc.r.timerAt
+	fc.r.armMu.Unlock()
+	if at != first.UnixNano() {
+		t.Errorf("the timer is set for %v after the deadline moved later, want the first deadline %v", time.Unix(0, at), first)
+	}
+	last := first.Add(200 * time.Millisecond)
+	_ = s.SetReadDeadline(last)
+	buf := make([]byte, 8)
+	if _, err := s.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v, want a timeout", err)
+	}
+	if now := time.Now(); now.Before(last) {
+		t.Errorf("the read timed out %v before its deadline", last.Sub(now))
+	}
+	_ = s.SetReadDeadline(time.Now().Add(10 * time.Millisecond)) // nearer than nothing: set anew
+	if _, err := s.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read after the timer went off: %v, want a timeout", err)
+	}
+}
