@@ -8,8 +8,9 @@
 #                                                          cucumber suite, both side by side
 #   mountebank-client  github.com/vgcpaulino/mountebank-client   jest unit + integration projects
 #   mountebank-helper  github.com/Tzinov15/mountebank-helper     mocha
+#   mbtest             github.com/brunns/mbtest            Python client, pytest tests/integration
 #
-#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper ...]
+#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper|mbtest ...]
 #
 # Each suite runs in a scratch copy, adapted only where it would otherwise start Mountebank itself
 # (docker, testcontainers, an in-process mb): the server under test is started here instead.
@@ -17,7 +18,9 @@
 # both with the admin API on 2525 and imposters on the ports the tests name (their docker port
 # offset of 1000 is dropped). Ports used: 2525, 3000-3010, 4545-4547, 7117, 1112 and a few more the
 # suites pick; the script refuses to start when 2525 is taken. Needs Go, Node.js/npm, curl, jq and,
-# for rift-bdd, cargo (it builds a cucumber harness: minutes). Not part of `make test`.
+# for rift-bdd, cargo (it builds a cucumber harness: minutes); for mbtest, python3 with venv (its
+# packages and httpbin, served on 127.0.0.1:8088 in place of its docker one, come from PyPI; it
+# starts `mb` itself from PATH, on 2525-2527 and 4567). Not part of `make test`.
 set -u
 dir=$(cd "${1:?usage: scripts/client-suites.sh DIR [suite ...]}" && pwd)
 shift
@@ -135,6 +138,40 @@ for s in $suites; do
 		./node_modules/mocha/bin/mocha --grep 'not running' test/*.test.js >"$work/mbhelper.none.out" 2>&1
 		echo "  no server: $(grep -E "$summary" "$work/mbhelper.none.out" | tr -s ' \n' ' ')"
 		for e in mb mockd; do each mbhelper $e ./node_modules/mocha/bin/mocha --grep 'not running' --invert test/*.test.js; done
+		;;
+	mbtest)
+		copy mbtest mbtest || continue
+		python3 -m venv "$work/venv" && "$work/venv/bin/pip" install -q -e . pytest pytest-docker contexttimer \
+			trustme furl polyfactory pytest-httpx2 beautifulsoup4 httpbin gunicorn >/dev/null 2>&1 || continue
+		# Its conftest asks docker for httpbin; a local one stands in (its page title is not
+		# httpbin.org's, so test_proxy's 3 title checks fail on every engine).
+		cat >tests/integration/conftest.py <<-'EOF'
+			import os
+			import pytest
+			from yarl import URL
+			from mbtest import server
+
+			@pytest.fixture(scope="session")
+			def mock_server(request):
+			    return server.mock_server(request)
+
+			@pytest.fixture(scope="session")
+			def httpbin():
+			    return URL(os.environ["HTTPBIN_URL"])
+		EOF
+		"$work/venv/bin/gunicorn" -b 127.0.0.1:8088 -w 1 httpbin:app >"$work/httpbin.log" 2>&1 &
+		pids="$pids $!"
+		mkdir -p "$work/bin-mb" "$work/bin-mockd"
+		ln -sf "$mb" "$work/bin-mb/mb" && ln -sf "$work/mockd" "$work/bin-mockd/mb"
+		summary='^[0-9]+ (passed|failed)'
+		# mbtest starts mb itself (with --datadir .mbdb), from PATH.
+		for e in mb mockd; do
+			rm -rf .mbdb
+			PATH="$work/bin-$e:$PATH" HTTPBIN_URL=http://127.0.0.1:8088 "$work/venv/bin/pytest" -p no:cacheprovider \
+				-o log_cli=false -q tests/integration >"$work/mbtest.$e.out" 2>&1
+			echo "  $e (exit $?): $(grep -E "$summary" "$work/mbtest.$e.out") $(grep -E '^FAILED' "$work/mbtest.$e.out" | cut -d' ' -f2 | tr '\n' ' ')"
+		done
+		stop
 		;;
 	*) echo "  unknown suite $s" ;;
 	esac
