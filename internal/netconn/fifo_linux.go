@@ -515,11 +515,16 @@ func (l *FIFOListener) newConn(nfd int, sa syscall.Sockaddr) (*FIFOConn, error) 
 	for _, o := range opts {
 		_ = rawSetsockoptInt(nfd, o[0], o[1], o[2])
 	}
-	c := &FIFOConn{pollFD: pollFD{fd: nfd, p: l.p}, remote: tcpAddr(sa)}
+	return l.p.conn(nfd, tcpAddr(sa))
+}
+
+// conn registers fd, a connected TCP socket, and returns its FIFOConn.
+func (p *poller) conn(fd int, remote net.Addr) (*FIFOConn, error) {
+	c := &FIFOConn{pollFD: pollFD{fd: fd, p: p}, remote: remote}
 	c.r.init()
 	c.w.init()
 	c.gone = &c.ctx
-	if err := l.p.add(nfd, &c.fdWaiters, syscall.EPOLLIN|syscall.EPOLLOUT|syscall.EPOLLRDHUP|epollET); err != nil {
+	if err := p.add(fd, &c.fdWaiters, syscall.EPOLLIN|syscall.EPOLLOUT|syscall.EPOLLRDHUP|epollET); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -887,16 +892,14 @@ func AdoptFIFO(c net.Conn) net.Conn {
 	}); err != nil || nfd < 0 {
 		return c
 	}
-	fc := &FIFOConn{pollFD: pollFD{fd: nfd, p: p}, remote: tc.RemoteAddr(), local: tc.LocalAddr()}
-	fc.localOnce.Do(func() {}) // local is known
-	fc.r.init()
-	fc.w.init()
-	fc.gone = &fc.ctx
-	if err := p.add(nfd, &fc.fdWaiters, syscall.EPOLLIN|syscall.EPOLLOUT|syscall.EPOLLRDHUP|epollET); err != nil {
+	fc, err := p.conn(nfd, tc.RemoteAddr())
+	if err != nil {
 		_ = syscall.Close(nfd)
 		return c
 	}
-	_ = tc.Close() // the socket stays open: fc's descriptor holds it
+	fc.local = tc.LocalAddr()
+	fc.localOnce.Do(func() {}) // local is known
+	_ = tc.Close()             // the socket stays open: fc's descriptor holds it
 	return fc
 }
 
