@@ -744,8 +744,8 @@ func (a *App) logEntries() func() []any {
 	return a.logs.Entries
 }
 
-// closeFiles closes the log file and releases the data directory (another server may use it
-// now): the last thing a server that stops, or fails to start, does.
+// closeFiles closes the log file and releases the data directory's lock if a server that fails
+// to start still holds it: the last thing a server that stops, or fails to start, does.
 func (a *App) closeFiles() {
 	if a.dir != nil {
 		_ = a.dir.Close()

@@ -1,13 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -20,17 +22,38 @@ const fileName = "imposters.json"
 // errLocked is lockDir's answer when another process holds the lock.
 var errLocked = errors.New("locked")
 
+// lockWait bounds how long Open and Save wait for another server's save to end. A save holds
+// the lock for one write of the file; only a process that keeps the lock (a mockd from before
+// servers shared a directory) holds it longer.
+var lockWait = 10 * time.Second
+
 // Dir persists imposters in a directory (--datadir). Its methods are safe for concurrent use.
+//
+// Several servers may share one directory, as Mountebank's do (its FAQ: instances behind a load
+// balancer on one volume; mbtest starts every server with --datadir .mbdb). Each save rewrites
+// only the saving server's own imposters in the file and keeps the others' as they are there, so
+// a restart brings back every server's. A save holds the directory's lock (flock) while it reads
+// and replaces the file; no lock is held in between.
 type Dir struct {
 	path    string
 	mu      sync.Mutex
-	defs    map[int]*config.Object // what the file holds, by port
+	defs    map[int]*config.Object // this server's imposters as last saved, by port
 	version int64
-	lock    *os.File // the directory, locked until Close (nil where it cannot be locked)
+	// claimed holds the ports whose entries in the file are this server's: a save removes
+	// them from the file before it writes defs (so a deleted imposter goes). Before the first
+	// save, every imposter the file held at Open is this server's (claimAll): it starts with
+	// them, or replaces them with --configfile, as Mountebank's start loads them all.
+	claimed  map[int]bool
+	claimAll bool
+	others   []any       // the other servers' imposters in the file, as last read or written
+	seen     os.FileInfo // the file as last read or written; nil when there was none
+	held     *os.File    // the lock Open took, kept until the first save or Close
 }
 
-// Open returns the data directory at path, creating it when missing, and locks it until
-// Close: it fails when another process (another mockd) uses it.
+// Open returns the data directory at path, creating it when missing. It takes the directory's
+// lock (waiting up to lockWait for another server's save) and keeps it until the first Save or
+// Close, so that no other server writes between the Load of the imposters this server starts
+// with and its first save of them.
 func Open(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create data directory: %w", err)
@@ -45,58 +68,38 @@ func Open(path string) (*Dir, error) {
 	for _, f := range stale {
 		_ = os.Remove(f)
 	}
-	return &Dir{path: path, defs: map[int]*config.Object{}, lock: lock}, nil
+	d := &Dir{path: path, defs: map[int]*config.Object{}, claimAll: true, held: lock}
+	d.seen, _ = os.Stat(d.File())
+	return d, nil
 }
 
-// lockPath locks the directory at path. A second server on the directory would overwrite
-// this one's imposters with its own, and a restart would bring back only the last writer's.
+// lockPath locks the directory at path, waiting up to lockWait while another process holds it.
 func lockPath(path string) (*os.File, error) {
-	lock, err := lockDir(path)
-	if errors.Is(err, errLocked) {
-		return nil, fmt.Errorf("data directory %s is in use by another mockd (two servers on one --datadir would overwrite each other's imposters; servers share imposters through --store redis://...)", path)
+	deadline := time.Now().Add(lockWait)
+	for {
+		lock, err := lockDir(path)
+		if err == nil {
+			return lock, nil
+		}
+		if !errors.Is(err, errLocked) {
+			return nil, fmt.Errorf("cannot lock data directory: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("data directory %s stayed locked by another process for %s (a server saving or starting holds it that long only with a very large file; a mockd from before servers shared a directory holds it while it runs)", path, lockWait)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot lock data directory: %w", err)
-	}
-	return lock, nil
 }
 
-// relock makes sure the directory at d.path is the one d holds locked before a save writes
-// there. The lock is the directory's own, so a directory deleted and made again under the same
-// name (a CI job's cleanup, `rm -rf DIR; mkdir DIR`) is a new, unlocked one: a second server
-// could lock it and the two would save over each other. When the directory at d.path is not the
-// locked one (or is gone) it is made again if missing and locked; when another server holds it
-// the save fails (this server's changes are live but not saved there). d.mu is held.
-func (d *Dir) relock() error {
-	if d.lock == nil {
-		return nil // not locked on this system, or closed
-	}
-	held, herr := d.lock.Stat()
-	now, err := os.Stat(d.path)
-	if herr == nil && err == nil && os.SameFile(held, now) {
-		return nil
-	}
-	if err := os.MkdirAll(d.path, 0o755); err != nil {
-		return fmt.Errorf("cannot save imposters: %w", err)
-	}
-	lock, err := lockPath(d.path)
-	if err != nil {
-		return fmt.Errorf("cannot save imposters: %w", err)
-	}
-	_ = d.lock.Close()
-	d.lock = lock
-	return nil
-}
-
-// Close releases the directory for another server. The saved imposters stay.
+// Close releases the lock Open took if no save has yet. The saved imposters stay.
 func (d *Dir) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.lock == nil {
+	if d.held == nil {
 		return nil
 	}
-	err := d.lock.Close() // closing the directory drops the lock
-	d.lock = nil
+	err := d.held.Close() // closing the directory drops the lock
+	d.held = nil
 	return err
 }
 
@@ -106,21 +109,12 @@ func (d *Dir) File() string { return filepath.Join(d.path, fileName) }
 // Load returns the saved imposters as a config to start with; nil when nothing was saved.
 func (d *Dir) Load() (*config.Config, error) {
 	file := d.File()
-	data, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	imposters, err := readFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read data directory: %w", err)
 	}
-	v, err := config.ParseJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read data directory: %s: %w", file, err)
-	}
-	list, ok := config.AsObject(v).Get("imposters")
-	imposters, isList := list.([]any)
-	if !ok || !isList {
-		return nil, fmt.Errorf("cannot read data directory: %s: no \"imposters\" array", file)
+	if imposters == nil {
+		return nil, nil
 	}
 	cfg := &config.Config{Server: &config.Object{}}
 	for i, im := range imposters {
@@ -129,8 +123,42 @@ func (d *Dir) Load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// Save applies a change to the saved imposters and returns the number of changes saved since
-// Open. When it returns nil every imposter is on disk, in one file: see write.
+// readFile returns the imposters the file holds; nil when there is no file.
+func readFile(file string) ([]any, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := config.ParseJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	list, ok := config.AsObject(v).Get("imposters")
+	imposters, isList := list.([]any)
+	if !ok || !isList {
+		return nil, fmt.Errorf("%s: no \"imposters\" array", file)
+	}
+	if imposters == nil {
+		imposters = []any{}
+	}
+	return imposters, nil
+}
+
+// portOf is the port of an imposter in the file; -1 when it has none.
+func portOf(im any) int {
+	p, _ := config.AsObject(im).Get("port")
+	if f, ok := p.(float64); ok && f == float64(int(f)) {
+		return int(f)
+	}
+	return -1
+}
+
+// Save applies a change to this server's saved imposters and returns the number of changes
+// saved since Open. When it returns nil every imposter of this server is on disk, in one file
+// with the other servers' (see write), and no other server's imposter was lost.
 func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -146,24 +174,91 @@ func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 	for _, im := range ch.Put {
 		next[im.Port], _ = im.Render()
 	}
-	ports := make([]int, 0, len(next))
-	for port := range next {
-		ports = append(ports, port)
+	lock := d.held
+	d.held = nil
+	if lock != nil && !isDirAt(lock, d.path) {
+		_ = lock.Close() // the directory was deleted since Open
+		lock = nil
 	}
-	sort.Ints(ports)
-	list := make([]any, 0, len(ports))
-	for _, port := range ports {
-		list = append(list, next[port])
+	if lock == nil {
+		// The directory may have been deleted (a CI job's cleanup): it is made again and
+		// this server's imposters are written in full.
+		if err := os.MkdirAll(d.path, 0o755); err != nil {
+			return 0, fmt.Errorf("cannot save imposters: %w", err)
+		}
+		var err error
+		if lock, err = lockPath(d.path); err != nil {
+			return 0, fmt.Errorf("cannot save imposters: %w", err)
+		}
 	}
-	if err := d.relock(); err != nil {
-		return 0, err
+	defer lock.Close()
+	others, err := d.othersNow()
+	if err != nil {
+		return 0, fmt.Errorf("cannot save imposters: %w", err)
 	}
+	kept := others[:0:0]
+	for _, im := range others {
+		if port := portOf(im); next[port] == nil && !slices.Contains(ch.Deleted, port) {
+			kept = append(kept, im)
+		}
+	}
+	list := make([]any, 0, len(kept)+len(next))
+	list = append(list, kept...)
+	for _, def := range next {
+		list = append(list, def)
+	}
+	slices.SortStableFunc(list, func(a, b any) int { return cmp.Compare(portOf(a), portOf(b)) })
 	if err := d.write(config.NewObject("imposters", list)); err != nil {
-		return 0, err // the file, and d.defs, hold the state before the change
+		return 0, err // the file, and d, hold the state before the change
 	}
+	d.seen, _ = os.Stat(d.File()) // nil if it fails: the next save reads the file
+	d.others = kept
 	d.defs = next
+	d.claimed = make(map[int]bool, len(next))
+	for port := range next {
+		d.claimed[port] = true
+	}
+	d.claimAll = false
 	d.version++
 	return d.version, nil
+}
+
+// isDirAt reports whether f is the directory at path (not one deleted, or deleted and made again).
+func isDirAt(f *os.File, path string) bool {
+	held, herr := f.Stat()
+	now, err := os.Stat(path)
+	return herr == nil && err == nil && os.SameFile(held, now)
+}
+
+// othersNow returns the other servers' imposters the file holds now: those of d.others when the
+// file is the one d last read or wrote (none when it is the one of Open: see claimAll), read
+// again otherwise (another server saved, or the directory was made again and another saved
+// there). d.mu and the lock are held.
+func (d *Dir) othersNow() ([]any, error) {
+	now, err := os.Stat(d.File())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // removed: nothing of the others' to keep
+	}
+	if err != nil {
+		return nil, err
+	}
+	if d.seen != nil && os.SameFile(d.seen, now) && d.seen.Size() == now.Size() && d.seen.ModTime().Equal(now.ModTime()) {
+		if d.claimAll {
+			return nil, nil // the file of Open: all this server's
+		}
+		return d.others, nil
+	}
+	all, err := readFile(d.File())
+	if err != nil {
+		return nil, err
+	}
+	others := make([]any, 0, len(all))
+	for _, im := range all {
+		if !d.claimed[portOf(im)] {
+			others = append(others, im)
+		}
+	}
+	return others, nil
 }
 
 // write makes doc ({"imposters": […]}) the saved state. When write returns nil the state is

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -95,31 +96,37 @@ func TestSaveAppliesChanges(t *testing.T) {
 	}
 }
 
-// TestOpenLocksTheDirectory checks that a data directory in use cannot be opened again (a second
-// server on it would overwrite the first one's imposters) until it is closed, and that the lock
-// leaves no file in it.
-func TestOpenLocksTheDirectory(t *testing.T) {
+// TestOpenHoldsTheLockUntilTheFirstSave checks that Open keeps the directory locked until the
+// server's first save (no other server writes between the Load of what a server starts with and
+// its first save of it), that another Open waits for it and gives up with an error naming the
+// directory after lockWait, and that the lock leaves no file behind.
+func TestOpenHoldsTheLockUntilTheFirstSave(t *testing.T) {
 	skipUnlessLockable(t)
+	defer func(w time.Duration) { lockWait = w }(lockWait)
+	lockWait = 20 * time.Millisecond
 	dir := filepath.Join(t.TempDir(), "data")
-	steps := []struct {
-		do      string // open, close
-		wantErr string
-	}{
-		{"open", ""},
-		{"open", "is in use by another mockd"},
-		{"open", "is in use by another mockd"},
-		{"close", ""},
-		{"open", ""},
-		{"close", ""},
-		{"close", ""}, // twice is harmless
-		{"open", ""},
-	}
 	var held []*Dir
 	defer func() {
 		for _, d := range held {
 			d.Close()
 		}
 	}()
+	steps := []struct {
+		do      string // open, save, close (the last one opened)
+		wantErr string
+	}{
+		{"open", ""},
+		{"open", "stayed locked"},
+		{"close", ""},
+		{"open", ""},
+		{"open", "stayed locked"},
+		{"save", ""},
+		{"open", ""}, // saved: released
+		{"open", "stayed locked"},
+		{"close", ""},
+		{"close", ""}, // twice is harmless
+		{"open", ""},
+	}
 	for i, s := range steps {
 		switch s.do {
 		case "open":
@@ -132,7 +139,11 @@ func TestOpenLocksTheDirectory(t *testing.T) {
 				continue
 			}
 			if err == nil || !strings.Contains(err.Error(), s.wantErr) || !strings.Contains(err.Error(), dir) {
-				t.Fatalf("step %d: Open() of a directory in use = %v; want an error naming it, %q", i, err, s.wantErr)
+				t.Fatalf("step %d: Open() of a directory locked by another = %v; want an error naming it, %q", i, err, s.wantErr)
+			}
+		case "save":
+			if _, err := held[len(held)-1].Save(context.Background(), Change{Replace: true}); err != nil {
+				t.Fatalf("step %d: Save() = %v", i, err)
 			}
 		case "close":
 			if err := held[len(held)-1].Close(); err != nil {
@@ -140,32 +151,144 @@ func TestOpenLocksTheDirectory(t *testing.T) {
 			}
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("the lock left %d files in the directory", len(entries))
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 || entries[0].Name() != fileName {
+		t.Errorf("the directory holds %v, want only %s", entries, fileName)
 	}
 }
 
-// TestSaveKeepsTheLockOnARemadeDirectory checks that a data directory deleted (and perhaps made
-// again) while a server runs does not let a second server in: the lock is the directory's own,
-// so the next save locks the directory now at the path, or fails when another server holds it,
-// instead of writing over that server's imposters.
-func TestSaveKeepsTheLockOnARemadeDirectory(t *testing.T) {
-	skipUnlessLockable(t)
-	save := func(d *Dir, port int) error {
-		def := config.NewObject("protocol", "http", "port", float64(port))
-		_, err := d.Save(context.Background(), Change{Replace: true, Put: []Imposter{{Port: port, Render: func() (*config.Object, []string) { return def, nil }}}})
+// TestServersShareADirectory plays saves of three servers on one directory, as Mountebank's
+// servers share one --datadir: each save replaces the saving server's own imposters in the file
+// and keeps the others' (servers used to overwrite each other's, so a restart brought back only
+// the last writer's imposters).
+func TestServersShareADirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	def := func(port int, name string) Imposter {
+		return Imposter{Port: port, Render: func() (*config.Object, []string) {
+			return config.NewObject("protocol", "http", "port", float64(port), "name", name), nil
+		}}
+	}
+	servers := map[string]*Dir{}
+	defer func() {
+		for _, d := range servers {
+			d.Close()
+		}
+	}()
+	open := func(name string) {
+		d, err := Open(dir)
+		if err != nil {
+			t.Fatalf("%s: Open() = %v", name, err)
+		}
+		servers[name] = d
+	}
+	open("a")
+	if _, err := servers["a"].Save(context.Background(), Change{Replace: true}); err != nil {
+		t.Fatal(err) // a server's first save, at start, releases the lock Open took
+	}
+	open("b")
+	if _, err := servers["b"].Save(context.Background(), Change{Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		server string
+		ch     Change
+		hand   string // written to the file by hand before the save
+		want   string
+	}{
+		{server: "a", ch: Change{Put: []Imposter{def(4546, "a1"), def(4548, "a2")}}, want: "4546 a1, 4548 a2"},
+		{server: "b", ch: Change{Put: []Imposter{def(4547, "b1")}}, want: "4546 a1, 4547 b1, 4548 a2"},
+		{server: "b", ch: Change{Put: []Imposter{def(4545, "b2")}}, want: "4545 b2, 4546 a1, 4547 b1, 4548 a2"},
+		{server: "a", ch: Change{Deleted: []int{4546}}, want: "4545 b2, 4547 b1, 4548 a2"},
+		{server: "a", ch: Change{Put: []Imposter{def(4548, "a3")}}, want: "4545 b2, 4547 b1, 4548 a3"},
+		// PUT /imposters and DELETE /imposters replace the server's own imposters only.
+		{server: "b", ch: Change{Replace: true, Put: []Imposter{def(4549, "b3")}}, want: "4548 a3, 4549 b3"},
+		{server: "a", ch: Change{Replace: true}, want: "4549 b3"},
+		// A server opening the directory starts with every imposter in it, and a file written
+		// since another server's last save is read again (what b wrote since a's last save).
+		{server: "c", ch: Change{Replace: true, Put: []Imposter{def(4549, "c1"), def(4550, "c2")}}, want: "4549 c1, 4550 c2"},
+		{server: "a", ch: Change{Put: []Imposter{def(4551, "a4")}}, want: "4549 c1, 4550 c2, 4551 a4"},
+		// Another server's imposter stays as the file has it, fields a server does not know too.
+		// (b still has its 4549 too: two servers on two hosts may run one port, and each
+		// saves its own.)
+		{server: "b", hand: `{"imposters":[{"port":4549,"name":"c1"},{"port":4550,"name":"c2","extra":[1,{"x":null}]},{"port":4551,"name":"a4"}]}`,
+			ch: Change{Put: []Imposter{def(4552, "b4")}}, want: `4549 b3, 4550 c2 [1,{"x":null}], 4551 a4, 4552 b4`},
+		// A file that does not parse is not replaced: the save fails.
+		{server: "b", hand: `{"imposters": [`, ch: Change{Put: []Imposter{def(4553, "b5")}}, want: "error"},
+	} {
+		if tc.server == "c" && servers["c"] == nil {
+			open("c")
+		}
+		file := filepath.Join(dir, fileName)
+		if tc.hand != "" {
+			if err := os.WriteFile(file, []byte(tc.hand), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := servers[tc.server].Save(context.Background(), tc.ch)
+		if tc.want == "error" {
+			if data, _ := os.ReadFile(file); err == nil || string(data) != tc.hand {
+				t.Errorf("step %d: Save() over a file that does not parse = %v, file now %q; want an error and the file as it was", i, err, data)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("step %d: Save() = %v", i, err)
+		}
+		if got := savedPorts(t, dir); got != tc.want {
+			t.Errorf("step %d: %s saved %+v: the file holds %q, want %q", i, tc.server, tc.ch, got, tc.want)
+		}
+	}
+}
+
+// savedPorts lists the imposters in the directory's file: port, name and any "extra" field.
+func savedPorts(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, fileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := config.ParseJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := config.AsObject(v).Get("imposters")
+	var got []string
+	for _, im := range list.([]any) {
+		o := config.AsObject(im)
+		port, _ := o.Get("port")
+		name, _ := o.Get("name")
+		s := fmt.Sprintf("%v %v", port, name)
+		if extra, ok := o.Get("extra"); ok {
+			s += " " + string(config.MarshalJSON(extra, 0))
+		}
+		got = append(got, s)
+	}
+	return strings.Join(got, ", ")
+}
+
+// TestSaveAfterTheDirectoryIsRemoved checks that a data directory deleted (and perhaps made
+// again, as a CI job's cleanup does) while a server runs gets the server's imposters in full at
+// its next save, next to what another server saved there meanwhile.
+func TestSaveAfterTheDirectoryIsRemoved(t *testing.T) {
+	save := func(d *Dir, ch Change) error {
+		_, err := d.Save(context.Background(), ch)
 		return err
+	}
+	put := func(port int) Change {
+		def := config.NewObject("protocol", "http", "port", float64(port), "name", "x")
+		return Change{Put: []Imposter{{Port: port, Render: func() (*config.Object, []string) { return def, nil }}}}
 	}
 	for _, tc := range []struct {
 		name     string
+		early    bool // removed before the first save (while Open's lock is held)
 		remake   bool // mkdir again after rm -rf
-		second   bool // a second server opens the new directory before the first one saves
-		wantSave string
-		wantFile int // the port in the file after the first server's save
+		second   bool // a second server saves in the new directory before the first one saves
+		wantFile string
 	}{
-		{name: "removed", wantFile: 4545},
-		{name: "remade", remake: true, wantFile: 4545},
-		{name: "remade and taken", remake: true, second: true, wantSave: "is in use by another mockd", wantFile: 4546},
+		{name: "removed", wantFile: "4544 x, 4545 x"},
+		{name: "remade", remake: true, wantFile: "4544 x, 4545 x"},
+		{name: "remade and shared", remake: true, second: true, wantFile: "4544 x, 4545 x, 4546 x"},
+		{name: "removed before the first save", early: true, wantFile: "4545 x"},
+		{name: "remade before the first save and shared", early: true, remake: true, second: true, wantFile: "4545 x, 4546 x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")
@@ -174,6 +297,11 @@ func TestSaveKeepsTheLockOnARemadeDirectory(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
+			if !tc.early {
+				if err := save(d, put(4544)); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := os.RemoveAll(dir); err != nil {
 				t.Fatal(err)
 			}
@@ -188,26 +316,15 @@ func TestSaveKeepsTheLockOnARemadeDirectory(t *testing.T) {
 					t.Fatalf("second Open() of the new directory = %v", err)
 				}
 				defer other.Close()
-				if err := save(other, 4546); err != nil {
+				if err := save(other, put(4546)); err != nil {
 					t.Fatal(err)
 				}
 			}
-			err = save(d, 4545)
-			if tc.wantSave == "" && err != nil || tc.wantSave != "" && (err == nil || !strings.Contains(err.Error(), tc.wantSave)) {
-				t.Fatalf("Save() after the directory was removed = %v, want error %q", err, tc.wantSave)
+			if err := save(d, put(4545)); err != nil {
+				t.Fatalf("Save() after the directory was removed = %v", err)
 			}
-			data, err := os.ReadFile(filepath.Join(dir, fileName))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := fmt.Sprintf(`"port": %d`, tc.wantFile); !strings.Contains(string(data), want) {
-				t.Errorf("file holds %s, want %s", data, want)
-			}
-			if !tc.second {
-				if other, err := Open(dir); err == nil {
-					other.Close()
-					t.Errorf("a second Open() of the directory the first server saved in succeeded; want in use")
-				}
+			if got := savedPorts(t, dir); got != tc.wantFile {
+				t.Errorf("the file holds %q, want %q", got, tc.wantFile)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/smtp"
 	"net/textproto"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -13,48 +14,70 @@ import (
 	"testing"
 )
 
-// TestTwoServersOnOneDatadir starts a second mockd on the --datadir of a running one: it must
-// refuse to start, saying why, and leave the first one and what it saved as they were (both
-// used to run, each saving only its own imposters over the other's, so that a restart brought
-// back the last writer's and lost what the other had acknowledged). Once the first is gone,
-// even by kill -9, the directory is free again.
-func TestTwoServersOnOneDatadir(t *testing.T) {
+// TestServersShareADatadir runs two mockd on one --datadir, as Mountebank's servers share one
+// (mbtest starts every server with --datadir .mbdb): the second one starts (it used to be
+// refused), each saves its own imposters without losing the other's, a third one that would
+// start the imposters still running elsewhere fails on their ports without changing anything,
+// and a restart after both are gone, even by kill -9, brings back what each had.
+func TestServersShareADatadir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	p1 := listenFree(t)
+	p1, p2, p3 := listenFree(t), listenFree(t), listenFree(t)
 	first := start(t, "--datadir", dir)
-	want := model{p1: {Name: "first", Stubs: []string{"a"}}}
+	second, err := tryStart(t, "--datadir", dir)
+	if err != nil {
+		t.Fatalf("a second mockd on the --datadir of a running one: %v", err)
+	}
+	create := func(s *server, port int, im modelImposter) {
+		t.Helper()
+		if code, _, body := do(t, "POST", s.Admin+"/imposters", imposterJSON(port, im)); code != 201 {
+			t.Fatalf("POST: %d %s", code, body)
+		}
+	}
+	create(first, p1, modelImposter{Name: "first", Stubs: []string{"a"}})
+	create(second, p2, modelImposter{Name: "second", Stubs: []string{"b"}})
+	create(first, p3, modelImposter{Name: "third", Stubs: []string{"c"}})
+	if code, _, body := do(t, "DELETE", fmt.Sprintf("%s/imposters/%d", first.Admin, p3), ""); code != 200 {
+		t.Fatalf("DELETE: %d %s", code, body)
+	}
+	saved, err := os.ReadFile(filepath.Join(dir, "imposters.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 
-	// Before and after the first one saves anything (an empty directory once let the second
-	// start; a saved imposter's port, taken by the first, then made it fail for that reason).
-	for _, when := range []string{"before", "after"} {
-		if when == "after" {
-			if code, _, body := do(t, "POST", first.Admin+"/imposters", imposterJSON(p1, modelImposter{Name: "first", Stubs: []string{"a"}})); code != 201 {
-				t.Fatalf("POST: %d %s", code, body)
-			}
-		}
-		second, err := tryStart(t, "--datadir", dir)
-		if err == nil {
-			second.stop()
-			t.Fatalf("%s the first one saved an imposter, a second mockd started on its --datadir", when)
-		}
-		if msg := err.Error(); !strings.Contains(msg, "in use by another mockd") || !strings.Contains(msg, dir) {
-			t.Errorf("%s the first one saved an imposter, the second mockd's error does not say the directory is in use:\n%s", when, msg)
+	// A third one starts with every imposter saved there, as Mountebank's does: the ports are
+	// the running servers', so it fails, says why, and leaves the file as it was.
+	if third, err := tryStart(t, "--datadir", dir); err == nil {
+		third.stop()
+		t.Error("a mockd started the imposters of the servers running on its --datadir")
+	} else if !strings.Contains(err.Error(), strconv.Itoa(p1)) && !strings.Contains(err.Error(), strconv.Itoa(p2)) {
+		t.Errorf("the third mockd's error does not name a port it could not take:\n%v", err)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "imposters.json")); string(now) != string(saved) {
+		t.Errorf("a mockd that failed to start changed the saved imposters:\n%s\nwas\n%s", now, saved)
+	}
+	for s, want := range map[*server]model{
+		first:  {p1: {Name: "first", Stubs: []string{"a"}}},
+		second: {p2: {Name: "second", Stubs: []string{"b"}}},
+	} {
+		if got := fetchModel(t, s.Admin); !reflect.DeepEqual(got, want) {
+			t.Errorf("a running mockd now has %v, want %v", got, want)
 		}
 	}
-	if got := fetchModel(t, first.Admin); !reflect.DeepEqual(got, want) {
-		t.Errorf("the first mockd now has %v, want %v", got, want)
-	}
-	if code, _, _ := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/", p1), ""); code != 200 {
-		t.Errorf("the first mockd's imposter answered %d, want 200", code)
+	for _, port := range []int{p1, p2} {
+		if code, _, _ := do(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/", port), ""); code != 200 {
+			t.Errorf("imposter %d answered %d, want 200", port, code)
+		}
 	}
 
 	if err := first.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	<-first.exited
-	third := start(t, "--datadir", dir)
-	if got := fetchModel(t, third.Admin); !reflect.DeepEqual(got, want) {
-		t.Errorf("restarted after kill -9: %v, want %v", got, want)
+	second.stop()
+	restarted := start(t, "--datadir", dir)
+	want := model{p1: {Name: "first", Stubs: []string{"a"}}, p2: {Name: "second", Stubs: []string{"b"}}}
+	if got := fetchModel(t, restarted.Admin); !reflect.DeepEqual(got, want) {
+		t.Errorf("restarted on the shared --datadir: %v, want %v", got, want)
 	}
 }
 

@@ -1,0 +1,153 @@
+package compat
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Imposter ports of TestSharedDatadir, inside the suite's range and used by no scenario.
+var sharedDatadirPorts = []int{26892, 26893, 26894}
+
+// TestSharedDatadir plays two servers of one engine on one --datadir (mbtest starts every server
+// with --datadir .mbdb; Mountebank's FAQ shares one volume between instances), on Mountebank and
+// on mockd: both must start, keep each other's saved imposters, refuse a third server whose
+// imposters' ports are taken, and bring back both servers' imposters on a restart.
+func TestSharedDatadir(t *testing.T) {
+	if suite.skip != "" {
+		t.Skip(suite.skip)
+	}
+	if suite.setup != nil {
+		t.Fatal(suite.setup)
+	}
+	engines := []string{"mb", "mockd"}
+	if suite.mbOnly {
+		engines = engines[:1]
+	}
+	transcripts := map[string][]string{}
+	for _, engine := range engines {
+		if err := waitPortsFree(sharedDatadirPorts); err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		transcripts[engine] = playSharedDatadir(t, engine, filepath.Join(t.TempDir(), "db"))
+		t.Logf("%s:\n  %s", engine, strings.Join(transcripts[engine], "\n  "))
+	}
+	if suite.mbOnly {
+		return
+	}
+	mb, mockd := transcripts["mb"], transcripts["mockd"]
+	for i := range max(len(mb), len(mockd)) {
+		var a, b string
+		if i < len(mb) {
+			a = mb[i]
+		}
+		if i < len(mockd) {
+			b = mockd[i]
+		}
+		if a != b {
+			t.Errorf("step %d differs:\n  mb:    %s\n  mockd: %s", i+1, a, b)
+		}
+	}
+}
+
+// playSharedDatadir runs the servers of one engine on the data directory dir and returns what
+// each step saw, as text.
+func playSharedDatadir(t *testing.T, engine, dir string) []string {
+	var out []string
+	note := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	flags := []string{"--datadir", dir}
+	startOne := func() (*server, error) {
+		suite.servers.mu.Lock()
+		defer suite.servers.mu.Unlock()
+		return suite.servers.start(engine, flags)
+	}
+	mustStart := func(name string) *server {
+		s, err := startOne()
+		if err != nil {
+			t.Fatalf("%s: server %s: %v", engine, name, err)
+		}
+		t.Cleanup(s.stop)
+		return s
+	}
+	send := func(s *server, method, target, body string) exchange {
+		req := rawRequest{Method: method, Target: target, Headers: []header{{"Accept", "application/json"}}}
+		if body != "" {
+			req.Headers = append(req.Headers, header{"Content-Type", "application/json"})
+			req.Body = []byte(body)
+		}
+		return roundTrip(s.addr(), req)
+	}
+	create := func(s *server, who, name string, port int) {
+		ex := send(s, "POST", "/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"name":%q,"stubs":[{"responses":[{"is":{"body":%q}}]}]}`, port, name, name))
+		note("server %s POST /imposters %d %s: %s", who, port, name, ex.outcome())
+	}
+	list := func(s *server, who string) {
+		ex := send(s, "GET", "/imposters?replayable=true", "")
+		var names []string
+		if v, ok := mustParseJSON(ex.Body).(map[string]any); ok {
+			ims, _ := v["imposters"].([]any)
+			for _, im := range ims {
+				o, _ := im.(map[string]any)
+				names = append(names, fmt.Sprintf("%v %v", o["port"], o["name"]))
+			}
+		}
+		sort.Strings(names)
+		note("server %s GET /imposters: %s [%s]", who, ex.outcome(), strings.Join(names, ", "))
+	}
+	answer := func(port int) {
+		ex := roundTrip(fmt.Sprintf("127.0.0.1:%d", port), rawRequest{Method: "GET", Target: "/"})
+		note("imposter %d answers %s %s", port, ex.outcome(), ex.Body)
+	}
+	p1, p2, p3 := sharedDatadirPorts[0], sharedDatadirPorts[1], sharedDatadirPorts[2]
+
+	a := mustStart("a")
+	b := mustStart("b")
+	note("servers a and b started on one datadir")
+	create(a, "a", "a", p1)
+	create(b, "b", "b", p2)
+	create(a, "a", "c", p3)
+	ex := send(a, "DELETE", fmt.Sprintf("/imposters/%d", p3), "")
+	note("server a DELETE /imposters/%d: %s", p3, ex.outcome())
+	answer(p1)
+	answer(p2)
+	list(a, "a")
+	list(b, "b")
+
+	// A third server starts every imposter saved there: their ports are taken.
+	if c, err := startOne(); err == nil {
+		c.stop()
+		note("server c started while a and b run")
+	} else {
+		note("server c did not start while a and b run")
+	}
+
+	a.stop()
+	b.stop()
+	if err := waitPortsFree(sharedDatadirPorts); err != nil {
+		t.Fatalf("%s: %v", engine, err)
+	}
+	d := mustStart("d")
+	list(d, "d after a and b stopped")
+	answer(p1)
+	answer(p2)
+	ex = send(d, "DELETE", "/imposters", "")
+	note("server d DELETE /imposters: %s", ex.outcome())
+	d.stop()
+	if err := waitPortsFree(sharedDatadirPorts); err != nil {
+		t.Fatalf("%s: %v", engine, err)
+	}
+	e := mustStart("e")
+	list(e, "e after d deleted all")
+	e.stop()
+	return out
+}
+
+// outcome is the status of an answer, or the error when none came.
+func (ex exchange) outcome() string {
+	if ex.Err != "" {
+		return "no answer: " + ex.Err
+	}
+	return fmt.Sprint(ex.Status)
+}
