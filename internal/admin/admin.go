@@ -28,6 +28,7 @@ import (
 	"github.com/mockd/mockd/internal/jsvalue"
 	"github.com/mockd/mockd/internal/logs"
 	"github.com/mockd/mockd/internal/metrics"
+	"github.com/mockd/mockd/internal/netconn"
 	"github.com/mockd/mockd/internal/store"
 )
 
@@ -671,7 +672,7 @@ type largeAnswer struct {
 
 func (l *largeAnswer) Close() error {
 	if l.change {
-		imposter.ReleaseMemorySoon()
+		netconn.ReleaseMemorySoon()
 	}
 	return nil
 }

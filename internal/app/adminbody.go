@@ -9,7 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/mockd/mockd/internal/config"
-	"github.com/mockd/mockd/internal/imposter"
 	"github.com/mockd/mockd/internal/imposter/httpserver"
 	"github.com/mockd/mockd/internal/netconn"
 )
@@ -30,11 +29,11 @@ func adminMaxIndent(n int) int {
 	return max(n, 0)
 }
 
-// releaseMemory is imposter.ReleaseMemorySoon (a variable for the tests).
-var releaseMemory = imposter.ReleaseMemorySoon
+// releaseMemory is netconn.ReleaseMemorySoon (a variable for the tests).
+var releaseMemory = netconn.ReleaseMemorySoon
 
 // largeAdminBody is the size from which the memory an admin request body took (read, and
-// handled) goes back to the system soon after its answer (imposter.ReleaseMemorySoon).
+// handled) goes back to the system soon after its answer (netconn.ReleaseMemorySoon).
 const largeAdminBody = 1 << 20
 
 // smallAdminBody is the size up to which an admin request body is not counted against the

@@ -786,7 +786,7 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	// imposter, the body's values the compiled stubs do not use.
 	def.Stubs = nil
 	if len(stubs) >= bigImposter {
-		ReleaseMemorySoon()
+		netconn.ReleaseMemorySoon()
 	}
 	return im, nil
 }
@@ -794,50 +794,6 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 // bigImposter is the number of stubs from which building an imposter returns the memory its
 // building used to the operating system.
 const bigImposter = 10000
-
-var (
-	releasing  atomic.Bool
-	releaseGen atomic.Uint64 // counts the calls of ReleaseMemorySoon
-)
-
-// releaseAfter is when ReleaseMemorySoon returns memory, after its last call: at once once
-// the change is answered, and a few times more as what it made stops being referenced.
-var releaseAfter = [...]time.Duration{250 * time.Millisecond, 750 * time.Millisecond, 3 * time.Second, 6 * time.Second}
-
-// ReleaseMemorySoon returns the heap's free memory to the operating system in the seconds after
-// a big imposter was built, or a large admin answer was sent, as the request or config file
-// that made it (and the admin API's answer, which renders it) stop being referenced. Parsing
-// and compiling 100,000 stubs allocates several times what they keep, and the runtime would
-// otherwise hold on to most of it (resident about twice what is live, for as long as the
-// process runs). It runs in a goroutine of its own, never on a request's path; a call while it
-// runs starts its schedule again.
-func ReleaseMemorySoon() {
-	releaseGen.Add(1)
-	if !releasing.CompareAndSwap(false, true) {
-		return
-	}
-	go func() {
-		for {
-			gen := releaseGen.Load()
-			for _, d := range releaseAfter {
-				time.Sleep(d)
-				debug.FreeOSMemory()
-				if releaseGen.Load() != gen {
-					break
-				}
-			}
-			if releaseGen.Load() != gen {
-				continue // called again meanwhile: from the start
-			}
-			releasing.Store(false)
-			// A call between the check and the store found it running: take it over, unless
-			// that call's own goroutine already has.
-			if releaseGen.Load() == gen || !releasing.CompareAndSwap(false, true) {
-				return
-			}
-		}
-	}()
-}
 
 // ValidateBehaviors checks a response's behaviors as Mountebank's behaviorsValidator does, for
 // config.ParseOptions.Behaviors (the API lists their errors with a stub's others).

@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -604,4 +605,45 @@ func dialTest(t *testing.T, addr string, useTLS bool) net.Conn {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestBurstOfConnectionsEndsWithACollection checks that the memory a burst of connections kept
+// goes back to the system once it ends, and that connections opened and closed steadily, or a
+// small burst, do not ask for it.
+func TestBurstOfConnectionsEndsWithACollection(t *testing.T) {
+	calls := 0
+	defer func(f func()) { releaseSoon = f }(releaseSoon)
+	releaseSoon = func() { calls++ }
+	burst := int(collectAfter / connBytes)
+	for _, tt := range []struct {
+		name  string
+		steps []int // connections opened (> 0) or closed (< 0), in turn
+		want  int
+	}{
+		{"burst", []int{burst + 100, -(burst + 100)}, 1},
+		{"two bursts", []int{burst, -burst, burst, -burst}, 2},
+		{"small burst", []int{burst - 1, -(burst - 1)}, 0},
+		{"steady", append([]int{50}, slices.Repeat([]int{1, -1}, 5*burst)...), 0},
+		{"burst not yet half closed", []int{2 * burst, -(burst - 1)}, 0},
+		// Half closed: memory released; once the rest closes, again.
+		{"burst closed in two halves", []int{2 * burst, -(burst - 1), -(burst + 1)}, 2},
+	} {
+		openConns.Store(0)
+		peakConns.Store(0)
+		calls = 0
+		for _, n := range tt.steps {
+			for range max(n, -n) {
+				if n > 0 {
+					connOpened()
+				} else {
+					connClosed()
+				}
+			}
+		}
+		if calls != tt.want {
+			t.Errorf("%s: memory released %d times, want %d", tt.name, calls, tt.want)
+		}
+	}
+	openConns.Store(0)
+	peakConns.Store(0)
 }
