@@ -80,6 +80,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		Keep:    keep,
 		Plain:   plain,
 		Hops:    proxy.HopsOf(req.ClientAddrPort()),
+		Start:   start.UnixNano(),
 	})
 	if err != nil {
 		if p.CertErr != nil {

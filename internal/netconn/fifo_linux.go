@@ -650,13 +650,16 @@ func (c *FIFOConn) read(b []byte) (int, error) {
 			return 0, c.opError("read", net.ErrClosed)
 		}
 		dl := c.rdl.Load()
+		if wait {
+			// The wait ends at the deadline, or at once when it has passed (the timer's notify
+			// came, or wait sees it): the clock is read after it, not before too (a proxy's
+			// origin connection read it twice an answer).
+			wait = false
+			_ = c.r.wait(dl) // a deadline passed is seen below, in the next turn
+			continue
+		}
 		if dl != 0 && time.Now().UnixNano() >= dl {
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
-		}
-		if wait {
-			wait = false
-			_ = c.r.wait(dl) // a deadline passed is seen above
-			continue
 		}
 		n, err := rawRead(c.fd, b)
 		switch err {

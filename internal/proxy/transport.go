@@ -55,6 +55,9 @@ type exchange struct {
 	// the round trip: the exchange is then not pooled, lest it end another's connection.
 	conn net.Conn
 	told bool
+	// deadline bounds the exchange, its every attempt, in Unix nanoseconds (0: Timeout from
+	// each attempt's start).
+	deadline int64
 	// last is the length of the head block at the start of raw that the exchange read last
 	// and found plain (lines are its lines, lastHead its plainHead), 0 when there is none:
 	// an origin mostly sends the same head again (but for a Date, once a second), and a head
@@ -110,7 +113,7 @@ func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 		delete(t.exs, req)
 		t.mu.Unlock()
 	}
-	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc, ex.hop = nil, false, false, false, nil, nil, 0
+	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc, ex.hop, ex.deadline = nil, false, false, false, nil, nil, 0, 0
 	if !ex.told && cap(ex.raw) <= 64<<10 {
 		ex.raw = ex.raw[:0]
 		exchanges.Put(ex)
@@ -228,7 +231,13 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 	// Timeout (TestProxyToASilentOriginIsCancelled failed so under load). One deadline bounds
 	// the request's writing and the answer's reading (a read deadline set again after the
 	// write was ~300 instructions of the poller's timers a request).
-	if err := conn.SetDeadline(time.Now().Add(Timeout)); err != nil {
+	var deadline time.Time
+	if ex.deadline != 0 {
+		deadline = time.Unix(0, ex.deadline) // the exchange's, for its every attempt (see Proxy.exchange)
+	} else {
+		deadline = time.Now().Add(Timeout)
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
 		return true, err
 	}
 	if n, ok := ctx.(doneNotifier); ok {
