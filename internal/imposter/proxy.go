@@ -73,14 +73,14 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		}
 	}
 	answer, err := p.Forward(rctx, &proxy.Request{
-		Method:  req.Method,
-		URI:     uri,
-		Headers: req.HeaderList(),
-		Body:    body,
-		Keep:    keep,
-		Plain:   plain,
-		Hops:    proxy.HopsOf(req.ClientAddrPort()),
-		Start:   start.UnixNano(),
+		Method: req.Method,
+		URI:    uri,
+		From:   req, // its headers: a direct request's lines go on as they arrived
+		Body:   body,
+		Keep:   keep,
+		Plain:  plain,
+		Hops:   proxy.HopsOf(req.ClientAddrPort()),
+		Start:  start.UnixNano(),
 	})
 	if err != nil {
 		if p.CertErr != nil {
@@ -116,9 +116,14 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	contained = r.behaviors == nil && !im.opts.Debug
 	if p.Mode != proxy.ModeTransparent && st != nil {
 		var seen *config.Object
-		headers := p.Headers(req.HeaderList())
 		keys, all := p.RequestFields()
 		all = all || req.Object != nil || req.TCP
+		// The headers as the origin got them, which the record holds when the generators
+		// read them (or may): only then are the request's lines parsed.
+		var headers []request.KV
+		if all || slices.Contains(keys, "headers") {
+			headers = p.Headers(req.HeaderList())
+		}
 		// Without injected generators or a predicateOperator, the predicates are made of the
 		// request fields the generators name alone: proxyAlways keeps their stable text by
 		// those fields' values, and an answer whose recorded stub is there already is appended

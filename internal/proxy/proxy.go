@@ -205,9 +205,13 @@ type Request struct {
 	Method string
 	// URI is the raw request target (path and query exactly as sent).
 	URI []byte
-	// Headers are the request's headers in their order and case.
+	// Headers are the request's headers in their order and case; when nil, From's.
 	Headers []request.KV
-	Body    []byte
+	// From, when Headers is nil, is the request view whose headers these are (HeaderList): a
+	// direct request's lines are written from its header block as it arrived while it is not
+	// parsed (see rawHead), and parsed only when they cannot be.
+	From *request.Request
+	Body []byte
 	// Keep, when not nil, is set to the origin's answer as it arrived when it was plain
 	// (see Kept), and left as it was otherwise.
 	Keep *Kept
@@ -408,20 +412,75 @@ func (p *Proxy) forward(ctx context.Context, r *Request, req *fasthttp.Request, 
 	req.Header.DisableSpecialHeader()
 	// The path goes out as received. A target of the common form is the request line's as it
 	// is (direct: see requestTarget); any other is given to HostClient.Do as a URL whose parse
-	// makes it (the client's DisablePathNormalizing is set on the URI when Do parses it). The
-	// URL is written on the stack when it fits (SetRequestURIBytes copies it).
+	// makes it (the client's DisablePathNormalizing is set on the URI when Do parses it).
 	target, direct := requestTarget(r.URI)
+	ex := p.transport.begin(req, ctx, direct)
+	ex.hop = r.Hops + 1
+	if r.Start != 0 {
+		ex.deadline = r.Start + int64(Timeout)
+	}
+	defer p.transport.end(req, ex) // after answer copied the header block
+	if direct && r.Headers == nil && r.From != nil {
+		if raw := r.From.RawHeaderBlock(); raw != nil {
+			ex.head, ex.hasHead = p.rawHead(ex.head[:0], r.Method, target, raw, len(r.Body))
+		}
+	}
+	if ex.hasHead {
+		// The head is written as it is (see send): the round trip reads the method alone of
+		// the header (idempotent, IsHead).
+		req.Header.SetMethod(r.Method)
+	} else {
+		p.setHeader(req, r, target, direct)
+	}
+	if len(r.Body) > 0 {
+		req.SetBody(r.Body)
+	}
+	var err error
+	if direct {
+		err = p.exchange(req, resp, ex)
+	} else {
+		err = p.client.DoTimeout(req, resp, Timeout)
+	}
+	raw := ex.block()
+	if err != nil {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, p.failure(err)
+	}
+	if ex.plain {
+		if r.Keep != nil {
+			*r.Keep = p.kept.keep(raw, resp.Body())
+			if r.Plain != nil && p.plain(r.Plain, *r.Keep, resp.StatusCode(), raw, ex.lines, r.Keep.bytes(), ex.ctype, ex.cenc) {
+				return nil, nil
+			}
+		}
+		return p.answer(resp, raw, ex.lines, ex.ctype, ex.cenc), nil
+	}
+	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
+	return p.answer(resp, raw, ex.lines, resp.Header.ContentType(), resp.Header.Peek("Content-Encoding")), nil
+}
+
+// setHeader sets req's header to what forward sends of r (r.Headers, or From's list) before
+// its body, for the request target target (direct: see requestTarget): the method, the target,
+// the headers in node's case and order, the Host line the origin's, a Content-Length of the body.
+func (p *Proxy) setHeader(req *fasthttp.Request, r *Request, target []byte, direct bool) {
 	if direct {
 		req.Header.SetRequestURIBytes(target)
 	} else {
+		// The URL is written on the stack when it fits (SetRequestURIBytes copies it).
 		var room [256]byte
 		req.SetRequestURIBytes(append(append(room[:0], p.baseURL...), r.URI...))
 	}
 	req.UseHostHeader = true
 	req.Header.SetMethod(r.Method)
+	headers := r.Headers
+	if headers == nil && r.From != nil {
+		headers = r.From.HeaderList()
+	}
 	hostDone := p.injectHost
 	lengthName := ""
-	for _, h := range p.Headers(r.Headers) {
+	for _, h := range p.Headers(headers) {
 		// The lengths first: strings.EqualFold walks names of other lengths too. A name
 		// (injectHeaders' may be any text) that folds to one of these has its length, or one
 		// byte more for an 's' written as U+017F (two bytes; 'k' has U+212A, in none of them).
@@ -449,38 +508,7 @@ func (p *Proxy) forward(ctx context.Context, r *Request, req *fasthttp.Request, 
 			lengthName = "Content-Length"
 		}
 		req.Header.Add(lengthName, strconv.Itoa(len(r.Body)))
-		req.SetBody(r.Body)
 	}
-	ex := p.transport.begin(req, ctx, direct)
-	ex.hop = r.Hops + 1
-	if r.Start != 0 {
-		ex.deadline = r.Start + int64(Timeout)
-	}
-	defer p.transport.end(req, ex) // after answer copied the header block
-	var err error
-	if direct {
-		err = p.exchange(req, resp, ex)
-	} else {
-		err = p.client.DoTimeout(req, resp, Timeout)
-	}
-	raw := ex.block()
-	if err != nil {
-		if ctx != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, p.failure(err)
-	}
-	if ex.plain {
-		if r.Keep != nil {
-			*r.Keep = p.kept.keep(raw, resp.Body())
-			if r.Plain != nil && p.plain(r.Plain, *r.Keep, resp.StatusCode(), raw, ex.lines, r.Keep.bytes(), ex.ctype, ex.cenc) {
-				return nil, nil
-			}
-		}
-		return p.answer(resp, raw, ex.lines, ex.ctype, ex.cenc), nil
-	}
-	resp.Header.SetNoDefaultContentType(true) // only what the origin sent
-	return p.answer(resp, raw, ex.lines, resp.Header.ContentType(), resp.Header.Peek("Content-Encoding")), nil
 }
 
 // requestTarget returns the request line's target for the raw target uri (the client's), and

@@ -68,6 +68,10 @@ type exchange struct {
 	// hop is how many of this process's proxies the request has gone through, this one
 	// included (see Enter); 0: not known.
 	hop int
+	// head is the head of a direct request written as it is, when hasHead (see rawHead): the
+	// request's header then holds its method alone. Kept while the exchange is pooled.
+	head    []byte
+	hasHead bool
 }
 
 // doneNotifier is a context that tells a receiver when it ends, without an allocation, a lock
@@ -113,8 +117,8 @@ func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 		delete(t.exs, req)
 		t.mu.Unlock()
 	}
-	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc, ex.hop, ex.deadline = nil, false, false, false, nil, nil, 0, 0
-	if !ex.told && cap(ex.raw) <= 64<<10 {
+	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc, ex.hop, ex.deadline, ex.hasHead = nil, false, false, false, nil, nil, 0, 0, false
+	if !ex.told && cap(ex.raw) <= 64<<10 && cap(ex.head) <= 64<<10 {
 		ex.raw = ex.raw[:0]
 		exchanges.Put(ex)
 	}
@@ -259,7 +263,7 @@ func (t *rawTransport) roundTrip(hc *fasthttp.HostClient, req *fasthttp.Request,
 		hop = Enter(conn, ex.hop)
 	}
 	resp.ParseNetConn(conn)
-	if err := send(hc, conn, req, ex.direct); err != nil {
+	if err := send(hc, conn, req, ex); err != nil {
 		return true, err
 	}
 	if ctx != nil && ctx.Err() != nil {
@@ -449,16 +453,22 @@ func asHTTP(br *bufio.Reader, block []byte, skip int) (*bufio.Reader, error) {
 	return bufio.NewReader(io.MultiReader(strings.NewReader(version), br)), nil
 }
 
-// send writes req to conn within its write deadline (RoundTrip sets it); running out of it is
-// fasthttp.ErrTimeout, as the client reports it. A direct request is written as its header
-// and body are: req.Write would parse its URI (the request has no Host header fasthttp
-// knows: node's is "host"), to write the target that header holds already.
-func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request, direct bool) error {
+// send writes req, the request of exchange ex, to conn within its write deadline (RoundTrip
+// sets it); running out of it is fasthttp.ErrTimeout, as the client reports it. A direct
+// request is written as its head (ex.head, or its header's) and body are: req.Write would parse
+// its URI (the request has no Host header fasthttp knows: node's is "host"), to write the
+// target that header holds already.
+func send(hc *fasthttp.HostClient, conn net.Conn, req *fasthttp.Request, ex *exchange) error {
 	w := hc.AcquireWriter(conn)
 	defer hc.ReleaseWriter(w)
 	var err error
-	if direct {
-		if err = req.Header.Write(w); err == nil && len(req.Body()) > 0 {
+	if ex.direct {
+		if ex.hasHead {
+			_, err = w.Write(ex.head)
+		} else {
+			err = req.Header.Write(w)
+		}
+		if err == nil && len(req.Body()) > 0 {
 			_, err = w.Write(req.Body())
 		}
 	} else {

@@ -514,6 +514,23 @@ func (r *Request) HeaderList() []KV {
 	return r.Headers
 }
 
+// RawHeaderBlock returns the header block as it arrived ("Name: value" lines, each ending in
+// "\r\n"), which HeaderList parses, while nothing has parsed it yet; nil once parsed, or for a
+// request whose headers did not come as a block. It is r's memory: read only, valid until r is
+// reset. A proxy writes a request's lines on from it without making the list (see
+// proxy.Request.From).
+func (r *Request) RawHeaderBlock() []byte { return r.rawHeaders }
+
+// SetRawHeaders sets r's headers to the lines of block, a header block as it arrived, copied
+// into r and parsed on first use, as FromHTTP leaves a block (HeaderList parses it).
+func (r *Request) SetRawHeaders(block []byte) {
+	r.Headers = r.Headers[:0]
+	r.rawHeaders = r.own(block)
+	if r.rawHeaders == nil {
+		r.rawHeaders = []byte{} // an empty block, not parsed: none of its lines
+	}
+}
+
 // Header returns the value of the first header named name, case-insensitively,
 // and whether there is one.
 func (r *Request) Header(name string) (string, bool) {
