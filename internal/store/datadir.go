@@ -45,9 +45,16 @@ type Dir struct {
 	// them, or replaces them with --configfile, as Mountebank's start loads them all.
 	claimed  map[int]bool
 	claimAll bool
-	others   []any       // the other servers' imposters in the file, as last read or written
-	seen     os.FileInfo // the file as last read or written; nil when there was none
-	held     *os.File    // the lock Open took, kept until the first save or Close
+	others   []any // the other servers' imposters in the file, as last read or written
+	// seen is the file as this server last read or wrote it (nil when there was none), and
+	// pinned the file kept open (see pin): its inode cannot be given to another file meanwhile,
+	// so a file at the path with seen's inode, size and time is that one, unchanged. (Another
+	// server's file, written in the same tick of the file system's clock, of the same size and
+	// given the inode of this server's file just replaced, passed for it: its imposters were
+	// lost.)
+	seen   os.FileInfo
+	pinned *os.File
+	held   *os.File // the lock Open took, kept until the first save or Close
 }
 
 // Open returns the data directory at path, creating it when missing. It takes the directory's
@@ -69,7 +76,7 @@ func Open(path string) (*Dir, error) {
 		_ = os.Remove(f)
 	}
 	d := &Dir{path: path, defs: map[int]*config.Object{}, claimAll: true, held: lock}
-	d.seen, _ = os.Stat(d.File())
+	d.see()
 	return d, nil
 }
 
@@ -91,10 +98,23 @@ func lockPath(path string) (*os.File, error) {
 	}
 }
 
+// see notes the file now at the path as the one this server has read or written (see seen).
+// The lock is held.
+func (d *Dir) see() {
+	if d.pinned != nil {
+		_ = d.pinned.Close()
+	}
+	d.pinned, d.seen = pin(d.File())
+}
+
 // Close releases the lock Open took if no save has yet. The saved imposters stay.
 func (d *Dir) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.pinned != nil {
+		_ = d.pinned.Close()
+		d.pinned = nil
+	}
 	if d.held == nil {
 		return nil
 	}
@@ -211,7 +231,7 @@ func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 	if err := d.write(config.NewObject("imposters", list)); err != nil {
 		return 0, err // the file, and d, hold the state before the change
 	}
-	d.seen, _ = os.Stat(d.File()) // nil if it fails: the next save reads the file
+	d.see() // seen nil if it fails: the next save reads the file
 	d.others = kept
 	d.defs = next
 	d.claimed = make(map[int]bool, len(next))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -341,4 +342,65 @@ func skipUnlessLockable(t *testing.T) {
 		t.Skip("directories cannot be locked on this system")
 	}
 	f.Close()
+}
+
+// TestServersSaveAtOnce has two servers on one directory save at the same time, over and over:
+// each save reads what the other wrote last (the lock is held from the read to the rename), so
+// at the end the file holds both servers' imposters as each saved them last.
+func TestServersSaveAtOnce(t *testing.T) {
+	skipUnlessLockable(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	const saves = 100
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	// Both start before either saves an imposter (a server that starts later starts the
+	// imposters saved there, as Mountebank's: see TestServersShareADirectory).
+	servers := make([]*Dir, 2)
+	for s := range servers {
+		d, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if _, err := d.Save(context.Background(), Change{Replace: true}); err != nil {
+			t.Fatal(err) // releases Open's lock, so that the other server can open
+		}
+		servers[s] = d
+	}
+	for s, base := range []int{5000, 6000} {
+		d := servers[s]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range saves {
+				port := base + i%10
+				def := config.NewObject("protocol", "http", "port", float64(port), "name", fmt.Sprintf("s%d-%d", s, i))
+				ch := Change{Put: []Imposter{{Port: port, Render: func() (*config.Object, []string) { return def, nil }}}}
+				if i%10 == 9 {
+					ch.Deleted = []int{base + 3}
+				}
+				if _, err := d.Save(context.Background(), ch); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var want []string
+	for s, base := range []int{5000, 6000} {
+		for k := range 10 {
+			if k == 3 {
+				continue // deleted by the last save that named it
+			}
+			want = append(want, fmt.Sprintf("%d s%d-%d", base+k, s, saves-10+k))
+		}
+	}
+	if got := savedPorts(t, dir); got != strings.Join(want, ", ") {
+		t.Errorf("after both servers' saves the file holds\n%s\nwant\n%s", got, strings.Join(want, ", "))
+	}
 }

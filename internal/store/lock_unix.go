@@ -32,3 +32,19 @@ func lockDir(path string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// pin opens the file at path and returns it with its state: while it is open, its inode is not
+// given to another file (a rename over it unlinks it; the open file keeps it). nil, nil when
+// there is no file.
+func pin(path string) (*os.File, os.FileInfo) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, nil
+	}
+	return f, fi
+}
