@@ -65,6 +65,12 @@ func StoredImposter(im *imposter.Imposter) store.Imposter {
 			ids[i] = stubs.ID(i)
 		}
 		return printStubs(im, stubs, PrintOptions{Replayable: true, Stored: true}), ids
+	}, Next: func() []uint64 {
+		next := make([]uint64, stubs.Len())
+		for i := range next {
+			next[i] = stubs.Next(i)
+		}
+		return next
 	}}
 }
 

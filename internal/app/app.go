@@ -323,6 +323,11 @@ func New(opts Options) (*App, error) {
 			return nil, err
 		}
 		for _, b := range list {
+			if a.dir != nil && opts.Config == nil {
+				if next := a.dir.NextOf(b.im.Port()); next != nil {
+					b.im.SetNext(next) // its response cycles go on from where they were saved
+				}
+			}
 			a.initial = append(a.initial, b.im)
 		}
 		if opts.Config != nil {
@@ -683,8 +688,27 @@ func (a *App) Registry() *imposter.Registry { return a.reg }
 // connection that is left.
 func (a *App) Stop(ctx context.Context) {
 	a.shutdown(ctx)
+	a.saveLast(ctx)
 	a.log.Info("Adios - see you soon?")
 	a.closeFiles()
+}
+
+// saveLast saves, with --datadir, the imposters Stop stopped once their requests in flight
+// are over: where their stubs are in their response cycles (store.Imposter.Next), and what
+// their proxies recorded since the last change, so that a restart goes on from there as
+// Mountebank's does (it saves both as each request is answered). After kill -9 a restart has
+// them as of the last change the API acknowledged.
+func (a *App) saveLast(ctx context.Context) {
+	if a.dir == nil || a.stopped == nil {
+		return
+	}
+	ch := store.Change{Replace: true}
+	for _, im := range a.stopped {
+		ch.Put = append(ch.Put, admin.StoredImposter(im))
+	}
+	if _, err := a.dir.Save(ctx, ch); err != nil {
+		a.log.Warn("cannot save the imposters as they stopped: " + err.Error())
+	}
 }
 
 // abort undoes a Start that failed, saying nothing: the caller reports the error.

@@ -54,6 +54,19 @@ func (s Stubs) Packed(i int) (string, bool) {
 	return st.raw, st.def == nil
 }
 
+// Next is where stub i is in its response cycle now: the requests it answered, repeats counted
+// (see SetNext).
+func (s Stubs) Next(i int) uint64 { return s.t.stubs[i].next.Load() }
+
+// SetNext puts the imposter's stubs where next says in their response cycles (a saved
+// imposter started again: see Stubs.Next), the first len(next) of them; before it serves.
+func (im *Imposter) SetNext(next []uint64) {
+	t := im.tbl.Load()
+	for i := range min(len(next), len(t.stubs)) {
+		t.stubs[i].next.Store(next[i])
+	}
+}
+
 // ID is stub i's ID (see store.Imposter).
 func (s Stubs) ID(i int) string { return formatID(s.t.stubs[i].id) }
 

@@ -14,6 +14,11 @@ import (
 	"github.com/mockd/mockd/internal/config"
 )
 
+// nextKey is the member of an imposter in the file that holds where its stubs are in their
+// response cycles (store.Imposter.Next), when one is past its first response: Load takes it
+// out (NextOf), so it is never part of a definition.
+const nextKey = "_mockdNext"
+
 // fileName is the one file in a data directory: every imposter, in the replayable form of
 // GET /imposters?replayable=true. One file makes each change, even a replacement of every
 // imposter, a single atomic rename.
@@ -55,6 +60,8 @@ type Dir struct {
 	seen   os.FileInfo
 	pinned *os.File
 	held   *os.File // the lock Open took, kept until the first save or Close
+	// loadedNext holds what Load took out of each imposter (see nextKey), by port.
+	loadedNext map[int][]uint64
 }
 
 // Open returns the data directory at path, creating it when missing. It takes the directory's
@@ -137,10 +144,52 @@ func (d *Dir) Load() (*config.Config, error) {
 		return nil, nil
 	}
 	cfg := &config.Config{Server: &config.Object{}}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.loadedNext = map[int][]uint64{}
 	for i, im := range imposters {
+		if o := config.AsObject(im); o != nil {
+			if v, ok := o.Get(nextKey); ok {
+				o.Delete(nextKey)
+				if list, ok := v.([]any); ok {
+					next := make([]uint64, len(list))
+					for j, n := range list {
+						if f, ok := n.(float64); ok && f >= 0 && f < 1<<53 {
+							next[j] = uint64(f)
+						}
+					}
+					d.loadedNext[portOf(im)] = next
+				}
+			}
+		}
 		cfg.Imposters = append(cfg.Imposters, &config.Source{File: file, Path: fmt.Sprintf("imposters[%d]", i), Value: im})
 	}
 	return cfg, nil
+}
+
+// NextOf returns where the stubs of the imposter on port were in their response cycles when
+// it was saved (see store.Imposter.Next), as Load read them; nil when they were all at the
+// start.
+func (d *Dir) NextOf(port int) []uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.loadedNext[port]
+}
+
+// withNext returns def with where its stubs are in their cycles (nextKey), when one is past
+// its first response; def itself otherwise (a copy: def may be the store's caller's).
+func withNext(def *config.Object, next []uint64) *config.Object {
+	if def == nil || !slices.ContainsFunc(next, func(n uint64) bool { return n != 0 }) {
+		return def
+	}
+	list := make([]any, len(next))
+	for i, n := range next {
+		list[i] = float64(n)
+	}
+	out := &config.Object{Members: make([]config.Member, 0, len(def.Members)+1)}
+	out.Members = append(out.Members, def.Members...)
+	out.Members = append(out.Members, config.Member{Key: nextKey, Value: list})
+	return out
 }
 
 // readFile returns the imposters the file holds; nil when there is no file.
@@ -192,7 +241,11 @@ func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 		delete(next, port)
 	}
 	for _, im := range ch.Put {
-		next[im.Port], _ = im.Render()
+		def, _ := im.Render()
+		if im.Next != nil {
+			def = withNext(def, im.Next())
+		}
+		next[im.Port] = def
 	}
 	lock := d.held
 	d.held = nil

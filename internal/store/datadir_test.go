@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -402,5 +403,48 @@ func TestServersSaveAtOnce(t *testing.T) {
 	}
 	if got := savedPorts(t, dir); got != strings.Join(want, ", ") {
 		t.Errorf("after both servers' saves the file holds\n%s\nwant\n%s", got, strings.Join(want, ", "))
+	}
+}
+
+// TestSaveKeepsResponseCycles checks that where an imposter's stubs are in their response
+// cycles (Imposter.Next) is saved with it when one is past its first response, and that Load
+// gives it back through NextOf and takes it out of the definition (which GET shows).
+func TestSaveKeepsResponseCycles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := func(port int, next ...uint64) Imposter {
+		def := config.NewObject("protocol", "http", "port", float64(port))
+		return Imposter{Port: port, Render: func() (*config.Object, []string) { return def, nil },
+			Next: func() []uint64 { return next }}
+	}
+	if _, err := d.Save(context.Background(), Change{Replace: true, Put: []Imposter{im(4545, 0, 3), im(4546, 0, 0), im(4547)}}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	data, _ := os.ReadFile(filepath.Join(dir, fileName))
+	if n := strings.Count(string(data), nextKey); n != 1 {
+		t.Errorf("the file names %s %d times, want once (for 4545 only):\n%s", nextKey, n, data)
+	}
+	d, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	cfg, err := d.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range cfg.Imposters {
+		if _, ok := config.AsObject(src.Value).Get(nextKey); ok {
+			t.Errorf("a loaded definition holds %s: %s", nextKey, config.MarshalJSON(src.Value, 0))
+		}
+	}
+	for port, want := range map[int][]uint64{4545: {0, 3}, 4546: nil, 4547: nil} {
+		if got := d.NextOf(port); !slices.Equal(got, want) {
+			t.Errorf("NextOf(%d) = %v, want %v", port, got, want)
+		}
 	}
 }

@@ -23,6 +23,11 @@ type Imposter struct {
 	// its state) while it stays in the imposter, however the stubs around it change. Stores
 	// that keep no definitions never call it.
 	Render func() (def *config.Object, stubIDs []string)
+	// Next, when set, reads where each stub of the last Render is in its response cycle (the
+	// requests it answered, repeats counted), in order: --datadir saves them with the
+	// definition, so that a restart goes on from there as Mountebank's does (it saves each
+	// stub's nextIndex). Stores that keep the positions elsewhere (Redis) never call it.
+	Next func() []uint64
 }
 
 // Change is one change of the imposters the admin API made.

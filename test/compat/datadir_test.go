@@ -151,3 +151,79 @@ func (ex exchange) outcome() string {
 	}
 	return fmt.Sprint(ex.Status)
 }
+
+// TestDatadirKeepsResponseCycles restarts a server on its --datadir between the responses of a
+// cycling stub (Mountebank's mbTest cli datadirTest, "should load previously saved imposters
+// until they are deleted"), on Mountebank and on mockd: the cycle goes on after a restart, and
+// an imposter deleted stays deleted.
+func TestDatadirKeepsResponseCycles(t *testing.T) {
+	if suite.skip != "" {
+		t.Skip(suite.skip)
+	}
+	if suite.setup != nil {
+		t.Fatal(suite.setup)
+	}
+	engines := []string{"mb", "mockd"}
+	if suite.mbOnly {
+		engines = engines[:1]
+	}
+	port := sharedDatadirPorts[0]
+	transcripts := map[string][]string{}
+	for _, engine := range engines {
+		if err := waitPortsFree(sharedDatadirPorts); err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		dir := filepath.Join(t.TempDir(), "db")
+		var out []string
+		note := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+		startOne := func() *server {
+			suite.servers.mu.Lock()
+			defer suite.servers.mu.Unlock()
+			s, err := suite.servers.start(engine, []string{"--datadir", dir})
+			if err != nil {
+				t.Fatalf("%s: %v", engine, err)
+			}
+			t.Cleanup(s.stop)
+			return s
+		}
+		get := func() {
+			ex := roundTrip(fmt.Sprintf("127.0.0.1:%d", port), rawRequest{Method: "GET", Target: "/"})
+			note("GET: %s %s", ex.outcome(), ex.Body)
+		}
+		restart := func(s *server) *server {
+			s.stop()
+			if err := waitPortsFree(sharedDatadirPorts); err != nil {
+				t.Fatalf("%s: %v", engine, err)
+			}
+			note("restarted")
+			return startOne()
+		}
+		s := startOne()
+		ex := roundTrip(s.addr(), rawRequest{Method: "POST", Target: "/imposters",
+			Headers: []header{{"Content-Type", "application/json"}},
+			Body:    []byte(fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[{"responses":[{"is":{"body":"first"}},{"is":{"body":"second"},"repeat":2},{"is":{"body":"third"}}]}]}`, port))})
+		note("POST /imposters: %s", ex.outcome())
+		get()
+		s = restart(s)
+		get()
+		s = restart(s)
+		get()
+		get()
+		get()
+		s = restart(s)
+		get()
+		ex = roundTrip(s.addr(), rawRequest{Method: "DELETE", Target: "/imposters"})
+		note("DELETE /imposters: %s", ex.outcome())
+		s = restart(s)
+		get()
+		s.stop()
+		transcripts[engine] = out
+		t.Logf("%s:\n  %s", engine, strings.Join(out, "\n  "))
+	}
+	if suite.mbOnly {
+		return
+	}
+	if mb, mockd := strings.Join(transcripts["mb"], "\n"), strings.Join(transcripts["mockd"], "\n"); mb != mockd {
+		t.Errorf("the transcripts differ:\nmb:\n%s\nmockd:\n%s", mb, mockd)
+	}
+}
