@@ -12,7 +12,8 @@
 # 4545, 5555, 6565, 7575). Expected failures on mockd, each a documented difference (README,
 # "Differences from Mountebank"): responses keep the connection alive instead of Connection:
 # close (4 injection tests, and the proxy test whose origin is a mockd imposter); --datadir's
-# layout and response-cycle positions (2); custom --formatter modules (3); and, as for mb
+# layout (1: one imposters.json, not a directory an imposter); custom --formatter modules (3);
+# and, as for mb
 # itself on a machine whose other addresses route to loopback, the --host and IP-blocking tests.
 set -eu
 src=${1:?usage: scripts/mb-functional.sh /path/to/mountebank-checkout [api|cli|all]}
