@@ -13,8 +13,8 @@
 # "Differences from Mountebank"): responses keep the connection alive instead of Connection:
 # close (4 injection tests, and the proxy test whose origin is a mockd imposter); --datadir's
 # layout (1: one imposters.json, not a directory an imposter); custom --formatter modules (3);
-# and, as for mb
-# itself on a machine whose other addresses route to loopback, the --host and IP-blocking tests.
+# and, as for mb itself on a machine whose other addresses route to loopback, the --host and
+# IP-blocking tests.
 set -eu
 src=${1:?usage: scripts/mb-functional.sh /path/to/mountebank-checkout [api|cli|all]}
 which=${2:-all}
