@@ -700,9 +700,11 @@ type Imposter struct {
 	// startEnded is closed (under abortMu, made on first use) once a start reserved with
 	// Registry.Reserve has returned: an aborted program has exited by then (see awaitAborted).
 	startEnded chan struct{}
-	done       chan struct{} // closed when Serve has returned, once serving is serveStarted
-	serving    atomic.Int32  // serveDeferred, serveStarted or serveNever
-	closing    atomic.Bool
+	// served is done when Serve has returned, once serving is serveStarted (one Add for it
+	// as Start succeeds: a WaitGroup, not a channel, costs the imposter no allocation).
+	served  sync.WaitGroup
+	serving atomic.Int32 // serveDeferred, serveStarted or serveNever
+	closing atomic.Bool
 	// plainIPv4 reports IPv4 clients as a.b.c.d (node does when bound to an IPv4 address)
 	// rather than ::ffff:a.b.c.d.
 	plainIPv4 bool
@@ -747,6 +749,10 @@ type Imposter struct {
 	js                *script.Scope     // the imposter's script state; nil without a script engine
 	tcpDefault        tcpData           // tcp only: the data of defaultResponse
 	headerLists       headerLists       // the header lines its responses share
+	// solo is the registry's listing while this imposter is its only one (see relist): set
+	// in New, never changed. A client suite's imposter of a test is most often alone.
+	solo     Listing
+	soloList [1]*Imposter
 }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
@@ -756,6 +762,8 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 		opts.Logger = slog.Default()
 	}
 	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8", id: newID(), serial: serials.Add(1)}
+	im.soloList[0] = im
+	im.solo.Imposters = im.soloList[:]
 	im.setLog(opts.Logger)
 	if opts.Script != nil {
 		im.js = opts.Script.NewScope(opts.Logger)
@@ -1258,7 +1266,7 @@ func (im *Imposter) Start() error {
 	}
 	im.server = prepared.New(im)
 	proxy.Serving(im.port, true) // a proxy to it may loop back (see proxy.MaxHops); closeListener undoes it
-	im.done = make(chan struct{})
+	im.served.Add(1)             // before the server may start: closeListener waits for it once it has
 	// The server's accept loop starts with the first connection (FIFO listeners): an imposter
 	// a client suite creates and deletes without connecting to it costs no goroutine, and its
 	// DELETE does not wait for one to end.
@@ -1361,7 +1369,7 @@ func (im *Imposter) startServing() {
 		return
 	}
 	go func() {
-		defer close(im.done)
+		defer im.served.Done()
 		defer func() {
 			if p := recover(); p != nil {
 				im.log.Error("panic in imposter server", "panic", p, "stack", string(debug.Stack()))
@@ -1412,7 +1420,7 @@ func (im *Imposter) closeListener() (ok bool, busy int) {
 	if im.serving.CompareAndSwap(serveDeferred, serveNever) {
 		return true, 0 // no connection was ever accepted, and none will be
 	}
-	<-im.done
+	im.served.Wait()
 	return true, im.server.CloseIdle()
 }
 

@@ -77,6 +77,12 @@ func (r *Registry) relist() {
 		r.listing.Store(&noImposters) // a client suite's DELETE of its one imposter: no allocation
 		return
 	}
+	if len(r.byPort) == 1 {
+		for _, im := range r.byPort {
+			r.listing.Store(&im.solo) // the imposter's own: no allocation
+		}
+		return
+	}
 	list := make([]*Imposter, 0, len(r.byPort))
 	for _, im := range r.byPort {
 		list = append(list, im)

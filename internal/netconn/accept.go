@@ -16,8 +16,12 @@ import (
 type RetryListener struct {
 	net.Listener
 	backoff acceptBackoff
+	// done is closed by Close, ending a pause; made (under mu) by the first pause or by
+	// Close, whichever comes first: an imposter's listener, whose accepts do not fail, makes
+	// none (a client suite creates and deletes one per test).
+	mu      sync.Mutex
 	done    chan struct{}
-	once    sync.Once
+	closed  bool
 	reserve *fdReserve // see KeepReserve
 	// gated: after a failure, with a client waiting, an accept holds fdGate (a FIFO
 	// listener's accepts hold it themselves)
@@ -39,7 +43,7 @@ func (l *RetryListener) KeepReserve() *RetryListener {
 // NewRetryListener wraps ln; log receives the failures (nil = none).
 func NewRetryListener(ln net.Listener, log *slog.Logger) *RetryListener {
 	_, self := ln.(gatedListener)
-	return &RetryListener{Listener: ln, backoff: acceptBackoff{log: log}, done: make(chan struct{}), gated: !self && canTellPending}
+	return &RetryListener{Listener: ln, backoff: acceptBackoff{log: log}, gated: !self && canTellPending}
 }
 
 // Accept returns the next connection, retrying failed accepts until the listener is closed.
@@ -60,7 +64,7 @@ func (l *RetryListener) Accept() (net.Conn, error) {
 				return c != nil
 			}
 		}
-		if !l.backoff.retry(err, l.done, l.Listener, useReserve) {
+		if !l.backoff.retry(err, l.closedChan(), l.Listener, useReserve) {
 			return nil, err
 		}
 		if c != nil {
@@ -81,14 +85,31 @@ func (l *RetryListener) accept() (net.Conn, error) {
 	return l.Listener.Accept()
 }
 
+// closedChan returns the channel Close closes (closed already after Close).
+func (l *RetryListener) closedChan() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done == nil {
+		l.done = make(chan struct{})
+		if l.closed {
+			close(l.done)
+		}
+	}
+	return l.done
+}
+
 // Close closes the listener, ending a pause in progress.
 func (l *RetryListener) Close() error {
-	l.once.Do(func() {
+	l.mu.Lock()
+	first := !l.closed
+	l.closed = true
+	if first && l.done != nil {
 		close(l.done)
-		if l.reserve != nil {
-			l.reserve.shut()
-		}
-	})
+	}
+	l.mu.Unlock()
+	if first && l.reserve != nil {
+		l.reserve.shut()
+	}
 	return l.Listener.Close()
 }
 
