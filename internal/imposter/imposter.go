@@ -753,7 +753,16 @@ type Imposter struct {
 	// in New, never changed. A client suite's imposter of a test is most often alone.
 	solo     Listing
 	soloList [1]*Imposter
+	// starter starts serving on the listener's first connection (netconn.StartOnConn): a
+	// pointer into the imposter, where the method value im.startServing was an allocation.
+	starter serveStarter
 }
+
+// serveStarter is an imposter's netconn.Starter.
+type serveStarter struct{ im *Imposter }
+
+// StartServing starts the imposter's accept loop (Imposter.startServing).
+func (s *serveStarter) StartServing() { s.im.startServing() }
 
 // New compiles def into an imposter that is not yet listening. The returned error is a
 // *config.Error carrying Mountebank's code.
@@ -763,6 +772,7 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	}
 	im := &Imposter{opts: opts, def: def, port: def.Port, encoding: "utf8", id: newID(), serial: serials.Add(1)}
 	im.soloList[0] = im
+	im.starter.im = im
 	im.solo.Imposters = im.soloList[:]
 	im.setLog(opts.Logger)
 	if opts.Script != nil {
@@ -1270,7 +1280,7 @@ func (im *Imposter) Start() error {
 	// The server's accept loop starts with the first connection (FIFO listeners): an imposter
 	// a client suite creates and deletes without connecting to it costs no goroutine, and its
 	// DELETE does not wait for one to end.
-	if !netconn.StartOnConn(ln, im.startServing) {
+	if !netconn.StartOnConn(ln, &im.starter) {
 		im.startServing()
 	}
 	// (logs.Parts: no look-up of the caller, as slog.Logger.Info makes, for each imposter a

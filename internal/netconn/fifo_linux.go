@@ -291,17 +291,27 @@ type fdWaiters struct {
 	r, w signal
 	// gone, for a connection, is done when the peer closes or resets it.
 	gone *connContext
-	// start, for a listener, runs once on its first read event (see StartOnConn).
-	start atomic.Pointer[func()]
+	// starter, for a listener, is started once on its first read event (see StartOnConn):
+	// set before startState is startPending, which runStart turns to startTaken (as Close
+	// does: a start that has not run never will).
+	starter    Starter
+	startState atomic.Int32
 	// hup is set, before the read waiter is notified, once an event said the peer closed or
 	// reset the fd: a read that would wait without asking (FIFOConn.drained) asks instead.
 	hup atomic.Bool
 }
 
-// runStart runs the start function, if it has not run (or been dropped) yet.
+// States of fdWaiters.startState.
+const (
+	startNone int32 = iota
+	startPending
+	startTaken
+)
+
+// runStart starts the starter, if it has not started (or been dropped) yet.
 func (w *fdWaiters) runStart() {
-	if f := w.start.Swap(nil); f != nil {
-		(*f)()
+	if w.startState.CompareAndSwap(startPending, startTaken) {
+		w.starter.StartServing()
 	}
 }
 
@@ -311,7 +321,7 @@ func (w *fdWaiters) dispatch(events uint32) {
 	}
 	if events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 		w.r.notify()
-		if w.start.Load() != nil {
+		if w.startState.Load() == startPending {
 			w.runStart()
 		}
 	}
@@ -536,24 +546,26 @@ func (l *FIFOListener) Close() error {
 	if !l.close() {
 		return l.opError("close", net.ErrClosed)
 	}
-	l.start.Store(nil) // a start that has not run never will: nothing is accepted now
+	l.startState.Store(startTaken) // a start that has not run never will: nothing is accepted now
 	return nil
 }
 
-// StartOnConn calls start once a connection first waits to be accepted on ln, on the FIFO
+// StartOnConn calls start.StartServing once a connection first waits to be accepted on ln, on the FIFO
 // poller's goroutine (start must not block: it starts the goroutine that accepts) or on the
 // caller's, if one waits already; never once ln is closed (but a start that began may still be
 // running). It reports false when ln cannot defer its accept loop (it is not a FIFOListener
 // that has not accepted yet): the caller then starts it at once.
 //
 // An imposter's accept loop starts this way: one a client suite creates and deletes without
-// connecting to it (bench's admin-pairs) costs no goroutine.
-func StartOnConn(ln net.Listener, start func()) bool {
+// connecting to it (bench's admin-pairs) costs no goroutine, and (start an interface, kept as
+// it is) no allocation.
+func StartOnConn(ln net.Listener, start Starter) bool {
 	l, ok := ln.(*FIFOListener)
 	if !ok || !l.fresh {
 		return false
 	}
-	l.start.Store(&start)
+	l.starter = start
+	l.startState.Store(startPending)
 	// The poller stores ready before it looks at start: one of the two sees the other.
 	if l.r.state.Load() == ready && !l.ref.closed() {
 		l.runStart()

@@ -267,11 +267,11 @@ func TestStartOnConn(t *testing.T) {
 		defer l.Close()
 		var runs atomic.Int32
 		started := make(chan struct{})
-		if !StartOnConn(l, func() {
+		if !StartOnConn(l, StartFunc(func() {
 			if runs.Add(1) == 1 {
 				close(started)
 			}
-		}) {
+		})) {
 			t.Fatalf("StartOnConn(%T) = false", l)
 		}
 		if n := runs.Load(); n != 0 {
@@ -306,7 +306,7 @@ func TestStartOnConn(t *testing.T) {
 		}
 		defer c.Close()
 		started := make(chan struct{})
-		StartOnConn(l, func() { close(started) }) // a second run would panic
+		StartOnConn(l, StartFunc(func() { close(started) })) // a second run would panic
 		<-started
 		s, err := l.Accept()
 		if err != nil {
@@ -319,10 +319,10 @@ func TestStartOnConn(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		StartOnConn(l, func() { t.Error("start ran for a listener closed without a connection") })
+		StartOnConn(l, StartFunc(func() { t.Error("start ran for a listener closed without a connection") }))
 		fl := l.(*FIFOListener)
 		_ = l.Close()
-		if fl.start.Load() != nil {
+		if fl.startState.Load() != startTaken {
 			t.Error("Close kept the start function")
 		}
 		if c, err := net.Dial("tcp", l.Addr().String()); err == nil {
@@ -336,7 +336,7 @@ func TestStartOnConn(t *testing.T) {
 			t.Skip(err)
 		}
 		defer l.Close()
-		if StartOnConn(l, func() {}) {
+		if StartOnConn(l, StartFunc(func() {})) {
 			t.Error("StartOnConn deferred a listener of the runtime's poller")
 		}
 	})

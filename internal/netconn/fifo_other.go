@@ -8,7 +8,7 @@ import "net"
 func ListenFIFO(ln *net.TCPListener) (net.Listener, error) { return ln, nil }
 
 // StartOnConn reports false: without the FIFO poller an accept loop starts at once.
-func StartOnConn(net.Listener, func()) bool { return false }
+func StartOnConn(net.Listener, Starter) bool { return false }
 
 // AdoptFIFO returns c: without epoll the runtime poller serves it.
 func AdoptFIFO(c net.Conn) net.Conn { return c }

@@ -71,3 +71,14 @@ type parsedIP struct {
 	host string
 	ip   net.IP
 }
+
+// Starter is what StartOnConn starts with a listener's first connection.
+type Starter interface {
+	StartServing()
+}
+
+// StartFunc is a function as a Starter.
+type StartFunc func()
+
+// StartServing calls f.
+func (f StartFunc) StartServing() { f() }
