@@ -140,14 +140,24 @@ func (d *Dir) Load() (*config.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read data directory: %w", err)
 	}
-	if imposters == nil {
-		return nil, nil
-	}
-	cfg := &config.Config{Server: &config.Object{}}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.loadedNext = map[int][]uint64{}
+	var files []string // each imposter's file, when they come from Mountebank's layout
+	if imposters == nil {
+		if imposters, files, err = readMountebank(d.path, d.loadedNext); err != nil {
+			return nil, fmt.Errorf("cannot read data directory: %w", err)
+		}
+		if imposters == nil {
+			return nil, nil
+		}
+	}
+	cfg := &config.Config{Server: &config.Object{}}
 	for i, im := range imposters {
+		if files != nil {
+			cfg.Imposters = append(cfg.Imposters, &config.Source{File: files[i], Value: im})
+			continue
+		}
 		if o := config.AsObject(im); o != nil {
 			if v, ok := o.Get(nextKey); ok {
 				o.Delete(nextKey)
@@ -373,4 +383,113 @@ func (d *Dir) write(doc *config.Object) error {
 		return fmt.Errorf("cannot save imposters: %w", err)
 	}
 	return nil
+}
+
+// readMountebank reads the imposters of a data directory Mountebank wrote: a directory an
+// imposter (named by its port) holding imposter.json, whose stubs name a directory of their own
+// (meta.dir) holding meta.json (responseFiles, and nextIndex: where the stub is in its response
+// cycle, put in next by port) and a file a response. It returns the imposters, ordered by port,
+// each with its file; nil when there is none. A directory without imposter.json is left out,
+// as Mountebank skips it; a file that does not parse is an error, naming it.
+func readMountebank(dir string, next map[int][]uint64) ([]any, []string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	type loaded struct {
+		port int
+		im   *config.Object
+		file string
+	}
+	var list []loaded
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		base := filepath.Join(dir, e.Name())
+		file := filepath.Join(base, "imposter.json")
+		v, err := readJSON(file)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		im := config.AsObject(v)
+		if im == nil {
+			return nil, nil, fmt.Errorf("%s: not an imposter (a JSON object)", file)
+		}
+		stubs, _ := im.Get("stubs")
+		stubList, _ := stubs.([]any)
+		var cycles []uint64
+		for _, s := range stubList {
+			stub := config.AsObject(s)
+			meta, _ := stub.Get("meta")
+			sub, _ := config.AsObject(meta).Get("dir")
+			subDir, ok := sub.(string)
+			if stub == nil || !ok {
+				cycles = append(cycles, 0)
+				continue
+			}
+			if !filepath.IsLocal(subDir) {
+				return nil, nil, fmt.Errorf("%s: a stub's directory %q is not inside the imposter's", file, subDir)
+			}
+			metaFile := filepath.Join(base, subDir, "meta.json")
+			mv, err := readJSON(metaFile)
+			if err != nil {
+				return nil, nil, err
+			}
+			mo := config.AsObject(mv)
+			names, _ := mo.Get("responseFiles")
+			rfs, _ := names.([]any)
+			responses := make([]any, 0, len(rfs))
+			for _, n := range rfs {
+				rf, ok := n.(string)
+				if !ok || !filepath.IsLocal(rf) {
+					return nil, nil, fmt.Errorf("%s: a response file %v is not inside the stub's directory", metaFile, n)
+				}
+				r, err := readJSON(filepath.Join(base, subDir, rf))
+				if err != nil {
+					return nil, nil, err
+				}
+				responses = append(responses, r)
+			}
+			stub.Delete("meta")
+			stub.Set("responses", responses)
+			at := uint64(0)
+			if f, ok := mo.Get("nextIndex"); ok {
+				if n, ok := f.(float64); ok && n > 0 && n < 1<<53 {
+					at = uint64(n)
+				}
+			}
+			cycles = append(cycles, at)
+		}
+		port := portOf(im)
+		if slices.ContainsFunc(cycles, func(n uint64) bool { return n != 0 }) {
+			next[port] = cycles
+		}
+		list = append(list, loaded{port: port, im: im, file: file})
+	}
+	if len(list) == 0 {
+		return nil, nil, nil
+	}
+	slices.SortStableFunc(list, func(a, b loaded) int { return cmp.Compare(a.port, b.port) })
+	imposters, files := make([]any, len(list)), make([]string, len(list))
+	for i, l := range list {
+		imposters[i], files[i] = l.im, l.file
+	}
+	return imposters, files, nil
+}
+
+// readJSON reads and parses the JSON file at path.
+func readJSON(path string) (config.Value, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := config.ParseJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }

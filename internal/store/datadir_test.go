@@ -448,3 +448,76 @@ func TestSaveKeepsResponseCycles(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadReadsMountebanksLayout checks that a data directory Mountebank wrote (a directory an
+// imposter) is read when it holds no imposters.json: each stub's responses from its files, its
+// place in the cycle from nextIndex; directories without imposter.json are left out; a file
+// named outside its imposter's directory is refused.
+func TestLoadReadsMountebanksLayout(t *testing.T) {
+	write := func(t *testing.T, dir string, files map[string]string) {
+		for name, text := range files {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mb := map[string]string{
+		"4546/imposter.json":              `{"protocol":"http","port":4546,"stubs":[{"meta":{"dir":"stubs/s1"},"predicates":[{"equals":{"path":"/a"}}]},{"meta":{"dir":"stubs/s2"}}]}`,
+		"4546/stubs/s1/meta.json":         `{"responseFiles":["responses/r1.json","responses/r2.json"],"orderWithRepeats":[0,1],"nextIndex":1}`,
+		"4546/stubs/s1/responses/r1.json": `{"is":{"body":"first"}}`,
+		"4546/stubs/s1/responses/r2.json": `{"is":{"body":"second"}}`,
+		"4546/stubs/s2/meta.json":         `{"responseFiles":["responses/r3.json"],"orderWithRepeats":[0],"nextIndex":0}`,
+		"4546/stubs/s2/responses/r3.json": `{"is":{"statusCode":404}}`,
+		"4545/imposter.json":              `{"protocol":"tcp","port":4545,"stubs":[]}`,
+		"meta/OTHER.txt":                  ``,
+	}
+	for _, tt := range []struct {
+		name    string
+		extra   map[string]string
+		want    string // the imposters loaded, compact, or the error's text
+		wantErr bool
+	}{
+		{name: "layout", want: `{"protocol":"tcp","port":4545,"stubs":[]} {"protocol":"http","port":4546,"stubs":[{"predicates":[{"equals":{"path":"/a"}}],"responses":[{"is":{"body":"first"}},{"is":{"body":"second"}}]},{"responses":[{"is":{"statusCode":404}}]}]}`},
+		{name: "imposters.json wins", extra: map[string]string{fileName: `{"imposters":[{"protocol":"http","port":4547}]}`}, want: `{"protocol":"http","port":4547}`},
+		{name: "a stub's directory outside", extra: map[string]string{"4548/imposter.json": `{"port":4548,"stubs":[{"meta":{"dir":"../4546/stubs/s1"}}]}`}, want: "not inside", wantErr: true},
+		{name: "a response file outside", extra: map[string]string{"4548/imposter.json": `{"port":4548,"stubs":[{"meta":{"dir":"s"}}]}`, "4548/s/meta.json": `{"responseFiles":["/etc/passwd"]}`}, want: "not inside", wantErr: true},
+		{name: "a file that does not parse", extra: map[string]string{"4548/imposter.json": `{"port":`}, want: "4548", wantErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, mb)
+			write(t, dir, tt.extra)
+			d, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			cfg, err := d.Load()
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("Load() = %v, want an error with %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, src := range cfg.Imposters {
+				got = append(got, string(config.MarshalJSON(src.Value, 0)))
+			}
+			if s := strings.Join(got, " "); s != tt.want {
+				t.Errorf("loaded\n%s\nwant\n%s", s, tt.want)
+			}
+			if tt.extra == nil {
+				if next := d.NextOf(4546); !slices.Equal(next, []uint64{1, 0}) {
+					t.Errorf("NextOf(4546) = %v, want [1 0] (Mountebank's nextIndex)", next)
+				}
+			}
+		})
+	}
+}

@@ -227,3 +227,65 @@ func TestDatadirKeepsResponseCycles(t *testing.T) {
 		t.Errorf("the transcripts differ:\nmb:\n%s\nmockd:\n%s", mb, mockd)
 	}
 }
+
+// TestDatadirFromMountebank has Mountebank write a --datadir (its directory an imposter), then
+// starts each engine on it: mockd must start the same imposters as Mountebank does, with each
+// stub's response cycle where Mountebank left it (a user moving from mb to mockd keeps what
+// mb saved; mockd read only its own imposters.json and started empty).
+func TestDatadirFromMountebank(t *testing.T) {
+	if suite.skip != "" {
+		t.Skip(suite.skip)
+	}
+	if suite.setup != nil {
+		t.Fatal(suite.setup)
+	}
+	if suite.mbOnly {
+		t.Skip("compares mockd with Mountebank")
+	}
+	port := sharedDatadirPorts[0]
+	transcripts := map[string]string{}
+	for _, engine := range []string{"mb", "mockd"} {
+		if err := waitPortsFree(sharedDatadirPorts); err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		dir := filepath.Join(t.TempDir(), "db")
+		startOn := func(engine string) *server {
+			suite.servers.mu.Lock()
+			defer suite.servers.mu.Unlock()
+			s, err := suite.servers.start(engine, []string{"--datadir", dir})
+			if err != nil {
+				t.Fatalf("%s: %v", engine, err)
+			}
+			t.Cleanup(s.stop)
+			return s
+		}
+		writer := startOn("mb")
+		ex := roundTrip(writer.addr(), rawRequest{Method: "POST", Target: "/imposters",
+			Headers: []header{{"Content-Type", "application/json"}},
+			Body: []byte(fmt.Sprintf(`{"protocol":"http","port":%d,"name":"from mb","stubs":[`+
+				`{"predicates":[{"equals":{"path":"/a"}}],"responses":[{"is":{"body":"first"}},{"is":{"body":"second"},"repeat":2},{"is":{"statusCode":201,"headers":{"X-A":"b"},"body":{"json":true}}}]},`+
+				`{"responses":[{"is":{"statusCode":404}}]}]}`, port))})
+		if ex.Status != 201 {
+			t.Fatalf("mb: POST /imposters: %s %s", ex.outcome(), ex.Body)
+		}
+		roundTrip(fmt.Sprintf("127.0.0.1:%d", port), rawRequest{Method: "GET", Target: "/a"})
+		writer.stop()
+		if err := waitPortsFree(sharedDatadirPorts); err != nil {
+			t.Fatalf("%s: %v", engine, err)
+		}
+		s := startOn(engine)
+		var out []string
+		for _, path := range []string{"/a", "/a", "/a", "/a", "/b"} {
+			ex := roundTrip(fmt.Sprintf("127.0.0.1:%d", port), rawRequest{Method: "GET", Target: path})
+			out = append(out, fmt.Sprintf("GET %s: %s %s", path, ex.outcome(), ex.Body))
+		}
+		ex = roundTrip(s.addr(), rawRequest{Method: "GET", Target: fmt.Sprintf("/imposters/%d?replayable=true", port)})
+		out = append(out, fmt.Sprintf("GET /imposters/%d?replayable=true: %s %s", port, ex.outcome(), show(mustParseJSON(ex.Body))))
+		s.stop()
+		transcripts[engine] = strings.Join(out, "\n")
+		t.Logf("%s:\n%s", engine, transcripts[engine])
+	}
+	if transcripts["mb"] != transcripts["mockd"] {
+		t.Errorf("on Mountebank's --datadir, mockd and mb differ:\nmb:\n%s\nmockd:\n%s", transcripts["mb"], transcripts["mockd"])
+	}
+}
