@@ -521,3 +521,32 @@ func TestLoadReadsMountebanksLayout(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadMountebank reads Mountebank layouts whose imposter.json, meta.json and response file
+// hold any text: Load answers imposters or an error, never panics, and reads no file outside
+// the directory.
+func FuzzReadMountebank(f *testing.F) {
+	f.Add(`{"port":4546,"stubs":[{"meta":{"dir":"s"}}]}`, `{"responseFiles":["r.json"],"nextIndex":1}`, `{"is":{}}`)
+	f.Add(`{"port":4546,"stubs":[{"meta":{"dir":"../s"}}]}`, `{}`, `null`)
+	f.Add(`[]`, `{"responseFiles":[1,"r.json"],"nextIndex":-1}`, `{`)
+	f.Add(`{"stubs":[null,1,{"meta":null},{"meta":{"dir":7}}]}`, `{"responseFiles":"r.json"}`, `[]`)
+	f.Fuzz(func(t *testing.T, imposter, meta, response string) {
+		dir := t.TempDir()
+		for name, text := range map[string]string{
+			"4546/imposter.json": imposter, "4546/s/meta.json": meta, "4546/s/r.json": response,
+		} {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		next := map[int][]uint64{}
+		imposters, files, err := readMountebank(dir, next)
+		if err == nil && len(imposters) != len(files) {
+			t.Fatalf("%d imposters, %d files", len(imposters), len(files))
+		}
+	})
+}
