@@ -89,6 +89,7 @@ type API struct {
 	lastBase  atomic.Pointer[string]      // the last base URL baseURL made from a Host
 	dash      *dashboard.Dashboard
 	explained explanations // the no-matches the dashboard showed
+	dashReads dashReads    // the renderings of its pages that many read at once
 
 	// With a shared store: the store's version this node last synced to, and the version of
 	// each imposter it runs (under changeMu; -1 for a change not stored yet); the stored

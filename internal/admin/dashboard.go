@@ -3,6 +3,9 @@ package admin
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
+	"weak"
 
 	"github.com/valyala/fasthttp"
 
@@ -63,7 +66,7 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 	if rest == "imposters" {
-		sendCompact(ctx, a.dashboardList())
+		a.dashReads.send(ctx, nil, a.dashboardList)
 		return nil
 	}
 	id, ok := strings.CutPrefix(rest, "imposters/")
@@ -75,8 +78,103 @@ func (a *API) dashboardAPI(ctx *fasthttp.RequestCtx, method, path string) *apiEr
 	if im == nil {
 		return &apiError{status: 404, errs: []*config.Error{{Code: config.CodeNoSuchResource, Message: "Try POSTing to /imposters first?"}}}
 	}
-	sendCompact(ctx, a.dashboardImposter(im))
+	a.dashReads.send(ctx, im, func() *config.Object { return a.dashboardImposter(im) })
 	return nil
+}
+
+// A read of the dashboard costs many requests' work (an imposter's page with traffic flowing:
+// about 0.3-1 ms, rendering and explaining the latest requests), and the goroutines serving
+// its readers share the processors with the imposters' as equals: 1,000 clients reading one
+// imposter's page every second took the imposter from 13,000 requests a second to under 100
+// (each waited seconds). A page read more than busyReads times in a second is therefore
+// rendered at most once every shareFor: its readers meanwhile get the latest rendering, which
+// is then at most shareFor old (the page shows it for a second or two anyway). A page read
+// less often is rendered for each read, as before, so a client (a test) that reads it after
+// a change sees the change.
+const (
+	busyReads = 10
+	shareFor  = 100 * time.Millisecond
+)
+
+// dashReads holds the renderings of the dashboard's reads that many clients read at once, by
+// page: the zero weak pointer for the list, the imposter for an imposter's page (a new
+// imposter on the same port is another page; a deleted one is not kept for its page). Safe
+// for concurrent use.
+type dashReads struct {
+	mu    sync.Mutex
+	pages map[weak.Pointer[imposter.Imposter]]*dashPage
+	now   func() time.Time // time.Now; a test's clock
+	// renders counts the renderings made (for tests).
+	renders atomic.Int64
+}
+
+// dashPage is one page's reads (its own lock, held while a busy page is rendered: its readers
+// wait for that rendering and share it).
+type dashPage struct {
+	mu     sync.Mutex
+	window time.Time // when the current second of reads began
+	reads  int       // reads since window
+	body   []byte    // the latest rendering while the page is busy; nil otherwise
+	at     time.Time // when body was rendered
+}
+
+// send answers a read of page im (nil: the list) with render's value, or with the page's
+// latest rendering when the page is busy and that rendering is recent enough.
+func (d *dashReads) send(ctx *fasthttp.RequestCtx, im *imposter.Imposter, render func() *config.Object) {
+	now := d.clock()
+	p := d.page(im, now)
+	p.mu.Lock()
+	if now.Sub(p.window) >= time.Second {
+		p.window, p.reads = now, 0
+	}
+	p.reads++
+	if p.reads <= busyReads {
+		p.body = nil // not busy (any more): rendered for this read alone, nothing kept
+		p.mu.Unlock()
+		d.renders.Add(1)
+		sendCompact(ctx, render())
+		return
+	}
+	if p.body == nil || now.Sub(p.at) >= shareFor {
+		d.renders.Add(1)
+		p.body = config.AppendJSON(p.body[:0], render(), 0)
+		p.at = d.clock()
+	}
+	jsonHead(ctx, 200)
+	ctx.Response.SetBody(p.body) // a copy: the rendering is shared
+	p.mu.Unlock()
+}
+
+func (d *dashReads) clock() time.Time {
+	if d.now != nil {
+		return d.now()
+	}
+	return time.Now()
+}
+
+// page returns im's page, made on its first read; it forgets the pages of imposters that are
+// gone and the renderings not read for a second (what they kept goes back to the heap).
+func (d *dashReads) page(im *imposter.Imposter, now time.Time) *dashPage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := weak.Make(im)
+	p := d.pages[key]
+	if p == nil {
+		if d.pages == nil {
+			d.pages = map[weak.Pointer[imposter.Imposter]]*dashPage{}
+		}
+		for other, op := range d.pages {
+			if op.mu.TryLock() { // else it is being read: in use
+				if now.Sub(op.window) >= time.Second {
+					delete(d.pages, other)
+				}
+				op.mu.Unlock()
+			}
+		}
+		p = &dashPage{}
+		d.pages[key] = p
+	}
+	return p
 }
 
 // dashboardList is every imposter's line, and GET /verify's verdict in numbers (the imposters'

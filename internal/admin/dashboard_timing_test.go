@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -25,6 +26,7 @@ func BenchmarkDashboardImposterRead(b *testing.B) {
 		}
 		resp.Body.Close()
 	}
+	a.dashReads.now = eachReadAlone()
 	benchGET(b, a, "/dashboard/api/imposters/"+port, "X-Mockd-Dashboard", "refresh")
 }
 
@@ -38,7 +40,19 @@ func BenchmarkDashboardListRead(b *testing.B) {
 		stubs = append(stubs, `{"predicates":[{"equals":{"path":"/`+strconv.Itoa(i)+`"}}],"responses":[{"is":{"statusCode":200}}]}`)
 	}
 	createImposter(b, a.reg, `{"protocol":"http","stubs":[`+strings.Join(stubs, ",")+`]}`)
+	a.dashReads.now = eachReadAlone()
 	benchGET(b, a, "/dashboard/api/imposters")
+}
+
+// eachReadAlone is a clock for dashReads that moves a second at each read: every read is then
+// rendered, as an open page's read is (a loop of reads would otherwise be a busy page's,
+// sharing renderings).
+func eachReadAlone() func() time.Time {
+	now := time.Unix(1_800_000_000, 0)
+	return func() time.Time {
+		now = now.Add(time.Second)
+		return now
+	}
 }
 
 // benchGET measures the admin API's answer to GET uri with the headers given (name, value, …),
