@@ -54,6 +54,19 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 	var keep *proxy.Kept
 	var plain *proxy.Plain
 	var pl proxy.Plain
+	// proxyAlways writes the lines of a plain answer and its record's key into pooled buffers
+	// (see proxyBufs), given back by the one deferred call: with a second one, the compiler no
+	// longer open-coded them (returns times defers past 15).
+	var bufs *proxyBufs
+	if p.Mode == proxy.ModeAlways && st != nil {
+		bufs = proxyBufPool.Get().(*proxyBufs)
+		defer func() {
+			if plain != nil {
+				bufs.lines = pl.Headers[:0]
+			}
+			bufs.release()
+		}()
+	}
 	if p.Mode == proxy.ModeAlways && st != nil && r.behaviors == nil {
 		keep = &raw
 		// --debug keeps the answer's tree (RecordMatch); added behaviors, or a protocol's
@@ -61,14 +74,7 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		if !treesOnly.Load() && !im.opts.Debug && !p.AddWait && p.AddDecorate == nil && im.lazyProtocol() {
 			// The lines are written into a pooled list: one on the stack escaped (Forward
 			// fills it), a new one for every answer (384 B).
-			buf := plainLines.Get().(*[]request.KV)
-			defer func() {
-				if cap(pl.Headers) <= 256 {
-					*buf = pl.Headers[:0]
-					plainLines.Put(buf)
-				}
-			}()
-			pl.Headers = *buf
+			pl.Headers = bufs.lines
 			plain = &pl
 		}
 	}
@@ -164,13 +170,8 @@ func (im *Imposter) proxyHTTP(rctx context.Context, req *request.Request, uri, b
 		}
 		var want []byte // the stable text of the predicates, when known
 		var key *[]byte
-		if cached {
-			key = genKeys.Get().(*[]byte)
-			defer func() {
-				if cap(*key) <= 64<<10 {
-					genKeys.Put(key)
-				}
-			}()
+		if cached { // proxyAlways: bufs is taken
+			key = &bufs.key
 			var direct bool
 			if *key, direct = appendRecordKey((*key)[:0], req, keys, headers); !direct {
 				seen = httpRecord(req, keys, headers)
@@ -215,8 +216,24 @@ type plainServed struct {
 	gen uint64
 }
 
-// plainLines are the lists proxyHTTP has the lines of a proxy.Plain written into.
-var plainLines = sync.Pool{New: func() any { return new([]request.KV) }}
+// proxyBufs are the buffers proxyHTTP writes into for a proxyAlways answer: the lines of its
+// proxy.Plain and its record's key (see appendRecordKey), pooled together (one pool round trip
+// an answer, where there were two).
+type proxyBufs struct {
+	lines []request.KV
+	key   []byte
+}
+
+var proxyBufPool = sync.Pool{New: func() any { return new(proxyBufs) }}
+
+// release gives b back to the pool, its buffers emptied, unless one grew large.
+func (b *proxyBufs) release() {
+	if cap(b.lines) > 256 || cap(b.key) > 64<<10 {
+		return
+	}
+	b.lines, b.key = b.lines[:0], b.key[:0]
+	proxyBufPool.Put(b)
+}
 
 // treesOnly turns off serving the answers proxy.Plain describes from their bytes (plainWire):
 // tests set it to compare what proxyAlways serves and records with what it did from the
@@ -380,9 +397,6 @@ func appendRecordKey(dst []byte, r *request.Request, keys []string, headers []re
 	}
 	return dst, true
 }
-
-// genKeys are the buffers proxyHTTP writes its predCache keys into.
-var genKeys = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendGenKey appends a text of v that differs for any two values that differ (the same for
 // equal ones): a type letter for each value, and each string and key with its length, as it

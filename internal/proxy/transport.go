@@ -34,8 +34,8 @@ type rawTransport struct {
 }
 
 // exchange is what Forward and RoundTrip share about one request: its context, and the
-// header block of the answer read last. Exchanges are pooled: the block's buffer is reused
-// by the next request (the answer is built from a copy of its bytes).
+// header block of the answer read last. Exchanges are pooled (with their Forward's call): the
+// block's buffer is reused by the next request (the answer is built from a copy of its bytes).
 type exchange struct {
 	ctx context.Context // nil: none
 	raw []byte          // the header block as it arrived, when has
@@ -91,13 +91,10 @@ func (ex *exchange) ContextDone(context.Context) {
 	}
 }
 
-var exchanges = sync.Pool{New: func() any { return new(exchange) }}
-
-// begin starts req's exchange, with ctx (or nil) its context for the round trips of Forward.
+// begin starts req's exchange ex, with ctx (or nil) its context for the round trips of Forward.
 // A direct exchange is given to roundTrip by its caller; any other is registered for
 // RoundTrip, which HostClient.Do calls with the request alone.
-func (t *rawTransport) begin(req *fasthttp.Request, ctx context.Context, direct bool) *exchange {
-	ex := exchanges.Get().(*exchange)
+func (t *rawTransport) begin(req *fasthttp.Request, ex *exchange, ctx context.Context, direct bool) {
 	ex.ctx, ex.direct = ctx, direct
 	if !direct {
 		t.mu.Lock()
@@ -107,10 +104,10 @@ func (t *rawTransport) begin(req *fasthttp.Request, ctx context.Context, direct 
 		t.exs[req] = ex
 		t.mu.Unlock()
 	}
-	return ex
 }
 
-// end forgets req's exchange ex, which must not be used afterwards.
+// end forgets req's exchange ex, which must not be used afterwards but by a next begin, and
+// only when it is reusable.
 func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 	if !ex.direct {
 		t.mu.Lock()
@@ -118,10 +115,13 @@ func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 		t.mu.Unlock()
 	}
 	ex.ctx, ex.has, ex.direct, ex.plain, ex.ctype, ex.cenc, ex.hop, ex.deadline, ex.hasHead = nil, false, false, false, nil, nil, 0, 0, false
-	if !ex.told && cap(ex.raw) <= 64<<10 && cap(ex.head) <= 64<<10 {
-		ex.raw = ex.raw[:0]
-		exchanges.Put(ex)
-	}
+	ex.raw = ex.raw[:0]
+}
+
+// reusable reports whether an exchange that ended may serve another request: no notice of its
+// context may come any more (see told), and its buffers are small.
+func (ex *exchange) reusable() bool {
+	return !ex.told && cap(ex.raw) <= 64<<10 && cap(ex.head) <= 64<<10
 }
 
 // exchangeOf returns req's exchange, nil when it has none.
