@@ -67,6 +67,9 @@ type Proxy struct {
 	texts      interner // the header values and short bodies of the origin's answers
 	kept       keptArena
 	last       lastPlain // under texts.mu
+	// id numbers the proxy among this process's (never 0): what a pooled exchange knows its
+	// last head by (see exchange.sameHead), without keeping the proxy.
+	id uint64
 	// CertErr is why the proxy's cert and key cannot be used: every request it forwards then
 	// fails, as in Mountebank (nil when they can, or are not given, or the origin is http).
 	CertErr error
@@ -86,7 +89,7 @@ func Compile(p *config.Object, maxBody int) (*Proxy, *config.Error) {
 		return nil, cerr
 	}
 	scheme := u.Scheme
-	out := &Proxy{To: jsvalue.String(toV), Mode: ModeOnce}
+	out := &Proxy{To: jsvalue.String(toV), Mode: ModeOnce, id: proxyIDs.Add(1)}
 	if m, _ := get(p, "mode").(string); m == ModeAlways || m == ModeTransparent {
 		out.Mode = m
 	}
@@ -249,6 +252,9 @@ type Plain struct {
 	// but for a Date a second), whose fields are then copied, not made again.
 	Gen uint64
 }
+
+// proxyIDs numbers proxies (see Proxy.id).
+var proxyIDs atomic.Uint64
 
 // plainGens numbers plain answers (see Plain.Gen), for all proxies.
 var plainGens atomic.Uint64
@@ -441,8 +447,9 @@ func (p *Proxy) forward(ctx context.Context, r *Request, req *fasthttp.Request, 
 	}
 	defer p.transport.end(req, ex) // after answer copied the header block
 	if direct && r.Headers == nil && r.From != nil {
-		if raw := r.From.RawHeaderBlock(); raw != nil {
+		if raw := r.From.RawHeaderBlock(); raw != nil && !ex.sameHead(p.id, r.Method, target, raw, len(r.Body)) {
 			ex.head, ex.hasHead = p.rawHead(ex.head[:0], r.Method, target, raw, len(r.Body))
+			ex.keepHead(p.id, r.Method, target, raw, len(r.Body))
 		}
 	}
 	if ex.hasHead {

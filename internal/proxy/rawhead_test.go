@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -118,5 +119,70 @@ func TestForwardLeavesHeadersUnparsed(t *testing.T) {
 	}
 	if string(view.RawHeaderBlock()) != raw {
 		t.Errorf("the request's headers were parsed to be forwarded: block %q", view.RawHeaderBlock())
+	}
+}
+
+// TestForwardHeadAgain: a head written for a request is written again only for a request that
+// would have the same (see exchange.sameHead): requests differing in their header block, method,
+// target or body length, one after the other, and the same one again, each reach the origin as
+// its own; so do requests through another proxy (another origin, another Host line).
+func TestForwardHeadAgain(t *testing.T) {
+	addr, requests, _ := recordingOrigin(t, 0)
+	addr2, requests2, _ := recordingOrigin(t, 0)
+	p, cerr := Compile(config.NewObject("to", "http://"+addr), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	p2, cerr := Compile(config.NewObject("to", "http://"+addr2), 0)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	type sent struct {
+		p                     *Proxy
+		method, target, block string
+		body                  string
+	}
+	a := sent{p, "GET", "/a", "Host: x\r\nX-A: 1\r\n\r\n", ""}
+	for i, s := range []sent{
+		a, a,
+		{p, "GET", "/a", "Host: x\r\nX-A: 2\r\n\r\n", ""},
+		a,
+		{p, "GET", "/a", "Host: x\r\nX-A: 1\r\n\r\n", "body"},
+		{p, "GET", "/a", "Host: x\r\nX-A: 1\r\n\r\n", "ydob"},
+		a,
+		{p, "PUT", "/a", "Host: x\r\nX-A: 1\r\n\r\n", ""},
+		a,
+		{p, "GE", "T/a", "Host: x\r\nX-A: 1\r\n\r\n", ""},
+		a,
+		{p, "GET", "/b", "Host: x\r\nX-A: 1\r\n\r\n", ""},
+		a,
+		{p2, "GET", "/a", "Host: x\r\nX-A: 1\r\n\r\n", ""},
+		a,
+		{p, "GET", "/a", "Host: x\r\nX-A: 1\rb\r\n\r\n", ""},
+		a,
+	} {
+		var view request.Request
+		view.SetRawHeaders([]byte(s.block))
+		target := []byte(s.target)
+		if s.target == "T/a" {
+			target = []byte("/T/a") // direct targets begin with '/'
+		}
+		before, before2 := len(requests()), len(requests2())
+		// (A head written for another request may leave the origin waiting for a body: the
+		// context ends the exchange then.)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := s.p.Forward(ctx, &Request{Method: s.method, URI: target, From: &view, Body: []byte(s.body)})
+		cancel()
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		list, _, _ := listHead(t, s.p, s.method, string(target), []byte(s.block), len(s.body))
+		got, want := requests(), list+s.body
+		if s.p == p2 {
+			got, before = requests2(), before2
+		}
+		if len(got) != before+1 || got[before] != want {
+			t.Errorf("request %d: the origin got %q, want %q", i, got[before:], want)
+		}
 	}
 }

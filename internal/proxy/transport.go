@@ -72,6 +72,37 @@ type exchange struct {
 	// request's header then holds its method alone. Kept while the exchange is pooled.
 	head    []byte
 	hasHead bool
+	// headOf, headRaw, headMethod, headTarget and headBody say what head was written for,
+	// when headOf is not 0: the id of the proxy, the client's header block, the lengths of the
+	// method and target (in head) and of the body. A client mostly sends the same block
+	// again, and the head written for it is the head again (see sameHead).
+	headOf                           uint64
+	headRaw                          []byte
+	headMethod, headTarget, headBody int
+}
+
+// sameHead reports whether ex.head is what proxy id's rawHead writes for method, target, the
+// client's header block raw and a body of bodyLen bytes, which it wrote last (keepHead):
+// hasHead is then set. Writing it again was ~0.65k instructions a proxied request; comparing
+// is one look at the block's bytes and the request line's.
+func (ex *exchange) sameHead(id uint64, method string, target, raw []byte, bodyLen int) bool {
+	m, t := len(method), len(target)
+	if ex.headOf != id || ex.headBody != bodyLen || ex.headMethod != m || ex.headTarget != t || noRepeats.Load() ||
+		string(ex.head[:m]) != method || string(ex.head[m+1:m+1+t]) != string(target) || string(ex.headRaw) != string(raw) {
+		return false
+	}
+	ex.hasHead = true
+	return true
+}
+
+// keepHead notes what ex.head was written for (see sameHead), when rawHead wrote it (hasHead).
+func (ex *exchange) keepHead(id uint64, method string, target, raw []byte, bodyLen int) {
+	if !ex.hasHead {
+		ex.headOf = 0
+		return
+	}
+	ex.headOf, ex.headRaw = id, append(ex.headRaw[:0], raw...)
+	ex.headMethod, ex.headTarget, ex.headBody = len(method), len(target), bodyLen
 }
 
 // doneNotifier is a context that tells a receiver when it ends, without an allocation, a lock
@@ -121,7 +152,7 @@ func (t *rawTransport) end(req *fasthttp.Request, ex *exchange) {
 // reusable reports whether an exchange that ended may serve another request: no notice of its
 // context may come any more (see told), and its buffers are small.
 func (ex *exchange) reusable() bool {
-	return !ex.told && cap(ex.raw) <= 64<<10 && cap(ex.head) <= 64<<10
+	return !ex.told && cap(ex.raw) <= 64<<10 && cap(ex.head) <= 64<<10 && cap(ex.headRaw) <= 64<<10
 }
 
 // exchangeOf returns req's exchange, nil when it has none.
