@@ -9,22 +9,27 @@
 #   mountebank-client  github.com/vgcpaulino/mountebank-client   jest unit + integration projects
 #   mountebank-helper  github.com/Tzinov15/mountebank-helper     mocha
 #   mbtest             github.com/brunns/mbtest            Python client, pytest tests/integration
+#   mbgo               github.com/senseyeio/mbgo           Go client, go test -tags=integration
+#   ts-mountebank      github.com/AngelaE/ts-mountebank    npm @anev/ts-mountebank, mocha integration-tests
+#   mountebank-gem     github.com/CoderKungfu/mountebank-gem   Ruby client, rspec
 #
-#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper|mbtest ...]
+#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper|mbtest|mbgo|tsmb|mbgem ...]
 #
 # Each suite runs in a scratch copy, adapted only where it would otherwise start Mountebank itself
 # (docker, testcontainers, an in-process mb): the server under test is started here instead.
 # rift's suites compare two servers at once: Mountebank listens on 127.0.0.1 and mockd on 127.0.0.2,
 # both with the admin API on 2525 and imposters on the ports the tests name (their docker port
-# offset of 1000 is dropped). Ports used: 2525, 3000-3010, 4545-4547, 7117, 1112 and a few more the
-# suites pick; the script refuses to start when 2525 is taken. Needs Go, Node.js/npm, curl, jq and,
-# for rift-bdd, cargo (it builds a cucumber harness: minutes); for mbtest, python3 with venv (its
-# packages and httpbin, served on 127.0.0.1:8088 in place of its docker one, come from PyPI; it
-# starts `mb` itself from PATH, on 2525-2527 and 4567). Not part of `make test`.
+# offset of 1000 is dropped). Ports used: 2525, 3000-3010, 4545-4547, 7117, 1112, 8080-8081 (mbgo),
+# 12345-12346 (tsmb) and a few more the suites pick; the script refuses to start when 2525 is taken.
+# Needs Go, Node.js/npm, curl, jq and, for rift-bdd, cargo (it builds a cucumber harness: minutes);
+# for mbtest, python3 with venv (its packages and httpbin, served on 127.0.0.1:8088 in place of its
+# docker one, come from PyPI; it starts `mb` itself from PATH, on 2525-2527 and 4567); for mbgem,
+# Ruby with Debian's ruby-rspec, ruby-faraday, ruby-faraday-middleware, ruby-dotenv and pry (its
+# Gemfile's pins are older; the gem itself is loaded from the checkout). Not part of `make test`.
 set -u
 dir=$(cd "${1:?usage: scripts/client-suites.sh DIR [suite ...]}" && pwd)
 shift
-suites=${*:-gobank amock rift mbclient mbhelper}
+suites=${*:-gobank amock rift mbclient mbhelper mbgo tsmb}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/client-suites.XXXXXX")
 pids=
@@ -172,6 +177,38 @@ for s in $suites; do
 			echo "  $e (exit $?): $(grep -E "$summary" "$work/mbtest.$e.out") $(grep -E '^FAILED' "$work/mbtest.$e.out" | cut -d' ' -f2 | tr '\n' ' ')"
 		done
 		stop
+		;;
+	mbgo)
+		copy mbgo mbgo || continue
+		# Its Makefile starts a docker mb 2.1.2; the server under test stands in. Its logs test
+		# expects 2.1.2's first lines and, against mb --nologfile, panics and stops the package.
+		summary='^(ok|FAIL)[[:space:]]'
+		for e in mb mockd; do
+			each mbgo $e go test -count=1 -v -vet=off -tags=integration -run '_Integration$' \
+				-skip '^TestClient_Logs_Integration$' ./...
+			echo "    $(grep -c -E '^ *--- PASS' "$work/mbgo.$e.out") passed: failed $(grep -E '^ *--- FAIL' "$work/mbgo.$e.out" | awk '{print $3}' | tr '\n' ' ')"
+		done
+		;;
+	tsmb)
+		copy tsmb ts-mountebank || continue
+		# Built with npm in place of its pnpm workspace: the client (project/) is compiled and linked
+		# into integration-tests, which would otherwise start its own mb (a devDependency).
+		(cd project && npm install --no-audit --no-fund --loglevel=error --ignore-scripts >/dev/null 2>&1 && npx tsc) || continue
+		cd integration-tests && sed -i '/"mountebank":/d' package.json
+		npm install --no-audit --no-fund --loglevel=error --ignore-scripts >/dev/null 2>&1
+		mkdir -p node_modules/@anev && ln -sfn ../../../project node_modules/@anev/ts-mountebank && npx tsc || continue
+		summary='passing|failing'
+		for e in mb mockd; do each tsmb $e npx mocha --recursive ./dist; done
+		;;
+	mbgem)
+		copy mbgem mountebank-gem || continue
+		# Ruby 3's open() no longer opens URLs: its spec helper's fetch goes through URI.open.
+		sed -i 's/^  open(uri)\.read/  URI.open(uri).read/' spec/spec_helper.rb
+		summary='^[0-9]+ examples'
+		for e in mb mockd; do
+			each mbgem $e rspec -Ilib
+			echo "    failed: $(grep -E '^rspec ' "$work/mbgem.$e.out" | cut -d' ' -f2 | tr '\n' ' ')"
+		done
 		;;
 	*) echo "  unknown suite $s" ;;
 	esac
