@@ -12,18 +12,21 @@
 #   mbgo               github.com/senseyeio/mbgo           Go client, go test -tags=integration
 #   ts-mountebank      github.com/AngelaE/ts-mountebank    npm @anev/ts-mountebank, mocha integration-tests
 #   mountebank-gem     github.com/CoderKungfu/mountebank-gem   Ruby client, rspec
+#   py-mb-mocks-manager  github.com/oleksandr-draha/py-mb-mocks-manager   Python (PyPI
+#                      mountebank-mocks-manager): its example records through a proxy, then replays
 #
-#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper|mbtest|mbgo|tsmb|mbgem ...]
+#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper|mbtest|mbgo|tsmb|mbgem|mmm ...]
 #
 # Each suite runs in a scratch copy, adapted only where it would otherwise start Mountebank itself
 # (docker, testcontainers, an in-process mb): the server under test is started here instead.
 # rift's suites compare two servers at once: Mountebank listens on 127.0.0.1 and mockd on 127.0.0.2,
 # both with the admin API on 2525 and imposters on the ports the tests name (their docker port
 # offset of 1000 is dropped). Ports used: 2525, 3000-3010, 4545-4547, 7117, 1112, 8080-8081 (mbgo),
-# 12345-12346 (tsmb) and a few more the suites pick; the script refuses to start when 2525 is taken.
+# 12345-12346 (tsmb), 50517-50519 (mmm) and a few more the suites pick; the script refuses to start when 2525 is taken.
 # Needs Go, Node.js/npm, curl, jq and, for rift-bdd, cargo (it builds a cucumber harness: minutes);
 # for mbtest, python3 with venv (its packages and httpbin, served on 127.0.0.1:8088 in place of its
-# docker one, come from PyPI; it starts `mb` itself from PATH, on 2525-2527 and 4567); for mbgem,
+# docker one, come from PyPI; it starts `mb` itself from PATH, on 2525-2527 and 4567; mmm's packages
+# come from PyPI too); for mbgem,
 # Ruby with Debian's ruby-rspec, ruby-faraday, ruby-faraday-middleware, ruby-dotenv and pry (its
 # Gemfile's pins are older; the gem itself is loaded from the checkout). Not part of `make test`.
 set -u
@@ -209,6 +212,39 @@ for s in $suites; do
 			each mbgem $e rspec -Ilib
 			echo "    failed: $(grep -E '^rspec ' "$work/mbgem.$e.out" | cut -d' ' -f2 | tr '\n' ' ')"
 		done
+		;;
+	mmm)
+		copy mmm py-mb-mocks-manager || continue
+		python3 -m venv "$work/venv-mmm" && "$work/venv-mmm/bin/pip" install -q --no-deps -e . >/dev/null 2>&1 &&
+			"$work/venv-mmm/bin/pip" install -q dpath filelock funcy furl jsonpath-ng lxml pathvalidate \
+				pytest python-dateutil requests xmltodict flask >/dev/null 2>&1 || continue
+		py="$work/venv-mmm/bin/python"
+		# Its example runs in docker compose: alice (50517) calls bob through the imposter the
+		# manager creates on 50518 from imposters/proxies/bob.json. Here bob listens on 50519, the
+		# proxy's "to". In proxy mode (force_proxy) the test records bob's answers through the
+		# proxy and the manager writes them as mocks; without force_proxy, bob stopped, it replays them.
+		for e in mb mockd; do
+			rm -rf "$work/mmm-$e" && cp -R example "$work/mmm-$e" && cd "$work/mmm-$e" && git init -q . || continue
+			sed -i 's#"to": "http://bob:50518/"#"to": "http://127.0.0.1:50519/"#' imposters/proxies/bob.json
+			BOB_PORT=50519 PYTHONPATH=. "$py" -c 'from mmm_example.workers import run_bob_server as r; r()' >bob.log 2>&1 &
+			bob=$!
+			BOB_PORT=50518 PYTHONPATH=. "$py" -c 'from mmm_example.workers import run_alice_server as r; r()' >alice.log 2>&1 &
+			alice=$!
+			pids="$pids $bob $alice"
+			for _ in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:50519/ && break; sleep 0.1; done
+			start "$e" localhost || continue
+			MOUNTEBANK_HOST=127.0.0.1 BOB_PORT=50518 "$py" -m pytest -p no:cacheprovider -q tests >"$work/mmm.$e.record.out" 2>&1
+			kill "$bob"
+			sed -i '/@pytest.mark.force_proxy/d' tests/test_example.py
+			MOUNTEBANK_HOST=127.0.0.1 BOB_PORT=50518 "$py" -m pytest -p no:cacheprovider -q tests >"$work/mmm.$e.replay.out" 2>&1
+			echo "  $e: record $(grep -E '^[0-9]+ (passed|failed)' "$work/mmm.$e.record.out" | cut -d' ' -f1-2 | tr -d ,), replay $(grep -E '^[0-9]+ (passed|failed)' "$work/mmm.$e.replay.out" | cut -d' ' -f1-2 | tr -d ,)"
+			kill "$alice"
+			stop
+			cd "$work/mmm" || break
+		done
+		# The mocks each engine's proxy recorded, apart from bob's Date and the proxy's timing.
+		diff -r -I '"Date":' -I '"_proxyResponseTime":' "$work/mmm-mb/imposters" "$work/mmm-mockd/imposters" >"$work/mmm.diff" &&
+			echo "  recorded mocks: the same on both" || { echo "  recorded mocks differ:"; head -40 "$work/mmm.diff"; }
 		;;
 	*) echo "  unknown suite $s" ;;
 	esac
