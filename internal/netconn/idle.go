@@ -224,8 +224,9 @@ func (l *IdleListener) Shutdown(ctx context.Context) error {
 }
 
 // CloseIdle stops accepting and closes the connections that wait for their next request, at
-// once; the busy ones close after answering the request they are in. It returns how many are
-// busy.
+// once: their FIN is sent before it returns, so a keep-alive client learns of it before an answer
+// sent after it (an imposter's DELETE). The busy ones close after answering the request they are
+// in. It returns how many are busy.
 func (l *IdleListener) CloseIdle() (busy int) {
 	l.draining.Store(true)
 	l.Stop()
@@ -240,6 +241,11 @@ func (l *IdleListener) CloseIdle() (busy int) {
 	busy = len(l.conns)
 	l.mu.Unlock()
 	for _, c := range idle {
+		// A FIFO connection's socket is closed only when the read waiting on it returns, on
+		// another thread and maybe after the caller has answered: shut its sending side now.
+		if cw, ok := c.raw.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+		}
 		_ = c.raw.Close()
 	}
 	return busy
