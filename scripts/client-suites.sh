@@ -14,15 +14,16 @@
 #   mountebank-gem     github.com/CoderKungfu/mountebank-gem   Ruby client, rspec
 #   py-mb-mocks-manager  github.com/oleksandr-draha/py-mb-mocks-manager   Python (PyPI
 #                      mountebank-mocks-manager): its example records through a proxy, then replays
+#   mountebank-showcase  github.com/vgcpaulino/mountebank-showcase   jest examples (axios)
 #
-#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper|mbtest|mbgo|tsmb|mbgem|mmm ...]
+#   scripts/client-suites.sh DIR [gobank|amock|rift|rift-bdd|mbclient|mbhelper|mbtest|mbgo|tsmb|mbgem|mmm|showcase ...]
 #
 # Each suite runs in a scratch copy, adapted only where it would otherwise start Mountebank itself
 # (docker, testcontainers, an in-process mb): the server under test is started here instead.
 # rift's suites compare two servers at once: Mountebank listens on 127.0.0.1 and mockd on 127.0.0.2,
 # both with the admin API on 2525 and imposters on the ports the tests name (their docker port
 # offset of 1000 is dropped). Ports used: 2525, 3000-3010, 4545-4547, 7117, 1112, 8080-8081 (mbgo),
-# 12345-12346 (tsmb), 50517-50519 (mmm) and a few more the suites pick; the script refuses to start when 2525 is taken.
+# 12345-12346 (tsmb), 50517-50519 (mmm), 4540-4541 (showcase) and a few more the suites pick; the script refuses to start when 2525 is taken.
 # Needs Go, Node.js/npm, curl, jq and, for rift-bdd, cargo (it builds a cucumber harness: minutes);
 # for mbtest, python3 with venv (its packages and httpbin, served on 127.0.0.1:8088 in place of its
 # docker one, come from PyPI; it starts `mb` itself from PATH, on 2525-2527 and 4567; mmm's packages
@@ -245,6 +246,21 @@ for s in $suites; do
 		# The mocks each engine's proxy recorded, apart from bob's Date and the proxy's timing.
 		diff -r -I '"Date":' -I '"_proxyResponseTime":' "$work/mmm-mb/imposters" "$work/mmm-mockd/imposters" >"$work/mmm.diff" &&
 			echo "  recorded mocks: the same on both" || { echo "  recorded mocks differ:"; head -40 "$work/mmm.diff"; }
+		;;
+	showcase)
+		copy showcase mountebank-showcase || continue
+		# Its jest globalSetup starts mb (npm run mb:start): the server under test stands in.
+		sed -i '/"mountebank":/d' package.json && rm -f package-lock.json
+		npm install --no-audit --no-fund --loglevel=error --ignore-scripts >/dev/null 2>&1
+		cat >jest.ext.config.js <<-'EOF'
+			const { globalSetup, globalTeardown, ...rest } = require('./jest.config.js');
+			module.exports = rest;
+		EOF
+		summary='passing|failing|pending'
+		for e in mb mockd; do
+			each showcase $e npx jest --config jest.ext.config.js --runInBand
+			grep -E '✘ .* > ' "$work/showcase.$e.out" | sed 's/^ */    failed: /'
+		done
 		;;
 	*) echo "  unknown suite $s" ;;
 	esac
