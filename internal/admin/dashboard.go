@@ -1,10 +1,12 @@
 package admin
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 	"weak"
 
 	"github.com/valyala/fasthttp"
@@ -24,7 +26,45 @@ const (
 	recentRequests = 50
 	// pageStubs is how many stubs an imposter's page shows (GET /imposters/:port has them all).
 	pageStubs = 200
+	// pageText is how much of a recorded request's body (tcp: data; smtp: text, html) an
+	// imposter's page shows (GET /imposters/:port has it whole).
+	pageText = 64 << 10
 )
+
+// pageTextFields are the fields of a recorded request that may be large (the others are
+// bounded by the header block's 16 KiB).
+var pageTextFields = [...]string{"body", "data", "text", "html"}
+
+// pageRequest is req as an imposter's page shows it: its large text fields cut to their first
+// pageText bytes, with their lengths (nil when none was cut). One recorded 1 MiB body after
+// another made each read of the page 50 MB of JSON, and mockd's memory 230 MB larger for good.
+func pageRequest(req *config.Object) (*config.Object, *config.Object) {
+	long := false
+	for _, k := range pageTextFields {
+		if v, ok := req.Get(k); ok {
+			if s, ok := v.(string); ok && len(s) > pageText {
+				long = true
+			}
+		}
+	}
+	if !long {
+		return req, nil
+	}
+	out, cut := config.NewObject(), config.NewObject()
+	for _, k := range req.Keys() {
+		v, _ := req.Get(k)
+		if s, ok := v.(string); ok && len(s) > pageText && slices.Contains(pageTextFields[:], k) {
+			n := pageText
+			for n > 0 && !utf8.RuneStart(s[n]) {
+				n--
+			}
+			v = s[:n]
+			cut.Set(k, float64(len(s)))
+		}
+		out.Set(k, v)
+	}
+	return out, cut
+}
 
 // servePage answers a browser: the dashboard page on the routes where Mountebank renders HTML
 // for an Accept header that prefers it, and the dashboard's static files. It reports whether it
@@ -229,7 +269,11 @@ func (a *API) dashboardImposter(im *imposter.Imposter) *config.Object {
 	why := a.explained.explain(im.Port(), recent)
 	requests := make([]any, 0, len(recent))
 	for _, r := range recent {
-		e := config.NewObject("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"), "request", r.Request)
+		shown, cut := pageRequest(r.Request)
+		e := config.NewObject("timestamp", r.At.UTC().Format("2006-01-02T15:04:05.000Z"), "request", shown)
+		if cut != nil {
+			e.Set("truncated", cut) // field -> its length
+		}
 		switch {
 		case r.Stub >= 0:
 			e.Set("stub", float64(r.Stub))

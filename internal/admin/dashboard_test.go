@@ -360,3 +360,44 @@ func TestDashboardBusyPageSharesRenderings(t *testing.T) {
 		t.Errorf("the new imposter's page shows %d requests, want 0 (the old imposter's rendering)", n)
 	}
 }
+
+// TestDashboardPageCutsLargeBodies: an imposter's page shows the first pageText bytes of a
+// recorded body (cut at a character's start) and its length; GET /imposters/:port has it
+// whole. With 1 MiB bodies recorded each read of the page was 50 MB of JSON.
+func TestDashboardPageCutsLargeBodies(t *testing.T) {
+	a, im := newTestAPI(t, Options{})
+	base := serveAPI(t, a)
+	port := strconv.Itoa(im.Port())
+	large := strings.Repeat("a", pageText-1) + strings.Repeat("é", 1000) // é is 2 bytes: the cut falls inside one
+	for _, body := range []string{large, "small"} {
+		resp, err := http.Post("http://127.0.0.1:"+port+"/x", "text/plain", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	status, _, text := httpGet(t, base+"/dashboard/api/imposters/"+port)
+	var got struct {
+		Requests []struct {
+			Request   struct{ Body string }
+			Truncated map[string]int
+		}
+	}
+	if err := json.Unmarshal([]byte(text), &got); status != 200 || err != nil || len(got.Requests) != 2 {
+		t.Fatalf("GET /dashboard/api/imposters/%s: %d %v %.200s", port, status, err, text)
+	}
+	small, cut := got.Requests[0], got.Requests[1] // newest first
+	if small.Request.Body != "small" || small.Truncated != nil {
+		t.Errorf("a small body is shown as %q, truncated %v; want it whole", small.Request.Body, small.Truncated)
+	}
+	if want := large[:pageText-1]; cut.Request.Body != want || cut.Truncated["body"] != len(large) {
+		t.Errorf("a %d-byte body is shown as %d bytes, truncated %v; want its first %d bytes and {body: %d}",
+			len(large), len(cut.Request.Body), cut.Truncated, len(want), len(large))
+	}
+	if len(text) > 2*pageText {
+		t.Errorf("the page's read is %d bytes", len(text))
+	}
+	if _, _, whole := httpGet(t, base+"/imposters/"+port); !strings.Contains(whole, large) {
+		t.Error("GET /imposters/:port does not have the whole body")
+	}
+}

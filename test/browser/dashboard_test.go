@@ -314,6 +314,18 @@ func TestImposterPage(t *testing.T) {
 		}
 	}
 
+	// A body past 64 KiB: its first 64 KiB, its length, and no Copy as curl (it would be cut).
+	f.hit(t, f.users, "POST", "/orders?big=1", strings.Repeat("b", 70_000))
+	tb.waitText("#requests details.request:first-child > summary", "big=1")
+	tb.click("#requests details.request:first-child > summary .time")
+	tb.waitText("#requests details.request:first-child .request-detail", "body: 70000 bytes, the first 64 KiB shown")
+	if shown := eval[int](tb, `document.querySelector('#requests details.request:first-child .request-detail pre.body').textContent.length`); shown != 64<<10 {
+		t.Errorf("the page shows %d bytes of a 70,000-byte body, want %d", shown, 64<<10)
+	}
+	if !eval[bool](tb, `document.querySelector('#requests details.request:first-child button[data-action="curl"]').disabled`) {
+		t.Error("Copy as curl is on for a request whose body the page has cut")
+	}
+
 	// Download this imposter.
 	tb.click("#download")
 	got := waitFile(t, dir, "imposter-"+port+".json")

@@ -513,15 +513,17 @@
   }
 
   // requestDetail shows an http request's parts readably; other protocols' as JSON.
-  function requestDetail(im, req) {
-    if (im.protocol !== 'http' && im.protocol !== 'https') return h('pre', { text: pretty(req) });
+  function requestDetail(im, req, truncated) {
+    const cutNote = truncated ? h('p', { class: 'muted truncated', text: Object.entries(truncated).map(([k, n]) =>
+      k + ': ' + n + ' bytes, the first 64 KiB shown').join('; ') + ' (GET /imposters/' + im.port + ' has the whole request).' }) : null;
+    if (im.protocol !== 'http' && im.protocol !== 'https') return h('div', null, cutNote, h('pre', { text: pretty(req) }));
     const rows = [['from', req.requestFrom]];
     for (const [k, v] of Object.entries(req.query || {})) rows.push(['query ' + k, Array.isArray(v) ? v.join(', ') : v]);
     for (const [k, v] of Object.entries(req.headers || {})) rows.push([k, Array.isArray(v) ? v.join(', ') : v]);
     for (const [k, v] of Object.entries(req.form || {})) rows.push(['form ' + k, v]);
     return h('div', { class: 'request-detail' },
       h('table', { class: 'kv small' }, h('tbody', null, rows.map(([k, v]) => h('tr', null, h('th', { text: k }), h('td', null, h('code', { text: String(v) })))))),
-      req.body !== undefined && req.body !== '' ? h('pre', { class: 'body', text: pretty(req.body) }) : null);
+      cutNote, req.body !== undefined && req.body !== '' ? h('pre', { class: 'body', text: pretty(req.body) }) : null);
   }
 
   // failureText says why a predicate failed, as mockd's explanation gives it: the operator, the
@@ -561,10 +563,12 @@
       return h('details', { class: 'request', 'data-key': key },
         h('summary', null, h('span', { class: 'time', text: time(entry.timestamp) }), ' ', requestLine(im, req), ' ', answeredBy(entry),
           im.protocol === 'http' || im.protocol === 'https' ? h('button', { type: 'button', class: 'small copy', 'data-action': 'curl',
-            title: 'Copy a curl command that sends this request again',
+            disabled: entry.truncated ? true : null,
+            title: entry.truncated ? 'The body is too large for the page: GET /imposters/' + im.port + ' has the whole request'
+              : 'Copy a curl command that sends this request again',
             onclick: ev => { ev.preventDefault(); copyCurl(im, req); } }, 'Copy as curl') : null),
         explanationView(entry.explanation),
-        requestDetail(im, req));
+        requestDetail(im, req, entry.truncated));
     }));
   }
 
