@@ -232,7 +232,9 @@ for s in $suites; do
 			BOB_PORT=50518 PYTHONPATH=. "$py" -c 'from mmm_example.workers import run_alice_server as r; r()' >alice.log 2>&1 &
 			alice=$!
 			pids="$pids $bob $alice"
-			for _ in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:50519/ && break; sleep 0.1; done
+			for p in 50519 50517; do # bob, then alice (a Flask app takes a second or more to start)
+				for _ in $(seq 1 300); do curl -s -o /dev/null "http://127.0.0.1:$p/" && break; sleep 0.1; done
+			done
 			start "$e" localhost || continue
 			MOUNTEBANK_HOST=127.0.0.1 BOB_PORT=50518 "$py" -m pytest -p no:cacheprovider -q tests >"$work/mmm.$e.record.out" 2>&1
 			kill "$bob"
