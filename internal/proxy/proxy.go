@@ -439,7 +439,10 @@ func (p *Proxy) forward(ctx context.Context, r *Request, req *fasthttp.Request, 
 	// The path goes out as received. A target of the common form is the request line's as it
 	// is (direct: see requestTarget); any other is given to HostClient.Do as a URL whose parse
 	// makes it (the client's DisablePathNormalizing is set on the URI when Do parses it).
-	target, direct := requestTarget(r.URI)
+	target, direct := r.URI, true
+	if !ex.sameTarget(p.id, r.URI) {
+		target, direct = requestTarget(r.URI)
+	}
 	p.transport.begin(req, ex, ctx, direct)
 	ex.hop = r.Hops + 1
 	if r.Start != 0 {

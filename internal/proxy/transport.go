@@ -95,6 +95,14 @@ func (ex *exchange) sameHead(id uint64, method string, target, raw []byte, bodyL
 	return true
 }
 
+// sameTarget reports whether uri is the target of the head ex wrote last for proxy id (see
+// sameHead): requestTarget then takes it as it is (a target requestTarget gave has no '?' at
+// its end, nor a byte it refuses), without looking at each of its bytes again.
+func (ex *exchange) sameTarget(id uint64, uri []byte) bool {
+	m, t := ex.headMethod, ex.headTarget
+	return ex.headOf == id && t == len(uri) && !noRepeats.Load() && string(ex.head[m+1:m+1+t]) == string(uri)
+}
+
 // keepHead notes what ex.head was written for (see sameHead), when rawHead wrote it (hasHead).
 func (ex *exchange) keepHead(id uint64, method string, target, raw []byte, bodyLen int) {
 	if !ex.hasHead {
