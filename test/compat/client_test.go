@@ -24,16 +24,7 @@ const (
 // call must succeed (or fail) on both as the test expects, and what the calls return must be
 // the same on both.
 func TestClient(t *testing.T) {
-	if suite.skip != "" {
-		t.Skip(suite.skip)
-	}
-	if suite.setup != nil {
-		t.Fatal(suite.setup)
-	}
-	engines := []string{"mb", "mockd"}
-	if suite.mbOnly {
-		engines = engines[:1]
-	}
+	engines := comparedEngines(t)
 	transcripts := map[string][]string{}
 	for _, engine := range engines {
 		s, err := suite.servers.get(engine, nil, "")
@@ -46,22 +37,7 @@ func TestClient(t *testing.T) {
 		transcripts[engine] = playClient(t, s)
 		t.Logf("%s:\n  %s", s, strings.Join(transcripts[engine], "\n  "))
 	}
-	if suite.mbOnly {
-		return
-	}
-	mb, mockd := transcripts["mb"], transcripts["mockd"]
-	for i := range max(len(mb), len(mockd)) {
-		var a, b string
-		if i < len(mb) {
-			a = mb[i]
-		}
-		if i < len(mockd) {
-			b = mockd[i]
-		}
-		if a != b {
-			t.Errorf("client call %d differs:\n  mb:    %s\n  mockd: %s", i+1, a, b)
-		}
-	}
+	compareTranscripts(t, "client call", transcripts)
 }
 
 // playClient runs the calls against one engine and returns what each call gave, as text.

@@ -16,16 +16,7 @@ var sharedDatadirPorts = []int{26892, 26893, 26894}
 // on mockd: both must start, keep each other's saved imposters, refuse a third server whose
 // imposters' ports are taken, and bring back both servers' imposters on a restart.
 func TestSharedDatadir(t *testing.T) {
-	if suite.skip != "" {
-		t.Skip(suite.skip)
-	}
-	if suite.setup != nil {
-		t.Fatal(suite.setup)
-	}
-	engines := []string{"mb", "mockd"}
-	if suite.mbOnly {
-		engines = engines[:1]
-	}
+	engines := comparedEngines(t)
 	transcripts := map[string][]string{}
 	for _, engine := range engines {
 		if err := waitPortsFree(sharedDatadirPorts); err != nil {
@@ -34,22 +25,7 @@ func TestSharedDatadir(t *testing.T) {
 		transcripts[engine] = playSharedDatadir(t, engine, filepath.Join(t.TempDir(), "db"))
 		t.Logf("%s:\n  %s", engine, strings.Join(transcripts[engine], "\n  "))
 	}
-	if suite.mbOnly {
-		return
-	}
-	mb, mockd := transcripts["mb"], transcripts["mockd"]
-	for i := range max(len(mb), len(mockd)) {
-		var a, b string
-		if i < len(mb) {
-			a = mb[i]
-		}
-		if i < len(mockd) {
-			b = mockd[i]
-		}
-		if a != b {
-			t.Errorf("step %d differs:\n  mb:    %s\n  mockd: %s", i+1, a, b)
-		}
-	}
+	compareTranscripts(t, "step", transcripts)
 }
 
 // playSharedDatadir runs the servers of one engine on the data directory dir and returns what
@@ -157,16 +133,7 @@ func (ex exchange) outcome() string {
 // until they are deleted"), on Mountebank and on mockd: the cycle goes on after a restart, and
 // an imposter deleted stays deleted.
 func TestDatadirKeepsResponseCycles(t *testing.T) {
-	if suite.skip != "" {
-		t.Skip(suite.skip)
-	}
-	if suite.setup != nil {
-		t.Fatal(suite.setup)
-	}
-	engines := []string{"mb", "mockd"}
-	if suite.mbOnly {
-		engines = engines[:1]
-	}
+	engines := comparedEngines(t)
 	port := sharedDatadirPorts[0]
 	transcripts := map[string][]string{}
 	for _, engine := range engines {
@@ -220,12 +187,7 @@ func TestDatadirKeepsResponseCycles(t *testing.T) {
 		transcripts[engine] = out
 		t.Logf("%s:\n  %s", engine, strings.Join(out, "\n  "))
 	}
-	if suite.mbOnly {
-		return
-	}
-	if mb, mockd := strings.Join(transcripts["mb"], "\n"), strings.Join(transcripts["mockd"], "\n"); mb != mockd {
-		t.Errorf("the transcripts differ:\nmb:\n%s\nmockd:\n%s", mb, mockd)
-	}
+	compareTranscripts(t, "step", transcripts)
 }
 
 // TestDatadirFromMountebank has Mountebank write a --datadir (its directory an imposter), then
@@ -287,5 +249,43 @@ func TestDatadirFromMountebank(t *testing.T) {
 	}
 	if transcripts["mb"] != transcripts["mockd"] {
 		t.Errorf("on Mountebank's --datadir, mockd and mb differ:\nmb:\n%s\nmockd:\n%s", transcripts["mb"], transcripts["mockd"])
+	}
+}
+
+// comparedEngines returns the engines a transcript test plays, mb then mockd (mb alone when the
+// suite runs Mountebank only), after skipping or failing t as the suite's setup says.
+func comparedEngines(t *testing.T) []string {
+	t.Helper()
+	if suite.skip != "" {
+		t.Skip(suite.skip)
+	}
+	if suite.setup != nil {
+		t.Fatal(suite.setup)
+	}
+	if suite.mbOnly {
+		return []string{"mb"}
+	}
+	return []string{"mb", "mockd"}
+}
+
+// compareTranscripts fails t for each of its steps (named what) that mb and mockd saw
+// differently; nothing when the suite runs Mountebank only.
+func compareTranscripts(t *testing.T, what string, transcripts map[string][]string) {
+	t.Helper()
+	if suite.mbOnly {
+		return
+	}
+	mb, mockd := transcripts["mb"], transcripts["mockd"]
+	for i := range max(len(mb), len(mockd)) {
+		var a, b string
+		if i < len(mb) {
+			a = mb[i]
+		}
+		if i < len(mockd) {
+			b = mockd[i]
+		}
+		if a != b {
+			t.Errorf("%s %d differs:\n  mb:    %s\n  mockd: %s", what, i+1, a, b)
+		}
 	}
 }
