@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/mockd/mockd/internal/request"
 )
 
 // rawHead appends to dst the head forward writes for a direct request (see requestTarget) of
@@ -61,7 +63,7 @@ func (p *Proxy) rawHead(dst []byte, method string, target, raw []byte, bodyLen i
 		if c < 0 {
 			continue // an empty line too
 		}
-		name := trimOWS(line[:c])
+		name := request.TrimOWS(line[:c])
 		switch n := len(name); {
 		case n == len("__proto__") && string(name) == "__proto__":
 			continue
@@ -78,7 +80,7 @@ func (p *Proxy) rawHead(dst []byte, method string, target, raw []byte, bodyLen i
 			continue
 		}
 		dst = append(append(dst, name...), ": "...)
-		dst = append(append(dst, trimOWS(line[c+1:])...), "\r\n"...)
+		dst = append(append(dst, request.TrimOWS(line[c+1:])...), "\r\n"...)
 	}
 	dst = append(dst, block[run:at]...)
 	if bytes.Count(block, []byte{'\r'}) != ends {
@@ -135,15 +137,4 @@ func asciiFold(b []byte, lower string) bool {
 		}
 	}
 	return true
-}
-
-// trimOWS is b without the spaces and tabs at its ends.
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
 }

@@ -112,7 +112,7 @@ func fromHTTP(ctx *fasthttp.RequestCtx, r *Request, plainIPv4 bool, maxBody int,
 				continue
 			}
 			if !protoKey(k) {
-				r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(trimOWS(v))})
+				r.Headers = append(r.Headers, KV{r.latin1(k), r.latin1(TrimOWS(v))})
 			}
 		}
 	case lines.Known && !lines.Encoding && (len(body) == 0 || !lines.Form),
@@ -316,11 +316,11 @@ func (r *Request) parseRawHeaders(dst []KV, raw []byte) []KV {
 		if c < 0 {
 			continue
 		}
-		name := trimOWS(line[:c])
+		name := TrimOWS(line[:c])
 		if protoKey(name) {
 			continue
 		}
-		dst = append(dst, KV{r.latin1(name), r.latin1(trimOWS(line[c+1:]))})
+		dst = append(dst, KV{r.latin1(name), r.latin1(TrimOWS(line[c+1:]))})
 	}
 	return dst
 }
@@ -430,7 +430,8 @@ const (
 	lower4 = 0x20202020
 )
 
-func trimOWS(b []byte) []byte {
+// TrimOWS is b without the spaces and tabs at its ends (a header value's optional white space).
+func TrimOWS(b []byte) []byte {
 	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
 		b = b[1:]
 	}

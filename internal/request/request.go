@@ -627,7 +627,7 @@ func (r *Request) rawHeaderLines(name string) (value string, found, sure bool) {
 		if len(val) > 0 && val[len(val)-1] == '\r' {
 			val = val[:len(val)-1]
 		}
-		val = trimOWS(val)
+		val = TrimOWS(val)
 		for _, b := range val {
 			if b >= 0x80 {
 				return "", false, false

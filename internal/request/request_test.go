@@ -1041,11 +1041,11 @@ func parseRawHeadersByBytes(raw []byte) []KV {
 		if c == len(line) {
 			continue
 		}
-		name := trimOWS(line[:c])
+		name := TrimOWS(line[:c])
 		if protoKey(name) {
 			continue
 		}
-		dst = append(dst, KV{latin1(name), latin1(trimOWS(line[c+1:]))})
+		dst = append(dst, KV{latin1(name), latin1(TrimOWS(line[c+1:]))})
 	}
 	return dst
 }

@@ -33,20 +33,8 @@ func TestSharedDatadir(t *testing.T) {
 func playSharedDatadir(t *testing.T, engine, dir string) []string {
 	var out []string
 	note := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	flags := []string{"--datadir", dir}
-	startOne := func() (*server, error) {
-		suite.servers.mu.Lock()
-		defer suite.servers.mu.Unlock()
-		return suite.servers.start(engine, flags)
-	}
-	mustStart := func(name string) *server {
-		s, err := startOne()
-		if err != nil {
-			t.Fatalf("%s: server %s: %v", engine, name, err)
-		}
-		t.Cleanup(s.stop)
-		return s
-	}
+	startOne := func() (*server, error) { return startOnDatadir(engine, dir) }
+	mustStart := func(string) *server { return mustStartOnDatadir(t, engine, dir) }
 	send := func(s *server, method, target, body string) exchange {
 		req := rawRequest{Method: method, Target: target, Headers: []header{{"Accept", "application/json"}}}
 		if body != "" {
@@ -143,16 +131,7 @@ func TestDatadirKeepsResponseCycles(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "db")
 		var out []string
 		note := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-		startOne := func() *server {
-			suite.servers.mu.Lock()
-			defer suite.servers.mu.Unlock()
-			s, err := suite.servers.start(engine, []string{"--datadir", dir})
-			if err != nil {
-				t.Fatalf("%s: %v", engine, err)
-			}
-			t.Cleanup(s.stop)
-			return s
-		}
+		startOne := func() *server { return mustStartOnDatadir(t, engine, dir) }
 		get := func() {
 			ex := roundTrip(fmt.Sprintf("127.0.0.1:%d", port), rawRequest{Method: "GET", Target: "/"})
 			note("GET: %s %s", ex.outcome(), ex.Body)
@@ -211,16 +190,7 @@ func TestDatadirFromMountebank(t *testing.T) {
 			t.Fatalf("%s: %v", engine, err)
 		}
 		dir := filepath.Join(t.TempDir(), "db")
-		startOn := func(engine string) *server {
-			suite.servers.mu.Lock()
-			defer suite.servers.mu.Unlock()
-			s, err := suite.servers.start(engine, []string{"--datadir", dir})
-			if err != nil {
-				t.Fatalf("%s: %v", engine, err)
-			}
-			t.Cleanup(s.stop)
-			return s
-		}
+		startOn := func(engine string) *server { return mustStartOnDatadir(t, engine, dir) }
 		writer := startOn("mb")
 		ex := roundTrip(writer.addr(), rawRequest{Method: "POST", Target: "/imposters",
 			Headers: []header{{"Content-Type", "application/json"}},
@@ -288,4 +258,23 @@ func compareTranscripts(t *testing.T, what string, transcripts map[string][]stri
 			t.Errorf("%s %d differs:\n  mb:    %s\n  mockd: %s", what, i+1, a, b)
 		}
 	}
+}
+
+// startOnDatadir starts a server of engine with --datadir dir (not one the suite shares).
+func startOnDatadir(engine, dir string) (*server, error) {
+	suite.servers.mu.Lock()
+	defer suite.servers.mu.Unlock()
+	return suite.servers.start(engine, []string{"--datadir", dir})
+}
+
+// mustStartOnDatadir is startOnDatadir failing t when the server does not start; the server
+// is stopped when the test ends.
+func mustStartOnDatadir(t *testing.T, engine, dir string) *server {
+	t.Helper()
+	s, err := startOnDatadir(engine, dir)
+	if err != nil {
+		t.Fatalf("%s: %v", engine, err)
+	}
+	t.Cleanup(s.stop)
+	return s
 }
