@@ -204,16 +204,12 @@ func withNext(def *config.Object, next []uint64) *config.Object {
 
 // readFile returns the imposters the file holds; nil when there is no file.
 func readFile(file string) ([]any, error) {
-	data, err := os.ReadFile(file)
+	v, err := readJSON(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	v, err := config.ParseJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	list, ok := config.AsObject(v).Get("imposters")
 	imposters, isList := list.([]any)
