@@ -99,6 +99,11 @@ type API struct {
 	applied   map[int]int64
 	unstarted map[int]string
 	retry     atomic.Bool // unstarted is not empty
+	// The stored imposters this node cannot read or run from their entries (under changeMu;
+	// see syncLocked), and those of them the change under way removes though this node runs
+	// no imposter there (see forgetUnreadable).
+	unreadable map[int]unreadable
+	forget     []int
 
 	// dryRunFunc is dryRun, the method value made once (parseOptions gives it to each parse).
 	dryRunFunc func(*config.Imposter, *config.Object) []*config.Error
@@ -115,7 +120,7 @@ func New(reg *imposter.Registry, opts Options) *API {
 	a := &API{opts: opts, reg: reg, log: opts.Logger, dash: dashboard.New(dashboard.Options{KeyRequired: opts.APIKey != ""})}
 	a.dryRunFunc = a.dryRun
 	if ss, ok := opts.Store.(SharedStore); ok {
-		a.shared, a.applied, a.unstarted = ss, map[int]int64{}, map[int]string{}
+		a.shared, a.applied, a.unstarted, a.unreadable = ss, map[int]int64{}, map[int]string{}, map[int]unreadable{}
 	}
 	// The in-memory store (no --datadir, no --store) keeps nothing: the running imposters are
 	// the state. A change is not diffed for it (a snapshot of the imposters before each

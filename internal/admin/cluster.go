@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -40,6 +41,9 @@ type SharedStore interface {
 	// SetUnstarted says which stored imposters this node could not start, and why (by port),
 	// for its heartbeat and GET /cluster.
 	SetUnstarted(map[int]string)
+	// SetUnreadable says which stored imposters this node cannot read or run from their
+	// entries, and why (by port), for its heartbeat and GET /cluster.
+	SetUnreadable(map[int]string)
 	// Self and Nodes describe this node and the live ones, for GET /cluster.
 	Self() store.Node
 	Nodes(ctx context.Context) ([]store.Node, error)
@@ -161,15 +165,32 @@ func (a *API) syncLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	changed := false
+	changed, badChanged := false, false
 	for port := range a.unstarted {
 		if _, stored := versions[port]; !stored {
 			delete(a.unstarted, port)
 			changed = true
 		}
 	}
+	for port, u := range a.unreadable {
+		if v, stored := versions[port]; !stored || v != u.version {
+			delete(a.unreadable, port) // deleted or replaced: read again below if replaced
+			badChanged = true
+		}
+	}
 	for _, s := range list {
-		err := a.apply(s)
+		why, err := a.apply(s)
+		if why != "" {
+			// Its entry cannot be read or run: applied as it is (not read again at every poll),
+			// and the imposter this node runs on the port, if any, keeps running as it was.
+			a.applied[s.Port] = s.Version
+			badChanged = a.markUnreadable(s, why) || badChanged
+			continue
+		}
+		if _, was := a.unreadable[s.Port]; was {
+			delete(a.unreadable, s.Port)
+			badChanged = true
+		}
 		if err == nil {
 			a.applied[s.Port] = s.Version
 			if _, was := a.unstarted[s.Port]; was {
@@ -191,6 +212,13 @@ func (a *API) syncLocked(ctx context.Context) error {
 	if changed {
 		a.shared.SetUnstarted(maps.Clone(a.unstarted))
 	}
+	if badChanged {
+		m := make(map[int]string, len(a.unreadable))
+		for port, u := range a.unreadable {
+			m[port] = u.why
+		}
+		a.shared.SetUnreadable(m)
+	}
 	a.retry.Store(len(a.unstarted) > 0)
 	a.synced.Store(version)
 	return a.shared.Applied(ctx, version)
@@ -200,38 +228,101 @@ func (a *API) syncLocked(ctx context.Context) error {
 // the stored imposters it could not.
 const retryEvery = 250 * time.Millisecond
 
+// unreadable is a stored imposter this node cannot read or run from its entry: the entry's
+// version, and why.
+type unreadable struct {
+	version int64
+	why     string
+}
+
+// markUnreadable records that the entry of s cannot be read or run, logging it when that is
+// news (one line per entry, not one per poll); it reports whether the list changed.
+func (a *API) markUnreadable(s store.Stored, why string) bool {
+	if u, ok := a.unreadable[s.Port]; ok && u == (unreadable{s.Version, why}) {
+		return false
+	}
+	a.unreadable[s.Port] = unreadable{s.Version, why}
+	kept := "runs no imposter on that port"
+	if a.reg.Get(s.Port) != nil {
+		kept = "keeps running its imposter " + strconv.Itoa(s.Port) + " as it was"
+	}
+	a.log.Error(fmt.Sprintf("%s; this node %s until a change of the imposter through the API (POST, PUT or DELETE) replaces the entry (GET /cluster lists it as unreadable)", why, kept))
+	return true
+}
+
 // apply runs a stored imposter: in place of the running one when that is the same
 // incarnation (its stubs change, keeping the state of those that stay), else as a new one. It
-// fails when the imposter could not be started because its port is taken on this node, to be
-// tried again; an imposter this node cannot run otherwise (its definition, a custom protocol
-// without its program) is logged and counts as applied.
-func (a *API) apply(s store.Stored) error {
+// fails (err) when the imposter could not be started because its port is taken on this node,
+// to be tried again. An entry this node cannot read, or whose definition it cannot run (a
+// custom protocol without its program included), is not applied: why says why, and the
+// imposter this node runs on the port, if any, is left as it was. An imposter that fails to
+// start otherwise is logged and counts as applied.
+func (a *API) apply(s store.Stored) (why string, err error) {
+	if s.Err != nil {
+		return fmt.Sprintf("cannot read imposter %d from the store: %v", s.Port, s.Err), nil
+	}
 	def, errs := config.ParseImposter(s.Def, a.parseOptions())
 	if len(errs) > 0 {
-		a.log.Error(fmt.Sprintf("cannot run imposter %d from the store: %s", s.Port, config.Errors(errs).Error()))
-		return nil
+		return fmt.Sprintf("cannot run imposter %d from the store: %s", s.Port, config.Errors(errs).Error()), nil
+	}
+	if def.Port != 0 && def.Port != s.Port {
+		return fmt.Sprintf("cannot run imposter %d from the store: its definition says port %d", s.Port, def.Port), nil
 	}
 	if cur := a.reg.Get(s.Port); cur != nil && cur.ID() == s.ID {
 		if err := cur.ApplyStubs(def.Stubs, s.StubIDs); err != nil {
-			a.log.Error(fmt.Sprintf("cannot change imposter %d as stored: %v", s.Port, err))
+			return fmt.Sprintf("cannot change imposter %d as stored: %v", s.Port, err), nil
 		}
-		return nil
+		return "", nil
 	}
 	def.Port = s.Port
 	im, err := a.reg.Build(def)
 	if err != nil {
-		a.log.Error(fmt.Sprintf("cannot run imposter %d from the store: %v", s.Port, err))
-		return nil
+		return fmt.Sprintf("cannot run imposter %d from the store: %v", s.Port, err), nil
 	}
 	im.Adopt(s.ID, s.StubIDs)
 	if err := a.reg.Put(im); err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) && ce.Code == "EADDRINUSE" {
-			return fmt.Errorf("cannot start imposter %d from the store: %w", s.Port, err)
+			return "", fmt.Errorf("cannot start imposter %d from the store: %w", s.Port, err)
 		}
 		a.log.Error(fmt.Sprintf("cannot start imposter %d from the store: %v", s.Port, err))
 	}
-	return nil
+	return "", nil
+}
+
+// forgetUnreadable marks the stored entries this node cannot read, on port (every one for
+// 0), as removed by the change under way (a DELETE of the imposter, of all imposters, a PUT
+// /imposters) though this node runs no imposter there: saveAfter deletes them from the store,
+// so a client can always clear an entry it cannot read. changeMu is held.
+func (a *API) forgetUnreadable(port int) {
+	for p := range a.unreadable {
+		if port == 0 || p == port {
+			a.forget = append(a.forget, p)
+		}
+	}
+}
+
+// withForgotten adds to ch the deletion of the entries forgetUnreadable marked, but those ch
+// stores anew, and clears the marks.
+func (a *API) withForgotten(ch store.Change) store.Change {
+	if len(a.forget) == 0 {
+		return ch
+	}
+	touched := make(map[int]bool, len(ch.Put)+len(ch.Deleted))
+	for _, im := range ch.Put {
+		touched[im.Port] = true
+	}
+	for _, p := range ch.Deleted {
+		touched[p] = true
+	}
+	for _, p := range a.forget {
+		if !touched[p] {
+			ch.Deleted = append(ch.Deleted, p)
+			touched[p] = true
+		}
+	}
+	a.forget = nil
+	return ch
 }
 
 // InitStore puts the running imposters (those of the config files) in the shared store as
@@ -317,12 +408,17 @@ func (a *API) cluster(ctx *fasthttp.RequestCtx) *apiError {
 		}
 		o := config.NewObject("name", n.Name, "address", n.Address, "version", float64(n.Version),
 			"lastSync", stamp(n.Synced), "startedAt", stamp(n.Started), "heartbeat", stamp(n.Seen))
-		if len(n.Unstarted) > 0 {
-			u := &config.Object{}
-			for _, port := range slices.Sorted(maps.Keys(n.Unstarted)) {
-				u.Set(port, n.Unstarted[port])
+		for _, l := range []struct {
+			name string
+			m    map[string]string
+		}{{"unstarted", n.Unstarted}, {"unreadable", n.Unreadable}} {
+			if len(l.m) > 0 {
+				u := &config.Object{}
+				for _, port := range slices.Sorted(maps.Keys(l.m)) {
+					u.Set(port, l.m[port])
+				}
+				o.Set(l.name, u)
 			}
-			o.Set("unstarted", u)
 		}
 		if n.Name == self.Name {
 			o.Set("self", true)

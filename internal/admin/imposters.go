@@ -261,6 +261,7 @@ func (a *API) replaceImposters(ctx *fasthttp.RequestCtx) *apiError {
 	if err != nil {
 		return toAPIError(err, nil)
 	}
+	a.forgetUnreadable(0)
 	send(ctx, 200, config.NewObject("imposters", a.render(ims, PrintOptions{BaseURL: a.baseURL(ctx), List: true})))
 	return nil
 }
@@ -272,6 +273,7 @@ func (a *API) deleteImposters(ctx *fasthttp.RequestCtx) *apiError {
 	opts.Replayable = v == nil || string(bytesLower(v)) != "false"
 	rendered := a.render(a.reg.All(), opts)
 	a.reg.DeleteAll()
+	a.forgetUnreadable(0)
 	send(ctx, 200, config.NewObject("imposters", rendered))
 	return nil
 }
@@ -310,6 +312,7 @@ func (a *API) deleteImposter(ctx *fasthttp.RequestCtx, id string) *apiError {
 	if im == nil {
 		if port, ok := canonicalInt(id); ok {
 			a.reg.Delete(port) // one whose program starts stops (Registry.Reserve)
+			a.forgetUnreadable(port)
 		}
 		send(ctx, 200, &config.Object{})
 		return nil

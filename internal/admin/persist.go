@@ -214,10 +214,11 @@ func (a *API) Change(ctx context.Context, change func() error) (ran bool, err er
 // gets a 500 instead of its answer: the change happened but is not durable.
 func (a *API) saveAfter(ctx *fasthttp.RequestCtx, before map[int]stubsState) {
 	ch := a.diff(before)
-	if ch.Empty() {
-		return
-	}
 	if a.shared != nil {
+		ch = a.withForgotten(ch)
+		if ch.Empty() {
+			return
+		}
 		if err := a.saveShared(ctx, ch); err != nil {
 			a.log.Error("cannot store the change", "err", err)
 			ctx.Response.Reset()
@@ -227,6 +228,9 @@ func (a *API) saveAfter(ctx *fasthttp.RequestCtx, before map[int]stubsState) {
 				a.sendErrors(ctx, &apiError{status: 500, errs: []*config.Error{{Code: "cannot persist", Message: err.Error()}}})
 			}
 		}
+		return
+	}
+	if ch.Empty() {
 		return
 	}
 	if err := a.saveLocked(ctx, ch); err != nil {

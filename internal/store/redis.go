@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -85,9 +86,10 @@ type Redis struct {
 	downErr error        // why the store was last lost
 	lostAt  atomic.Int64 // when it was last lost, in Unix nanoseconds
 
-	applied   atomic.Int64                      // the version this node runs (see Applied)
-	unstarted atomic.Pointer[map[string]string] // see SetUnstarted
-	lastSync  atomic.Int64                      // when it last synced, in Unix nanoseconds
+	applied    atomic.Int64                      // the version this node runs (see Applied)
+	unstarted  atomic.Pointer[map[string]string] // see SetUnstarted
+	unreadable atomic.Pointer[map[string]string] // see SetUnreadable
+	lastSync   atomic.Int64                      // when it last synced, in Unix nanoseconds
 
 	stop context.CancelFunc
 	done sync.WaitGroup
@@ -294,14 +296,17 @@ var saveScript = redis.NewScript(`
 local prefix, mode = ARGV[1], ARGV[2]
 local function dropState(record, newID)
   if not record then return end
-  local id = cjson.decode(record).id
+  -- A record that is not ours (written by hand) names no state to drop: it is replaced or deleted all the same.
+  local ok, rec = pcall(cjson.decode, record)
+  if not ok or type(rec) ~= 'table' or type(rec.id) ~= 'string' or rec.id == '' then return end
+  local id = rec.id
   if id == newID then return end
   for _, k in ipairs({'cycles', 'counts', 'base', 'journal', 'scenarios', 'script', 'lock'}) do
     redis.call('DEL', prefix .. ':imp:' .. id .. ':' .. k)
   end
 end
 if mode == 'reseed' then
-  local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
+  local cur = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
   if cur >= tonumber(ARGV[3]) then return 0 end
   redis.call('SET', KEYS[1], ARGV[3])
 end
@@ -388,10 +393,14 @@ func (r *Redis) Version(ctx context.Context) (int64, error) {
 	var v int64
 	err := r.do(ctx, "version", func(ctx context.Context) error {
 		var err error
-		v, err = r.rdb.Get(ctx, r.key("version")).Int64()
+		text, err := r.rdb.Get(ctx, r.key("version")).Result()
 		if errors.Is(err, redis.Nil) {
-			v, err = 0, nil
+			return nil
 		}
+		// A counter that is not a number (written by hand) reads as 0, as Versions reads it: the
+		// store lost its data, and the first node to see it reseeds it (see Reseed), rather than
+		// this node taking the store for lost.
+		v, _ = strconv.ParseInt(text, 10, 64)
 		return err
 	})
 	return v, err
@@ -418,14 +427,25 @@ func (r *Redis) Versions(ctx context.Context) (map[int]int64, int64, error) {
 	}
 	out := make(map[int]int64, len(all.Val()))
 	for p, v := range all.Val() {
-		port, err1 := strconv.Atoi(p)
-		n, err2 := strconv.ParseInt(v, 10, 64)
-		if err1 == nil && err2 == nil {
-			out[port] = n
+		if port, err := strconv.Atoi(p); err == nil {
+			out[port] = parseVersion(v)
 		}
 	}
 	v, _ := strconv.ParseInt(version.Val(), 10, 64)
 	return out, v, nil
+}
+
+// BadVersion is the version of a stored imposter whose version is not a number (written by
+// hand): the imposter is still read and run, as version BadVersion, until a change replaces it.
+const BadVersion int64 = -2
+
+// parseVersion reads a stored imposter's version.
+func parseVersion(text string) int64 {
+	v, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || v < 0 {
+		return BadVersion
+	}
+	return v
 }
 
 // Stored is an imposter as a shared store holds it.
@@ -437,9 +457,57 @@ type Stored struct {
 	Version int64
 	// Def is the definition (replayable).
 	Def config.Value
+	// Err says why the store's entry for Port cannot be read (not a record this store wrote:
+	// garbage written by hand, say); ID, StubIDs and Def are then unset. The entry stays until
+	// a change of the port replaces or deletes it.
+	Err error
 }
 
-// Load returns the stored imposters on ports; a port the store has none for is left out.
+// maxRecordError bounds how much of an unreadable record an error quotes.
+const maxRecordError = 40
+
+// parseRecord reads one entry of the defs hash.
+func parseRecord(text string) (storedRecord, config.Value, error) {
+	var rec storedRecord
+	if err := json.Unmarshal([]byte(text), &rec); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			err = fmt.Errorf("a JSON %s where a record is an object", te.Value)
+		} else if errors.As(err, &te) {
+			err = fmt.Errorf("its %q is a JSON %s", te.Field, te.Value)
+		}
+		return rec, nil, fmt.Errorf("%w (%s)", err, quoteStart(text))
+	}
+	if rec.ID == "" {
+		return rec, nil, fmt.Errorf("the record has no \"id\" (%s)", quoteStart(text))
+	}
+	def, err := config.ParseJSON(rec.Imposter)
+	if err == nil {
+		if _, ok := def.(*config.Object); !ok {
+			err = errors.New("its \"imposter\" is not an object")
+		}
+	}
+	if err != nil {
+		return rec, nil, fmt.Errorf("the record's imposter: %w", err)
+	}
+	return rec, def, nil
+}
+
+// quoteStart quotes the start of text, for an error about it.
+func quoteStart(text string) string {
+	if len(text) <= maxRecordError {
+		return strconv.Quote(text)
+	}
+	cut := maxRecordError
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… %d bytes", strconv.Quote(text[:cut]), len(text))
+}
+
+// Load returns the stored imposters on ports; a port the store has none for is left out, and
+// one whose entry cannot be read is returned with its Err set (see Stored.Err): one bad entry
+// does not keep a node from the others.
 func (r *Redis) Load(ctx context.Context, ports []int) ([]Stored, error) {
 	if len(ports) == 0 {
 		return nil, nil
@@ -466,16 +534,14 @@ func (r *Redis) Load(ctx context.Context, ports []int) ([]Stored, error) {
 		if !ok {
 			continue // deleted meanwhile
 		}
-		var rec storedRecord
-		if err := json.Unmarshal([]byte(text), &rec); err != nil {
-			return nil, fmt.Errorf("imposter %d in the store: %w", ports[i], err)
-		}
-		def, err := config.ParseJSON(rec.Imposter)
-		if err != nil {
-			return nil, fmt.Errorf("imposter %d in the store: %w", ports[i], err)
-		}
 		vtext, _ := versions.Val()[i].(string)
-		v, _ := strconv.ParseInt(vtext, 10, 64)
+		v := parseVersion(vtext)
+		rec, def, err := parseRecord(text)
+		if err != nil {
+			err = fmt.Errorf("the entry %s in the hash %s: %w", fields[i], r.key("defs"), err)
+			out = append(out, Stored{Port: ports[i], Version: v, Err: err})
+			continue
+		}
 		out = append(out, Stored{Port: ports[i], ID: rec.ID, StubIDs: rec.StubIDs, Version: v, Def: def})
 	}
 	return out, nil
@@ -535,16 +601,25 @@ type Node struct {
 	// Unstarted holds the stored imposters the node could not start (their ports were taken),
 	// by port: why.
 	Unstarted map[string]string `json:"unstarted,omitempty"`
+	// Unreadable holds the stored imposters the node cannot read or run from their entries,
+	// by port: why.
+	Unreadable map[string]string `json:"unreadable,omitempty"`
 }
 
 // SetUnstarted says which stored imposters this node could not start, and why, for its
 // heartbeat (see Node.Unstarted).
-func (r *Redis) SetUnstarted(m map[int]string) {
+func (r *Redis) SetUnstarted(m map[int]string) { r.unstarted.Store(byPortText(m)) }
+
+// SetUnreadable says which stored imposters this node cannot read or run from their
+// entries, and why, for its heartbeat (see Node.Unreadable).
+func (r *Redis) SetUnreadable(m map[int]string) { r.unreadable.Store(byPortText(m)) }
+
+func byPortText(m map[int]string) *map[string]string {
 	out := make(map[string]string, len(m))
 	for port, why := range m {
 		out[strconv.Itoa(port)] = why
 	}
-	r.unstarted.Store(&out)
+	return &out
 }
 
 // Self returns this node as its next heartbeat will describe it.
@@ -553,6 +628,9 @@ func (r *Redis) Self() Node {
 		Synced: time.Unix(0, r.lastSync.Load()).UTC(), Started: r.started.UTC(), Seen: time.Now().UTC()}
 	if u := r.unstarted.Load(); u != nil && len(*u) > 0 {
 		n.Unstarted = *u
+	}
+	if u := r.unreadable.Load(); u != nil && len(*u) > 0 {
+		n.Unreadable = *u
 	}
 	return n
 }

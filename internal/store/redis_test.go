@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/mockd/mockd/internal/config"
+)
+
+// storedHTTP is an imposter as a node saves it.
+func storedHTTP(port int, id string) Imposter {
+	return Imposter{Port: port, ID: id, Render: func() (*config.Object, []string) {
+		return config.NewObject("protocol", "http", "port", float64(port)), nil
+	}}
+}
+
+// TestUnreadableEntries writes entries into the defs hash by hand, as redis-cli HSET would:
+// Load returns each with its error and still returns the readable ones beside it, and a
+// change of the port (a put, a delete, a replacement of all) overwrites or removes it.
+func TestUnreadableEntries(t *testing.T) {
+	huge := strings.Repeat("x", 8<<20)
+	tests := []struct {
+		name  string
+		value string
+		want  string // in the error
+	}{
+		{"garbage", "garbage", `invalid character 'g' looking for beginning of value ("garbage")`},
+		{"truncated", `{"id":"a","imposter":{"protocol":"ht`, "unexpected end of JSON input"},
+		{"number", "42", "a JSON number where a record is an object"},
+		{"array", "[1,2]", "a JSON array where a record is an object"},
+		{"string", `"imposter"`, "a JSON string where a record is an object"},
+		{"null", "null", `the record has no "id" ("null")`},
+		{"empty object", "{}", `the record has no "id"`},
+		{"id of the wrong type", `{"id":5,"imposter":{}}`, `its "id" is a JSON number`},
+		{"no imposter", `{"id":"a","stubIds":[]}`, "the record's imposter:"},
+		{"imposter not an object", `{"id":"a","imposter":[1]}`, `its "imposter" is not an object`},
+		{"huge garbage", huge, `("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… 8388608 bytes)`},
+		{"deeply nested", strings.Repeat("[", 100000), "exceeded max depth"},
+	}
+	r := startRedis(t)
+	ctx := context.Background()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, mode := range []string{"put", "delete", "replace"} {
+				if _, err := r.Save(ctx, Change{Replace: true, Put: []Imposter{storedHTTP(4545, "bad"), storedHTTP(4546, "good")}}); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.rdb.HSet(ctx, r.key("defs"), "4545", tt.value).Err(); err != nil {
+					t.Fatal(err)
+				}
+				list, err := r.Load(ctx, []int{4545, 4546})
+				if err != nil {
+					t.Fatalf("Load: %v, want the readable entries and the unreadable one's error", err)
+				}
+				if len(list) != 2 || list[0].Port != 4545 || list[1].Port != 4546 {
+					t.Fatalf("Load returned %+v", list)
+				}
+				if list[0].Err == nil || !strings.Contains(list[0].Err.Error(), tt.want) || !strings.Contains(list[0].Err.Error(), "mockd:defs") {
+					t.Errorf("the unreadable entry's error is %v, want one naming mockd:defs with %q", list[0].Err, tt.want)
+				}
+				if len(list[0].Err.Error()) > 500 {
+					t.Errorf("the error quotes %d bytes of the entry", len(list[0].Err.Error()))
+				}
+				if list[0].Version <= 0 {
+					t.Errorf("the unreadable entry's version is %d", list[0].Version)
+				}
+				if list[1].Err != nil || list[1].ID != "good" || list[1].Def == nil {
+					t.Errorf("the readable entry beside it: %+v", list[1])
+				}
+				// A change of the port replaces or removes the entry.
+				var ch Change
+				switch mode {
+				case "put":
+					ch.Put = []Imposter{storedHTTP(4545, "new")}
+				case "delete":
+					ch.Deleted = []int{4545}
+				case "replace":
+					ch.Replace, ch.Put = true, []Imposter{storedHTTP(4546, "good")}
+				}
+				if _, err := r.Save(ctx, ch); err != nil {
+					t.Fatalf("%s over the unreadable entry: %v", mode, err)
+				}
+				list, err = r.Load(ctx, []int{4545})
+				switch {
+				case err != nil:
+					t.Fatalf("Load after the %s: %v", mode, err)
+				case mode == "put" && (len(list) != 1 || list[0].Err != nil || list[0].ID != "new"):
+					t.Errorf("after the put: %+v", list)
+				case mode != "put" && len(list) != 0:
+					t.Errorf("after the %s: %+v, want the entry gone", mode, list)
+				}
+			}
+		})
+	}
+}
+
+// TestUnreadableVersions writes the version of an imposter, and the store's version, by
+// hand: an imposter's version that is not a number reads as BadVersion (its definition is
+// still read), and a store version that is not a number reads as 0 (a store that lost its
+// data, which Reseed mends) rather than making the store count as lost.
+func TestUnreadableVersions(t *testing.T) {
+	r := startRedis(t)
+	ctx := context.Background()
+	if _, err := r.Save(ctx, Change{Put: []Imposter{storedHTTP(4545, "a")}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"x", "-7", "1.5"} {
+		if err := r.rdb.HSet(ctx, r.key("versions"), "4545", bad).Err(); err != nil {
+			t.Fatal(err)
+		}
+		byPort, _, err := r.Versions(ctx)
+		if err != nil || byPort[4545] != BadVersion {
+			t.Errorf("version %q: Versions = %v, %v; want 4545 at BadVersion", bad, byPort, err)
+		}
+		list, err := r.Load(ctx, []int{4545})
+		if err != nil || len(list) != 1 || list[0].Err != nil || list[0].Version != BadVersion {
+			t.Errorf("version %q: Load = %+v, %v; want the definition at BadVersion", bad, list, err)
+		}
+	}
+	if err := r.rdb.Set(ctx, r.key("version"), "garbage", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := r.Version(ctx)
+	if err != nil || v != 0 {
+		t.Fatalf("Version of a garbage counter = %d, %v; want 0, nil", v, err)
+	}
+	if !r.Available() {
+		t.Fatal("a garbage counter made the store count as lost")
+	}
+	nv, err := r.Reseed(ctx, 10, Change{Replace: true, Put: []Imposter{storedHTTP(4545, "a")}})
+	if err != nil || nv != 11 {
+		t.Fatalf("Reseed over a garbage counter = %d, %v; want 11", nv, err)
+	}
+}
