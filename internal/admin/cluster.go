@@ -66,6 +66,15 @@ func storeUnavailable(err error) *apiError {
 		Message: err.Error() + "; the imposters keep serving, and changes are refused until the store is back"}}}
 }
 
+// changeNotStored is the answer to a change this node made but could not store: the store was
+// lost while it was under way. The node runs the change until the store is back, then what the
+// store holds, as every node does: the change is undone unless the store took it (a reply lost
+// after Redis ran the script), and then every node runs it.
+func changeNotStored(err error) *apiError {
+	return &apiError{status: fasthttp.StatusServiceUnavailable, errs: []*config.Error{{Code: "store unavailable",
+		Message: err.Error() + "; the change is not stored: this node runs it alone until the store is back, then every node runs what the store holds (with the change only if the store took it before it was lost), and changes are refused until then"}}}
+}
+
 // Sync brings the running imposters to the shared store's state: it starts, changes or
 // deletes every imposter whose stored version this node has not applied. A store whose
 // version went below the one this node synced to lost its data (a Redis restarted without

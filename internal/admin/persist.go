@@ -223,7 +223,7 @@ func (a *API) saveAfter(ctx *fasthttp.RequestCtx, before map[int]stubsState) {
 			a.log.Error("cannot store the change", "err", err)
 			ctx.Response.Reset()
 			if unavailable(err) {
-				a.sendErrors(ctx, storeUnavailable(err))
+				a.sendErrors(ctx, changeNotStored(err))
 			} else {
 				a.sendErrors(ctx, &apiError{status: 500, errs: []*config.Error{{Code: "cannot persist", Message: err.Error()}}})
 			}

@@ -119,11 +119,21 @@ func OpenRedis(opts RedisOptions) (*Redis, error) {
 	ropts.MaxRetries = -1 // a lost store is found at once: requests must not wait for retries
 	ropts.DisableIdentity = true
 	ropts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	redis.SetLogger(clientLog{opts.Logger}) // one store a process: the client's logger is global
 	display := u.Redacted()
 	r := &Redis{opts: opts, rdb: redis.NewClient(ropts), prefix: prefix, display: display, log: opts.Logger, started: time.Now(),
 		boot: newBoot(opts.Node)}
 	r.up.Store(true)
 	return r, nil
+}
+
+// clientLog takes the Redis client's own messages to the debug level: while the store is down
+// the client wrote "redis: … connection pool: failed to dial after 5 attempts" to stderr several
+// times a second, beside the one warning the store logs when it is lost (see lost).
+type clientLog struct{ log *slog.Logger }
+
+func (l clientLog) Printf(_ context.Context, format string, v ...any) {
+	l.log.Debug(fmt.Sprintf(format, v...))
 }
 
 // String returns the store's URL without its password.

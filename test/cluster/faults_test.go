@@ -1,11 +1,16 @@
 package cluster
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/mockd/mockd/test/internal/mockdproc"
 )
 
 // unreadableOn returns "" when GET /cluster through n lists, for every node, port as
@@ -114,5 +119,341 @@ func TestUnreadableEntryBlocksNobody(t *testing.T) {
 			}
 		}
 		return served(nodes, moved, "/", "again")
+	})
+}
+
+// cutMode says what an armed faultProxy does at the write it waits for.
+type cutMode int
+
+const (
+	// cutBefore loses the store before Redis gets the write: every connection is closed, and
+	// every new one at once, until restore.
+	cutBefore cutMode = iota
+	// cutAfter is cutBefore once Redis got the write: its reply is lost.
+	cutAfter
+	// cutPartial gives Redis the write (the start of a command larger than one read), runs the
+	// hook (which kills the node sending it) and closes that connection alone.
+	cutPartial
+)
+
+// faultProxy forwards TCP connections to a Redis and, when armed, cuts at a chosen command
+// (see cutMode).
+type faultProxy struct {
+	t      *testing.T
+	ln     net.Listener
+	target string
+
+	mu     sync.Mutex
+	marker []byte // the armed cut: a client's write containing it
+	mode   cutMode
+	hook   func()
+	down   bool
+	conns  map[net.Conn]bool
+	cutHit chan struct{}
+}
+
+// startProxy starts a faultProxy on a free loopback port in front of r.
+func startProxy(t *testing.T, r *redisServer) *faultProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &faultProxy{t: t, ln: ln, target: "127.0.0.1:" + strconv.Itoa(r.port), conns: map[net.Conn]bool{}}
+	go p.serve()
+	t.Cleanup(func() {
+		ln.Close()
+		p.mu.Lock()
+		for c := range p.conns {
+			c.Close()
+		}
+		p.mu.Unlock()
+	})
+	return p
+}
+
+func (p *faultProxy) url() string { return "redis://" + p.ln.Addr().String() + "/0" }
+
+func (p *faultProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		down := p.down
+		if !down {
+			p.conns[c] = true
+		}
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
+		}
+		go p.relay(c)
+	}
+}
+
+func (p *faultProxy) relay(c net.Conn) {
+	s, err := net.Dial("tcp", p.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	p.conns[s] = true
+	p.mu.Unlock()
+	dropReplies := make(chan struct{})
+	go func() { // Redis → client, unless the cut drops the replies
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := s.Read(buf)
+			if n > 0 {
+				select {
+				case <-dropReplies:
+				default:
+					_, _ = c.Write(buf[:n])
+				}
+			}
+			if err != nil {
+				c.Close()
+				return
+			}
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			cut := p.marker != nil && bytes.Contains(buf[:n], p.marker)
+			mode, hook := p.mode, p.hook
+			if cut {
+				p.marker, p.down = nil, mode != cutPartial
+				close(p.cutHit)
+			}
+			p.mu.Unlock()
+			if cut {
+				switch mode {
+				case cutAfter:
+					close(dropReplies)
+					_, _ = s.Write(buf[:n])
+					p.cut()
+				case cutPartial:
+					_, _ = s.Write(buf[:n])
+					hook()
+					c.Close()
+					s.Close()
+				default:
+					p.cut()
+				}
+				return
+			}
+			if _, werr := s.Write(buf[:n]); werr != nil {
+				err = werr
+			}
+		}
+		if err != nil {
+			s.Close()
+			return
+		}
+	}
+}
+
+// cut closes every connection: the store is lost to every node.
+func (p *faultProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+// arm makes the next client write containing marker cut as mode says (hook is cutPartial's);
+// the channel closes when that happened.
+func (p *faultProxy) arm(marker string, mode cutMode, hook func()) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.marker, p.mode, p.hook, p.cutHit = []byte(marker), mode, hook, make(chan struct{})
+	return p.cutHit
+}
+
+// restore lets connections through again.
+func (p *faultProxy) restore() {
+	p.mu.Lock()
+	p.down = false
+	p.mu.Unlock()
+}
+
+// saveMarker is what a node sends to store a change of some imposters (the save script's
+// prefix and mode arguments).
+const saveMarker = "$5\r\nmockd\r\n$3\r\nput\r\n"
+
+// TestStoreLostMidChange loses the store while a change is under way on one node, after the
+// node checked the store and before (or after) Redis got the change: the client is told the
+// change is not stored, that node alone runs it meanwhile, and once the store is back every
+// node runs what the store holds: without the change when Redis never got it, with it when
+// only Redis's reply was lost.
+func TestStoreLostMidChange(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after bool
+	}{{"before Redis got it", false}, {"after Redis got it", true}} {
+		mode := cutBefore
+		if tc.after {
+			mode = cutAfter
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			r := startRedis(t)
+			p := startProxy(t, r)
+			nodes := startCluster(t, p.url())
+			kept, port := freePort(t), freePort(t)
+			mustDo(t, 201, "POST", nodes[0].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, kept, stubBody("kept")))
+			eventually(t, "created everywhere", func() string { return served(nodes, kept, "/", "kept") })
+
+			hit := p.arm(saveMarker, mode, nil)
+			status, body := do(t, "POST", nodes[1].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, port, stubBody("new")))
+			select {
+			case <-hit:
+			default:
+				t.Fatal("the change was not cut")
+			}
+			if status != 503 || !strings.Contains(body, `"code": "store unavailable"`) || !strings.Contains(body, "the change is not stored") {
+				t.Errorf("a change cut from the store answered %d, want 503 saying it is not stored\n%s", status, body)
+			}
+			if msg := served(nodes, kept, "/", "kept"); msg != "" {
+				t.Errorf("with the store lost: %s", msg)
+			}
+			if msg := served(nodes[1:2], port, "/", "new"); msg != "" {
+				t.Errorf("the node that made the change does not run it meanwhile: %s", msg)
+			}
+			for _, n := range []*node{nodes[0], nodes[2]} {
+				if status, _ := get(n.url(port) + "/"); status != 0 {
+					t.Errorf("%s runs a change it never got from the store (%d)", n.host, status)
+				}
+			}
+
+			p.restore()
+			eventually(t, "every node runs what the store holds", func() string {
+				if msg := served(nodes, kept, "/", "kept"); msg != "" {
+					return msg
+				}
+				if tc.after {
+					return served(nodes, port, "/", "new")
+				}
+				for _, n := range nodes {
+					if status, _ := get(n.url(port) + "/"); status != 0 {
+						return fmt.Sprintf("%s still runs the change the store never took (%d)", n.host, status)
+					}
+				}
+				return agree(nodes)
+			})
+		})
+	}
+}
+
+// TestNodeKilledMidChange kills a node with SIGKILL while it sends Redis a large change (PUT
+// /imposters of one imposter with many stubs, a command larger than one read): Redis got only
+// its start, so the store, and every node, keeps the imposters as they were, whole; the node
+// restarted runs them too.
+func TestNodeKilledMidChange(t *testing.T) {
+	r := startRedis(t)
+	p := startProxy(t, r)
+	nodes := startCluster(t, p.url())
+	old, big := freePort(t), freePort(t)
+	mustDo(t, 201, "POST", nodes[0].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, old, stubBody("old")))
+	eventually(t, "created everywhere", func() string { return served(nodes, old, "/", "old") })
+
+	var stubs []string
+	for i := 0; i < 3000; i++ {
+		stubs = append(stubs, fmt.Sprintf(`{"predicates":[{"equals":{"path":"/p%d"}}],"responses":[{"is":{"body":"r%d"}}]}`, i, i))
+	}
+	hit := p.arm(saveMarker, cutPartial, nodes[1].kill)
+	_, _, _, err := mockdproc.Do("PUT", nodes[1].admin+"/imposters", fmt.Sprintf(`{"imposters":[{"protocol":"http","port":%d,"stubs":[%s]}]}`, big, strings.Join(stubs, ",")))
+	select {
+	case <-hit:
+	default:
+		t.Fatalf("the change was not cut (%v)", err)
+	}
+	if err == nil {
+		t.Fatal("the PUT of a node killed under it was answered")
+	}
+	if reply, err := r.call("HEXISTS", "mockd:defs", strconv.Itoa(big)); err != nil || reply != "0" {
+		t.Errorf("the store holds part of the change of the killed node: HEXISTS %d = %q %v", big, reply, err)
+	}
+	if reply, err := r.call("HEXISTS", "mockd:defs", strconv.Itoa(old)); err != nil || reply != "1" {
+		t.Errorf("the store lost the imposter the killed node's change replaced: HEXISTS %d = %q %v", old, reply, err)
+	}
+	nodes[1].start(t)
+	eventually(t, "every node runs the imposters as they were", func() string {
+		if msg := served(nodes, old, "/", "old"); msg != "" {
+			return msg
+		}
+		for _, n := range nodes {
+			if status, _ := get(n.url(big) + "/p1"); status != 0 {
+				return fmt.Sprintf("%s runs the killed node's change (%d)", n.host, status)
+			}
+		}
+		return agree(nodes)
+	})
+}
+
+// TestMixedConcurrentChangesConverge has three nodes create, change, replace and delete one
+// imposter at once, many times: none is refused (only Mountebank's own answers: a POST on the
+// port taken, a change of stubs of an imposter deleted meanwhile), and every node ends with what
+// the store holds.
+func TestMixedConcurrentChangesConverge(t *testing.T) {
+	r := startRedis(t)
+	nodes := startCluster(t, r.url())
+	port := freePort(t)
+	imp := func(body string) string {
+		return fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, port, stubBody(body))
+	}
+	var wg sync.WaitGroup
+	for w, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 24; i++ {
+				tag := fmt.Sprintf("w%d-%d", w, i)
+				var method, path, body string
+				ok := map[int]bool{200: true}
+				switch (i + w) % 4 {
+				case 0:
+					method, path, body = "POST", "/imposters", imp(tag)
+					ok = map[int]bool{201: true, 400: true} // 400: the port is taken
+				case 1:
+					method, path, body = "PUT", fmt.Sprintf("/imposters/%d/stubs", port), `{"stubs":[`+stubBody(tag)+`]}`
+					ok[404] = true // deleted meanwhile
+				case 2:
+					method, path, body = "PUT", "/imposters", `{"imposters":[`+imp(tag)+`]}`
+				case 3:
+					method, path = "DELETE", fmt.Sprintf("/imposters/%d", port)
+				}
+				status, _, b, err := mockdproc.Do(method, n.admin+path, body)
+				if err != nil || !ok[status] {
+					t.Errorf("%s %s through %s: %d %v\n%s", method, path, n.host, status, err, b)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	eventually(t, "the nodes agree with the store", func() string {
+		if msg := agree(nodes); msg != "" {
+			return msg
+		}
+		stored, err := r.call("HEXISTS", "mockd:defs", strconv.Itoa(port))
+		if err != nil {
+			return err.Error()
+		}
+		for _, n := range nodes {
+			status, _ := get(n.url(port) + "/")
+			if running := status != 0; running != (stored == "1") {
+				return fmt.Sprintf("%s answers %d on %d; the store has it: %s", n.host, status, port, stored)
+			}
+		}
+		return ""
 	})
 }
