@@ -24,6 +24,10 @@ type scenario struct {
 	// removed as soon as the feature lands.
 	Pending string `json:"pending,omitempty"`
 	Steps   []step `json:"steps"`
+	// mbMayCrash: a generated case, where Mountebank's process ending is skipped, not failed
+	// (PRODUCT.md: mockd answers 400 to what ends Mountebank's process, so there is nothing
+	// to compare).
+	mbMayCrash bool
 }
 
 // step is either an admin API call or a request to an imposter, plus the
