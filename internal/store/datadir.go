@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -62,6 +63,9 @@ type Dir struct {
 	held   *os.File // the lock Open took, kept until the first save or Close
 	// loadedNext holds what Load took out of each imposter (see nextKey), by port.
 	loadedNext map[int][]uint64
+	// loaded holds the ports of the imposters Load returned: this server's until its first
+	// save (see claimAll).
+	loaded []int
 }
 
 // Open returns the data directory at path, creating it when missing. It takes the directory's
@@ -173,6 +177,10 @@ func (d *Dir) Load() (*config.Config, error) {
 			}
 		}
 		cfg.Imposters = append(cfg.Imposters, &config.Source{File: file, Path: fmt.Sprintf("imposters[%d]", i), Value: im})
+	}
+	d.loaded = d.loaded[:0]
+	for _, im := range imposters {
+		d.loaded = append(d.loaded, portOf(im))
 	}
 	return cfg, nil
 }
@@ -291,6 +299,7 @@ func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 		return 0, err // the file, and d, hold the state before the change
 	}
 	d.see() // seen nil if it fails: the next save reads the file
+	d.removeMountebankDirs(ch.Deleted, next)
 	d.others = kept
 	d.defs = next
 	d.claimed = make(map[int]bool, len(next))
@@ -300,6 +309,34 @@ func (d *Dir) Save(_ context.Context, ch Change) (int64, error) {
 	d.claimAll = false
 	d.version++
 	return d.version, nil
+}
+
+// removeMountebankDirs removes the directory Mountebank's layout keeps for each of this
+// server's imposters the change removed (DIR/PORT: see readMountebank), as Mountebank's delete
+// removes an imposter's directory whatever it holds; nothing outside those directories. A
+// directory mockd started from would otherwise outlive its imposter, which Mountebank started
+// on the same directory would bring back. d.mu and the lock are held; next holds the imposters
+// that stay. Best effort: the change is saved already.
+func (d *Dir) removeMountebankDirs(deleted []int, next map[int]*config.Object) {
+	gone := slices.Clone(deleted)
+	for port := range d.defs {
+		gone = append(gone, port)
+	}
+	for port := range d.claimed {
+		gone = append(gone, port)
+	}
+	if d.claimAll { // the first save: what Load returned is this server's (--configfile replaces it)
+		gone = append(gone, d.loaded...)
+	}
+	for _, port := range gone {
+		if next[port] != nil || port <= 0 {
+			continue
+		}
+		dir := filepath.Join(d.path, strconv.Itoa(port))
+		if _, err := os.Lstat(dir); err == nil {
+			_ = os.RemoveAll(dir) // a symbolic link goes, not what it names
+		}
+	}
 }
 
 // isDirAt reports whether f is the directory at path (not one deleted, or deleted and made again).

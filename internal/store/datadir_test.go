@@ -550,3 +550,76 @@ func FuzzReadMountebank(f *testing.F) {
 		}
 	})
 }
+
+// TestDeleteRemovesMountebanksImposterDirectory checks that deleting an imposter removes the
+// directory Mountebank's layout keeps for its port, whatever it holds, as Mountebank's delete
+// does (its mbTest cli datadirTest), and nothing else: not another directory, not what a
+// symbolic link in its place names.
+func TestDeleteRemovesMountebanksImposterDirectory(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	for name, text := range map[string]string{
+		"4545/imposter.json":                     `{"protocol":"http","port":4545}`,
+		"4546/imposter.json":                     `{"protocol":"http","port":4546}`,
+		"4546/INSIDE-IMPOSTER-DIR":               ``,
+		"4549/imposter.json":                     `{"protocol":"http","port":4549}`,
+		"meta/OUTSIDE-IMPOSTER-DIR":              ``,
+		"4550":                                   `a file, not an imposter's`,
+		"../" + filepath.Base(outside) + "/KEEP": ``,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "4547")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Load(); err != nil {
+		t.Fatal(err)
+	}
+	def := func(port int) Imposter {
+		return Imposter{Port: port, Render: func() (*config.Object, []string) {
+			return config.NewObject("protocol", "http", "port", float64(port)), nil
+		}}
+	}
+	exists := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name)))
+		return err == nil
+	}
+	// The server loaded 4545, 4546 and 4549; its first save keeps the first two and adds 4547
+	// (4549 is replaced, as --configfile replaces what the directory holds, and Mountebank's
+	// start then PUTs the config).
+	steps := []struct {
+		ch         Change
+		gone, kept []string
+	}{
+		{Change{Replace: true, Put: []Imposter{def(4545), def(4546), def(4547)}}, []string{"4549"}, []string{"4545", "4546", "4547"}},
+		{Change{Deleted: []int{4546}}, []string{"4546"}, []string{"4545", "4547", "meta/OUTSIDE-IMPOSTER-DIR"}},
+		{Change{Deleted: []int{4547}}, []string{"4547"}, []string{"4545", "../" + filepath.Base(outside) + "/KEEP"}},
+		{Change{Put: []Imposter{def(4550)}}, nil, []string{"4545", "4550"}},
+		{Change{Replace: true}, []string{"4545", "4550"}, []string{"meta/OUTSIDE-IMPOSTER-DIR"}},
+	}
+	for i, st := range steps {
+		if _, err := d.Save(context.Background(), st.ch); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range st.gone {
+			if exists(name) {
+				t.Errorf("step %d: %s is still there", i, name)
+			}
+		}
+		for _, name := range st.kept {
+			if !exists(name) {
+				t.Errorf("step %d: %s was removed", i, name)
+			}
+		}
+	}
+}
