@@ -11,8 +11,8 @@
 # the admin API on 25393 (MB_PORT), imposters on the ports the tests name (25394–25396, 3000,
 # 4545, 5555, 6565, 7575). Expected failures on mockd, each a documented difference (README,
 # "Differences from Mountebank"): responses keep the connection alive instead of Connection:
-# close (4 injection tests, and the proxy test whose origin is a mockd imposter); --datadir's
-# layout (1: one imposters.json, not a directory an imposter); custom --formatter modules (3);
+# close (4 injection tests, and the proxy test whose origin is a mockd imposter); custom
+# --formatter modules (3);
 # and, as for mb itself on a machine whose other addresses route to loopback, the --host and
 # IP-blocking tests.
 set -eu
