@@ -773,7 +773,7 @@ func statusCode(v config.Value) (int, error) {
 	}
 	code := toInt32(jsvalue.Number(v))
 	if code < 100 || code > 999 {
-		return 0, fmt.Errorf("Invalid status code: %s", jsvalue.String(v))
+		return 0, fmt.Errorf("Invalid status code: %s", formatS(v))
 	}
 	return int(code), nil
 }
