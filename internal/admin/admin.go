@@ -104,6 +104,9 @@ type API struct {
 	// no imposter there (see forgetUnreadable).
 	unreadable map[int]unreadable
 	forget     []int
+	// syncFailed is why the last sync StoreChanged ran failed ("" when it did not), so that a
+	// store that keeps failing the same way is logged once, not at every poll.
+	syncFailed string
 
 	// dryRunFunc is dryRun, the method value made once (parseOptions gives it to each parse).
 	dryRunFunc func(*config.Imposter, *config.Object) []*config.Error

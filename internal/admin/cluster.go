@@ -60,10 +60,16 @@ func unavailable(err error) bool {
 	return errors.As(err, &u) && u.Unavailable()
 }
 
-// storeUnavailable is the answer to a change while the shared store cannot be reached.
+// storeUnavailable is the answer to a change while the shared store cannot be reached, or
+// answers this node's reads with an error (a key of it that is not what mockd writes, changed
+// by hand: the message says which, not that the store is down).
 func storeUnavailable(err error) *apiError {
+	tail := "; the imposters keep serving, and changes are refused until the store is back"
+	if !unavailable(err) {
+		tail = "; the store answered with an error (a key of another type, written by hand?): the imposters keep serving, and changes are refused until it answers without one"
+	}
 	return &apiError{status: fasthttp.StatusServiceUnavailable, errs: []*config.Error{{Code: "store unavailable",
-		Message: err.Error() + "; the imposters keep serving, and changes are refused until the store is back"}}}
+		Message: err.Error() + tail}}}
 }
 
 // changeNotStored is the answer to a change this node made but could not store: the store was
@@ -97,8 +103,16 @@ func (a *API) StoreChanged(version int64, force bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := a.Sync(ctx); err != nil && !unavailable(err) {
-		a.log.Error("cannot sync the imposters with the store", "err", err)
+	// Calls come one at a time (see SharedStore's Run): syncFailed needs no lock. A store that
+	// fails every sync the same way (a key of the wrong type) is logged once, not at every poll.
+	err := a.Sync(ctx)
+	switch {
+	case err != nil && !unavailable(err) && err.Error() != a.syncFailed:
+		a.syncFailed = err.Error()
+		a.log.Error(fmt.Sprintf("cannot sync the imposters with the store: %v; this node keeps running what it runs and tries again at every poll (logged again when the reason changes)", err))
+	case err == nil && a.syncFailed != "":
+		a.syncFailed = ""
+		a.log.Info("the imposters are in sync with the store again")
 	}
 }
 

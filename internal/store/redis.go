@@ -393,7 +393,7 @@ func (r *Redis) save(ctx context.Context, op, mode string, floor int64, ch Chang
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("cannot save imposters: %w", err)
+		return 0, fmt.Errorf("cannot save imposters: %w", r.keysErr("writing", err, "version", "defs", "versions"))
 	}
 	return v, nil
 }
@@ -433,7 +433,7 @@ func (r *Redis) Versions(ctx context.Context) (map[int]int64, int64, error) {
 		return err
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, r.keysErr("reading", err, "versions", "version")
 	}
 	out := make(map[int]int64, len(all.Val()))
 	for p, v := range all.Val() {
@@ -536,7 +536,7 @@ func (r *Redis) Load(ctx context.Context, ports []int) ([]Stored, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, r.keysErr("reading", err, "defs", "versions")
 	}
 	var out []Stored
 	for i, d := range defs.Val() {
@@ -561,9 +561,25 @@ func (r *Redis) Load(ctx context.Context, ports []int) ([]Stored, error) {
 func (r *Redis) Applied(ctx context.Context, v int64) error {
 	r.applied.Store(v)
 	r.lastSync.Store(time.Now().UnixNano())
-	return r.do(ctx, "sync", func(ctx context.Context) error {
+	err := r.do(ctx, "sync", func(ctx context.Context) error {
 		return r.rdb.HSet(ctx, r.key("applied"), r.opts.Node, v).Err()
 	})
+	return r.keysErr("writing", err, "applied")
+}
+
+// keysErr names the keys an operation read or wrote in its error when Redis refused it (a
+// key of another type, say, written by hand): "WRONGTYPE Operation against a key holding the
+// wrong kind of value" alone does not say which. A lost store's error is returned as it is.
+func (r *Redis) keysErr(verb string, err error, keys ...string) error {
+	var re redis.Error
+	if err == nil || !errors.As(err, &re) {
+		return err
+	}
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = r.key(k)
+	}
+	return fmt.Errorf("%s %s: %w", verb, strings.Join(names, ", "), err)
 }
 
 // WaitApplied waits until every live node runs version v or later, or ctx ends.

@@ -133,3 +133,35 @@ func TestUnreadableVersions(t *testing.T) {
 		t.Fatalf("Reseed over a garbage counter = %d, %v; want 11", nv, err)
 	}
 }
+
+// TestKeysOfAnotherType replaces each key a sync reads or writes with one of another type: the
+// operation's error names the key (Redis's WRONGTYPE does not), and the store does not count as
+// lost.
+func TestKeysOfAnotherType(t *testing.T) {
+	r := startRedis(t)
+	ctx := context.Background()
+	tests := []struct {
+		key  string
+		op   func() error
+		want string
+	}{
+		{"versions", func() error { _, _, err := r.Versions(ctx); return err }, "reading mockd:versions, mockd:version: WRONGTYPE"},
+		{"defs", func() error { _, err := r.Load(ctx, []int{4545}); return err }, "reading mockd:defs, mockd:versions: WRONGTYPE"},
+		{"applied", func() error { return r.Applied(ctx, 1) }, "writing mockd:applied: WRONGTYPE"},
+		{"defs", func() error { _, err := r.Save(ctx, Change{Deleted: []int{4545}}); return err }, "writing mockd:version, mockd:defs, mockd:versions: WRONGTYPE"},
+	}
+	for _, tt := range tests {
+		if err := r.rdb.Set(ctx, r.key(tt.key), "garbage", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := tt.op(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s a string: %v, want an error with %q", tt.key, err, tt.want)
+		}
+		if !r.Available() {
+			t.Fatalf("%s a string: the store counts as lost", tt.key)
+		}
+		if err := r.rdb.Del(ctx, r.key(tt.key)).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

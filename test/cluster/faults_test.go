@@ -457,3 +457,76 @@ func TestMixedConcurrentChangesConverge(t *testing.T) {
 		return ""
 	})
 }
+
+// syncErrors returns the failed syncs n counted (mockd_store_errors_total{op="sync"}).
+func syncErrors(n *node) int {
+	_, body := get(n.admin + "/metrics")
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, `mockd_store_errors_total{op="sync"} `); ok {
+			got, _ := strconv.Atoi(strings.TrimSpace(v))
+			return got
+		}
+	}
+	return 0
+}
+
+// TestStoreKeyOfAnotherType replaces the store's versions hash with a string, as a hand-made
+// SET would, and bumps the store's version so that the nodes sync: each node logs the failure
+// once (it logged it at every poll, four times a second), refuses changes with a 503 that names
+// the key and does not say the store is down, keeps serving, and takes changes again, saying
+// so, once the key is back.
+func TestStoreKeyOfAnotherType(t *testing.T) {
+	r := startRedis(t)
+	nodes := startCluster(t, r.url())
+	port, other := freePort(t), freePort(t)
+	mustDo(t, 201, "POST", nodes[0].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[%s]}`, port, stubBody("kept")))
+	eventually(t, "created everywhere", func() string { return served(nodes, port, "/", "kept") })
+	for _, cmd := range [][]string{{"RENAME", "mockd:versions", "saved"}, {"SET", "mockd:versions", "garbage"}, {"INCR", "mockd:version"}} {
+		if _, err := r.call(cmd...); err != nil {
+			t.Fatal(cmd, err)
+		}
+	}
+	before := make([]int, len(nodes))
+	for i, n := range nodes {
+		before[i] = syncErrors(n)
+	}
+	eventually(t, "every node failed several syncs", func() string {
+		for i, n := range nodes {
+			if got := syncErrors(n); got < before[i]+4 {
+				return fmt.Sprintf("%s failed %d syncs", n.host, got-before[i])
+			}
+		}
+		return ""
+	})
+	status, body := do(t, "POST", nodes[1].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, other))
+	if status != 503 || !strings.Contains(body, "reading mockd:versions") || strings.Contains(body, "until the store is back") {
+		t.Errorf("a change with mockd:versions a string answered %d, want 503 naming the key, not saying the store is down\n%s", status, body)
+	}
+	if msg := served(nodes, port, "/", "kept"); msg != "" {
+		t.Errorf("with mockd:versions a string: %s", msg)
+	}
+	for _, cmd := range [][]string{{"DEL", "mockd:versions"}, {"RENAME", "saved", "mockd:versions"}} {
+		if _, err := r.call(cmd...); err != nil {
+			t.Fatal(cmd, err)
+		}
+	}
+	eventually(t, "a change is taken again", func() string {
+		if status, body := do(t, "POST", nodes[1].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d}`, other)); status != 201 {
+			return fmt.Sprintf("%d %s", status, body)
+		}
+		return ""
+	})
+	eventually(t, "every node says it is in sync again", func() string {
+		for _, n := range nodes {
+			if !strings.Contains(n.Output(), "in sync with the store again") {
+				return n.host + " did not say so"
+			}
+		}
+		return ""
+	})
+	for _, n := range nodes {
+		if got := strings.Count(n.Output(), "cannot sync the imposters with the store"); got != 1 {
+			t.Errorf("%s logged the failing sync %d times, want once:\n%s", n.host, got, n.Output())
+		}
+	}
+}
