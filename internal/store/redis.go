@@ -86,6 +86,7 @@ type Redis struct {
 	downErr error        // why the store was last lost
 	lostAt  atomic.Int64 // when it was last lost, in Unix nanoseconds
 
+	refused    sync.Map                          // the refused operations logged (see RedisImposter.do)
 	applied    atomic.Int64                      // the version this node runs (see Applied)
 	unstarted  atomic.Pointer[map[string]string] // see SetUnstarted
 	unreadable atomic.Pointer[map[string]string] // see SetUnreadable

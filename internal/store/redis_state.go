@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,23 @@ func (r *Redis) Node() string { return r.opts.Node }
 
 func (ri *RedisImposter) key(what string) string { return ri.r.key("imp", ri.id, what) }
 
+// do runs one operation on the imposter's key what (the first it uses) as Redis.do does. An
+// error Redis answered (not a lost store: a key of another type, written by hand) is logged
+// once per operation and key, naming the key: the node then goes on with its own copy of that
+// state, as while the store is lost, and nothing else would say so.
+func (ri *RedisImposter) do(ctx context.Context, op, what string, f func(ctx context.Context) error) error {
+	err := ri.r.do(ctx, op, f)
+	var re redis.Error
+	if err == nil || errors.Is(err, redis.Nil) || !errors.As(err, &re) {
+		return err
+	}
+	err = ri.r.keysErr("on", err, "imp:"+ri.id+":"+what)
+	if _, logged := ri.r.refused.LoadOrStore(op+" "+err.Error(), true); !logged {
+		ri.r.log.Warn(fmt.Sprintf("the store refused a %s operation %v; this node goes on with its own copy of that state, as while the store is lost (logged once)", op, err))
+	}
+	return err
+}
+
 // Next advances the stub's response cycle by one, for every node, and returns the count
 // before the advance. Concurrent calls for one stub share one HINCRBY: while one is on its way,
 // the next ones wait and go together.
@@ -59,7 +77,7 @@ func (ri *RedisImposter) Next(stubID string) (uint64, error) {
 	ri.mu.Unlock()
 	return g.do(struct{}{}, func(batch []struct{}) (int64, error) {
 		var after int64
-		err := ri.r.do(context.Background(), "cycle", func(ctx context.Context) error {
+		err := ri.do(context.Background(), "cycle", "cycles", func(ctx context.Context) error {
 			var err error
 			after, err = ri.r.rdb.HIncrBy(ctx, ri.key("cycles"), stubID, int64(len(batch))).Result()
 			return err
@@ -72,7 +90,7 @@ func (ri *RedisImposter) Next(stubID string) (uint64, error) {
 // it is stored. Concurrent calls share one round trip.
 func (ri *RedisImposter) Record(entry []byte) error {
 	_, err := ri.journal.do(entry, func(batch [][]byte) (int64, error) {
-		return 0, ri.r.do(context.Background(), "record", func(ctx context.Context) error {
+		return 0, ri.do(context.Background(), "record", "journal", func(ctx context.Context) error {
 			_, err := ri.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 				for _, e := range batch {
 					p.XAdd(ctx, &redis.XAddArgs{Stream: ri.key("journal"), MaxLen: int64(ri.r.journalSize()), Values: []any{"e", e}})
@@ -89,7 +107,7 @@ func (ri *RedisImposter) Record(entry []byte) error {
 // n > 0.
 func (ri *RedisImposter) Journal(ctx context.Context, n int) ([][]byte, error) {
 	var msgs []redis.XMessage
-	err := ri.r.do(ctx, "journal", func(ctx context.Context) error {
+	err := ri.do(ctx, "journal", "journal", func(ctx context.Context) error {
 		var err error
 		if n > 0 {
 			msgs, err = ri.r.rdb.XRevRangeN(ctx, ri.key("journal"), "+", "-", int64(n)).Result()
@@ -118,7 +136,7 @@ func (ri *RedisImposter) Journal(ctx context.Context, n int) ([][]byte, error) {
 // WriteCounts stores this node's counts (its totals since the imposter started), by field.
 func (ri *RedisImposter) WriteCounts(ctx context.Context, counts map[string]uint64) error {
 	args := ri.countArgs(counts)
-	return ri.r.do(ctx, "counts", func(ctx context.Context) error {
+	return ri.do(ctx, "counts", "counts", func(ctx context.Context) error {
 		return ri.r.rdb.HSet(ctx, ri.key("counts"), args...).Err()
 	})
 }
@@ -137,7 +155,7 @@ func (ri *RedisImposter) countArgs(counts map[string]uint64) []any {
 // summed by field, and this node's counts when they were (its base: what it counted before).
 func (ri *RedisImposter) Counts(ctx context.Context) (others, base map[string]uint64, err error) {
 	var counts, bases *redis.MapStringStringCmd
-	err = ri.r.do(ctx, "counts", func(ctx context.Context) error {
+	err = ri.do(ctx, "counts", "counts", func(ctx context.Context) error {
 		_, err := ri.r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			counts = p.HGetAll(ctx, ri.key("counts"))
 			bases = p.HGetAll(ctx, ri.key("base"))
@@ -185,7 +203,7 @@ return 1
 // node's counts now.
 func (ri *RedisImposter) Clear(ctx context.Context, counts map[string]uint64) error {
 	args := ri.countArgs(counts)
-	return ri.r.do(ctx, "clear", func(ctx context.Context) error {
+	return ri.do(ctx, "clear", "counts", func(ctx context.Context) error {
 		return clearScript.Run(ctx, ri.r.rdb, []string{ri.key("counts"), ri.key("base"), ri.key("journal")}, args...).Err()
 	})
 }
@@ -277,7 +295,7 @@ return 1
 // reports whether this call moved it.
 func (ri *RedisImposter) MoveScenario(name, from, to string) (bool, error) {
 	var moved int64
-	err := ri.r.do(context.Background(), "scenario", func(ctx context.Context) error {
+	err := ri.do(context.Background(), "scenario", "scenarios", func(ctx context.Context) error {
 		var err error
 		moved, err = moveScenarioScript.Run(ctx, ri.r.rdb, []string{ri.key("scenarios")}, name, from, to, ScenarioStarted).Int64()
 		return err
@@ -288,7 +306,7 @@ func (ri *RedisImposter) MoveScenario(name, from, to string) (bool, error) {
 // ScenarioState returns the state of the scenario name.
 func (ri *RedisImposter) ScenarioState(name string) (string, error) {
 	state := ScenarioStarted
-	err := ri.r.do(context.Background(), "scenario", func(ctx context.Context) error {
+	err := ri.do(context.Background(), "scenario", "scenarios", func(ctx context.Context) error {
 		s, err := ri.r.rdb.HGet(ctx, ri.key("scenarios"), name).Result()
 		switch {
 		case err == nil:
@@ -305,7 +323,7 @@ func (ri *RedisImposter) ScenarioState(name string) (string, error) {
 // (those it lacks are in ScenarioStarted).
 func (ri *RedisImposter) ScenarioStates(ctx context.Context) (map[string]string, error) {
 	var states map[string]string
-	err := ri.r.do(ctx, "scenario", func(ctx context.Context) error {
+	err := ri.do(ctx, "scenario", "scenarios", func(ctx context.Context) error {
 		var err error
 		states, err = ri.r.rdb.HGetAll(ctx, ri.key("scenarios")).Result()
 		return err
@@ -315,7 +333,7 @@ func (ri *RedisImposter) ScenarioStates(ctx context.Context) (map[string]string,
 
 // SetScenario puts the scenario name in state, for every node.
 func (ri *RedisImposter) SetScenario(ctx context.Context, name, state string) error {
-	return ri.r.do(ctx, "scenario", func(ctx context.Context) error {
+	return ri.do(ctx, "scenario", "scenarios", func(ctx context.Context) error {
 		return ri.r.rdb.HSet(ctx, ri.key("scenarios"), name, state).Err()
 	})
 }
@@ -323,7 +341,7 @@ func (ri *RedisImposter) SetScenario(ctx context.Context, name, state string) er
 // ResetScenarios puts the scenarios named back in ScenarioStarted, for every node; every
 // scenario when names is empty.
 func (ri *RedisImposter) ResetScenarios(ctx context.Context, names ...string) error {
-	return ri.r.do(ctx, "scenario", func(ctx context.Context) error {
+	return ri.do(ctx, "scenario", "scenarios", func(ctx context.Context) error {
 		if len(names) == 0 {
 			return ri.r.rdb.Del(ctx, ri.key("scenarios")).Err()
 		}

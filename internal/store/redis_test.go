@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mockd/mockd/internal/config"
@@ -165,3 +167,63 @@ func TestKeysOfAnotherType(t *testing.T) {
 		}
 	}
 }
+
+// TestImposterKeysOfAnotherType replaces an imposter's state keys with strings: each operation
+// fails with an error naming its key (the imposter then goes on with the node's own copy), and
+// the node logs it once per operation and key, not at every request, nor not at all (it said
+// nothing before).
+func TestImposterKeysOfAnotherType(t *testing.T) {
+	r := startRedis(t)
+	var logged strings.Builder
+	var mu sync.Mutex
+	r.log = slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), nil))
+	ctx := context.Background()
+	ri := r.Imposter("inc1")
+	tests := []struct {
+		key string
+		op  func() error
+	}{
+		{"cycles", func() error { _, err := ri.Next("s1"); return err }},
+		{"journal", func() error { return ri.Record([]byte(`{}`)) }},
+		{"journal", func() error { _, err := ri.Journal(ctx, 0); return err }},
+		{"counts", func() error { return ri.WriteCounts(ctx, map[string]uint64{"requests": 1}) }},
+		{"scenarios", func() error { _, err := ri.MoveScenario("x", ScenarioStarted, "Next"); return err }},
+		{"scenarios", func() error { _, err := ri.ScenarioState("x"); return err }},
+	}
+	for _, tt := range tests {
+		key := "mockd:imp:inc1:" + tt.key
+		if err := r.rdb.Set(ctx, key, "garbage", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 3; i++ {
+			if err := tt.op(); err == nil || !strings.Contains(err.Error(), "on "+key+": WRONGTYPE") {
+				t.Errorf("%s a string: %v, want an error naming it", key, err)
+			}
+		}
+		if !r.Available() {
+			t.Fatalf("%s a string: the store counts as lost", key)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for want, n := range map[string]int{
+		"a cycle operation on mockd:imp:inc1:cycles":    1,
+		"a record operation on mockd:imp:inc1:journal":  1,
+		"a journal operation on mockd:imp:inc1:journal": 1,
+		"a counts operation on mockd:imp:inc1:counts":   1,
+		// The move's script and the read fail with two errors (the script's names its line).
+		"a scenario operation on mockd:imp:inc1:scenarios": 2,
+	} {
+		if got := strings.Count(logged.String(), want); got != n {
+			t.Errorf("logged %q %d times, want %d:\n%s", want, got, n, logged.String())
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
