@@ -104,7 +104,7 @@ type API struct {
 	// no imposter there (see forgetUnreadable).
 	unreadable map[int]unreadable
 	forget     []int
-	// syncFailed is why the last sync StoreChanged ran failed ("" when it did not), so that a
+	// syncFailed is why the last sync failed ("" when it did not; under changeMu), so that a
 	// store that keeps failing the same way is logged once, not at every poll.
 	syncFailed string
 

@@ -103,17 +103,7 @@ func (a *API) StoreChanged(version int64, force bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	// Calls come one at a time (see SharedStore's Run): syncFailed needs no lock. A store that
-	// fails every sync the same way (a key of the wrong type) is logged once, not at every poll.
-	err := a.Sync(ctx)
-	switch {
-	case err != nil && !unavailable(err) && err.Error() != a.syncFailed:
-		a.syncFailed = err.Error()
-		a.log.Error(fmt.Sprintf("cannot sync the imposters with the store: %v; this node keeps running what it runs and tries again at every poll (logged again when the reason changes)", err))
-	case err == nil && a.syncFailed != "":
-		a.syncFailed = ""
-		a.log.Info("the imposters are in sync with the store again")
-	}
+	_ = a.Sync(ctx) // a failure is logged (see syncLocked)
 }
 
 // catchUp syncs when the store's version is not the one this node runs, so that an answer
@@ -153,8 +143,25 @@ func (a *API) reseedLocked(ctx context.Context, v int64) error {
 	return nil
 }
 
-// syncLocked is Sync with changeMu held.
+// syncLocked is Sync with changeMu held. A failure other than a lost store (which the store
+// logs) is logged when its reason is new, whichever sync met it (a poll's or an admin change's):
+// a store that fails every sync the same way (a key of another type) is logged once, not at
+// every poll, and the first sync that succeeds after says so.
 func (a *API) syncLocked(ctx context.Context) error {
+	err := a.syncStore(ctx)
+	switch {
+	case err != nil && !unavailable(err) && err.Error() != a.syncFailed:
+		a.syncFailed = err.Error()
+		a.log.Error(fmt.Sprintf("cannot sync the imposters with the store: %v; this node keeps running what it runs and tries again at every poll (logged again when the reason changes)", err))
+	case err == nil && a.syncFailed != "":
+		a.syncFailed = ""
+		a.log.Info("the imposters are in sync with the store again")
+	}
+	return err
+}
+
+// syncStore is syncLocked without its logging.
+func (a *API) syncStore(ctx context.Context) error {
 	versions, version, err := a.shared.Versions(ctx)
 	if err != nil {
 		return err
