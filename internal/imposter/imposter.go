@@ -742,7 +742,11 @@ type Imposter struct {
 	renders         atomic.Uint64
 	defaultResp     *isResponse // an empty `is`, defaultResponse filling it in
 	defaults        *defaults   // http(s): the defaultResponse's fields
-	log             *slog.Logger
+	// defaultCORS: an http(s) imposter with allowCORS and a defaultResponse with headers keeps
+	// here what its last preflight answered with those headers (see DefaultCORS); nil otherwise.
+	defaultCORS *DefaultCORS
+
+	log *slog.Logger
 	// logInfo and logDebug say whether log takes info and debug lines (its level is fixed).
 	logInfo, logDebug bool
 	metrics           *metrics.Imposter // nil when metrics are off
@@ -789,6 +793,9 @@ func New(def *config.Imposter, opts Options) (*Imposter, error) {
 	} else {
 		im.defaults = defaultsOf(def.DefaultResponse)
 		im.defaultResp = newIsResponse(config.NewObject("is", &config.Object{}), im.defaults)
+		if def.AllowCORS && (def.Protocol == "http" || def.Protocol == "https") && config.AsObject(im.defaults.headers) != nil {
+			im.defaultCORS = &DefaultCORS{}
+		}
 	}
 	im.journal.init(opts.JournalSize, opts.JournalBytes)
 	stubs, err := im.newStubs(def.Stubs)

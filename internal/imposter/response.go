@@ -202,10 +202,11 @@ func readsNoRequest(r response) bool {
 }
 
 // lean drops what a static response keeps of its configured objects (config, is) when the
-// imposter shows neither (no --debug, no debug log): only those read them, and they kept
+// imposter shows neither (no --debug, no debug log) and does not need to know whether an
+// answer's headers are its defaultResponse's (DefaultCORS): only those read them, and they kept
 // alive the objects of every stub's response, which the stubs keep as text.
 func (im *Imposter) lean(r response) {
-	if im.opts.Debug || im.logDebug {
+	if im.opts.Debug || im.logDebug || im.defaultCORS != nil {
 		return
 	}
 	if w := static(r); w != nil {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -89,6 +90,24 @@ type Answer struct {
 	// contained says Build made the answer without leaving the request's strings anywhere but
 	// in the answer's header lines (copied when written): see Recyclable.
 	contained bool
+	// cors, with --debug, holds the Access-Control-Allow-* values an allowCORS preflight was
+	// answered with, for the match (SetPreflight).
+	cors *[3][]string
+}
+
+// SetPreflight tells RecordMatch, with --debug, the Access-Control-Allow-Headers, -Methods and
+// -Origin values the answer was sent with as an allowCORS preflight's: Mountebank's http server
+// writes them into the response's own headers object, which its match shows. The values are
+// copied.
+func (a *Answer) SetPreflight(v *[3][]string) {
+	var c [3][]string
+	for i, vs := range v {
+		c[i] = make([]string, len(vs))
+		for j, s := range vs {
+			c[i][j] = strings.Clone(s)
+		}
+	}
+	a.cors = &c
 }
 
 // Resolve counts and records req, finds the first matching stub and returns its next response,
@@ -464,7 +483,7 @@ func (im *Imposter) RecordMatch(a *Answer) {
 		is = a.out.is // what was sent
 	}
 	if im.def.Protocol != "tcp" {
-		is = withConnectionClose(is)
+		is = withConnectionClose(is, a.cors)
 	}
 	im.recordMatch(a.stub, a.Recorded, is, a.resp)
 }
@@ -480,23 +499,58 @@ func (im *Imposter) RecordFaultMatch(a *Answer, name string) {
 
 // withConnectionClose is an http response as Mountebank's match shows it: its http server
 // adds Connection: close to the response's own headers object (unless it names a Connection)
-// after the match keeps it, so a response with headers shows that header too; one without
-// headers is left as it is. is is not changed.
-func withConnectionClose(is *config.Object) *config.Object {
+// after the match keeps it, so a response with headers shows that header too, and before that,
+// for an allowCORS preflight (cors), its Access-Control-Allow-* headers (a name configured in
+// another case keeps its place and spelling); one without headers is left as it is. is is not
+// changed.
+func withConnectionClose(is *config.Object, cors *[3][]string) *config.Object {
 	hv, ok := is.Get("headers")
 	h, isObj := hv.(*config.Object)
 	if !ok || !isObj {
 		return is
 	}
-	for _, m := range h.Members {
-		if strings.EqualFold(m.Key, "connection") {
-			return is
+	nh := &config.Object{Members: append(make([]config.Member, 0, len(h.Members)+4), h.Members...)}
+	if cors != nil {
+		for i, name := range [3]string{"Access-Control-Allow-Headers", "Access-Control-Allow-Methods", "Access-Control-Allow-Origin"} {
+			var v config.Value
+			if vs := cors[i]; len(vs) == 1 {
+				v = vs[0]
+			} else {
+				arr := make([]any, len(vs))
+				for j, s := range vs {
+					arr[j] = s
+				}
+				v = arr
+			}
+			setFolded(nh, name, v)
 		}
 	}
-	nh := &config.Object{Members: append(append(make([]config.Member, 0, len(h.Members)+1), h.Members...), config.Member{Key: "Connection", Value: "close"})}
+	for _, m := range nh.Members {
+		if strings.EqualFold(m.Key, "connection") {
+			if cors == nil {
+				return is
+			}
+			out := &config.Object{Members: append([]config.Member(nil), is.Members...)}
+			out.Set("headers", nh)
+			return out
+		}
+	}
+	nh.Members = append(nh.Members, config.Member{Key: "Connection", Value: "close"})
 	out := &config.Object{Members: append([]config.Member(nil), is.Members...)}
 	out.Set("headers", nh)
 	return out
+}
+
+// setFolded is Mountebank's headersMap.set: the value replaces the first member whose name
+// equals name in any case, in its place and spelling, or is added under name.
+func setFolded(o *config.Object, name string, v config.Value) {
+	for i := range o.Members {
+		if strings.EqualFold(o.Members[i].Key, name) {
+			o.Members[i].Value = v
+			return
+		}
+	}
+	o.Members = append(o.Members, config.Member{Key: name, Value: v})
 }
 
 // Count counts a request of a protocol without stubs (smtp), which Resolve does for the others.
@@ -531,6 +585,34 @@ func (im *Imposter) Blocked(shown string) {
 
 // Settings are the options the protocol servers read when they start serving.
 func (im *Imposter) Settings() Options { return im.opts }
+
+// DefaultCORS is what an http(s) imposter with allowCORS and a defaultResponse that has headers
+// answered its last preflight with, when that answer's headers were the defaultResponse's:
+// Mountebank's http server writes a preflight's Access-Control-Allow-* headers into the
+// headers object of the answer, which for an answer without headers of its own is the
+// defaultResponse's, the same object every time; so from then on every such answer carries
+// them, with the values of the latest such preflight.
+type DefaultCORS struct {
+	values atomic.Pointer[[3][]string]
+}
+
+// Load returns the values of the last preflight kept (Access-Control-Allow-Headers, -Methods,
+// -Origin), or nil when there was none.
+func (d *DefaultCORS) Load() *[3][]string { return d.values.Load() }
+
+// Store keeps the values of a preflight answered with the defaultResponse's headers.
+func (d *DefaultCORS) Store(v *[3][]string) { d.values.Store(v) }
+
+// DefaultCORS returns the imposter's DefaultCORS: nil unless it is an http(s) imposter with
+// allowCORS whose defaultResponse has headers.
+func (im *Imposter) DefaultCORS() *DefaultCORS { return im.defaultCORS }
+
+// HeadersFromDefault reports whether the answer's headers are the imposter's defaultResponse's:
+// the response it was built from gives no headers of its own (none, or a falsy value). Only
+// for an imposter with a DefaultCORS (whose responses keep their is objects).
+func (a *Answer) HeadersFromDefault() bool {
+	return a.out != nil && a.out.is != nil && !truthy(get(a.out.is, "headers"))
+}
 
 // Debug reports whether mockd runs with --debug.
 func (im *Imposter) Debug() bool { return im.opts.Debug }

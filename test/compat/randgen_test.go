@@ -362,9 +362,7 @@ func (g *gen) imposter() map[string]any {
 		if g.chance(0.5) {
 			dr["body"] = g.any("no match", map[string]any{"error": "none"})
 		}
-		// Mountebank's preflight answer writes its CORS headers into the defaultResponse's
-		// headers for good (README, Differences): not with allowCORS
-		if imp["allowCORS"] == nil && g.chance(0.4) {
+		if g.chance(0.4) {
 			dr["headers"] = map[string]any{"X-Default": "yes"}
 		}
 		imp["defaultResponse"] = dr

@@ -248,7 +248,9 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		return
 	}
-	write(ctx, req, status, &a, im.Definition().AllowCORS)
+	if pre := write(ctx, req, status, &a, im.Definition().AllowCORS, im.DefaultCORS()); pre != nil && im.Debug() {
+		a.SetPreflight(pre) // the match shows the headers the preflight added
+	}
 	if a.Why != nil && im.Debug() {
 		ctx.Response.Header.Set(NoMatchHeader, a.Why.Text())
 	}
@@ -307,13 +309,24 @@ func responseJSON(status int, a *imposter.Answer) *config.Object {
 }
 
 // write puts a's response on ctx: status, headers (with CORS's when allowCORS answers a
-// preflight), body.
-func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a *imposter.Answer, allowCORS bool) {
+// preflight, or when an earlier preflight left them in the defaultResponse's headers: dc),
+// body. It returns the values of the Access-Control-Allow-* headers it answered a preflight
+// with (nil when the request is not one).
+func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a *imposter.Answer, allowCORS bool, dc *imposter.DefaultCORS) (pre *[3][]string) {
 	h := &ctx.Response.Header
 	setStatus(h, status)
 	var cors *corsAnswer
 	if allowCORS && req.Method == "OPTIONS" {
-		cors = preflight(req)
+		if cors = preflight(req); cors != nil {
+			pre = &cors.values
+		}
+	}
+	if dc != nil && a.HeadersFromDefault() {
+		if cors != nil {
+			dc.Store(cloneValues(&cors.values)) // the request's strings go with it
+		} else if v := dc.Load(); v != nil {
+			cors = &corsAnswer{values: *v}
+		}
 	}
 	for i := range a.NumHeaders() {
 		name, value, first := a.WireHeader(i) // node writes a value one byte a character
@@ -351,6 +364,7 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a *impost
 		return
 	}
 	ctx.Response.SetBodyRaw(a.Body())
+	return
 }
 
 // contentTypeName reports whether fasthttp's SetCanonical takes name for Content-Type (its
@@ -370,6 +384,18 @@ var (
 	content8 = binary.LittleEndian.Uint64([]byte("content-"))
 	type4    = binary.LittleEndian.Uint32([]byte("type"))
 )
+
+// cloneValues copies a preflight's values out of its request.
+func cloneValues(v *[3][]string) *[3][]string {
+	var out [3][]string
+	for i, vs := range v {
+		out[i] = make([]string, len(vs))
+		for j, s := range vs {
+			out[i][j] = strings.Clone(s)
+		}
+	}
+	return &out
+}
 
 // corsNames are the headers allowCORS answers a preflight with, in Mountebank's order.
 var corsNames = [3]string{"Access-Control-Allow-Headers", "Access-Control-Allow-Methods", "Access-Control-Allow-Origin"}
