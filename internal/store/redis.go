@@ -266,6 +266,7 @@ func (r *Redis) do(ctx context.Context, op string, f func(ctx context.Context) e
 // try is do without its first check: it sends the operation even while the store is taken
 // for lost (it stays so until the heartbeat finds it back; see Run).
 func (r *Redis) try(ctx context.Context, op string, f func(ctx context.Context) error) error {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
 	start := time.Now()
@@ -278,6 +279,13 @@ func (r *Redis) try(ctx context.Context, op string, f func(ctx context.Context) 
 	}
 	if r.opts.Observe != nil {
 		r.opts.Observe(op, time.Since(start).Seconds(), err)
+	}
+	if err != nil && caller.Err() != nil {
+		// The caller's own deadline ended the operation, not the store's timeout: an admin
+		// change that waited its second for a node killed a moment ago (its heartbeat not
+		// expired yet) took the store for lost, and the changes after it were refused with 503
+		// until the next heartbeat found it "back".
+		return err
 	}
 	if r.lost(err) {
 		return &UnavailableError{Store: r.display, Err: err}

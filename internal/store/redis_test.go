@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -227,3 +228,26 @@ func TestImposterKeysOfAnotherType(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestCallerDeadlineIsNotALostStore runs operations whose caller's context has ended (an
+// admin change's wait for the other nodes, past its second): they fail, but the store is not
+// taken for lost (it was, and every change was then refused with 503 until the next heartbeat).
+func TestCallerDeadlineIsNotALostStore(t *testing.T) {
+	r := startRedis(t)
+	expired, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-expired.Done()
+	canceled, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	for name, ctx := range map[string]context.Context{"past its deadline": expired, "canceled": canceled} {
+		if _, err := r.Version(ctx); err == nil {
+			t.Errorf("%s: Version succeeded", name)
+		}
+		if err := r.WaitApplied(ctx, 1); err == nil {
+			t.Errorf("%s: WaitApplied succeeded", name)
+		}
+		if !r.Available() {
+			t.Fatalf("%s: the caller's context made the store count as lost", name)
+		}
+	}
+}

@@ -530,3 +530,25 @@ func TestStoreKeyOfAnotherType(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesAfterANodeIsKilled kills a node with SIGKILL and makes changes through another at
+// once, while the killed node still counts as live (its heartbeat has not expired): each waits
+// its second for the dead node and is taken; none is refused, and no node takes the store for
+// lost (the wait's end did, so the next changes answered 503 "cannot reach the store … context
+// deadline exceeded" until the next heartbeat).
+func TestChangesAfterANodeIsKilled(t *testing.T) {
+	r := startRedis(t)
+	nodes := startCluster(t, r.url())
+	port := freePort(t)
+	mustDo(t, 201, "POST", nodes[0].admin+"/imposters", fmt.Sprintf(`{"protocol":"http","port":%d,"stubs":[]}`, port))
+	eventually(t, "every node is live", func() string { return unreadableOn(nodes[0], 3, port, "") })
+	nodes[2].kill()
+	for i := 0; i < 3; i++ {
+		mustDo(t, 200, "POST", nodes[0].admin+fmt.Sprintf("/imposters/%d/stubs", port), `{"stub":`+stubBody("s"+strconv.Itoa(i))+`}`)
+	}
+	for _, n := range nodes[:2] {
+		if strings.Contains(n.Output(), "lost the store") {
+			t.Errorf("%s took the store for lost:\n%s", n.host, n.Output())
+		}
+	}
+}
