@@ -272,7 +272,7 @@ func plainWire(pl *proxy.Plain, def *defaults, last *wire) *wire {
 		n++
 	}
 	same = same && n == len(like) && hasLength
-	if same && last.compiled && last.status == int32(pl.Status) && last.statusErr == nil && !last.binaryNotText &&
+	if same && last.compiled && last.status == int32(pl.Status) && last.fail == nil && !last.binaryNotText &&
 		last.hasConnection == hasConnection && last.hasContentLength == hasLength && bytes.Equal(last.body, pl.Body) {
 		return last
 	}

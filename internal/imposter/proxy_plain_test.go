@@ -90,8 +90,8 @@ func sameWire(got, want *wire) string {
 			return fmt.Sprintf("answer %v, want %v", got, want)
 		}
 		return ""
-	case got.status != want.status || (got.statusErr == nil) != (want.statusErr == nil) ||
-		got.statusErr != nil && *got.statusErr != *want.statusErr:
+	case got.status != want.status || (got.fail == nil) != (want.fail == nil) ||
+		got.fail != nil && *got.fail != *want.fail:
 		return fmt.Sprintf("status %d, want %d", got.status, want.status)
 	case len(got.headers) != len(want.headers):
 		return fmt.Sprintf("headers %+v, want %+v", got.headers, want.headers)

@@ -230,10 +230,10 @@ type wire struct {
 
 	headers []header
 	body    []byte
-	// statusErr, when set, says why the statusCode is invalid: the request fails as Mountebank's
-	// does (a message, not an error, to keep an `is` response 112 B rather than 128).
-	statusErr *string
-	status    int32
+	// fail, when set, says why Mountebank's http server fails the request once it has the
+	// response (a pointer, not an error, to keep an `is` response 112 B rather than 128).
+	fail   *failure
+	status int32
 	// hasConnection and hasContentLength say whether the configured headers name them.
 	hasConnection    bool
 	hasContentLength bool
@@ -242,6 +242,39 @@ type wire struct {
 	// binaryNotText says a binary body is a number or true: Mountebank's http server fails
 	// such a request (it calls the body's replace) before it looks at status and headers.
 	binaryNotText bool
+}
+
+// failure is why Mountebank's http server fails a request once it has the response.
+type failure struct {
+	// status is node's message for an invalid statusCode ("" when it is valid).
+	status string
+	// headersOn, when the headers are a truthy value that is not an object (true, a string, a
+	// number), names it as V8 does ("boolean 'true'"): postProcess sets headers on it, which
+	// throws in strict mode, before writeHead looks at the status code.
+	headersOn string
+}
+
+// primitiveOn names a truthy headers value that is not an object as V8's "Cannot create
+// property … on …" does: "boolean 'true'", "string 'x'", "number '5'"; "" for any other value.
+func primitiveOn(v config.Value) string {
+	if vr, ok := v.(jsvalue.Valuer); ok {
+		v = vr.JSValue()
+	}
+	switch t := v.(type) {
+	case bool:
+		if t {
+			return "boolean 'true'"
+		}
+	case string:
+		if t != "" {
+			return "string '" + t + "'"
+		}
+	case float64:
+		if jsvalue.NumberTruthy(t) {
+			return "number '" + jsvalue.FormatNumber(t) + "'"
+		}
+	}
+	return ""
 }
 
 // responseKinds are the response types Mountebank knows.
@@ -491,17 +524,28 @@ func (out *wire) compile(is *config.Object, def *defaults, base *wire, memo *ato
 		status = def.statusCode
 	}
 	code, err := statusCode(status)
-	out.status, out.statusErr = int32(code), nil
+	out.status, out.fail = int32(code), nil
 	if err != nil {
-		msg := err.Error()
-		out.statusErr = &msg
+		out.fail = &failure{status: err.Error()}
 	}
 
 	if base != nil && sameValue(hv, baseHeaders) {
 		out.headers, out.hasConnection, out.hasContentLength = base.headers, base.hasConnection, base.hasContentLength
+		if base.fail != nil && base.fail.headersOn != "" {
+			if out.fail == nil {
+				out.fail = &failure{}
+			}
+			out.fail.headersOn = base.fail.headersOn
+		}
 	} else {
 		if !truthy(hv) {
 			hv = def.headers
+		}
+		if on := primitiveOn(hv); on != "" {
+			if out.fail == nil {
+				out.fail = &failure{}
+			}
+			out.fail.headersOn = on
 		}
 		ho := config.AsObject(hv)
 		var m *headerMemo

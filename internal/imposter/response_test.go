@@ -54,8 +54,8 @@ func TestCompileResponse(t *testing.T) {
 			def = mustJSON(t, tt.def)
 		}
 		r := &newIsResponse(mustJSON(t, tt.resp), defaultsOf(def)).http
-		if r.statusErr != nil || int(r.status) != tt.status || string(r.body) != tt.body || len(r.headers) != len(tt.headers) {
-			t.Errorf("%s: got status %d (%v) body %q headers %v, want %d %q %v", tt.name, r.status, r.statusErr, r.body, r.headers, tt.status, tt.body, tt.headers)
+		if r.fail != nil || int(r.status) != tt.status || string(r.body) != tt.body || len(r.headers) != len(tt.headers) {
+			t.Errorf("%s: got status %d (%v) body %q headers %v, want %d %q %v", tt.name, r.status, r.fail, r.body, r.headers, tt.status, tt.body, tt.headers)
 			continue
 		}
 		for i := range tt.headers {
@@ -777,6 +777,55 @@ func TestIsASCII(t *testing.T) {
 				if got, want := isASCII(string(b)), c < 0x80; got != want {
 					t.Errorf("isASCII(%q) = %v, want %v", b, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestHeadersNotAnObject: headers that are a truthy value but not an object (the response's
+// own, or the defaultResponse's for a response without headers) fail the request as
+// Mountebank's postProcess does when it sets Connection on them in strict mode: a TypeError
+// naming the value as V8 does, before an invalid status code; a binary body that is not text
+// fails first. A falsy value is no headers, and an array is an object.
+func TestHeadersNotAnObject(t *testing.T) {
+	tests := []struct {
+		name, resp, def, want string
+	}{
+		{"true", `{"is":{"headers":true}}`, ``, "Cannot create property 'Connection' on boolean 'true'"},
+		{"string", `{"is":{"headers":"x"}}`, ``, "Cannot create property 'Connection' on string 'x'"},
+		{"number", `{"is":{"headers":1.5}}`, ``, "Cannot create property 'Connection' on number '1.5'"},
+		{"default's", `{"is":{"body":"b"}}`, `{"headers":5}`, "Cannot create property 'Connection' on number '5'"},
+		{"falsy own, default's", `{"is":{"headers":0}}`, `{"headers":"d"}`, "Cannot create property 'Connection' on string 'd'"},
+		{"before the status code", `{"is":{"statusCode":"abc","headers":true}}`, ``, "Cannot create property 'Connection' on boolean 'true'"},
+		{"after a binary body that is not text", `{"is":{"_mode":"binary","body":5,"headers":true}}`, ``, "response.body.replace is not a function"},
+		{"own object over default's", `{"is":{"headers":{"X-A":"1"}}}`, `{"headers":true}`, ""},
+		{"false", `{"is":{"headers":false}}`, ``, ""},
+		{"empty string", `{"is":{"headers":""}}`, ``, ""},
+		{"array", `{"is":{"headers":[]}}`, ``, ""},
+	}
+	for _, tt := range tests {
+		var def *config.Object
+		if tt.def != "" {
+			def = mustJSON(t, tt.def)
+		}
+		a := Answer{out: &newIsResponse(mustJSON(t, tt.resp), defaultsOf(def)).http}
+		_, err := a.Status()
+		got := ""
+		if err != nil {
+			got = err.Error()
+			if ce, ok := err.(*config.Error); ok && ce.Raw != nil {
+				m, _ := ce.Raw.Get("message") // the message as the answer shows it
+				got, _ = m.(string)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: Status() error %q, want %q", tt.name, got, tt.want)
+		}
+		if tt.want != "" && strings.HasPrefix(tt.want, "Cannot") {
+			if !a.HeadersNotObject() {
+				t.Errorf("%s: HeadersNotObject() = false", tt.name)
+			} else if e := a.HeadersError("Access-Control-Allow-Headers"); !strings.Contains(e.Error(), "'Access-Control-Allow-Headers' on ") {
+				t.Errorf("%s: HeadersError = %q", tt.name, e.Error())
 			}
 		}
 	}

@@ -189,8 +189,11 @@ func (a *Answer) Status() (int, error) {
 		return 0, &config.Error{Raw: config.NewObject(
 			"message", "response.body.replace is not a function", "name", "TypeError")}
 	}
-	if a.out.statusErr != nil {
-		return 0, errors.New(*a.out.statusErr)
+	if f := a.out.fail; f != nil {
+		if f.headersOn != "" {
+			return 0, a.HeadersError("Connection")
+		}
+		return 0, errors.New(f.status)
 	}
 	for i := range a.out.headers {
 		if h := &a.out.headers[i]; h.bad { // checked when the lines were compiled (markHeaders)
@@ -198,6 +201,19 @@ func (a *Answer) Status() (int, error) {
 		}
 	}
 	return int(a.out.status), nil
+}
+
+// HeadersNotObject reports whether the answer's headers are a truthy value that is not an object
+// (true, a string, a number): Mountebank's http server fails the request as it sets a header
+// on it (HeadersError), Connection, or first, for an allowCORS preflight,
+// Access-Control-Allow-Headers.
+func (a *Answer) HeadersNotObject() bool { return a.out.fail != nil && a.out.fail.headersOn != "" }
+
+// HeadersError is the TypeError of setting the header name on headers that are not an object
+// (HeadersNotObject).
+func (a *Answer) HeadersError(name string) *config.Error {
+	msg := "Cannot create property '" + name + "' on " + a.out.fail.headersOn
+	return &config.Error{Message: msg, Raw: config.NewObject("message", msg, "name", "TypeError")}
 }
 
 // checkHeader is node's check of a header line in writeHead: the name first, then the value.

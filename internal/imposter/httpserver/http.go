@@ -232,6 +232,10 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		}
 	}
 	status, err := a.Status()
+	if a.HeadersNotObject() && im.Definition().AllowCORS && req.Method == "OPTIONS" && preflight(req) != nil {
+		// Mountebank's postProcess sets the CORS headers first: they fail before the body does.
+		status, err = 0, a.HeadersError("Access-Control-Allow-Headers")
+	}
 	if err != nil {
 		var ce *config.Error
 		if !errors.As(err, &ce) {
