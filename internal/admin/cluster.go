@@ -61,12 +61,12 @@ func unavailable(err error) bool {
 }
 
 // storeUnavailable is the answer to a change while the shared store cannot be reached, or
-// answers this node's reads with an error (a key of it that is not what mockd writes, changed
-// by hand: the message says which, not that the store is down).
+// answers this node's reads with an error (a key of another type, written by hand, or a Redis
+// out of memory: the message says so, not that the store is down).
 func storeUnavailable(err error) *apiError {
 	tail := "; the imposters keep serving, and changes are refused until the store is back"
 	if !unavailable(err) {
-		tail = "; the store answered with an error (a key of another type, written by hand?): the imposters keep serving, and changes are refused until it answers without one"
+		tail = "; the store answered with an error: the imposters keep serving, and changes are refused until it answers without one"
 	}
 	return &apiError{status: fasthttp.StatusServiceUnavailable, errs: []*config.Error{{Code: "store unavailable",
 		Message: err.Error() + tail}}}
