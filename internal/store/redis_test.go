@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mockd/mockd/internal/config"
 )
@@ -250,4 +251,32 @@ func TestCallerDeadlineIsNotALostStore(t *testing.T) {
 			t.Fatalf("%s: the caller's context made the store count as lost", name)
 		}
 	}
+}
+
+// FuzzParseRecord reads any text as an entry of the defs hash (a hand-written HSET can put
+// anything there): a record or an error, never a panic; an error quotes a bounded, valid
+// UTF-8 part of the text; a record has an ID and an object for its imposter.
+func FuzzParseRecord(f *testing.F) {
+	f.Add(`{"id":"a","stubIds":["s"],"imposter":{"protocol":"http","port":4545}}`)
+	f.Add(`garbage`)
+	f.Add(`{"id":5,"imposter":{}}`)
+	f.Add(`{"id":"a","imposter":[1]}`)
+	f.Add(`null`)
+	f.Add(strings.Repeat("é", 30))
+	f.Add(`{"id":"a","imposter":{"x":` + strings.Repeat("[", 2000) + `}}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		rec, def, err := parseRecord(text)
+		if err != nil {
+			if len(err.Error()) > 1000 {
+				t.Fatalf("the error is %d bytes", len(err.Error()))
+			}
+			if !utf8.ValidString(err.Error()) && utf8.ValidString(text) {
+				t.Fatalf("the error is not valid UTF-8: %q", err.Error())
+			}
+			return
+		}
+		if _, ok := def.(*config.Object); !ok || rec.ID == "" {
+			t.Fatalf("a record with ID %q and imposter %T", rec.ID, def)
+		}
+	})
 }
