@@ -591,13 +591,16 @@ func (r *Redis) keysErr(verb string, err error, keys ...string) error {
 	return fmt.Errorf("%s %s: %w", verb, strings.Join(names, ", "), err)
 }
 
-// WaitApplied waits until every live node runs version v or later, or ctx ends.
+// WaitApplied waits until every live node runs version v or later, or ctx ends. The live
+// nodes are those whose heartbeat reads as one (see Nodes) when the wait begins: a key under
+// the nodes' prefix that is not a heartbeat (written by hand, of another type) made every
+// change wait its whole second for a node that does not exist.
 func (r *Redis) WaitApplied(ctx context.Context, v int64) error {
+	nodes, err := r.Nodes(ctx)
+	if err != nil {
+		return err
+	}
 	for {
-		nodes, err := r.liveNames(ctx)
-		if err != nil {
-			return err
-		}
 		var applied map[string]string
 		err = r.do(ctx, "wait", func(ctx context.Context) error {
 			var err error
@@ -609,7 +612,7 @@ func (r *Redis) WaitApplied(ctx context.Context, v int64) error {
 		}
 		behind := false
 		for _, n := range nodes {
-			if got, _ := strconv.ParseInt(applied[n], 10, 64); got < v {
+			if got, _ := strconv.ParseInt(applied[n.Name], 10, 64); got < v {
 				behind = true
 				break
 			}
@@ -689,7 +692,7 @@ func (r *Redis) Nodes(ctx context.Context) ([]Node, error) {
 	for _, v := range vals {
 		if s, ok := v.(string); ok {
 			var n Node
-			if json.Unmarshal([]byte(s), &n) == nil {
+			if json.Unmarshal([]byte(s), &n) == nil && n.Name != "" {
 				out = append(out, n)
 			}
 		}
@@ -708,16 +711,6 @@ func (r *Redis) nodeKeys(ctx context.Context) ([]string, error) {
 		return it.Err()
 	})
 	return keys, err
-}
-
-// liveNames returns the names of the live nodes.
-func (r *Redis) liveNames(ctx context.Context) ([]string, error) {
-	keys, err := r.nodeKeys(ctx)
-	names := make([]string, len(keys))
-	for i, k := range keys {
-		names[i] = strings.TrimPrefix(k, r.key("node", ""))
-	}
-	return names, err
 }
 
 // heartbeat says that this node is alive.

@@ -280,3 +280,41 @@ func FuzzParseRecord(f *testing.F) {
 		}
 	})
 }
+
+// TestWaitAppliedSkipsKeysThatAreNoHeartbeat puts keys under the nodes' prefix that are not
+// heartbeats (garbage, JSON of another shape, a hash): a change waits for the live nodes only
+// (it waited its whole second for each of those), and still for a live node that is behind.
+func TestWaitAppliedSkipsKeysThatAreNoHeartbeat(t *testing.T) {
+	r := startRedis(t)
+	ctx := context.Background()
+	if err := r.heartbeat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Applied(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{
+		r.rdb.Set(ctx, r.key("node", "ghost"), "garbage", 0).Err(),
+		r.rdb.Set(ctx, r.key("node", "zz"), `{"name":5}`, 0).Err(),
+		r.rdb.Set(ctx, r.key("node", "nameless"), `{}`, 0).Err(),
+		r.rdb.HSet(ctx, r.key("node", "yy"), "a", "b").Err(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := r.WaitApplied(wctx, 5); err != nil {
+		t.Fatalf("WaitApplied with keys that are no heartbeat: %v", err)
+	}
+	// A live node that is behind is still waited for.
+	if err := r.rdb.Set(ctx, r.key("node", "other"), `{"name":"other"}`, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel2 := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel2()
+	if err := r.WaitApplied(short, 5); err == nil {
+		t.Fatal("WaitApplied did not wait for a live node that is behind")
+	}
+}
