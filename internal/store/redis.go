@@ -411,7 +411,6 @@ func (r *Redis) save(ctx context.Context, op, mode string, floor int64, ch Chang
 func (r *Redis) Version(ctx context.Context) (int64, error) {
 	var v int64
 	err := r.do(ctx, "version", func(ctx context.Context) error {
-		var err error
 		text, err := r.rdb.Get(ctx, r.key("version")).Result()
 		if errors.Is(err, redis.Nil) {
 			return nil
