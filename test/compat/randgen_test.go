@@ -13,8 +13,12 @@ import (
 // body with a field of the wrong type. The same seed always gives the same scenario, so a
 // difference can be replayed and written down as a scenario file.
 
-// randomPort is the imposter port every random case uses.
-const randomPort = 26850
+// randomPort is the imposter port every random case uses, and originPort the port of the
+// origin its proxies reach, another imposter.
+const (
+	randomPort = 26850
+	originPort = 26851
+)
 
 // randomCSV is the data source of the lookup behaviors, written into each engine's working
 // directory by a file step.
@@ -25,6 +29,9 @@ type gen struct {
 	debug  bool // --debug: the answers to no match carry mockd's X-Mockd-No-Match
 	inject bool // --allowInjection: decorate behaviors and inject predicates
 	csv    bool // a lookup behavior was generated: the case writes the CSV first
+	proxy  bool // a proxy response was generated: the case starts the origin first
+	// proxies: the case may have proxy responses (not in invalid cases: the origin is not there)
+	proxies bool
 }
 
 func newGen(seed uint64) *gen {
@@ -340,10 +347,71 @@ func (g *gen) stub() map[string]any {
 	n := 1 + g.intn(3)
 	rs := make([]any, 0, n)
 	for i := 0; i < n; i++ {
+		if g.proxies && g.chance(0.3) {
+			rs = append(rs, g.proxyResponse())
+			continue
+		}
 		rs = append(rs, g.response())
 	}
 	s["responses"] = rs
 	return s
+}
+
+// proxyResponse is a proxy to the origin imposter.
+func (g *gen) proxyResponse() map[string]any {
+	g.proxy = true
+	p := map[string]any{"to": g.str("http://127.0.0.1:26851", "http://localhost:26851", "http://127.0.0.1:26851/base")}
+	if g.chance(0.8) {
+		p["mode"] = g.str("proxyOnce", "proxyAlways", "proxyTransparent")
+	}
+	if g.chance(0.7) {
+		var pgs []any
+		for i := 0; i <= g.intn(2); i++ {
+			matches := map[string]any{}
+			for j := 0; j <= g.intn(2); j++ {
+				switch f := g.str("method", "path", "query", "headers", "body"); f {
+				case "query":
+					matches[f] = g.any(true, map[string]any{"q": true})
+				case "headers":
+					matches[f] = g.any(true, map[string]any{"X-Test": true})
+				default:
+					matches[f] = true
+				}
+			}
+			pg := map[string]any{"matches": matches}
+			if g.chance(0.2) {
+				pg["caseSensitive"] = true
+			}
+			if g.chance(0.15) {
+				pg["except"] = `\d+`
+			}
+			if _, ok := matches["body"]; ok && g.chance(0.3) {
+				pg["jsonpath"] = map[string]any{"selector": g.str("$.a", "$.name")}
+			}
+			if g.chance(0.15) {
+				pg["predicateOperator"] = g.str("deepEquals", "contains", "exists")
+			}
+			pgs = append(pgs, pg)
+		}
+		p["predicateGenerators"] = pgs
+	}
+	if g.chance(0.2) {
+		p["injectHeaders"] = map[string]any{"X-Injected": "yes"}
+	}
+	return map[string]any{"proxy": p}
+}
+
+// origin is the imposter the proxies reach: plain stubs, no behaviors.
+func (g *gen) origin() map[string]any {
+	stubs := []any{
+		map[string]any{"predicates": []any{map[string]any{"startsWith": map[string]any{"path": "/a"}}},
+			"responses": []any{map[string]any{"is": map[string]any{"statusCode": 201, "headers": map[string]any{"X-Origin": "a"}, "body": "origin a"}},
+				map[string]any{"is": map[string]any{"body": map[string]any{"n": 2}}}}},
+		map[string]any{"predicates": []any{map[string]any{"equals": map[string]any{"method": "POST"}}},
+			"responses": []any{map[string]any{"is": map[string]any{"statusCode": 202, "body": "posted"}}}},
+	}
+	return map[string]any{"port": originPort, "protocol": "http", "stubs": stubs,
+		"defaultResponse": map[string]any{"statusCode": 404, "body": "origin default"}}
 }
 
 func (g *gen) imposter() map[string]any {
@@ -448,6 +516,7 @@ func randomScenario(seed uint64) scenario {
 		sc.Flags = []string{"--debug"}
 	}
 	sc.Description = fmt.Sprintf("random case %d (TestRandomCompat): an imposter, requests to it, the imposter read back", seed)
+	g.proxies = g.chance(0.2)
 	imp := g.imposter()
 	var steps []step
 	steps = append(steps, step{Admin: &adminStep{Method: "POST", Path: "/imposters", Body: mustJSON(imp)}})
@@ -469,24 +538,46 @@ func randomScenario(seed uint64) scenario {
 				steps = append(steps, step{Admin: &adminStep{Method: "PUT", Path: fmt.Sprintf("/imposters/%d/stubs/0", randomPort),
 					Body: mustJSON(g.stub())}})
 			case 4:
-				steps = append(steps, step{Admin: &adminStep{Method: "GET", Path: g.str("/imposters", "/imposters?replayable=true", "/imposters?removeProxies=true")}})
+				steps = append(steps, step{Admin: &adminStep{Method: "GET", Path: g.str("/imposters", "/imposters?replayable=true", "/imposters?removeProxies=true")},
+					Ignore: proxyIgnores})
 			default:
 				steps = append(steps, step{Admin: &adminStep{Method: "DELETE", Path: fmt.Sprintf("/imposters/%d/savedRequests", randomPort)}})
 			}
 		}
 	}
+	if g.proxy {
+		steps = append([]step{{Admin: &adminStep{Method: "POST", Path: "/imposters", Body: mustJSON(g.origin())}}}, steps...)
+	}
 	if g.csv {
 		steps = append([]step{{File: &fileStep{Path: "lookup.csv", Content: randomCSV}}}, steps...)
 	}
 	steps = append(steps,
-		step{Admin: &adminStep{Method: "GET", Path: fmt.Sprintf("/imposters/%d", randomPort)}},
-		step{Admin: &adminStep{Method: "GET", Path: fmt.Sprintf("/imposters/%d?replayable=true", randomPort)}})
+		step{Admin: &adminStep{Method: "GET", Path: fmt.Sprintf("/imposters/%d", randomPort)}, Ignore: proxyIgnores},
+		step{Admin: &adminStep{Method: "GET", Path: fmt.Sprintf("/imposters/%d?%s", randomPort, g.str("replayable=true", "replayable=true", "removeProxies=true", "replayable=true&removeProxies=true"))}, Ignore: proxyIgnores})
 	if g.chance(0.2) {
 		steps = append(steps, step{Admin: &adminStep{Method: "DELETE", Path: fmt.Sprintf("/imposters/%d%s", randomPort, g.str("", "?replayable=true", "?removeProxies=true"))}})
+	}
+	for i := range steps {
+		if steps[i].Admin != nil && steps[i].Ignore == nil {
+			steps[i].Ignore = proxyIgnores
+		}
 	}
 	sc.Steps = steps
 	return sc
 }
+
+// proxyIgnores are the members of a stub a proxy saved that differ between any two runs (the
+// origin's Date, the time it took) or by design (Connection, and the framing of a body).
+var proxyIgnores = func() []string {
+	var out []string
+	for _, root := range []string{"body.stubs[*].responses[*].", "body.imposters[*].stubs[*].responses[*]."} {
+		for _, p := range []string{"is.headers.Date", "is.headers.Connection", "is._proxyResponseTime", "behaviors[*].wait",
+			"is.headers.Content-Length", "is.headers.Transfer-Encoding"} {
+			out = append(out, root+p)
+		}
+	}
+	return out
+}()
 
 // wrongTypes are values of every JSON type but null (a null where Mountebank wants an object
 // ends its process: README, Differences).
