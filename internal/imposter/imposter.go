@@ -932,6 +932,9 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 			continue
 		}
 		if err := im.addResponse(s, rv); err != nil {
+			if later := im.laterToError(err, rv, list[j+1:]); later != nil {
+				return nil, stubSource(dryRunError{later}, def)
+			}
 			var ce *config.Error
 			if errors.As(err, &ce) && ce.Path != "" {
 				ce.Path = fmt.Sprintf("responses[%d].%s", j, ce.Path)
@@ -953,6 +956,47 @@ func (im *Imposter) newStubTree(def *config.Object) (*stub, error) {
 		return nil, &config.Error{Code: config.CodeBadData, Message: "'responses' must be a non-empty array", Source: def}
 	}
 	return s, nil
+}
+
+// laterToError returns the error of the first of a stub's later responses that is an http proxy
+// whose `to` Mountebank's dry run refuses (missing, not a URL, with a path), when err, the
+// error of the response rv before them, is a TypeError its dry run throws only once a proxy
+// with a good `to` has answered (its predicateGenerators): the dry run resolves every response
+// at once (Promise.all) and the `to` check throws before any answer comes, so that error is
+// the one the API shows. Nil otherwise.
+func (im *Imposter) laterToError(err error, rv config.Value, later []any) *config.Error {
+	if im.def.Protocol != "http" && im.def.Protocol != "https" {
+		return nil
+	}
+	var ce *config.Error
+	if !errors.As(err, &ce) || ce.Code != "TypeError" {
+		return nil
+	}
+	if bad, isProxy := proxyToError(rv); !isProxy || bad != nil {
+		return nil
+	}
+	for _, lv := range later {
+		if bad, _ := proxyToError(lv); bad != nil {
+			return bad
+		}
+	}
+	return nil
+}
+
+// proxyToError reports whether the response rv is a proxy, and the error Mountebank's dry run
+// gives its `to` (nil when it is good).
+func proxyToError(rv config.Value) (*config.Error, bool) {
+	pv := get(config.AsObject(rv), "proxy")
+	if !jsvalue.Truthy(pv) {
+		return nil, false
+	}
+	po, err := proxy.Object(pv)
+	if err != nil {
+		return nil, false
+	}
+	to, present := po.Get("to")
+	_, bad := proxy.ParseTo(to, present)
+	return bad, true
 }
 
 // isOnce reports whether a stub's response rv is one Mountebank serves once and drops: a
