@@ -465,3 +465,50 @@ func TestDecorates(t *testing.T) {
 		t.Errorf("nil: %d %v", n, ok)
 	}
 }
+
+// TestCopyFromNameNotText: a copy whose from names a field with a number, a boolean
+// or null (`{"headers": 5}`) fails the request with the TypeError Mountebank's
+// getKeyIgnoringCase throws (expectedKey.toLowerCase), but only when the field it looks in has
+// a key: with no query parameters, `{"query": true}` selects nothing.
+func TestCopyFromNameNotText(t *testing.T) {
+	for _, tc := range []struct {
+		from  string
+		query bool
+		want  string // the error's message, or the body
+	}{
+		{`{"headers":5}`, false, "expectedKey.toLowerCase is not a function"},
+		{`{"query":true}`, true, "expectedKey.toLowerCase is not a function"},
+		{`{"query":true}`, false, "got undefined"},
+		{`{"headers":null}`, false, "Cannot read properties of null (reading 'toLowerCase')"},
+		{`{"path":5}`, false, "expectedKey.toLowerCase is not a function"},
+		{`{"headers":"x-a"}`, false, "got a"},
+	} {
+		for _, kind := range []string{"copy"} {
+			cfg := `{"from":` + tc.from + `,"into":"$X","using":{"method":"regex","selector":".+"}}`
+			b, _ := config.ParseJSON([]byte(`[{"` + kind + `":` + cfg + `}]`))
+			comp, err := Compile(b.([]any), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &request.Request{Method: "GET", Path: "/p", Headers: []request.KV{{Name: "X-A", Value: "a"}}}
+			if tc.query {
+				req.Query = []request.KV{{Name: "q", Value: "1"}}
+			}
+			got, err := comp.Apply(context.Background(), req, config.NewObject("body", "got $X"), nil)
+			msg := ""
+			if err != nil {
+				if ce, ok := err.(*config.Error); ok && ce.Raw != nil {
+					m, _ := ce.Raw.Get("message")
+					msg, _ = m.(string)
+				} else {
+					msg = err.Error()
+				}
+			} else {
+				msg, _ = get(got, "body").(string)
+			}
+			if msg != tc.want {
+				t.Errorf("%s from %s (query %v): %q, want %q", kind, tc.from, tc.query, msg, tc.want)
+			}
+		}
+	}
+}

@@ -267,6 +267,9 @@ func jsonpathValues(expr jp.Expr, from config.Value) []config.Value {
 type field struct {
 	keys []string // the one-key objects' keys, outermost first: exact member names
 	name string   // the name at the end, lowercased
+	// notText: the name at the end is a number, a boolean or null, which has no toLowerCase:
+	// Mountebank's getKeyIgnoringCase throws as soon as the object it looks in has a key.
+	notText *config.Error
 }
 
 func compileField(from config.Value) field {
@@ -285,20 +288,39 @@ func compileField(from config.Value) field {
 		from = fo.Members[0].Value
 	}
 	f.name = strings.ToLower(jsvalue.String(from))
+	switch from.(type) {
+	case float64, bool:
+		f.notText = &config.Error{Raw: config.NewObject("message", "expectedKey.toLowerCase is not a function", "name", "TypeError")}
+	case nil:
+		if len(f.keys) > 0 {
+			f.notText = &config.Error{Raw: config.NewObject("message", "Cannot read properties of null (reading 'toLowerCase')", "name", "TypeError")}
+		}
+	}
 	return f
 }
 
 // get selects the field from obj, the request as behaviors see it; an array gives its first
-// element.
-func (f *field) get(obj config.Value) config.Value {
+// element. The error is Mountebank's TypeError for a name that is not text (notText).
+func (f *field) get(obj config.Value) (config.Value, error) {
 	for _, k := range f.keys {
 		if jsvalue.IsUndefined(obj) || obj == nil {
-			return jsvalue.Undef // (null[key] throws in Mountebank; selecting nothing is the safe reading)
+			return jsvalue.Undef, nil // (null[key] throws in Mountebank; selecting nothing is the safe reading)
 		}
 		obj = member(obj, k)
 	}
 	if jsvalue.IsUndefined(obj) || obj == nil {
-		return jsvalue.Undef
+		return jsvalue.Undef, nil
+	}
+	if f.notText != nil {
+		if o, isObj := obj.(*config.Object); isObj && o.Len() > 0 {
+			return nil, f.notText
+		}
+		if s, isStr := obj.(string); isStr && s != "" {
+			return nil, f.notText
+		}
+		if arr, isArr := obj.([]any); isArr && len(arr) > 0 {
+			return nil, f.notText
+		}
 	}
 	var result config.Value = jsvalue.Undef
 	switch t := obj.(type) {
@@ -316,11 +338,11 @@ func (f *field) get(obj config.Value) config.Value {
 	}
 	if arr, ok := result.([]any); ok {
 		if len(arr) == 0 {
-			return jsvalue.Undef
+			return jsvalue.Undef, nil
 		}
-		return arr[0]
+		return arr[0], nil
 	}
-	return result
+	return result, nil
 }
 
 // member is obj[key] for an object, undefined otherwise.
@@ -349,7 +371,10 @@ func compileCopy(cfg *config.Object) step {
 }
 
 func (s *copyStep) apply(_ context.Context, a *applyState) error {
-	from := s.from.get(a.request())
+	from, err := s.from.get(a.request())
+	if err != nil {
+		return err
+	}
 	query := a.query()
 	if stringsQuery(s.sel, from, query) {
 		return errPrimitive
