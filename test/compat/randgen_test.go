@@ -568,13 +568,19 @@ func randomScenario(seed uint64) scenario {
 
 // proxyIgnores are the members of a stub a proxy saved that differ between any two runs (the
 // origin's Date, the time it took) or by design (Connection, and the framing of a body).
+// Under --debug the stubs' matches show the proxied answers too (response, and responseConfig
+// of the stub a proxy recorded), and a saved answer of the origin under --debug has mockd's
+// X-Mockd-No-Match.
 var proxyIgnores = func() []string {
 	var out []string
-	for _, root := range []string{"body.stubs[*].responses[*].", "body.imposters[*].stubs[*].responses[*]."} {
-		for _, p := range []string{"is.headers.Date", "is.headers.Connection", "is._proxyResponseTime", "behaviors[*].wait",
-			"is.headers.Content-Length", "is.headers.Transfer-Encoding"} {
-			out = append(out, root+p)
+	for _, stubs := range []string{"body.stubs[*].", "body.imposters[*].stubs[*]."} {
+		for _, root := range []string{"responses[*].is.", "matches[*].response.", "matches[*].responseConfig.is."} {
+			for _, p := range []string{"headers.Date", "headers.Connection", "_proxyResponseTime", "headers.Content-Length",
+				"headers.Transfer-Encoding", "headers.X-Mockd-No-Match"} {
+				out = append(out, stubs+root+p)
+			}
 		}
+		out = append(out, stubs+"responses[*].behaviors[*].wait")
 	}
 	return out
 }()
