@@ -6,6 +6,8 @@ package match
 // selectors of its fast nodes.
 
 import (
+	"strings"
+
 	"github.com/antchfx/xmlquery"
 	"github.com/antchfx/xpath"
 
@@ -124,10 +126,47 @@ func xpathSelect(x *xpath.Expr, doc *xmlquery.Node) any {
 }
 
 func parseXML(s string) *xmlquery.Node {
-	if doc := xmldoc.Parse(s); doc != nil {
+	if doc := xmldoc.Parse(cdataAsText(s)); doc != nil {
 		return doc
 	}
 	return emptyDoc()
+}
+
+// cdataAsText rewrites each "<![" that does not open a CDATA section as xmldom reads it: a
+// "<![cdata[" (in a body lowercased for a predicate without caseSensitive, most often) is not
+// markup there, so its "<" and what follows up to the next tag are text (one text node), and
+// what is inside is parsed as markup. The "<" becomes "&lt;", and the next "]]>", which
+// encoding/xml refuses in text, "]]&gt;". Any other text is returned as it is.
+func cdataAsText(s string) string {
+	i := strings.Index(s, "<![")
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i:]
+		if strings.HasPrefix(s, "<![CDATA[") {
+			end := strings.Index(s, "]]>")
+			if end < 0 {
+				b.WriteString(s)
+				return b.String()
+			}
+			b.WriteString(s[:end+3])
+			s = s[end+3:]
+		} else {
+			b.WriteString("&lt;")
+			s = s[1:]
+			if end := strings.Index(s, "]]>"); end >= 0 {
+				b.WriteString(s[:end])
+				b.WriteString("]]&gt;")
+				s = s[end+3:]
+			}
+		}
+		i = strings.Index(s, "<![")
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // xpathNodeValue is xpath.js nodeValue.
