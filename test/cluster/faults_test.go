@@ -83,6 +83,13 @@ func TestUnreadableEntryBlocksNobody(t *testing.T) {
 		}
 	}
 	for _, n := range nodes {
+		// Its log reaches the test through a pipe: wait for the line, then count.
+		eventually(t, n.host+" logs the garbage entry", func() string {
+			if !strings.Contains(n.Output(), fmt.Sprintf("cannot read imposter %d from the store", garbage)) {
+				return n.Output()
+			}
+			return ""
+		})
 		if got := strings.Count(n.Output(), fmt.Sprintf("cannot read imposter %d from the store", garbage)); got != 1 {
 			t.Errorf("%s logged the garbage entry %d times, want once:\n%s", n.host, got, n.Output())
 		}
