@@ -18,11 +18,15 @@ import (
 // the first predicate that fails). Every other stub is always a candidate.
 // Candidates are merged in stub order, so the first match is exactly
 // Mountebank's.
+//
+// An index files the stubs lo to hi-1 of its Set (all of them, but for the levels a Set
+// appended to keeps: see Set.tail).
 type index struct {
+	lo, hi             int32
 	pathCS, pathCI     litMap
 	methodCS, methodCI litMap
 	// ids and multi are the stub lists of the literal maps: a literal one stub requires lists
-	// ids[i:i+1], one more require multi[k] (see litMap).
+	// ids[i-lo:i-lo+1], one more require multi[k] (see litMap).
 	ids     []int32
 	multi   [][]int32
 	groups  []*fieldGroup
@@ -38,7 +42,7 @@ type index struct {
 	// hashing it for the map (a map lookup was ~0.13k instructions of a one-stub imposter's
 	// request).
 	pathCSFew, pathCIFew []litEntry
-	// settled[i] is set when the path bucket stub i is filed under says all its predicates
+	// settled[i-lo] is set when the path bucket stub i is filed under says all its predicates
 	// ask of the path, and what is left is at most a method to compare (see settledBy).
 	settled []settled
 	methods []string // the methods settled stubs compare, each once
@@ -52,7 +56,7 @@ type settled struct {
 	ci            bool
 }
 
-// litMap files stubs by a literal: i >= 0 is the one stub i, -k-1 the stubs multi[k] (most
+// litMap files stubs by a literal: i >= 0 is the one stub lo+i, -k-1 the stubs multi[k] (most
 // literals of a large imposter are one stub's: 100,000 paths took a list each).
 type litMap map[string]int32
 
@@ -61,9 +65,9 @@ func (x *index) add(m litMap, key string, i int32) {
 	v, ok := m[key]
 	switch {
 	case !ok:
-		m[key] = i
+		m[key] = i - x.lo
 	case v >= 0:
-		x.multi = append(x.multi, []int32{v, i})
+		x.multi = append(x.multi, []int32{x.lo + v, i})
 		m[key] = -int32(len(x.multi))
 	default:
 		x.multi[-v-1] = append(x.multi[-v-1], i)
@@ -496,24 +500,25 @@ func groupKey(pp *pipe, f fieldLit) string {
 	return fmt.Sprintf("%t|%t|%d|%s", pp.keyLower, pp.valLower, f.field, f.key)
 }
 
-// buildIndex files a stub whose first predicate is matches on the path under its regexp's
-// literal, and any other under the literal (path, method, or a value of the JSON body, the
-// headers or the query) that leaves the fewest candidates: the one fewest other stubs share.
-// A field literal must be strictly more selective than a path or method, which cost nothing
-// to look up.
-func buildIndex(stubs [][]*pred) index {
-	var x index
+// buildIndex files stubs lo to hi-1 of stubs: a stub whose first predicate is matches on the
+// path under its regexp's literal, and any other under the literal (path, method, or a value
+// of the JSON body, the headers or the query) that leaves the fewest candidates: the one
+// fewest other stubs share. A field literal must be strictly more selective than a path or
+// method, which cost nothing to look up.
+func buildIndex(stubs [][]*pred, lo, hi int) index {
+	x := index{lo: int32(lo), hi: int32(hi)}
 	type options struct {
 		lit    literal
 		litOK  bool
 		fields []fieldLit
 		re     *jsRegexp
 	}
-	opts := make([]options, len(stubs))
+	opts := make([]options, hi-lo)
 	litCount := map[literal]int{}
 	fieldCount := map[string]int{} // group key + "\x00" + value
-	for i, ps := range stubs {
-		o := &opts[i]
+	for i := lo; i < hi; i++ {
+		ps := stubs[i]
+		o := &opts[i-lo]
 		o.lit, o.litOK = indexable(ps)
 		if o.litOK {
 			litCount[o.lit]++
@@ -532,8 +537,9 @@ func buildIndex(stubs [][]*pred) index {
 	methodIDs := map[string]uint32{} // index of x.methods
 	groups := map[string]*fieldGroup{}
 	regexes := map[bool]*regexGroup{} // by fold
-	for i, ps := range stubs {
-		o := &opts[i]
+	for i := lo; i < hi; i++ {
+		ps := stubs[i]
+		o := &opts[i-lo]
 		if o.re != nil {
 			g := regexes[o.re.fold]
 			if g == nil {
@@ -579,9 +585,9 @@ func buildIndex(stubs [][]*pred) index {
 			g.all = append(g.all, int32(i))
 		case o.litOK:
 			if x.ids == nil {
-				x.ids = make([]int32, len(stubs))
+				x.ids = make([]int32, hi-lo)
 				for j := range x.ids {
-					x.ids[j] = int32(j)
+					x.ids[j] = int32(lo + j)
 				}
 			}
 			x.add(x.literalMap(o.lit), o.lit.value, int32(i))
@@ -590,9 +596,9 @@ func buildIndex(stubs [][]*pred) index {
 			}
 			if st := settledBy(ps); st.ok && o.lit.field == fPath {
 				if x.settled == nil {
-					x.settled = make([]settled, len(stubs))
+					x.settled = make([]settled, hi-lo)
 				}
-				x.settled[i] = settled{ok: true, hasMethod: st.hasMethod, ci: st.ci}
+				x.settled[i-lo] = settled{ok: true, hasMethod: st.hasMethod, ci: st.ci}
 				if st.hasMethod {
 					k, known := methodIDs[st.method]
 					if !known {
@@ -600,7 +606,7 @@ func buildIndex(stubs [][]*pred) index {
 						methodIDs[st.method] = k
 						x.methods = append(x.methods, st.method)
 					}
-					x.settled[i].method = k
+					x.settled[i-lo].method = k
 				}
 			}
 		default:
@@ -664,7 +670,7 @@ func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 			c = acquireCtx(s, r)
 			*cp = c
 		}
-		return s.scan(c, 0)
+		return s.scanTo(c, int(x.lo), int(x.hi))
 	}
 	var buf [256]byte
 	path := r.Path
@@ -717,10 +723,10 @@ func (x *index) find(s *Set, cp **evalCtx, r *request.Request) (int, error) {
 		}
 		i := lists[best][0]
 		lists[best] = lists[best][1:]
-		if x.settled != nil && x.settled[i].ok {
+		if x.settled != nil && x.settled[i-x.lo].ok {
 			// Only its path bucket lists a settled stub, and only the request's bucket is
 			// looked up: the path is equal.
-			if x.decide(&x.settled[i], method) {
+			if x.decide(&x.settled[i-x.lo], method) {
 				return int(i), nil
 			}
 			continue
@@ -762,8 +768,8 @@ func (x *index) findByPath(s *Set, cp **evalCtx, r *request.Request) (int, error
 		} else {
 			i, ci = ci[0], ci[1:]
 		}
-		if x.settled != nil && x.settled[i].ok {
-			if x.decide(&x.settled[i], r.Method) {
+		if x.settled != nil && x.settled[i-x.lo].ok {
+			if x.decide(&x.settled[i-x.lo], r.Method) {
 				return int(i), nil
 			}
 			continue

@@ -12,6 +12,7 @@ package match
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/mockd/mockd/internal/config"
 	"github.com/mockd/mockd/internal/jsvalue"
@@ -95,8 +96,14 @@ type Injector interface {
 // index of index.go, the fast nodes of compile.go and eval.go) answers what it specialises and
 // hands everything else to the reference. It is immutable and safe for concurrent use.
 type Set struct {
-	stubs    [][]*pred
-	idx      index
+	stubs [][]*pred
+	// filled is how much of stubs' array the Sets sharing it have filled: Extend appends in
+	// place to the Set that filled it last, and copies it for any other.
+	filled *atomic.Int64
+	idx    index
+	// tail are the indexes of the stubs Extend appended after those idx files, each of the
+	// stubs after the one before (nil for a Set compiled whole).
+	tail     []*index
 	binary   bool
 	injector Injector
 	scripted bool
@@ -159,6 +166,10 @@ func (s *Set) Find(r *request.Request) (int, error) {
 	// decided by its path and method, does not).
 	var c *evalCtx
 	i, err := s.idx.find(s, &c, r)
+	for k := 0; i < 0 && err == nil && k < len(s.tail); k++ {
+		// Every stub of a level comes after those of the levels before it.
+		i, err = s.tail[k].find(s, &c, r)
+	}
 	if c != nil {
 		releaseCtx(c) // not deferred: a context lost to a panic is the collector's
 	}
@@ -166,7 +177,12 @@ func (s *Set) Find(r *request.Request) (int, error) {
 }
 
 func (s *Set) scan(c *evalCtx, from int) (int, error) {
-	for i := from; i < len(s.stubs); i++ {
+	return s.scanTo(c, from, len(s.stubs))
+}
+
+// scanTo is scan of the stubs from to to-1.
+func (s *Set) scanTo(c *evalCtx, from, to int) (int, error) {
+	for i := from; i < to; i++ {
 		ok, err := c.stub(s.stubs[i])
 		if err != nil {
 			return -1, err
@@ -197,6 +213,11 @@ func (s *Set) Match(i int, r *request.Request) (bool, error) {
 // Decoding into maps lost the order of the keys: a predicate naming several operators uses
 // the first in predicates.js's order. CompileValues keeps the configured order.
 func Compile(stubs [][]any, opts Options) (*Set, error) {
+	return CompileValues(fromPlainStubs(stubs), opts)
+}
+
+// fromPlainStubs returns the predicates of stubs, plain decoded JSON, as configured values.
+func fromPlainStubs(stubs [][]any) []config.Value {
 	ordered := make([]config.Value, len(stubs))
 	for i, preds := range stubs {
 		list := make([]any, len(preds))
@@ -205,7 +226,7 @@ func Compile(stubs [][]any, opts Options) (*Set, error) {
 		}
 		ordered[i] = list
 	}
-	return CompileValues(ordered, opts)
+	return ordered
 }
 
 // CompileValues is Compile for the predicates as configured: stubs[i] is the "predicates"
@@ -222,61 +243,165 @@ func CompileReusing(stubs []config.Value, prev *Set, reuse []int, opts Options) 
 	cc := getCompiler(opts.Binary)
 	defer cc.release()
 	s := &Set{stubs: make([][]*pred, len(stubs)), binary: opts.Binary, injector: opts.Injector}
-	var errs Errors
-	// One dry run for all stubs: its request is normalized once per set of parameters. Both
-	// are made on the first stub that needs one (most stubs of plain strings never do).
-	var dry *evaluator
-	var dryReq *config.Object
+	sc := stubCompiler{cc: cc, opts: opts}
 	for i, v := range stubs {
 		if prev != nil && i < len(reuse) && reuse[i] >= 0 {
 			s.stubs[i] = prev.stubs[reuse[i]]
 			cc.scripted = cc.scripted || prev.scripted // whichever stub it was
 			continue
 		}
-		preds, isList := v.([]any)
-		if !isList && jsvalue.Truthy(v) {
-			// Mountebank's dry run maps over the stub's predicates (`stub.predicates || []`):
-			// any other value throws a TypeError, which its API shows as the stub alone.
-			e := typeError("stubPredicates.map is not a function")
-			e.Stub = i
-			errs = append(errs, e)
-			continue
-		}
-		cc.err = nil
-		ps := make([]*pred, len(preds))
-		for j, p := range preds {
-			ps[j] = cc.pred(p)
-		}
-		s.stubs[i] = ps
-		err := cc.err
-		if err == nil {
-			if !cannotRaise(ps) {
-				if dry == nil {
-					dry, dryReq = &evaluator{binary: opts.Binary}, dryRunRequest(opts.TCP)
-				}
-				err = dryRun(dry, dryReq, preds)
+		s.stubs[i] = sc.stub(i, v)
+	}
+	if err := sc.result(); err != nil {
+		return nil, err
+	}
+	s.idx = buildIndex(s.stubs, 0, len(s.stubs))
+	s.scripted = cc.scripted
+	s.readsBody = opts.Binary || readBody(s.stubs)
+	return s, nil
+}
+
+// readBody reports whether a predicate of stubs may read the request's body (see ReadsBody).
+func readBody(stubs [][]*pred) bool {
+	return slices.ContainsFunc(stubs, func(ps []*pred) bool { return slices.ContainsFunc(ps, (*pred).readsBody) })
+}
+
+// Extend returns prev with stubs appended after its own (stubs[i] is the "predicates" array of
+// stub prev.Len()+i, as CompileValues reads it), compiled with the options prev was compiled
+// with: what CompileReusing returns for prev's stubs, all reused, and stubs, in a time that
+// does not grow with prev's stubs. prev is left as it is.
+//
+// A proxy with mode proxyAlways appends a stub for every new request it records: rebuilding
+// the index of all stubs for each one made recording quadratic (a new key took 68 ms at
+// 15,000 stubs). The new stubs are filed in an index of their own, after prev's, which absorbs
+// the indexes before it that are no larger than itself (a binary counter): a stub is filed
+// again each time its index at least doubles, O(log n) times, and Find looks in O(log n)
+// indexes for a request that none before matches.
+func Extend(prev *Set, stubs []config.Value, opts Options) (*Set, error) {
+	if len(stubs) == 0 {
+		return prev.WithInjector(opts.Injector), nil
+	}
+	n0 := len(prev.stubs)
+	cc := getCompiler(opts.Binary)
+	defer cc.release()
+	sc := stubCompiler{cc: cc, opts: opts}
+	added := make([][]*pred, len(stubs))
+	for i, v := range stubs {
+		added[i] = sc.stub(n0+i, v)
+	}
+	if err := sc.result(); err != nil {
+		return nil, err
+	}
+	s := *prev
+	s.injector = opts.Injector
+	s.stubs, s.filled = prev.appendStubs(added)
+	s.scripted = prev.scripted || cc.scripted
+	s.readsBody = prev.readsBody || readBody(added)
+	s.fileAppended(n0)
+	return &s, nil
+}
+
+// appendStubs returns s's stubs with added after them, in s's array when it has room and no
+// other Set has filled it past s's stubs (a Set sees only its own length of it), else in a new
+// one twice as long, and the count of the array filled.
+func (s *Set) appendStubs(added [][]*pred) ([][]*pred, *atomic.Int64) {
+	n0, n := len(s.stubs), len(s.stubs)+len(added)
+	if s.filled != nil && n <= cap(s.stubs) && s.filled.CompareAndSwap(int64(n0), int64(n)) {
+		return append(s.stubs, added...), s.filled
+	}
+	out := make([][]*pred, n, 2*n)
+	copy(out, s.stubs)
+	copy(out[n0:], added)
+	filled := new(atomic.Int64)
+	filled.Store(int64(n))
+	return out, filled
+}
+
+// levelsFrom is how many stubs a Set has before Extend files the stubs it appends in indexes
+// of their own: below, the one index is built again, which costs little, and Find looks in
+// one. (Tests lower it.)
+var levelsFrom = 256
+
+// fileAppended files the stubs from n0 on (those Extend appended) in s's indexes.
+func (s *Set) fileAppended(n0 int) {
+	n := len(s.stubs)
+	if n0 < levelsFrom {
+		s.idx, s.tail = buildIndex(s.stubs, 0, n), nil
+		return
+	}
+	tail := s.tail // prev's: never changed in place
+	lo := n0
+	for len(tail) > 0 && int(tail[len(tail)-1].hi-tail[len(tail)-1].lo) <= n-lo {
+		lo = int(tail[len(tail)-1].lo)
+		tail = tail[:len(tail)-1]
+	}
+	if len(tail) == 0 && int(s.idx.hi) <= n-lo {
+		s.idx, s.tail = buildIndex(s.stubs, 0, n), nil
+		return
+	}
+	x := buildIndex(s.stubs, lo, n)
+	s.tail = append(slices.Clip(tail), &x)
+}
+
+// stubCompiler compiles stubs' predicates one at a time, keeping their errors.
+type stubCompiler struct {
+	cc   *compiler
+	opts Options
+	// One dry run for all stubs: its request is normalized once per set of parameters. Both
+	// are made on the first stub that needs one (most stubs of plain strings never do).
+	dry    *evaluator
+	dryReq *config.Object
+	errs   Errors
+}
+
+// stub compiles v, the predicates of stub i, keeping its error.
+func (sc *stubCompiler) stub(i int, v config.Value) []*pred {
+	cc := sc.cc
+	preds, isList := v.([]any)
+	if !isList && jsvalue.Truthy(v) {
+		// Mountebank's dry run maps over the stub's predicates (`stub.predicates || []`):
+		// any other value throws a TypeError, which its API shows as the stub alone.
+		e := typeError("stubPredicates.map is not a function")
+		e.Stub = i
+		sc.errs = append(sc.errs, e)
+		return nil
+	}
+	cc.err = nil
+	ps := make([]*pred, len(preds))
+	for j, p := range preds {
+		ps[j] = cc.pred(p)
+	}
+	err := cc.err
+	if err == nil {
+		if !cannotRaise(ps) {
+			if sc.dry == nil {
+				sc.dry, sc.dryReq = &evaluator{binary: sc.opts.Binary}, dryRunRequest(sc.opts.TCP)
 			}
-		}
-		if err != nil {
-			e := *err
-			e.Stub = i
-			errs = append(errs, &e)
+			err = dryRun(sc.dry, sc.dryReq, preds)
 		}
 	}
+	if err != nil {
+		e := *err
+		e.Stub = i
+		sc.errs = append(sc.errs, &e)
+	}
+	return ps
+}
+
+// result returns the errors of the stubs compiled, in the order Mountebank lists them.
+func (sc *stubCompiler) result() error {
+	errs := sc.errs
 	for i, j := 0, len(errs)-1; i < j; i, j = i+1, j-1 {
 		errs[i], errs[j] = errs[j], errs[i]
 	}
 	switch len(errs) {
 	case 0:
+		return nil
 	case 1:
-		return nil, errs[0]
+		return errs[0]
 	default:
-		return nil, errs
+		return errs
 	}
-	s.idx = buildIndex(s.stubs)
-	s.scripted = cc.scripted
-	s.readsBody = opts.Binary || slices.ContainsFunc(s.stubs, func(ps []*pred) bool { return slices.ContainsFunc(ps, (*pred).readsBody) })
-	return s, nil
 }
 
 // cannotRaise reports whether predicates are all equals or deepEquals of strings on the

@@ -327,8 +327,6 @@ func plainFind(s *Set, r *request.Request) (int, error) {
 func TestIndexNeverChangesWinner(t *testing.T) {
 	plainOnly(t)
 	rng := rand.New(rand.NewSource(1))
-	methods := []string{"GET", "POST", "get", "Delete"}
-	paths := []string{"/a", "/A", "/b", "/a/b", "/É", "/é", "", "/K", "/k", "/K/x"}
 	indexed := map[fieldID]int{}
 	regexIndexed, settled, selIndexed := 0, 0, 0
 	defer func() {
@@ -348,84 +346,7 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 		}
 	}()
 	for round := 0; round < 800; round++ {
-		var stubs [][]any
-		n := 1 + rng.Intn(30)
-		for i := 0; i < n; i++ {
-			var preds []any
-			for j := rng.Intn(3); j >= 0; j-- {
-				op := []string{"equals", "deepEquals", "contains", "startsWith", "matches", "exists"}[rng.Intn(6)]
-				exp := map[string]any{}
-				if rng.Intn(3) > 0 {
-					exp["path"] = paths[rng.Intn(len(paths))]
-				}
-				if rng.Intn(2) == 0 {
-					exp["method"] = methods[rng.Intn(len(methods))]
-				}
-				if op == "exists" {
-					for k := range exp {
-						exp[k] = rng.Intn(2) == 0
-					}
-				}
-				if op == "matches" {
-					for k, v := range exp {
-						exp[k] = fmt.Sprintf("^%v", v)
-					}
-				}
-				if rng.Intn(3) == 0 && op != "matches" && op != "exists" {
-					body := map[string]any{}
-					switch rng.Intn(6) {
-					case 4:
-						body["n"] = map[string]any{"a": "x"}
-					case 5:
-						body["n"] = []any{"x", float64(1)}
-					case 0:
-						body["id"] = float64(rng.Intn(3))
-					case 1:
-						body["id"] = fmt.Sprint(rng.Intn(3))
-					case 2:
-						body["ID"] = "X"
-					default:
-						body["id"] = true
-						body["n"] = nil
-					}
-					if rng.Intn(2) == 0 {
-						body["k"] = "same" // a field many stubs share: the index must pick another
-					}
-					exp["body"] = body
-				}
-				if rng.Intn(2) == 0 && op != "matches" && op != "exists" {
-					vals := []any{"a", "A", "b", float64(1), "1", ""}
-					kv := map[string]any{[]string{"X-T", "x-t", "q"}[rng.Intn(3)]: vals[rng.Intn(len(vals))]}
-					if rng.Intn(2) == 0 {
-						exp["headers"] = kv
-					} else {
-						exp["query"] = kv
-					}
-				}
-				p := map[string]any{op: exp}
-				switch rng.Intn(6) {
-				case 0:
-					p["caseSensitive"] = true
-				case 1:
-					p["except"] = "a"
-				case 2:
-					p["keyCaseSensitive"] = false
-					p["caseSensitive"] = true
-				}
-				if rng.Intn(4) == 0 && (op == "equals" || op == "deepEquals") {
-					// The body as a selector selects it.
-					exp["body"] = []any{"1", "x", "X", float64(2), true, "a,1"}[rng.Intn(6)]
-					if rng.Intn(2) == 0 {
-						p["jsonpath"] = map[string]any{"selector": []string{"$.id", "$.ID", "$.id.a", "$..id"}[rng.Intn(4)]}
-					} else {
-						p["xpath"] = map[string]any{"selector": []string{"//id", "count(//id)", "//id/@a", "//b:id"}[rng.Intn(4)],
-							"ns": map[string]any{"b": "urn:b"}}
-					}
-				}
-				preds = append(preds, p)
-			}
-			stubs = append(stubs, preds)
-		}
+		stubs := randomStubs(rng, 1+rng.Intn(30))
 		s, err := Compile(stubs, Options{})
 		if err != nil {
 			t.Fatalf("Compile: %v", err)
@@ -448,19 +369,7 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 			}
 		}
 		for k := 0; k < 20; k++ {
-			bodies := []string{`{"id":"\u0031"}`, `{"Id":"2","iD":"X"}`, `{"id":1e0,"n":[1,{"a":"X"}]}`, `{"n":{"A":["X",1]},"id":"1"}`,
-				`{"id":"1","id":"2"}`, `{"id":"x",}`, ` {"k":"SAME", "id": 2 } `, `<r><id>1</id><id a="x">X</id></r>`, `<r xmlns:b="urn:b"><b:id>2</b:id></r>`, `{"id":{"a":"X"}}`,
-				`{"id":["a",1]}`, `{"ID":"1","id":"x"}`, "", `{"id":1}`, `{"id":"2","n":null}`, `{"ID":"x"}`, `{"id":[0,"1",true]}`, `[{"id":1},{"id":2}]`,
-				`"str"`, `5`, `{"id":{"a":1}}`, `{"id":null}`, `{"id":true,"n":null}`, `not json`}
-			r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))], Body: bodies[rng.Intn(len(bodies))]}
-			kvs := []request.KV{{Name: "X-T", Value: "a"}, {Name: "x-t", Value: "b"}, {Name: "X-T", Value: "A"}, {Name: "X-T", Value: ""},
-				{Name: "q", Value: "1"}, {Name: "Q", Value: "a"}, {Name: "q", Value: "b"}}
-			for j := rng.Intn(4); j > 0; j-- {
-				r.Headers = append(r.Headers, kvs[rng.Intn(len(kvs))])
-			}
-			for j := rng.Intn(4); j > 0; j-- {
-				r.Query = append(r.Query, kvs[rng.Intn(len(kvs))])
-			}
+			r := randomRequest(rng)
 			got, gerr := s.Find(r)
 			want, werr := scanParsed(s, r)
 			ref, rerr := plainFind(s, r)
@@ -470,6 +379,115 @@ func TestIndexNeverChangesWinner(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomMethods and randomPaths are the methods and paths randomStubs and randomRequest draw.
+var (
+	randomMethods = []string{"GET", "POST", "get", "Delete"}
+	randomPaths   = []string{"/a", "/A", "/b", "/a/b", "/É", "/é", "", "/K", "/k", "/K/x"}
+)
+
+// randomStubs returns the predicates of n random stubs: of every shape the index files (paths,
+// methods, body, header and query values, selected bodies, regexps) and of others.
+func randomStubs(rng *rand.Rand, n int) [][]any {
+	var stubs [][]any
+	methods, paths := randomMethods, randomPaths
+	for i := 0; i < n; i++ {
+		var preds []any
+		for j := rng.Intn(3); j >= 0; j-- {
+			op := []string{"equals", "deepEquals", "contains", "startsWith", "matches", "exists"}[rng.Intn(6)]
+			exp := map[string]any{}
+			if rng.Intn(3) > 0 {
+				exp["path"] = paths[rng.Intn(len(paths))]
+			}
+			if rng.Intn(2) == 0 {
+				exp["method"] = methods[rng.Intn(len(methods))]
+			}
+			if op == "exists" {
+				for k := range exp {
+					exp[k] = rng.Intn(2) == 0
+				}
+			}
+			if op == "matches" {
+				for k, v := range exp {
+					exp[k] = fmt.Sprintf("^%v", v)
+				}
+			}
+			if rng.Intn(3) == 0 && op != "matches" && op != "exists" {
+				body := map[string]any{}
+				switch rng.Intn(6) {
+				case 4:
+					body["n"] = map[string]any{"a": "x"}
+				case 5:
+					body["n"] = []any{"x", float64(1)}
+				case 0:
+					body["id"] = float64(rng.Intn(3))
+				case 1:
+					body["id"] = fmt.Sprint(rng.Intn(3))
+				case 2:
+					body["ID"] = "X"
+				default:
+					body["id"] = true
+					body["n"] = nil
+				}
+				if rng.Intn(2) == 0 {
+					body["k"] = "same" // a field many stubs share: the index must pick another
+				}
+				exp["body"] = body
+			}
+			if rng.Intn(2) == 0 && op != "matches" && op != "exists" {
+				vals := []any{"a", "A", "b", float64(1), "1", ""}
+				kv := map[string]any{[]string{"X-T", "x-t", "q"}[rng.Intn(3)]: vals[rng.Intn(len(vals))]}
+				if rng.Intn(2) == 0 {
+					exp["headers"] = kv
+				} else {
+					exp["query"] = kv
+				}
+			}
+			p := map[string]any{op: exp}
+			switch rng.Intn(6) {
+			case 0:
+				p["caseSensitive"] = true
+			case 1:
+				p["except"] = "a"
+			case 2:
+				p["keyCaseSensitive"] = false
+				p["caseSensitive"] = true
+			}
+			if rng.Intn(4) == 0 && (op == "equals" || op == "deepEquals") {
+				// The body as a selector selects it.
+				exp["body"] = []any{"1", "x", "X", float64(2), true, "a,1"}[rng.Intn(6)]
+				if rng.Intn(2) == 0 {
+					p["jsonpath"] = map[string]any{"selector": []string{"$.id", "$.ID", "$.id.a", "$..id"}[rng.Intn(4)]}
+				} else {
+					p["xpath"] = map[string]any{"selector": []string{"//id", "count(//id)", "//id/@a", "//b:id"}[rng.Intn(4)],
+						"ns": map[string]any{"b": "urn:b"}}
+				}
+			}
+			preds = append(preds, p)
+		}
+		stubs = append(stubs, preds)
+	}
+	return stubs
+}
+
+// randomRequest returns a random request for randomStubs' stubs.
+func randomRequest(rng *rand.Rand) *request.Request {
+	methods, paths := randomMethods, randomPaths
+	bodies := []string{`{"id":"\u0031"}`, `{"Id":"2","iD":"X"}`, `{"id":1e0,"n":[1,{"a":"X"}]}`, `{"n":{"A":["X",1]},"id":"1"}`,
+		`{"id":"1","id":"2"}`, `{"id":"x",}`, ` {"k":"SAME", "id": 2 } `, `<r><id>1</id><id a="x">X</id></r>`, `<r xmlns:b="urn:b"><b:id>2</b:id></r>`, `{"id":{"a":"X"}}`,
+		`{"id":["a",1]}`, `{"ID":"1","id":"x"}`, "", `{"id":1}`, `{"id":"2","n":null}`, `{"ID":"x"}`, `{"id":[0,"1",true]}`, `[{"id":1},{"id":2}]`,
+		`"str"`, `5`, `{"id":{"a":1}}`, `{"id":null}`, `{"id":true,"n":null}`, `not json`}
+	r := &request.Request{Method: methods[rng.Intn(len(methods))], Path: paths[rng.Intn(len(paths))], Body: bodies[rng.Intn(len(bodies))]}
+	kvs := []request.KV{{Name: "X-T", Value: "a"}, {Name: "x-t", Value: "b"}, {Name: "X-T", Value: "A"}, {Name: "X-T", Value: ""},
+		{Name: "q", Value: "1"}, {Name: "Q", Value: "a"}, {Name: "q", Value: "b"}}
+	for j := rng.Intn(4); j > 0; j-- {
+		r.Headers = append(r.Headers, kvs[rng.Intn(len(kvs))])
+	}
+	for j := rng.Intn(4); j > 0; j-- {
+		r.Query = append(r.Query, kvs[rng.Intn(len(kvs))])
+	}
+	return r
 }
 
 // TestSettledStubs checks the stubs the index decides without running their predicate.
