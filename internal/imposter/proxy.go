@@ -563,11 +563,19 @@ func (im *Imposter) recordProxied(st *stub, always bool, preds []any, want []byt
 	if always {
 		ns.startGrowing() // the next answers are appended to it in place
 	}
-	stubs := make([]*stub, 0, len(old)+1)
-	stubs = append(stubs, old[:index]...)
-	stubs = append(stubs, ns)
-	stubs = append(stubs, old[index:]...)
-	if err := im.swap(stubs, nil); err != nil {
+	if index == len(old) {
+		// Appended in old's array when it has room (a table sees only its own length of it,
+		// and the next recording appends to the table installed), else in one twice as long:
+		// a copy of every stub for each new one made recording quadratic.
+		err = im.swapAppended(append(roomForOne(old), ns))
+	} else {
+		stubs := make([]*stub, 0, len(old)+1)
+		stubs = append(stubs, old[:index]...)
+		stubs = append(stubs, ns)
+		stubs = append(stubs, old[index:]...)
+		err = im.swap(stubs, nil)
+	}
+	if err != nil {
 		im.log.Error("cannot record proxy response", "err", err)
 	}
 }
@@ -584,7 +592,7 @@ func (im *Imposter) appendKept(st *stub, want []byte, raw proxy.Kept, elapsed fl
 	if index < 0 {
 		return false
 	}
-	i, _ := im.recordedAfter(old, index, want)
+	i := im.recordedAfter(old, index, want)
 	if i < 0 || old[i].grow == nil {
 		return false
 	}
@@ -595,14 +603,19 @@ func (im *Imposter) appendKept(st *stub, want []byte, raw proxy.Kept, elapsed fl
 }
 
 // recordedAfter returns the index of the first stub of old after old[index] whose predicates'
-// stable text is want, with that text (im.mu held); -1 when there is none.
-func (im *Imposter) recordedAfter(old []*stub, index int, want []byte) (int, []byte) {
-	for i := index + 1; i < len(old); i++ {
-		if have := im.predText(old[i], len(old)); bytes.Equal(have, want) {
-			return i, have
-		}
+// stable text is want (im.mu held); -1 when there is none.
+func (im *Imposter) recordedAfter(old []*stub, index int, want []byte) int {
+	x := &im.texts
+	x.file(old)
+	p, ok := x.ends[string(want)] // looked up without a conversion
+	if !ok {
+		return -1
 	}
-	return -1, nil
+	i := p[0]
+	for i >= 0 && int(i) <= index {
+		i = x.next[i]
+	}
+	return int(i)
 }
 
 // appendRecorded appends resp, an answer of the proxyAlways stub st, to the first stub after
@@ -616,30 +629,83 @@ func (im *Imposter) appendRecorded(st *stub, want []byte, resp *config.Object, s
 	return index >= 0 && im.appendTo(old, index, want, resp, served, raw)
 }
 
-// predText returns the stable text of s's predicates, kept in im.predTexts (im.mu held).
-func (im *Imposter) predText(s *stub, stubs int) []byte {
-	if t, ok := im.predTexts[s]; ok {
-		return t
+// recordedTexts files the stubs of a table by the stable text of their predicates (see
+// appendStableJSON), for proxyAlways to find the stub it appends an answer to (recordedAfter)
+// without comparing the text of every stub after its own: that made each answer's cost grow
+// with the stubs recorded before it (0.2 ms an answer at 15,000). It is kept under Imposter.mu.
+type recordedTexts struct {
+	stubs []*stub // the stubs filed: a table's
+	// ends has for a text the first and the last stub with it, next for stub i the next stub
+	// after it with its text (-1: none), texts stub i's text.
+	ends  map[string][2]int32
+	next  []int32
+	texts []string
+}
+
+// file makes x file stubs, a table's: only the stubs after those it files when stubs are those
+// with more after them in the same array (recordProxied appends in place), else all again
+// (their texts kept from x's stubs when they are the same).
+func (x *recordedTexts) file(stubs []*stub) {
+	if len(x.stubs) > 0 && len(stubs) >= len(x.stubs) && &x.stubs[0] == &stubs[0] {
+		x.add(stubs, len(x.stubs))
+		return
 	}
-	have := s.predicates()
-	if have == nil {
-		have = []any{}
+	var had map[*stub]string
+	if len(x.stubs) > 0 {
+		had = make(map[*stub]string, len(x.stubs))
+		for i, s := range x.stubs {
+			had[s] = x.texts[i]
+		}
 	}
-	t := appendStableJSON(nil, have)
-	if im.predTexts == nil || len(im.predTexts) >= 2*stubs+64 { // stubs removed meanwhile
-		im.predTexts = make(map[*stub][]byte)
+	*x = recordedTexts{ends: make(map[string][2]int32, len(stubs)), next: make([]int32, 0, len(stubs)), texts: make([]string, 0, len(stubs))}
+	for i, s := range stubs {
+		t, ok := had[s]
+		if !ok {
+			t = predText(s)
+		}
+		x.put(i, t)
 	}
-	im.predTexts[s] = t
-	return t
+	x.stubs = stubs
+}
+
+// add files stubs[from:], the stubs after those x files.
+func (x *recordedTexts) add(stubs []*stub, from int) {
+	for i := from; i < len(stubs); i++ {
+		x.put(i, predText(stubs[i]))
+	}
+	x.stubs = stubs
+}
+
+// predText returns the stable text of s's predicates.
+func predText(s *stub) string {
+	preds := s.predicates()
+	if preds == nil {
+		preds = []any{}
+	}
+	return string(appendStableJSON(nil, preds))
+}
+
+// put files stub i, after those filed, under text t.
+func (x *recordedTexts) put(i int, t string) {
+	x.texts = append(x.texts, t)
+	x.next = append(x.next, -1)
+	e, ok := x.ends[t]
+	if ok {
+		x.next[e[1]] = int32(i)
+		e[1] = int32(i)
+	} else {
+		e = [2]int32{int32(i), int32(i)}
+	}
+	x.ends[t] = e
 }
 
 // appendTo is recordProxied's append of resp to the first stub of old after the proxy stub
 // old[index] whose predicates' stable text is want (im.mu held); false when there is none.
 // The texts are compared, as Mountebank compares predicates (stableJSON made a sorted copy of
 // both trees and two strings for every answer: a third of proxyAlways's allocations); each
-// stub's is written once and kept (predText).
+// stub's is written once and kept (recordedTexts).
 func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.Object, served *wire, raw *proxy.Kept) bool {
-	if i, have := im.recordedAfter(old, index, want); i >= 0 {
+	if i := im.recordedAfter(old, index, want); i >= 0 {
 		// Only the new response is compiled, and the predicates are unchanged, so the
 		// compiled table is kept: recording was linear in what the stub had recorded
 		// already, and proxyAlways under load slowed down with every answer.
@@ -704,13 +770,12 @@ func (im *Imposter) appendTo(old []*stub, index int, want []byte, resp *config.O
 		ns.startGrowing()
 		ns.carry(o) // the stub keeps its place in the cycle, its hits, matches and ID
 		ns.id = o.id
-		delete(im.predTexts, o) // the same predicates: ns's text is o's
-		im.predTexts[ns] = have
 		stubs := append([]*stub(nil), old...)
 		stubs[i] = ns
 		t := *im.tbl.Load() // the same predicates: the compiled set and its reference stay
 		t.stubs = stubs
 		im.install(&t)
+		im.texts.stubs = stubs // the same texts
 		return true
 	}
 	return false
