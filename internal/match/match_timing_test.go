@@ -134,3 +134,37 @@ func BenchmarkFindRegexDotPaths(b *testing.B) {
 		benchFind(b, stubs, &request.Request{Method: "GET", Path: "/api/v2/items99/some-longer-item-name-42"}, 99)
 	})
 }
+
+// BenchmarkFindExtended is BenchmarkFindMethodPath's last and nomatch requests against 10,000
+// stubs Extend appended one at a time after the first 1,000 (as a proxyAlways recording
+// appends them): Find looks in each level of the appended stubs in turn.
+func BenchmarkFindExtended(b *testing.B) {
+	const n = 10000
+	stubs := methodPathStubs(n)
+	s, err := Compile(stubs[:1000], Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 1000; i < n; i++ {
+		if s, err = Extend(s, fromPlainStubs(stubs[i:i+1]), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%d levels after the first index", len(s.tail))
+	for _, tc := range []struct {
+		name string
+		path string
+		want int
+	}{{"last", fmt.Sprintf("/api/items/%d", n-1), n - 1}, {"nomatch", "/nothing", -1}} {
+		b.Run(tc.name, func(b *testing.B) {
+			r := &request.Request{Method: "GET", Path: tc.path}
+			if got, err := s.Find(r); got != tc.want || err != nil {
+				b.Fatalf("Find = %d, %v; want %d", got, err, tc.want)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkInt, _ = s.Find(r)
+			}
+		})
+	}
+}

@@ -182,3 +182,94 @@ func TestProxyAlwaysGroupsResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyAlwaysRecordsManyKeys records 1,500 distinct keys through proxyAlways (a new stub
+// each, past the stubs mockd files again in full: the new ones are filed apart), some keys
+// twice and a stub added through the API in the middle, then checks the imposter shows the
+// stubs in Mountebank's order with their answers, and that the saved stubs replay each key.
+func TestProxyAlwaysRecordsManyKeys(t *testing.T) {
+	o := startOrigin(t, nil, nil)
+	s := start(t)
+	imp := createProxyImposter(t, s, `{"protocol":"http","stubs":[{"responses":[{"proxy":{"to":"`+o.URL+
+		`","mode":"proxyAlways","predicateGenerators":[{"matches":{"method":true,"path":true,"query":true}}]}}]}]}`)
+	port := imp[strings.LastIndex(imp, ":")+1:]
+	type recorded struct {
+		uri     string // "" for the stub added through the API
+		answers int
+	}
+	var want []recorded
+	get := func(uri string) {
+		t.Helper()
+		if _, got := rawGet(t, imp+uri); string(got) != "GET "+uri+" " {
+			t.Fatalf("GET %s through proxyAlways = %q", uri, got)
+		}
+		for i := range want {
+			if want[i].uri == uri {
+				want[i].answers++
+				return
+			}
+		}
+		want = append(want, recorded{uri, 1})
+	}
+	const keys = 1500
+	for i := range keys {
+		get(fmt.Sprintf("/items/%d?page=%d", i, i%3))
+		if i%250 == 0 {
+			get(fmt.Sprintf("/items/%d?page=%d", i/2, i/2%3)) // a key recorded before
+		}
+		if i == 700 {
+			status, _, out := do(t, "POST", s.Admin+"/imposters/"+port+"/stubs",
+				`{"stub":{"predicates":[{"equals":{"path":"/api"}}],"responses":[{"is":{"body":"api"}}]}}`)
+			if status != 200 {
+				t.Fatalf("POST stubs = %d %s", status, out)
+			}
+			want = append(want, recorded{"", 1})
+		}
+	}
+	_, _, shown := do(t, "GET", s.Admin+"/imposters/"+port, "")
+	var def struct {
+		Stubs []struct {
+			Predicates []map[string]map[string]any `json:"predicates"`
+			Responses  []struct {
+				Is struct {
+					Body string `json:"body"`
+				} `json:"is"`
+			} `json:"responses"`
+		} `json:"stubs"`
+	}
+	if err := json.Unmarshal([]byte(shown), &def); err != nil {
+		t.Fatal(err)
+	}
+	if len(def.Stubs) != 1+len(want) {
+		t.Fatalf("%d stubs, want %d", len(def.Stubs), 1+len(want))
+	}
+	for i, w := range want {
+		st := def.Stubs[1+i]
+		if len(st.Responses) != w.answers {
+			t.Fatalf("stub %d (%s) has %d responses, want %d", 1+i, w.uri, len(st.Responses), w.answers)
+		}
+		if w.uri == "" {
+			continue
+		}
+		if len(st.Predicates) != 3 || fmt.Sprint(st.Predicates[1]["deepEquals"]["path"]) != strings.SplitN(w.uri, "?", 2)[0] ||
+			st.Responses[0].Is.Body != "GET "+w.uri+" " {
+			t.Fatalf("stub %d = %v %v, want the key %s", 1+i, st.Predicates, st.Responses[0].Is.Body, w.uri)
+		}
+	}
+	// The saved stubs, without the proxy, replay each key with the origin stopped.
+	_, _, saved := do(t, "GET", s.Admin+"/imposters/"+port+"?replayable=true&removeProxies=true", "")
+	o.stop()
+	_, _, _ = do(t, "DELETE", s.Admin+"/imposters/"+port, "")
+	replay := createProxyImposter(t, s, saved)
+	for _, w := range want {
+		if w.uri == "" {
+			continue
+		}
+		if _, got := rawGet(t, replay+w.uri); string(got) != "GET "+w.uri+" " {
+			t.Fatalf("replayed GET %s = %q", w.uri, got)
+		}
+	}
+	if _, got := rawGet(t, replay+"/api"); string(got) != "api" {
+		t.Errorf("replayed /api = %q", got)
+	}
+}
