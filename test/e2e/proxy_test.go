@@ -184,9 +184,9 @@ func TestProxyAlwaysGroupsResponses(t *testing.T) {
 }
 
 // TestProxyAlwaysRecordsManyKeys records 1,500 distinct keys through proxyAlways (a new stub
-// each, past the stubs mockd files again in full: the new ones are filed apart), some keys
-// twice and a stub added through the API in the middle, then checks the imposter shows the
-// stubs in Mountebank's order with their answers, and that the saved stubs replay each key.
+// each, compiled and indexed apart from those before it), some keys twice and a stub added
+// through the API in the middle, then checks the imposter shows the stubs in Mountebank's order
+// with their answers, and that the saved stubs replay each key.
 func TestProxyAlwaysRecordsManyKeys(t *testing.T) {
 	o := startOrigin(t, nil, nil)
 	s := start(t)

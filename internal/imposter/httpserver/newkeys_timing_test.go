@@ -17,7 +17,7 @@ func BenchmarkProxyAlwaysNewKeys(b *testing.B) {
 		ctx.SetContentType("text/plain")
 		ctx.SetBodyString("from the origin")
 	})
-	for _, before := range []int{1000, 5000, 15000} {
+	for _, before := range []int{100, 250, 1000, 5000, 15000} {
 		b.Run("stubs="+strconv.Itoa(before), func(b *testing.B) {
 			imp := `{"protocol":"http","port":4545,"stubs":[{"responses":[{"proxy":{"to":"http://` + addr +
 				`","mode":"proxyAlways","predicateGenerators":[{"matches":{"method":true,"path":true,"query":true}}]}}]}]}`
