@@ -1061,3 +1061,81 @@ func TestProxyAlwaysNewKeyCost(t *testing.T) {
 		t.Errorf("200 new keys allocated %d B from 3,000 stubs, %d B from 300: the cost of a key grows with the stubs", many, few)
 	}
 }
+
+// TestProxyAlwaysNewKeysWhileRead: proxyAlways records new keys from several clients while
+// others are answered by the stubs recorded already (the proxy's stub asks for a header they
+// do not send, so the recorded stubs' indexes find them) and the definitions are read: each
+// key gets one stub, and every answer is its key's.
+func TestProxyAlwaysNewKeysWhileRead(t *testing.T) {
+	addr := impostertest.Origin(t, func(ctx *fasthttp.RequestCtx) {
+		ctx.SetBodyString("answer " + string(ctx.Path()))
+	})
+	imp := `{"protocol":"http","port":4545,"stubs":[{"predicates":[{"equals":{"headers":{"X-Record":"yes"}}}],"responses":[{"proxy":{"to":"http://` +
+		addr + `","mode":"proxyAlways","predicateGenerators":[{"matches":{"method":true,"path":true}}]}}]}]}`
+	const recorders, each = 3, 150
+	h, _ := newBenchHandler(t, imp, impostertest.RawRequest("GET", "/", "", ""), false)
+	var done [recorders]atomic.Int64 // keys recorded by each recorder
+	path := func(g, i int) string { return "/r/" + strconv.Itoa(g) + "/" + strconv.Itoa(i) }
+	var wg sync.WaitGroup
+	for g := range recorders {
+		wg.Go(func() {
+			for i := range each {
+				ctx := impostertest.RequestCtx(t, "GET "+path(g, i)+" HTTP/1.1\r\nHost: 127.0.0.1:4545\r\nX-Record: yes\r\n\r\n")
+				h.handle(ctx)
+				if body := string(ctx.Response.Body()); body != "answer "+path(g, i) {
+					t.Errorf("recording %s answered %d %q", path(g, i), ctx.Response.StatusCode(), body)
+					return
+				}
+				done[g].Store(int64(i + 1))
+			}
+		})
+	}
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	readers.Go(func() { // answered by the stubs recorded
+		for k := 0; ; k++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			g := k % recorders
+			n := done[g].Load()
+			if n == 0 {
+				continue
+			}
+			p := path(g, k%int(n))
+			ctx := impostertest.RequestCtx(t, impostertest.RawRequest("GET", p, "", ""))
+			h.handle(ctx)
+			if body := string(ctx.Response.Body()); body != "answer "+p {
+				t.Errorf("replayed %s answered %d %q", p, ctx.Response.StatusCode(), body)
+				return
+			}
+		}
+	})
+	readers.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = h.im.StubDefinitions()
+		}
+	})
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	defs := h.im.StubDefinitions()
+	if len(defs) != 1+recorders*each {
+		t.Fatalf("%d stubs, want %d", len(defs), 1+recorders*each)
+	}
+	seen := map[string]bool{}
+	for _, d := range defs[1:] {
+		preds := string(config.MarshalJSON(get(d, "predicates"), 0))
+		if seen[preds] {
+			t.Fatalf("two stubs have the predicates %s", preds)
+		}
+		seen[preds] = true
+	}
+}
