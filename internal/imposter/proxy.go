@@ -607,6 +607,11 @@ func (im *Imposter) appendKept(st *stub, want []byte, raw proxy.Kept, elapsed fl
 func (im *Imposter) recordedAfter(old []*stub, index int, want []byte) int {
 	x := &im.texts
 	x.file(old)
+	if index+1 < len(x.texts) && x.texts[index+1] == string(want) {
+		// The stub after the proxy's (its one key's when it has recorded one): compared
+		// before the text is hashed for the map (~260 instructions of a ~100 byte text).
+		return index + 1
+	}
 	p, ok := x.ends[string(want)] // looked up without a conversion
 	if !ok {
 		return -1
