@@ -252,9 +252,11 @@ func (h *server) handle(ctx *fasthttp.RequestCtx) {
 		}
 		return
 	}
-	if pre := write(ctx, req, status, &a, im.Definition().AllowCORS, im.DefaultCORS()); pre != nil && im.Debug() {
-		a.SetPreflight(pre) // the match shows the headers the preflight added
+	var cors *corsAnswer
+	if im.Definition().AllowCORS {
+		cors = corsFor(req, &a, im)
 	}
+	write(ctx, status, &a, cors)
 	if a.Why != nil && im.Debug() {
 		ctx.Response.Header.Set(NoMatchHeader, a.Why.Text())
 	}
@@ -312,26 +314,11 @@ func responseJSON(status int, a *imposter.Answer) *config.Object {
 	return config.NewObject("statusCode", float64(status), "headers", headers, "body", string(a.Body()), "_mode", "text")
 }
 
-// write puts a's response on ctx: status, headers (with CORS's when allowCORS answers a
-// preflight, or when an earlier preflight left them in the defaultResponse's headers: dc),
-// body. It returns the values of the Access-Control-Allow-* headers it answered a preflight
-// with (nil when the request is not one).
-func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a *imposter.Answer, allowCORS bool, dc *imposter.DefaultCORS) (pre *[3][]string) {
+// write puts a's response on ctx: status, headers (with cors's, when allowCORS adds some:
+// corsFor), body.
+func write(ctx *fasthttp.RequestCtx, status int, a *imposter.Answer, cors *corsAnswer) {
 	h := &ctx.Response.Header
 	setStatus(h, status)
-	var cors *corsAnswer
-	if allowCORS && req.Method == "OPTIONS" {
-		if cors = preflight(req); cors != nil {
-			pre = &cors.values
-		}
-	}
-	if dc != nil && a.HeadersFromDefault() {
-		if cors != nil {
-			dc.Store(cloneValues(&cors.values)) // the request's strings go with it
-		} else if v := dc.Load(); v != nil {
-			cors = &corsAnswer{values: *v}
-		}
-	}
 	for i := range a.NumHeaders() {
 		name, value, first := a.WireHeader(i) // node writes a value one byte a character
 		if cors != nil && cors.replaces(h, name) {
@@ -368,7 +355,6 @@ func write(ctx *fasthttp.RequestCtx, req *request.Request, status int, a *impost
 		return
 	}
 	ctx.Response.SetBodyRaw(a.Body())
-	return
 }
 
 // contentTypeName reports whether fasthttp's SetCanonical takes name for Content-Type (its
@@ -388,6 +374,27 @@ var (
 	content8 = binary.LittleEndian.Uint64([]byte("content-"))
 	type4    = binary.LittleEndian.Uint32([]byte("type"))
 )
+
+// corsFor returns the CORS headers an allowCORS imposter's answer a to req carries: a
+// preflight's, or those an earlier preflight left in the defaultResponse's headers when a's
+// headers are those (DefaultCORS); nil for none. With --debug the answer's match is told of a
+// preflight's (Answer.SetPreflight).
+func corsFor(req *request.Request, a *imposter.Answer, im *imposter.Imposter) *corsAnswer {
+	var cors *corsAnswer
+	if req.Method == "OPTIONS" {
+		if cors = preflight(req); cors != nil && im.Debug() {
+			a.SetPreflight(&cors.values) // the match shows the headers the preflight added
+		}
+	}
+	if dc := im.DefaultCORS(); dc != nil && a.HeadersFromDefault() {
+		if cors != nil {
+			dc.Store(cloneValues(&cors.values)) // the request's strings go with it
+		} else if v := dc.Load(); v != nil {
+			cors = &corsAnswer{values: *v}
+		}
+	}
+	return cors
+}
 
 // cloneValues copies a preflight's values out of its request.
 func cloneValues(v *[3][]string) *[3][]string {
