@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 )
 
 // The random case generator: each seed gives one scenario (an imposter with a few stubs,
@@ -606,12 +607,7 @@ func (g *gen) invalidScenario(sc scenario, seed uint64) scenario {
 		}
 		switch t := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				walk(t[k], append(path, k))
 			}
 		case []any:
